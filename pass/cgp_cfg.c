@@ -1,1 +1,156 @@
-/* placeholder */
+/* cgp_cfg.c: CFG, dominance and natural loops over the LLVM C API.
+   Dominance is decided by reachability (remove d, can the entry still reach b?): O(blocks) per
+   query, obviously correct, and the pass asks only a handful of queries per marked loop nest. */
+#include "cgp_cfg.h"
+
+#include <llvm-c/DebugInfo.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t sz) { return calloc(n ? n : 1, sz); }
+
+size_t cgp_cfg_index(const cgp_cfg *cfg, LLVMBasicBlockRef b) {
+  for (size_t i = 0; i < cfg->n; i++)
+    if (cfg->bb[i] == b) return i;
+  return cfg->n;
+}
+
+int cgp_cfg_build(LLVMValueRef fn, cgp_cfg *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->n = LLVMCountBasicBlocks(fn);
+  cfg->bb = xcalloc(cfg->n, sizeof *cfg->bb);
+  cfg->succ = xcalloc(cfg->n, sizeof *cfg->succ);
+  cfg->nsucc = xcalloc(cfg->n, sizeof *cfg->nsucc);
+  cfg->pred = xcalloc(cfg->n, sizeof *cfg->pred);
+  cfg->npred = xcalloc(cfg->n, sizeof *cfg->npred);
+  if (!cfg->bb || !cfg->succ || !cfg->nsucc || !cfg->pred || !cfg->npred) return -1;
+  LLVMGetBasicBlocks(fn, cfg->bb);
+  for (size_t i = 0; i < cfg->n; i++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg->bb[i]);
+    unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
+    cfg->succ[i] = xcalloc(ns, sizeof **cfg->succ);
+    for (unsigned s = 0; s < ns; s++) {
+      size_t j = cgp_cfg_index(cfg, LLVMGetSuccessor(term, s));
+      cfg->succ[i][cfg->nsucc[i]++] = j;
+      cfg->npred[j]++;
+    }
+  }
+  for (size_t i = 0; i < cfg->n; i++) {
+    cfg->pred[i] = xcalloc(cfg->npred[i], sizeof **cfg->pred);
+    cfg->npred[i] = 0;
+  }
+  for (size_t i = 0; i < cfg->n; i++)
+    for (size_t s = 0; s < cfg->nsucc[i]; s++) {
+      size_t j = cfg->succ[i][s];
+      cfg->pred[j][cfg->npred[j]++] = i;
+    }
+  return 0;
+}
+
+void cgp_cfg_free(cgp_cfg *cfg) {
+  for (size_t i = 0; i < cfg->n; i++) {
+    free(cfg->succ[i]);
+    free(cfg->pred[i]);
+  }
+  free(cfg->bb); free(cfg->succ); free(cfg->nsucc); free(cfg->pred); free(cfg->npred);
+  memset(cfg, 0, sizeof *cfg);
+}
+
+int cgp_cfg_dominates(const cgp_cfg *cfg, size_t d, size_t b) {
+  if (d == b || d == 0) return 1;
+  unsigned char *seen = xcalloc(cfg->n, 1);
+  size_t *stack = xcalloc(cfg->n, sizeof *stack), top = 0;
+  int reached = 0;
+  seen[0] = 1; seen[d] = 1;
+  stack[top++] = 0;
+  while (top && !reached) {
+    size_t v = stack[--top];
+    if (v == b) reached = 1;
+    for (size_t s = 0; s < cfg->nsucc[v]; s++) {
+      size_t w = cfg->succ[v][s];
+      if (!seen[w]) { seen[w] = 1; stack[top++] = w; }
+    }
+  }
+  free(seen); free(stack);
+  return !reached;
+}
+
+/* Blocks of the natural loop with this header and latches: everything that reaches a latch
+   backwards without passing through the header. */
+static void loop_body(const cgp_cfg *cfg, cgp_loop *l) {
+  size_t *stack = xcalloc(cfg->n, sizeof *stack), top = 0;
+  l->in[l->header] = 1;
+  for (size_t k = 0; k < l->nlatch; k++)
+    if (!l->in[l->latch[k]]) { l->in[l->latch[k]] = 1; stack[top++] = l->latch[k]; }
+  while (top) {
+    size_t v = stack[--top];
+    for (size_t p = 0; p < cfg->npred[v]; p++) {
+      size_t w = cfg->pred[v][p];
+      if (!l->in[w]) { l->in[w] = 1; stack[top++] = w; }
+    }
+  }
+  l->nblocks = 0;
+  for (size_t i = 0; i < cfg->n; i++) l->nblocks += l->in[i] != 0;
+  free(stack);
+}
+
+static void loop_location(cgp_loop *l, LLVMValueRef term, unsigned md_kind) {
+  LLVMValueRef md = LLVMGetMetadata(term, md_kind);
+  if (!md || l->loop_md) return;
+  l->loop_md = md;
+  unsigned nops = LLVMGetMDNodeNumOperands(md);
+  LLVMValueRef *ops = xcalloc(nops, sizeof *ops);
+  LLVMGetMDNodeOperands(md, ops);
+  for (unsigned i = 1; i < nops; i++) {
+    if (!ops[i]) continue;
+    LLVMMetadataRef m = LLVMValueAsMetadata(ops[i]);
+    if (LLVMGetMetadataKind(m) != LLVMDILocationMetadataKind) continue;
+    l->line = LLVMDILocationGetLine(m);
+    l->col = LLVMDILocationGetColumn(m);
+    LLVMMetadataRef scope = LLVMDILocationGetScope(m);
+    LLVMMetadataRef file = scope ? LLVMDIScopeGetFile(scope) : NULL;
+    unsigned len = 0;
+    const char *name = file ? LLVMDIFileGetFilename(file, &len) : NULL;
+    if (name) {
+      if (len >= sizeof l->file) len = sizeof l->file - 1;
+      memcpy(l->file, name, len);
+      l->file[len] = '\0';
+    }
+    break;                                   /* the first location is the loop's start */
+  }
+  free(ops);
+}
+
+size_t cgp_cfg_loops(const cgp_cfg *cfg, unsigned md_kind, cgp_loop **loops) {
+  cgp_loop *ls = xcalloc(cfg->n, sizeof *ls);
+  size_t nl = 0;
+  for (size_t h = 0; h < cfg->n; h++) {
+    cgp_loop l = {0};
+    l.header = h;
+    for (size_t p = 0; p < cfg->npred[h]; p++) {
+      size_t b = cfg->pred[h][p];
+      if (!cgp_cfg_dominates(cfg, h, b)) continue;      /* not a back edge */
+      l.latch = realloc(l.latch, (l.nlatch + 1) * sizeof *l.latch);
+      l.latch[l.nlatch++] = b;
+      loop_location(&l, LLVMGetBasicBlockTerminator(cfg->bb[b]), md_kind);
+    }
+    if (!l.nlatch) continue;
+    l.in = xcalloc(cfg->n, 1);
+    loop_body(cfg, &l);
+    ls[nl++] = l;
+  }
+  *loops = ls;
+  return nl;
+}
+
+void cgp_cfg_loops_free(cgp_loop *loops, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(loops[i].latch);
+    free(loops[i].in);
+  }
+  free(loops);
+}
+
+int cgp_loop_contains(const cgp_loop *outer, const cgp_loop *inner) {
+  return outer->in[inner->header] != 0 && outer->nblocks >= inner->nblocks;
+}

@@ -1,1 +1,706 @@
-/* placeholder */
+/* cgp_instrument.c: instruments the marked loop nests of one module.
+
+   For a nest marked `#pragma cgpredict kernel` whose `for` sits at line:col, the loop is the one
+   whose !llvm.loop start location is line:col. Its `dims` outermost loops are mapped to thread
+   ids; the innermost mapped loop T is the thread loop, and one iteration of T is one pseudo-thread.
+   The pass then:
+     - splits T's header after its phis, so each iteration starts with
+         %mode = call i32 @cgp_rt_thread(i64 x, i64 y, i64 z)     ; x = T's induction variable
+       and, when the latch only needs induction variables, branches on %mode == SKIP to a block
+       that runs just the latch (so the runtime can skip threads it does not sample);
+     - before every load and store of the thread body: call @cgp_rt_mem(i32 sid, i8* addr, i8* base)
+       (base = the pointer the address is indexed from, so the runtime can place arrays as
+       cudaMalloc would);
+     - at the top of every thread block: call @cgp_rt_bb(i32 bid);
+     - before entering the nest: call @cgp_rt_kernel_begin(i8* descriptor) with a JSON descriptor
+       of the kernel (sites, per-block PTX instruction counts, mapping);
+     - on every exit from the nest: call @cgp_rt_kernel_end().
+   The hooks' meaning is specified in runtime/cgp_rt.h. */
+#include "cgp_pass.h"
+#include "cgp_cfg.h"
+
+#include <cjson/cJSON.h>
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CGP_MAX_DIMS 3
+#define CGP_SKIP_MODE 2            /* runtime/cgp_rt.h: CGP_RT_SKIP */
+
+typedef struct {
+  char *buf;
+  size_t cap;
+} msgbuf;
+
+typedef struct {
+  LLVMModuleRef m;
+  LLVMContextRef ctx;
+  LLVMBuilderRef b;
+  LLVMTargetDataRef td;
+  LLVMTypeRef i8p, i32, i64, voidt;
+  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_end;
+  LLVMValueRef f_begin, f_thread, f_mem, f_bb, f_end;
+  unsigned md_loop;
+  msgbuf err, warn;
+  int failed;
+} pass_ctx;
+
+/* One marked nest being instrumented. */
+typedef struct {
+  const cgp_kernel_pragma *k;
+  const cgp_cfg *cfg;
+  cgp_loop *mapped[CGP_MAX_DIMS];   /* [0] outermost */
+  unsigned dims;
+  LLVMValueRef iv[CGP_MAX_DIMS];    /* [0] = x (innermost mapped loop) */
+  long long step[CGP_MAX_DIMS];
+  LLVMValueRef *mem; size_t nmem;   /* loads and stores of the thread body, in block order */
+  LLVMValueRef *slice; size_t nslice;
+  int can_skip;
+  cJSON *warnings;
+} nest;
+
+static void msg_add(msgbuf *mb, const char *fmt, ...) {
+  size_t used = strlen(mb->buf);
+  if (used + 1 >= mb->cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(mb->buf + used, mb->cap - used, fmt, ap);
+  va_end(ap);
+  used = strlen(mb->buf);
+  if (used + 1 < mb->cap) { mb->buf[used] = '\n'; mb->buf[used + 1] = '\0'; }
+}
+
+#define NEST_ERROR(pc, n, ...) do { \
+    char m_[1024]; snprintf(m_, sizeof m_, __VA_ARGS__); \
+    msg_add(&(pc)->err, "%s:%u:%u: error: %s", (n)->k->file, (n)->k->for_line, (n)->k->for_col, m_); \
+    (pc)->failed = 1; } while (0)
+
+static void nest_warn(pass_ctx *pc, nest *n, unsigned line, const char *fmt, ...) {
+  char m[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m, sizeof m, fmt, ap);
+  va_end(ap);
+  msg_add(&pc->warn, "%s:%u: warning: kernel '%s': %s", n->k->file, line ? line : n->k->for_line,
+          n->k->name, m);
+  cJSON_AddItemToArray(n->warnings, cJSON_CreateString(m));
+}
+
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+/* ---- hooks ---------------------------------------------------------------------------------- */
+
+static LLVMValueRef declare_hook(pass_ctx *pc, const char *name, LLVMTypeRef ty) {
+  LLVMValueRef f = LLVMGetNamedFunction(pc->m, name);
+  return f ? f : LLVMAddFunction(pc->m, name, ty);
+}
+
+static void declare_hooks(pass_ctx *pc) {
+  LLVMTypeRef p_thread[3] = {pc->i64, pc->i64, pc->i64};
+  LLVMTypeRef p_mem[3] = {pc->i32, pc->i8p, pc->i8p};
+  pc->t_begin = LLVMFunctionType(pc->voidt, &pc->i8p, 1, 0);
+  pc->t_thread = LLVMFunctionType(pc->i32, p_thread, 3, 0);
+  pc->t_mem = LLVMFunctionType(pc->voidt, p_mem, 3, 0);
+  pc->t_bb = LLVMFunctionType(pc->voidt, &pc->i32, 1, 0);
+  pc->t_end = LLVMFunctionType(pc->voidt, NULL, 0, 0);
+  pc->f_begin = declare_hook(pc, "cgp_rt_kernel_begin", pc->t_begin);
+  pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
+  pc->f_mem = declare_hook(pc, "cgp_rt_mem", pc->t_mem);
+  pc->f_bb = declare_hook(pc, "cgp_rt_bb", pc->t_bb);
+  pc->f_end = declare_hook(pc, "cgp_rt_kernel_end", pc->t_end);
+}
+
+static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
+  LLVMValueRef i = LLVMGetFirstInstruction(bb);
+  while (i && LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);
+  return i;
+}
+
+static int is_mem(LLVMValueRef i) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(i);
+  return op == LLVMLoad || op == LLVMStore;
+}
+
+static int is_real_call(LLVMValueRef i) {
+  if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  size_t len = 0;
+  const char *name = (callee && LLVMIsAFunction(callee)) ? LLVMGetValueName2(callee, &len) : "";
+  return strncmp(name, "llvm.", 5) != 0;
+}
+
+/* ---- finding the mapped loops --------------------------------------------------------------- */
+
+/* Loops directly inside `outer` (nested in it, not inside another loop nested in it). */
+static size_t child_loops(cgp_loop *loops, size_t nl, const cgp_loop *outer, cgp_loop **kids) {
+  size_t nk = 0;
+  for (size_t c = 0; c < nl; c++) {
+    if (&loops[c] == outer || !cgp_loop_contains(outer, &loops[c])) continue;
+    int direct = 1;
+    for (size_t d = 0; d < nl && direct; d++)
+      if (&loops[d] != outer && &loops[d] != &loops[c] && cgp_loop_contains(outer, &loops[d]) &&
+          cgp_loop_contains(&loops[d], &loops[c]))
+        direct = 0;
+    if (direct) kids[nk++] = &loops[c];
+  }
+  return nk;
+}
+
+/* First load, store or call of `outer` that lies outside `inner` (NULL if none). */
+static LLVMValueRef between_loops(const cgp_cfg *cfg, const cgp_loop *outer, const cgp_loop *inner) {
+  for (size_t b = 0; b < cfg->n; b++) {
+    if (!outer->in[b] || inner->in[b]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i))
+      if (is_mem(i) || is_real_call(i)) return i;
+  }
+  return NULL;
+}
+
+static int choose_mapped_loops(pass_ctx *pc, nest *n, cgp_loop *loops, size_t nl, cgp_loop *l0) {
+  cgp_loop **kids = calloc(nl ? nl : 1, sizeof *kids);
+  unsigned want = n->k->dims ? n->k->dims : CGP_MAX_DIMS;
+  n->mapped[0] = l0;
+  n->dims = 1;
+  while (n->dims < want) {
+    cgp_loop *outer = n->mapped[n->dims - 1];
+    size_t nk = child_loops(loops, nl, outer, kids);
+    LLVMValueRef stray = nk == 1 ? between_loops(n->cfg, outer, kids[0]) : NULL;
+    if (!n->k->dims && (nk != 1 || stray)) break;       /* default: the perfect nest, at most 3 */
+    if (nk != 1) {
+      NEST_ERROR(pc, n, "kernel '%s': dims(%u) maps %u loops, but the loop at line %u contains %zu "
+                 "loops directly (a mapped loop must contain exactly one loop)",
+                 n->k->name, n->k->dims, n->k->dims, outer->line, nk);
+      free(kids);
+      return -1;
+    }
+    if (stray)
+      nest_warn(pc, n, LLVMGetDebugLocLine(stray), "a memory access or call between mapped loops "
+                "runs outside any thread and is not traced");
+    n->mapped[n->dims++] = kids[0];
+  }
+  free(kids);
+  return 0;
+}
+
+/* The integer induction variable of a loop: a header phi whose value from each latch is
+   phi +/- constant. */
+static LLVMValueRef induction_variable(const cgp_cfg *cfg, const cgp_loop *l, long long *step) {
+  LLVMBasicBlockRef h = cfg->bb[l->header];
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(h); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi)) {
+    if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind) continue;
+    int ok = 1;
+    for (unsigned k = 0; k < LLVMCountIncoming(phi) && ok; k++) {
+      size_t from = cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k));
+      if (!l->in[from]) continue;
+      LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+      ok = 0;
+      if (!LLVMIsAInstruction(v)) break;
+      LLVMOpcode op = LLVMGetInstructionOpcode(v);
+      if ((op != LLVMAdd && op != LLVMSub) || LLVMGetOperand(v, 0) != phi) break;
+      LLVMValueRef c = LLVMGetOperand(v, 1);
+      if (!LLVMIsAConstantInt(c)) break;
+      *step = LLVMConstIntGetSExtValue(c) * (op == LLVMSub ? -1 : 1);
+      ok = *step != 0;
+    }
+    if (ok) return phi;
+  }
+  return NULL;
+}
+
+/* ---- can a thread be skipped? ---------------------------------------------------------------- */
+
+static int in_list(LLVMValueRef *v, size_t n, LLVMValueRef x) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == x) return 1;
+  return 0;
+}
+
+static int pure_op(LLVMValueRef i) {
+  switch (LLVMGetInstructionOpcode(i)) {
+  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
+  case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMICmp: case LLVMSelect:
+  case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMGetElementPtr: case LLVMBitCast:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Adds v's in-loop definition (and what it needs) to the slice; 0 if v cannot be recomputed
+   from the header phis and loop invariants alone. */
+static int slice_add(nest *n, const cgp_loop *t, LLVMValueRef v, LLVMValueRef *buf, size_t cap) {
+  if (!LLVMIsAInstruction(v)) return 1;
+  size_t blk = cgp_cfg_index(n->cfg, LLVMGetInstructionParent(v));
+  if (!t->in[blk]) return 1;                                   /* loop invariant */
+  if (LLVMIsAPHINode(v)) return blk == t->header;              /* available at the top */
+  if (in_list(buf, n->nslice, v)) return 1;
+  if (!pure_op(v) || n->nslice == cap) return 0;
+  for (int o = 0; o < LLVMGetNumOperands(v); o++)
+    if (!slice_add(n, t, LLVMGetOperand(v, (unsigned)o), buf, cap)) return 0;
+  buf[n->nslice++] = v;                                        /* operands first: def before use */
+  return 1;
+}
+
+static LLVMValueRef incoming_for(LLVMValueRef phi, LLVMBasicBlockRef from) {
+  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
+    if (LLVMGetIncomingBlock(phi, k) == from) return LLVMGetIncomingValue(phi, k);
+  return NULL;
+}
+
+static void decide_skip(nest *n) {
+  const cgp_loop *t = n->mapped[n->dims - 1];
+  enum { SLICE_CAP = 64 };
+  n->slice = calloc(SLICE_CAP, sizeof *n->slice);
+  n->nslice = 0;
+  n->can_skip = 0;
+  if (t->nlatch != 1) return;
+  LLVMBasicBlockRef latch = n->cfg->bb[t->latch[0]], header = n->cfg->bb[t->header];
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
+  if (LLVMGetInstructionOpcode(term) != LLVMBr) return;
+  if (LLVMIsConditional(term) && !slice_add(n, t, LLVMGetCondition(term), n->slice, SLICE_CAP))
+    return;
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi))
+    if (!slice_add(n, t, incoming_for(phi, latch), n->slice, SLICE_CAP)) return;
+  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
+    LLVMBasicBlockRef e = LLVMGetSuccessor(term, s);
+    if (e == header) continue;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(e); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi))
+      if (!slice_add(n, t, incoming_for(phi, latch), n->slice, SLICE_CAP)) return;
+  }
+  n->can_skip = 1;
+}
+
+/* ---- the descriptor ------------------------------------------------------------------------- */
+
+static LLVMValueRef underlying_base(LLVMValueRef p) {
+  for (int guard = 0; guard < 64; guard++) {
+    if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p)) { p = LLVMGetOperand(p, 0); continue; }
+    if (LLVMIsAConstantExpr(p)) {
+      LLVMOpcode op = LLVMGetConstOpcode(p);
+      if (op == LLVMGetElementPtr || op == LLVMBitCast) { p = LLVMGetOperand(p, 0); continue; }
+    }
+    break;
+  }
+  return p;
+}
+
+static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i) {
+  cJSON *s = cJSON_CreateObject();
+  int store = LLVMGetInstructionOpcode(i) == LLVMStore;
+  LLVMTypeRef ty = LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i);
+  unsigned flen = 0;
+  const char *file = LLVMGetDebugLocFilename(i, &flen);
+  char fbuf[512] = "";
+  if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
+  LLVMValueRef base = underlying_base(LLVMGetOperand(i, store ? 1 : 0));
+  size_t blen = 0;
+  const char *bname = LLVMGetValueName2(base, &blen);
+  cJSON_AddStringToObject(s, "file", fbuf);
+  cJSON_AddNumberToObject(s, "line", LLVMGetDebugLocLine(i));
+  cJSON_AddNumberToObject(s, "column", LLVMGetDebugLocColumn(i));
+  cJSON_AddStringToObject(s, "kind", store ? "store" : "load");
+  cJSON_AddNumberToObject(s, "size", (double)LLVMStoreSizeOfType(pc->td, ty));
+  cJSON_AddStringToObject(s, "array", blen ? bname : "");
+  return s;
+}
+
+static cJSON *block_json(LLVMBasicBlockRef bb) {
+  unsigned total = 0, core = 0, mem = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+    int c = 0;
+    unsigned k = cgp_pass_ptx_cost(i, &c);
+    total += k;
+    core += c ? k : 0;
+    mem += is_mem(i);
+  }
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "total", total);
+  cJSON_AddNumberToObject(o, "core", core);
+  cJSON_AddNumberToObject(o, "mem", mem);
+  return o;
+}
+
+static cJSON *uint_array(const unsigned *v, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+  return a;
+}
+
+static char *descriptor(pass_ctx *pc, nest *n) {
+  const cgp_kernel_pragma *k = n->k;
+  const cgp_cfg *cfg = n->cfg;
+  const cgp_loop *t = n->mapped[n->dims - 1];
+  cJSON *d = cJSON_CreateObject();
+  cJSON_AddNumberToObject(d, "abi", CGP_PASS_ABI);
+  cJSON_AddStringToObject(d, "name", k->name);
+  cJSON_AddStringToObject(d, "file", k->file);
+  cJSON_AddNumberToObject(d, "line", k->pragma_line);
+  cJSON_AddNumberToObject(d, "for_line", k->for_line);
+  cJSON_AddNumberToObject(d, "for_column", k->for_col);
+  cJSON_AddNumberToObject(d, "dims", n->dims);
+  cJSON_AddBoolToObject(d, "dims_given", k->dims != 0);
+  cJSON_AddItemToObject(d, "block", uint_array(k->block, 3));
+  cJSON *steps = cJSON_CreateArray();
+  for (unsigned i = 0; i < n->dims; i++) cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)n->step[i]));
+  cJSON_AddItemToObject(d, "iv_step", steps);
+  cJSON_AddBoolToObject(d, "can_skip", n->can_skip);
+  cJSON *sh = cJSON_CreateArray();
+  for (unsigned i = 0; i < k->nshared; i++) cJSON_AddItemToArray(sh, cJSON_CreateString(k->shared[i]));
+  cJSON_AddItemToObject(d, "shared", sh);
+  cJSON_AddNumberToObject(d, "tile", k->tile);
+  cJSON *mem = cJSON_CreateArray();
+  for (size_t i = 0; i < n->nmem; i++) cJSON_AddItemToArray(mem, mem_site_json(pc, n->mem[i]));
+  cJSON_AddItemToObject(d, "mem", mem);
+  cJSON *blocks = cJSON_CreateArray();
+  for (size_t b = 0; b < cfg->n; b++)
+    if (t->in[b]) cJSON_AddItemToArray(blocks, block_json(cfg->bb[b]));
+  cJSON_AddItemToObject(d, "blocks", blocks);
+  cJSON_AddItemToObject(d, "warnings", cJSON_Duplicate(n->warnings, 1));
+  char *s = cJSON_PrintUnformatted(d);
+  cJSON_Delete(d);
+  return s;
+}
+
+/* ---- rewriting ------------------------------------------------------------------------------- */
+
+/* Replace `old` by `new` as incoming block of every phi of `succ`. The C API cannot set an
+   incoming block, so each affected phi is rebuilt. `track` values are updated if rebuilt. */
+static void retarget_phis(pass_ctx *pc, LLVMBasicBlockRef succ, LLVMBasicBlockRef old,
+                          LLVMBasicBlockRef new, LLVMValueRef *track, size_t ntrack) {
+  LLVMValueRef phi = LLVMGetFirstInstruction(succ);
+  while (phi && LLVMIsAPHINode(phi)) {
+    LLVMValueRef next = LLVMGetNextInstruction(phi);
+    if (incoming_for(phi, old)) {
+      LLVMPositionBuilderBefore(pc->b, phi);
+      LLVMValueRef np = LLVMBuildPhi(pc->b, LLVMTypeOf(phi), "");
+      for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+        LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
+        if (from == old) from = new;
+        LLVMAddIncoming(np, &v, &from, 1);
+      }
+      LLVMReplaceAllUsesWith(phi, np);
+      for (size_t t = 0; t < ntrack; t++)
+        if (track[t] == phi) track[t] = np;
+      LLVMInstructionEraseFromParent(phi);
+    }
+    phi = next;
+  }
+}
+
+/* Move everything after the phis of `h` into a new block placed after it; `h` ends with an
+   unconditional branch to the new block, which is returned. */
+static LLVMBasicBlockRef split_after_phis(pass_ctx *pc, LLVMBasicBlockRef h, LLVMValueRef *track,
+                                          size_t ntrack) {
+  LLVMBasicBlockRef r = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(h), "cgp.thread");
+  LLVMMoveBasicBlockAfter(r, h);
+  LLVMPositionBuilderAtEnd(pc->b, r);
+  LLVMValueRef i = first_non_phi(h);
+  while (i) {
+    LLVMValueRef next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(pc->b, i);
+    i = next;
+  }
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(r);
+  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
+    retarget_phis(pc, LLVMGetSuccessor(term, s), h, r, track, ntrack);
+  LLVMPositionBuilderAtEnd(pc->b, h);
+  LLVMBuildBr(pc->b, r);
+  return r;
+}
+
+static LLVMValueRef cast_i8p(pass_ctx *pc, LLVMValueRef p) {
+  return LLVMBuildPointerCast(pc->b, p, pc->i8p, "");
+}
+
+static void insert_mem_hooks(pass_ctx *pc, nest *n) {
+  for (size_t s = 0; s < n->nmem; s++) {
+    LLVMValueRef i = n->mem[s];
+    int store = LLVMGetInstructionOpcode(i) == LLVMStore;
+    LLVMValueRef ptr = LLVMGetOperand(i, store ? 1 : 0);
+    LLVMValueRef base = underlying_base(ptr);
+    LLVMPositionBuilderBefore(pc->b, i);
+    LLVMValueRef args[3] = {LLVMConstInt(pc->i32, s, 0), cast_i8p(pc, ptr), cast_i8p(pc, base)};
+    LLVMBuildCall2(pc->b, pc->t_mem, pc->f_mem, args, 3, "");
+  }
+}
+
+static LLVMValueRef slice_clone_of(const nest *n, LLVMValueRef *clone, LLVMValueRef v) {
+  for (size_t j = 0; j < n->nslice; j++)
+    if (n->slice[j] == v) return clone[j];
+  return v;
+}
+
+/* Clone the latch slice into a block that ends the iteration without running the body. */
+static LLVMBasicBlockRef build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockRef header,
+                                          LLVMBasicBlockRef latch) {
+  LLVMBasicBlockRef s = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(header), "cgp.skip");
+  LLVMValueRef *clone = calloc(n->nslice ? n->nslice : 1, sizeof *clone);
+  LLVMPositionBuilderAtEnd(pc->b, s);
+  for (size_t i = 0; i < n->nslice; i++) {
+    clone[i] = LLVMInstructionClone(n->slice[i]);
+    for (int o = 0; o < LLVMGetNumOperands(clone[i]); o++)
+      for (size_t j = 0; j < i; j++)
+        if (LLVMGetOperand(clone[i], (unsigned)o) == n->slice[j]) LLVMSetOperand(clone[i], (unsigned)o, clone[j]);
+    LLVMInsertIntoBuilder(pc->b, clone[i]);
+  }
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
+  if (LLVMIsConditional(term))
+    LLVMBuildCondBr(pc->b, slice_clone_of(n, clone, LLVMGetCondition(term)), LLVMGetSuccessor(term, 0), LLVMGetSuccessor(term, 1));
+  else
+    LLVMBuildBr(pc->b, LLVMGetSuccessor(term, 0));
+  for (unsigned k = 0; k < LLVMGetNumSuccessors(term); k++) {
+    LLVMBasicBlockRef succ = LLVMGetSuccessor(term, k);
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(succ); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi)) {
+      LLVMValueRef v = incoming_for(phi, latch);
+      if (v && !incoming_for(phi, s)) {
+        LLVMValueRef mv = slice_clone_of(n, clone, v);
+        LLVMAddIncoming(phi, &mv, &s, 1);
+      }
+    }
+  }
+  free(clone);
+  return s;
+}
+
+static void insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, LLVMBasicBlockRef body,
+                               LLVMBasicBlockRef latch) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(header);
+  LLVMPositionBuilderBefore(pc->b, br);
+  LLVMValueRef args[3];
+  for (unsigned d = 0; d < 3; d++)
+    args[d] = d < n->dims ? LLVMBuildIntCast2(pc->b, n->iv[d], pc->i64, 1, "")
+                          : LLVMConstInt(pc->i64, 0, 0);
+  LLVMValueRef mode = LLVMBuildCall2(pc->b, pc->t_thread, pc->f_thread, args, 3, "cgp.mode");
+  if (!n->can_skip) return;
+  LLVMBasicBlockRef skip = build_skip_block(pc, n, header, latch);
+  LLVMInstructionEraseFromParent(br);
+  LLVMPositionBuilderAtEnd(pc->b, header);
+  LLVMValueRef is_skip = LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_SKIP_MODE, 0), "");
+  LLVMBuildCondBr(pc->b, is_skip, skip, body);
+}
+
+static void insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc) {
+  const cgp_cfg *cfg = n->cfg;
+  const cgp_loop *l0 = n->mapped[0];
+  LLVMPositionBuilderAtEnd(pc->b, cfg->bb[0]);
+  LLVMPositionBuilderBefore(pc->b, first_non_phi(cfg->bb[0]));
+  LLVMValueRef str = LLVMBuildGlobalStringPtr(pc->b, desc, "cgp.kernel");
+  for (size_t p = 0; p < cfg->npred[l0->header]; p++) {
+    size_t pb = cfg->pred[l0->header][p];
+    if (l0->in[pb]) continue;
+    LLVMPositionBuilderBefore(pc->b, LLVMGetBasicBlockTerminator(cfg->bb[pb]));
+    LLVMBuildCall2(pc->b, pc->t_begin, pc->f_begin, &str, 1, "");
+  }
+  unsigned char *done = calloc(cfg->n, 1);
+  for (size_t b = 0; b < cfg->n; b++) {
+    if (!l0->in[b]) continue;
+    for (size_t s = 0; s < cfg->nsucc[b]; s++) {
+      size_t e = cfg->succ[b][s];
+      if (l0->in[e] || done[e]) continue;
+      done[e] = 1;
+      LLVMPositionBuilderBefore(pc->b, first_non_phi(cfg->bb[e]));
+      LLVMBuildCall2(pc->b, pc->t_end, pc->f_end, NULL, 0, "");
+    }
+  }
+  free(done);
+}
+
+/* ---- one nest -------------------------------------------------------------------------------- */
+
+static void collect_body(pass_ctx *pc, nest *n) {
+  const cgp_cfg *cfg = n->cfg;
+  const cgp_loop *t = n->mapped[n->dims - 1];
+  size_t cap = 16;
+  n->mem = malloc(cap * sizeof *n->mem);
+  n->nmem = 0;
+  for (size_t b = 0; b < cfg->n; b++) {
+    if (!t->in[b]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+      if (is_mem(i)) {
+        if (n->nmem == cap) n->mem = realloc(n->mem, (cap *= 2) * sizeof *n->mem);
+        n->mem[n->nmem++] = i;
+      } else if (is_real_call(i)) {
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        size_t len = 0;
+        const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "(indirect)";
+        int c = 0;
+        cgp_pass_ptx_cost(i, &c);
+        if (!c)
+          nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: its memory "
+                    "accesses are not traced", name);
+      }
+    }
+  }
+  /* Scalars carried from one thread to the next are an inter-thread dependence. */
+  for (unsigned d = 0; d < n->dims; d++) {
+    const cgp_loop *l = n->mapped[n->dims - 1 - d];
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(cfg->bb[l->header]); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi))
+      if (phi != n->iv[d] && LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind &&
+          LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMPointerTypeKind)
+        nest_warn(pc, n, l->line, "a value is carried from one iteration of the mapped loop at line "
+                  "%u to the next: threads would depend on each other (a reduction in CUDA)", l->line);
+  }
+}
+
+static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_cfg *cfg,
+                           cgp_loop *loops, size_t nl, cgp_loop *l0) {
+  nest n = {.k = k, .cfg = cfg, .warnings = cJSON_CreateArray()};
+  int rc = -1;
+  if (choose_mapped_loops(pc, &n, loops, nl, l0) != 0) goto out;
+  for (unsigned d = 0; d < n.dims; d++) {
+    const cgp_loop *l = n.mapped[n.dims - 1 - d];
+    n.iv[d] = induction_variable(cfg, l, &n.step[d]);
+    if (!n.iv[d]) {
+      NEST_ERROR(pc, &n, "kernel '%s': the mapped loop at line %u:%u has no integer induction "
+                 "variable (a thread index must be an integer counter stepped by a constant)",
+                 k->name, l->line, l->col);
+      goto out;
+    }
+  }
+  collect_body(pc, &n);
+  decide_skip(&n);
+  char *desc = descriptor(pc, &n);
+
+  const cgp_loop *t = n.mapped[n.dims - 1];
+  LLVMBasicBlockRef header = cfg->bb[t->header], latch = cfg->bb[t->latch[0]];
+  LLVMBasicBlockRef *tblocks = malloc(cfg->n * sizeof *tblocks);
+  size_t ntb = 0;
+  for (size_t b = 0; b < cfg->n; b++)
+    if (t->in[b]) tblocks[ntb++] = cfg->bb[b];
+
+  insert_kernel_hooks(pc, &n, desc);              /* uses the CFG as it was */
+  insert_mem_hooks(pc, &n);
+  LLVMBasicBlockRef body = split_after_phis(pc, header, n.iv, CGP_MAX_DIMS);
+  if (latch == header) latch = body;
+  for (size_t b = 0; b < ntb; b++) {
+    LLVMBasicBlockRef bb = tblocks[b] == header ? body : tblocks[b];
+    LLVMPositionBuilderBefore(pc->b, first_non_phi(bb));
+    LLVMValueRef id = LLVMConstInt(pc->i32, b, 0);
+    LLVMBuildCall2(pc->b, pc->t_bb, pc->f_bb, &id, 1, "");
+  }
+  insert_thread_hook(pc, &n, header, body, latch);
+  free(tblocks);
+  cJSON_free(desc);
+  rc = 0;
+out:
+  free(n.mem);
+  free(n.slice);
+  cJSON_Delete(n.warnings);
+  return rc;
+}
+
+/* ---- module ------------------------------------------------------------------------------------ */
+
+static int loop_matches(const cgp_loop *l, const cgp_kernel_pragma *k) {
+  return l->line == k->for_line && l->col == k->for_col &&
+         (!l->file[0] || strcmp(base_name(l->file), base_name(k->file)) == 0);
+}
+
+/* Instrument every loop in fn that matches k (a kernel function inlined twice has two). */
+static int instrument_function(pass_ctx *pc, LLVMValueRef fn, const cgp_kernel_pragma *k, size_t *found) {
+  LLVMBasicBlockRef done[64];
+  size_t ndone = 0;
+  for (;;) {
+    cgp_cfg cfg;
+    cgp_loop *loops = NULL;
+    if (cgp_cfg_build(fn, &cfg) != 0) return -1;
+    size_t nl = cgp_cfg_loops(&cfg, pc->md_loop, &loops), hit = nl;
+    for (size_t i = 0; i < nl && hit == nl; i++) {
+      int seen = 0;
+      for (size_t d = 0; d < ndone; d++) seen |= done[d] == cfg.bb[loops[i].header];
+      if (!seen && loop_matches(&loops[i], k)) hit = i;
+    }
+    int rc = 0;
+    if (hit < nl) {
+      if (ndone < sizeof done / sizeof *done) done[ndone++] = cfg.bb[loops[hit].header];
+      rc = instrument_nest(pc, k, &cfg, loops, nl, &loops[hit]);
+      (*found)++;
+    }
+    cgp_cfg_loops_free(loops, nl);
+    cgp_cfg_free(&cfg);
+    if (rc != 0) return rc;
+    if (hit == nl || ndone == sizeof done / sizeof *done) return 0;
+  }
+}
+
+int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk,
+                               char *err, size_t errlen, char *warn, size_t warnlen) {
+  char wdummy[1];
+  if (!warn || !warnlen) { warn = wdummy; warnlen = sizeof wdummy; }
+  err[0] = '\0';
+  warn[0] = '\0';
+  pass_ctx pc = {.m = m, .ctx = LLVMGetModuleContext(m), .err = {err, errlen}, .warn = {warn, warnlen}};
+  pc.b = LLVMCreateBuilderInContext(pc.ctx);
+  pc.td = LLVMGetModuleDataLayout(m);
+  pc.i32 = LLVMInt32TypeInContext(pc.ctx);
+  pc.i64 = LLVMInt64TypeInContext(pc.ctx);
+  pc.i8p = LLVMPointerType(LLVMInt8TypeInContext(pc.ctx), 0);
+  pc.voidt = LLVMVoidTypeInContext(pc.ctx);
+  pc.md_loop = LLVMGetMDKindIDInContext(pc.ctx, "llvm.loop", 9);
+  declare_hooks(&pc);
+  for (size_t i = 0; i < nk && !pc.failed; i++) {
+    size_t found = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && !pc.failed; fn = LLVMGetNextFunction(fn)) {
+      if (LLVMCountBasicBlocks(fn) == 0 || strncmp(LLVMGetValueName2(fn, &(size_t){0}), "cgp_rt_", 7) == 0)
+        continue;
+      if (instrument_function(&pc, fn, &k[i], &found) != 0) pc.failed = 1;
+    }
+    if (!found && !pc.failed) {
+      msg_add(&pc.err, "%s:%u:%u: error: kernel '%s': the marked loop is not in the compiled code "
+              "(removed as dead code, or folded because it runs exactly once?)",
+              k[i].file, k[i].for_line, k[i].for_col, k[i].name);
+      pc.failed = 1;
+    }
+  }
+  LLVMDisposeBuilder(pc.b);
+  if (pc.failed) return -1;
+  char *vmsg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &vmsg)) {
+    snprintf(err, errlen, "internal error: instrumented module does not verify: %.900s", vmsg ? vmsg : "");
+    LLVMDisposeMessage(vmsg);
+    return -1;
+  }
+  LLVMDisposeMessage(vmsg);
+  return 0;
+}
+
+int cgp_pass_instrument_file(const char *bc_in, const char *bc_out,
+                             const cgp_kernel_pragma *k, size_t nk,
+                             char *err, size_t errlen, char *warn, size_t warnlen) {
+  LLVMMemoryBufferRef buf = NULL;
+  char *msg = NULL;
+  if (LLVMCreateMemoryBufferWithContentsOfFile(bc_in, &buf, &msg)) {
+    snprintf(err, errlen, "%s: cannot read bitcode: %s", bc_in, msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return -1;
+  }
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = NULL;
+  int rc = -1;
+  if (LLVMParseBitcodeInContext2(ctx, buf, &m)) {
+    snprintf(err, errlen, "%s: not valid LLVM bitcode", bc_in);
+  } else if (cgp_pass_instrument_module(m, k, nk, err, errlen, warn, warnlen) == 0) {
+    rc = LLVMWriteBitcodeToFile(m, bc_out) == 0 ? 0 : -1;
+    if (rc) snprintf(err, errlen, "%s: cannot write bitcode", bc_out);
+  }
+  if (m) LLVMDisposeModule(m);
+  LLVMDisposeMemoryBuffer(buf);
+  LLVMContextDispose(ctx);
+  return rc;
+}

@@ -1,0 +1,211 @@
+/* cgp_build.c: a compiler command line, with the marked sources compiled for tracing.
+
+   For a source holding `#pragma cgpredict kernel`:
+     clang-14 -O1 -g -fno-vectorize -fno-slp-vectorize -fno-unroll-loops -emit-llvm -c src
+       (scalars in registers, no vector or unrolled copies of the loop body: the loads and stores
+        left are the array accesses a CUDA thread would make; DESIGN.md)
+     -> pass/ instruments the marked nests -> clang-14 -O2 -c -> object
+   Other sources and every flag go to the user's compiler unchanged; a link step gets the
+   runtime archive and its libraries appended. */
+#include "cgp_build.h"
+#include "cgp_pass.h"
+#include "cgp_pragma.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct {
+  char **v;
+  int n, cap;
+} args;
+
+static void push(args *a, const char *s) {
+  if (a->n + 2 > a->cap) a->v = realloc(a->v, (size_t)(a->cap = a->cap ? 2 * a->cap : 32) * sizeof *a->v);
+  a->v[a->n++] = strdup(s);
+  a->v[a->n] = NULL;
+}
+
+static void args_free(args *a) {
+  for (int i = 0; i < a->n; i++) free(a->v[i]);
+  free(a->v);
+}
+
+static int run(char **argv) {
+  if (getenv("CGPREDICT_VERBOSE")) {
+    fputs("cgpredict:", stderr);
+    for (char **p = argv; *p; p++) fprintf(stderr, " %s", *p);
+    fputc('\n', stderr);
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) { perror("cgpredict: fork"); return 1; }
+  if (pid == 0) {
+    execvp(argv[0], argv);
+    fprintf(stderr, "cgpredict: cannot run '%s': %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return 1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Options whose value is the next argument. */
+static int takes_value(const char *a) {
+  static const char *const opts[] = {"-o", "-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter",
+                                     "-x", "-MF", "-MT", "-MQ", "-Xlinker", "-Xassembler", "-Xpreprocessor",
+                                     "-L", "-l", "-T", "-z", "-u", "-e", "-imacros", NULL};
+  for (int i = 0; opts[i]; i++)
+    if (strcmp(a, opts[i]) == 0) return 1;
+  return 0;
+}
+
+/* Flags that change how a source parses, for clang and libclang. */
+static int parse_flag(const char *a) {
+  return strncmp(a, "-I", 2) == 0 || strncmp(a, "-D", 2) == 0 || strncmp(a, "-U", 2) == 0 ||
+         strncmp(a, "-std=", 5) == 0 || strcmp(a, "-include") == 0 || strcmp(a, "-isystem") == 0 ||
+         strcmp(a, "-iquote") == 0 || strcmp(a, "-idirafter") == 0 || strcmp(a, "-imacros") == 0 ||
+         strncmp(a, "-f", 2) == 0 || strncmp(a, "-m", 2) == 0;
+}
+
+static int is_c_source(const char *a) {
+  size_t n = strlen(a);
+  return n > 2 && strcmp(a + n - 2, ".c") == 0 && a[0] != '-';
+}
+
+static const char *base_of(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+typedef struct {
+  int compile_only, passthrough;
+  const char *output;
+  args pflags;                 /* parse flags, separate values joined */
+  int *src;                    /* argument indices of C sources */
+  int nsrc;
+} cmdline;
+
+static void parse_cmdline(int argc, char **cmd, cmdline *c) {
+  memset(c, 0, sizeof *c);
+  c->src = calloc((size_t)argc, sizeof *c->src);
+  for (int i = 1; i < argc; i++) {
+    const char *a = cmd[i];
+    if (strcmp(a, "-c") == 0) c->compile_only = 1;
+    else if (strcmp(a, "-E") == 0 || strcmp(a, "-S") == 0 || strcmp(a, "-M") == 0 || strcmp(a, "-MM") == 0)
+      c->passthrough = 1;
+    if (takes_value(a) && i + 1 < argc) {
+      if (strcmp(a, "-o") == 0) c->output = cmd[i + 1];
+      if (parse_flag(a)) { push(&c->pflags, a); push(&c->pflags, cmd[i + 1]); }
+      i++;
+      continue;
+    }
+    if (is_c_source(a)) c->src[c->nsrc++] = i;
+    else if (parse_flag(a) && strncmp(a, "-fsanitize", 10) != 0) push(&c->pflags, a);
+  }
+}
+
+static const char *clang_path(void) {
+  const char *e = getenv("CGPREDICT_CLANG");
+  return e && *e ? e : CGP_CLANG;
+}
+
+/* Compile one marked source to an object; 0 on success. */
+static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk, const cmdline *c,
+                          const char *tmpdir, int idx, const char *obj) {
+  char bc[4200], ibc[4200];
+  snprintf(bc, sizeof bc, "%s/%d.bc", tmpdir, idx);
+  snprintf(ibc, sizeof ibc, "%s/%d.inst.bc", tmpdir, idx);
+  args a = {0};
+  push(&a, clang_path());
+  const char *ir_flags[] = {"-O1", "-g", "-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops",
+                            "-Wno-unknown-pragmas", "-emit-llvm", "-c", NULL};
+  for (int i = 0; ir_flags[i]; i++) push(&a, ir_flags[i]);
+  for (int i = 0; i < c->pflags.n; i++) push(&a, c->pflags.v[i]);
+  push(&a, src); push(&a, "-o"); push(&a, bc);
+  int rc = run(a.v);
+  args_free(&a);
+  if (rc) return rc;
+  char err[8192], warn[8192];
+  if (cgp_pass_instrument_file(bc, ibc, k, nk, err, sizeof err, warn, sizeof warn) != 0) {
+    fprintf(stderr, "%s", err);
+    if (err[0] && err[strlen(err) - 1] != '\n') fputc('\n', stderr);
+    return 1;
+  }
+  if (warn[0]) fputs(warn, stderr);
+  args b = {0};
+  push(&b, clang_path());
+  push(&b, "-O2"); push(&b, "-fPIC"); push(&b, "-c");
+  push(&b, ibc); push(&b, "-o"); push(&b, obj);
+  rc = run(b.v);
+  args_free(&b);
+  unlink(bc);
+  unlink(ibc);
+  return rc;
+}
+
+static const char *runtime_lib(void) {
+  const char *e = getenv("CGPREDICT_RUNTIME");
+  return e && *e ? e : CGP_RUNTIME_LIB;
+}
+
+int cgp_build(int argc, char **cmd) {
+  cmdline c;
+  parse_cmdline(argc, cmd, &c);
+  if (c.passthrough) { free(c.src); args_free(&c.pflags); return run(cmd); }
+  char tmpdir[] = "/tmp/cgpredict.XXXXXX";
+  if (!mkdtemp(tmpdir)) { perror("cgpredict: mkdtemp"); return 1; }
+  char **objs = calloc((size_t)argc, sizeof *objs);   /* objs[i]: object replacing argument i */
+  int rc = 0, marked = 0;
+  for (int s = 0; s < c.nsrc && !rc; s++) {
+    const char *src = cmd[c.src[s]];
+    cgp_kernel_pragma *k = NULL;
+    size_t nk = 0;
+    char err[8192];
+    if (cgp_pragma_scan(src, (const char *const *)c.pflags.v, c.pflags.n, &k, &nk, err, sizeof err) != 0) {
+      fputs(err, stderr);
+      if (err[0] && err[strlen(err) - 1] != '\n') fputc('\n', stderr);
+      rc = 1;
+    } else if (nk) {
+      char obj[4200];
+      if (c.compile_only && c.output && c.nsrc == 1) snprintf(obj, sizeof obj, "%s", c.output);
+      else if (c.compile_only) snprintf(obj, sizeof obj, "%.*s.o", (int)strlen(base_of(src)) - 2, base_of(src));
+      else snprintf(obj, sizeof obj, "%s/%d.o", tmpdir, s);
+      rc = compile_marked(src, k, nk, &c, tmpdir, s, obj);
+      objs[c.src[s]] = strdup(obj);
+      marked++;
+    }
+    free(k);
+  }
+  if (!rc) {
+    args final = {0};
+    int sources_left = 0;
+    for (int i = 0; i < argc; i++) {
+      if (objs[i] && c.compile_only) continue;                 /* already compiled to its object */
+      if (c.compile_only && marked && c.nsrc == 1 && c.output && (strcmp(cmd[i], "-o") == 0 || cmd[i] == c.output))
+        continue;
+      push(&final, objs[i] ? objs[i] : cmd[i]);
+    }
+    for (int s = 0; s < c.nsrc; s++) sources_left += !objs[c.src[s]];
+    if (!c.compile_only) {
+      push(&final, runtime_lib());
+      push(&final, "-lcjson");
+      push(&final, "-lm");
+    }
+    if (!c.compile_only || sources_left) rc = run(final.v);
+    args_free(&final);
+  }
+  for (int i = 0; i < argc; i++) {
+    if (objs[i] && !c.compile_only) unlink(objs[i]);
+    free(objs[i]);
+  }
+  free(objs);
+  rmdir(tmpdir);
+  free(c.src);
+  args_free(&c.pflags);
+  return rc;
+}

@@ -1,0 +1,328 @@
+/* cgp_report.c: from a report's samples to predictions, and the report's file and table. */
+#include "cgp_report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const class_keys[3] = {"constant", "coalesced", "uncoalesced"};
+
+cJSON *cgp_report_new(const char *tool_version) {
+  cJSON *r = cJSON_CreateObject();
+  cJSON_AddStringToObject(r, "version", CGP_REPORT_SCHEMA);
+  cJSON_AddStringToObject(r, "tool_version", tool_version);
+  cJSON_AddArrayToObject(r, "kernels");
+  return r;
+}
+
+static cJSON *arr3(const double *v) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < 3; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+  return a;
+}
+
+cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "blocks", (double)s->blocks);
+  cJSON_AddNumberToObject(o, "threads_per_block", s->threads_per_block);
+  cJSON_AddNumberToObject(o, "total_warps", (double)s->total_warps);
+  cJSON_AddNumberToObject(o, "smem_per_block", s->smem_per_block);
+  cJSON_AddNumberToObject(o, "regs_per_thread", s->regs_per_thread);
+  cJSON_AddItemToObject(o, "insts", arr3(s->insts));
+  cJSON_AddItemToObject(o, "trans_pw", arr3(s->trans_pw));
+  cJSON_AddItemToObject(o, "dram_pw", arr3(s->dram_pw));
+  cJSON_AddNumberToObject(o, "total_insts", s->total_insts);
+  cJSON_AddNumberToObject(o, "core_insts", s->core_insts);
+  cJSON_AddNumberToObject(o, "sync_insts", s->sync_insts);
+  cJSON_AddItemToObject(o, "smem_insts", arr3(s->smem_insts));
+  cJSON_AddItemToObject(o, "smem_conflict", arr3(s->smem_conflict));
+  cJSON_AddNumberToObject(o, "smem_load_insts", s->smem_load_insts);
+  return o;
+}
+
+static int get_num(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
+    snprintf(err, errlen, "field \"%s\": expected a non-negative number", key);
+    return -1;
+  }
+  *out = v->valuedouble;
+  return 0;
+}
+
+static int get_arr3(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
+  const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3) {
+    snprintf(err, errlen, "field \"%s\": expected an array of 3 numbers", key);
+    return -1;
+  }
+  for (int i = 0; i < 3; i++) {
+    const cJSON *v = cJSON_GetArrayItem(a, i);
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
+      snprintf(err, errlen, "field \"%s\"[%d]: expected a non-negative number", key, i);
+      return -1;
+    }
+    out[i] = v->valuedouble;
+  }
+  return 0;
+}
+
+int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, size_t errlen) {
+  double blocks, tpb, warps, smem, regs;
+  memset(s, 0, sizeof *s);
+  if (get_num(o, "blocks", &blocks, err, errlen) || get_num(o, "threads_per_block", &tpb, err, errlen) ||
+      get_num(o, "total_warps", &warps, err, errlen) || get_num(o, "smem_per_block", &smem, err, errlen) ||
+      get_num(o, "regs_per_thread", &regs, err, errlen) || get_arr3(o, "insts", s->insts, err, errlen) ||
+      get_arr3(o, "trans_pw", s->trans_pw, err, errlen) || get_arr3(o, "dram_pw", s->dram_pw, err, errlen) ||
+      get_num(o, "total_insts", &s->total_insts, err, errlen) ||
+      get_num(o, "core_insts", &s->core_insts, err, errlen) ||
+      get_num(o, "sync_insts", &s->sync_insts, err, errlen) ||
+      get_arr3(o, "smem_insts", s->smem_insts, err, errlen) ||
+      get_arr3(o, "smem_conflict", s->smem_conflict, err, errlen) ||
+      get_num(o, "smem_load_insts", &s->smem_load_insts, err, errlen))
+    return -1;
+  s->blocks = (uint64_t)blocks;
+  s->threads_per_block = (unsigned)tpb;
+  s->total_warps = (uint64_t)warps;
+  s->smem_per_block = (unsigned)smem;
+  s->regs_per_thread = (unsigned)regs;
+  return 0;
+}
+
+/* ---- predictions ----------------------------------------------------------------------------- */
+
+static cJSON *prediction_detail(const cgp_prediction *p) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "occupancy", p->occupancy);
+  cJSON_AddNumberToObject(o, "exec_case", p->exec_case);
+  cJSON_AddNumberToObject(o, "no_mem_insts", p->no_mem_insts);
+  cJSON_AddNumberToObject(o, "mem_cycles", p->mem_cycles);
+  cJSON_AddNumberToObject(o, "comp_cycles", p->comp_cycles);
+  cJSON_AddNumberToObject(o, "mem_l", p->mem_l);
+  cJSON_AddNumberToObject(o, "departure_delay", p->departure_delay);
+  cJSON_AddNumberToObject(o, "mwp_lat", p->mwp_lat);
+  cJSON_AddNumberToObject(o, "mwp_bw", p->mwp_bw);
+  cJSON_AddNumberToObject(o, "cwp_full", p->cwp_full);
+  cJSON *mc = cJSON_AddObjectToObject(o, "per_class");
+  for (int c = 0; c < 3; c++) {
+    cJSON *x = cJSON_AddObjectToObject(mc, class_keys[c]);
+    cJSON_AddNumberToObject(x, "mem_l", p->mem_l_c[c]);
+    cJSON_AddNumberToObject(x, "dep_del", p->dep_del_c[c]);
+  }
+  cJSON_AddNumberToObject(o, "cycles_mwp_cwp", p->cycles_mwp_cwp);
+  cJSON_AddNumberToObject(o, "cycles_paper_eq16", p->cycles_paper);
+  cJSON_AddNumberToObject(o, "latency_bound_cycles", p->latency_bound_cycles);
+  cJSON_AddNumberToObject(o, "cpw_cores", p->cpw_cores);
+  cJSON_AddNumberToObject(o, "cpw_issue", p->cpw_issue);
+  cJSON_AddNumberToObject(o, "cpw_dram", p->cpw_dram);
+  cJSON_AddNumberToObject(o, "throughput_cycles", p->throughput_cycles);
+  return o;
+}
+
+typedef struct {
+  double time_ms, cycles, rep_score;
+  cgp_prediction rep;
+  cgp_kernel_stats rep_stats;
+} kernel_total;
+
+/* Sum the samples' predictions, each weighted by the launches it stands for. */
+static int predict_kernel(const cJSON *kernel, const cgp_device *dev, kernel_total *t,
+                          double (*edit)(cgp_kernel_stats *), char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  const cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(kernel, "samples")) {
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "analysis"), dev->name);
+    if (!an) {
+      snprintf(err, errlen, "device '%s' was not analysed when the program ran (its L2 behaviour is not in "
+               "the report); run the program again with CGPREDICT_DEVICE=%s", dev->name, dev->name);
+      return -1;
+    }
+    cgp_kernel_stats st;
+    char e[256];
+    if (cgp_report_stats_from_json(an, &st, e, sizeof e) != 0) {
+      snprintf(err, errlen, "kernel '%s', device '%s': %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(kernel, "name")),
+               dev->name, e);
+      return -1;
+    }
+    if (edit) edit(&st);
+    double w = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "weight"));
+    cgp_prediction p;
+    if (cgp_predict(dev, &st, &p, e, sizeof e) != 0) {
+      snprintf(err, errlen, "device '%s': %s", dev->name, e);
+      return -1;
+    }
+    t->time_ms += w * p.time_ms;
+    t->cycles += w * p.cycles;
+    if (w * p.time_ms >= t->rep_score) { t->rep_score = w * p.time_ms; t->rep = p; t->rep_stats = st; }
+  }
+  return 0;
+}
+
+/* What-if: the uncoalesced accesses made coalesced (loop interchange or a transposed layout),
+   charged as the kernel's coalesced accesses are, or as 2 transactions if it has none. */
+static double coalesce_all(cgp_kernel_stats *s) {
+  if (s->insts[2] <= 0) return 0;
+  double tr = s->insts[1] > 0 ? s->trans_pw[1] : 2.0;
+  double miss_rate = s->trans_pw[2] > 0 ? s->dram_pw[2] / s->trans_pw[2] : 0;
+  double n = s->insts[1] + s->insts[2];
+  s->dram_pw[1] = (s->insts[1] * s->dram_pw[1] + s->insts[2] * tr * miss_rate) / n;
+  s->trans_pw[1] = tr;
+  s->insts[1] = n;
+  s->insts[2] = 0;
+  s->trans_pw[2] = s->dram_pw[2] = 0;
+  return 1;
+}
+
+static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *dev, const kernel_total *base) {
+  cJSON *sug = cJSON_AddArrayToObject(pred, "suggestions");
+  kernel_total t;
+  char err[512];
+  if (base->rep_stats.insts[2] > 0 && predict_kernel(kernel, dev, &t, coalesce_all, err, sizeof err) == 0 &&
+      t.time_ms > 0) {
+    cJSON *o = cJSON_CreateObject();
+    char text[400];
+    snprintf(text, sizeof text, "make the uncoalesced accesses coalesced (interchange the loops or transpose "
+             "the array so consecutive threads touch consecutive elements): %.3g ms instead of %.3g ms",
+             t.time_ms, base->time_ms);
+    cJSON_AddStringToObject(o, "change", text);
+    cJSON_AddNumberToObject(o, "predicted_ms", t.time_ms);
+    cJSON_AddNumberToObject(o, "speedup", base->time_ms / t.time_ms);
+    cJSON_AddItemToArray(sug, o);
+  }
+}
+
+int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char *err, size_t errlen) {
+  cJSON *kernel;
+  cJSON_ArrayForEach(kernel, cJSON_GetObjectItemCaseSensitive(report, "kernels")) {
+    cJSON_DeleteItemFromObjectCaseSensitive(kernel, "predictions");
+    cJSON *preds = cJSON_AddArrayToObject(kernel, "predictions");
+    for (size_t d = 0; d < ndev; d++) {
+      kernel_total t;
+      if (predict_kernel(kernel, &devs[d], &t, NULL, err, errlen) != 0) return -1;
+      cJSON *p = cJSON_CreateObject();
+      cJSON_AddStringToObject(p, "device", devs[d].name);
+      cJSON_AddNumberToObject(p, "time_ms", t.time_ms);
+      cJSON_AddNumberToObject(p, "cycles", t.cycles);
+      cJSON_AddNumberToObject(p, "launch_ms", t.rep.time_ms);
+      cJSON_AddNumberToObject(p, "mwp", t.rep.mwp);
+      cJSON_AddNumberToObject(p, "cwp", t.rep.cwp);
+      cJSON_AddNumberToObject(p, "n", t.rep.N);
+      cJSON_AddNumberToObject(p, "b", t.rep.B);
+      cJSON_AddNumberToObject(p, "batch", (double)t.rep.batch);
+      cJSON_AddStringToObject(p, "bound", t.rep.bound ? t.rep.bound : "none");
+      cJSON_AddItemToObject(p, "detail", prediction_detail(&t.rep));
+      add_suggestions(p, kernel, &devs[d], &t);
+      cJSON_AddItemToArray(preds, p);
+    }
+  }
+  return 0;
+}
+
+size_t cgp_report_devices(const cJSON *report, char ***names) {
+  *names = NULL;
+  size_t n = 0;
+  const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "kernels"), 0);
+  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k, "samples"), 0);
+  const cJSON *d;
+  cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(s, "analysis")) {
+    *names = realloc(*names, (n + 1) * sizeof **names);
+    (*names)[n++] = strdup(d->string);
+  }
+  return n;
+}
+
+/* ---- files ------------------------------------------------------------------------------------ */
+
+int cgp_report_write(const cJSON *report, const char *path, char *err, size_t errlen) {
+  char *text = cJSON_Print(report);
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  int ok = f && text && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+  if (f) ok = (fflush(f) == 0) & (fsync(fileno(f)) == 0) & (fclose(f) == 0) & ok;
+  int saved = errno;
+  if (ok && rename(tmp, path) != 0) { ok = 0; saved = errno; }
+  if (!ok) {
+    if (f) unlink(tmp);
+    snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(saved ? saved : EIO));
+  }
+  cJSON_free(text);
+  return ok ? 0 : -1;
+}
+
+int cgp_report_load(const char *path, cJSON **report, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return -1; }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (size_t got; (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+    n += got;
+    if (n + 1 == cap) buf = realloc(buf, cap *= 2);
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *report = cJSON_Parse(buf);
+  free(buf);
+  if (!*report) { snprintf(err, errlen, "%s: not valid JSON", path); return -1; }
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(*report, "version");
+  if (!cJSON_IsString(v) || strcmp(v->valuestring, CGP_REPORT_SCHEMA) != 0 ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*report, "kernels"))) {
+    snprintf(err, errlen, "%s: field \"version\": not a cgpredict report of schema %s", path, CGP_REPORT_SCHEMA);
+    cJSON_Delete(*report);
+    *report = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- the table -------------------------------------------------------------------------------- */
+
+static void class_shares(const cJSON *pred_kernel, const char *dev, double share[3], double *hit) {
+  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pred_kernel, "samples"), 0);
+  const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "analysis"), dev);
+  cgp_kernel_stats st;
+  char e[128];
+  memset(share, 0, 3 * sizeof *share);
+  *hit = 0;
+  if (!an || cgp_report_stats_from_json(an, &st, e, sizeof e) != 0) return;
+  double n = st.insts[0] + st.insts[1] + st.insts[2], tr = 0, miss = 0;
+  for (int c = 0; c < 3; c++) {
+    share[c] = n > 0 ? 100.0 * st.insts[c] / n : 0;
+    tr += st.insts[c] * st.trans_pw[c];
+    miss += st.insts[c] * st.dram_pw[c];
+  }
+  *hit = tr > 0 ? 100.0 * (1.0 - miss / tr) : 0;
+}
+
+void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
+  fprintf(f, "cgpredict: predicted GPU time per kernel (report: %s)\n", path);
+  fprintf(f, "  %-14s %-14s %11s  %-15s %7s %6s %4s %3s %7s  %-17s %6s\n", "kernel", "device", "time (ms)",
+          "bound", "MWP", "CWP", "N", "B", "batch", "const/coal/uncoal", "L2 hit");
+  const cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(report, "kernels")) {
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "name"));
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
+      const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
+      double share[3], hit;
+      class_shares(k, dev, share, &hit);
+      char classes[40];
+      snprintf(classes, sizeof classes, "%.0f/%.0f/%.0f %%", share[0], share[1], share[2]);
+      fprintf(f, "  %-14s %-14s %11.3f  %-15s %7.2f %6.2f %4.0f %3.0f %7.0f  %-17s %5.1f%%\n", name, dev,
+              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "time_ms")),
+              cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "bound")),
+              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "mwp")),
+              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "cwp")),
+              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "n")),
+              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "b")),
+              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "batch")), classes, hit);
+      const cJSON *s;
+      cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(p, "suggestions"))
+        fprintf(f, "    suggestion: %s\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "change")));
+    }
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))
+      fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));
+  }
+}

@@ -1,0 +1,37 @@
+/* cgp_report.h: the report, as JSON (cJSON), shared by the runtime (which writes it at program
+   exit) and the driver (`cgpredict report`, which re-runs the model on a saved one).
+
+   Schema "cgpredict-report/1": { version, tool_version, kernels: [ { name, file, line, dims,
+   launches, launches_sampled, grid, block, memory: [...], divergence, warnings,
+   samples: [ { launch, weight, grid, blocks, total_warps, analysis: { <device>: stats } } ],
+   predictions: [ { device, time_ms, cycles, mwp, cwp, n, b, batch, bound, ... } ] } ] }
+   A sample is one analysed launch standing for `weight` launches; `stats` are the per-warp
+   quantities of cgp_kernel_stats. Predictions are derived from samples and device files only. */
+#ifndef CGP_REPORT_H
+#define CGP_REPORT_H
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "cgp_model.h"
+
+#define CGP_REPORT_SCHEMA "cgpredict-report/1"
+
+/* An empty report: version fields and an empty "kernels" array. */
+cJSON *cgp_report_new(const char *tool_version);
+/* A sample's measured per-warp quantities as JSON, and back (0 on success; err names the field). */
+cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s);
+int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, size_t errlen);
+/* Replace every kernel's "predictions" with one entry per device. Fails, naming the device,
+   when a device was not analysed when the program ran (its L2 behaviour is not in the report). */
+int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char *err, size_t errlen);
+/* Devices a saved report was analysed for (names of the first sample's "analysis"), malloc'd. */
+size_t cgp_report_devices(const cJSON *report, char ***names);
+/* Write atomically: a temporary file beside `path`, then rename; nothing is left on failure. */
+int cgp_report_write(const cJSON *report, const char *path, char *err, size_t errlen);
+/* Read and check a saved report. */
+int cgp_report_load(const char *path, cJSON **report, char *err, size_t errlen);
+/* The table a person reads at a glance: kernel, device, time, bound, MWP/CWP, access classes. */
+void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path);
+
+#endif

@@ -1,0 +1,45 @@
+/* cgp_rt.h: libcgpredict_rt, linked into instrumented programs.
+
+   The pass (pass/cgp_pass.h) inserts calls to the five hooks below into each marked loop nest.
+   From them the runtime forms pseudo-threads (one iteration of the innermost mapped loop),
+   pseudo-warps (32 consecutive threads in x + y*bx + z*bx*by order inside a block) and blocks,
+   samples which blocks and launches to trace, folds each traced warp's accesses into warp
+   memory instructions as soon as the warp is complete, and hands windows of consecutive blocks
+   to the analyzer (classes, transactions, L2). At exit it runs the model for every requested
+   device and writes the report atomically.
+
+   The marked nests must run on one thread of the program (the hooks keep global state).
+
+   Environment:
+     CGPREDICT_REPORT   report path (default cgpredict-report.json)
+     CGPREDICT_DEVICE   comma-separated device names (default: every device in the database)
+     CGPREDICT_QUIET    when set and not "0", no summary on stderr
+     CGPREDICT_BLOCK    block shapes for kernels whose pragma gives none, e.g. "256,32x32":
+                        a shape with d numbers applies to d-dimensional grids
+     CGPREDICT_SAMPLE   "run" (default): threads outside the sample run uninstrumented, the
+                        program's results are unchanged; "skip": they are skipped (results
+                        change; for predicting at sizes too large to run); "full": trace all
+*/
+#ifndef CGP_RT_H
+#define CGP_RT_H
+
+#include <stdint.h>
+
+/* What cgp_rt_thread tells the instrumented thread body to do. */
+enum { CGP_RT_PLAIN = 0, CGP_RT_TRACE = 1, CGP_RT_SKIP = 2 };
+
+/* A marked nest is about to run (one kernel launch). `desc` is the pass's JSON descriptor of
+   the kernel; the same pointer comes back on every launch. */
+void cgp_rt_kernel_begin(const char *desc);
+/* A pseudo-thread starts: x is the innermost mapped loop's index, y and z the next ones out
+   (0 when not mapped). Returns CGP_RT_SKIP when the body may be skipped. */
+int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z);
+/* The current thread accesses `addr` through static memory instruction `sid` of the kernel;
+   `base` is the pointer the address was indexed from. */
+void cgp_rt_mem(uint32_t sid, const void *addr, const void *base);
+/* The current thread enters thread-body block `bid`. */
+void cgp_rt_bb(uint32_t bid);
+/* The marked nest has been left. */
+void cgp_rt_kernel_end(void);
+
+#endif

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs what cgpredict needs to build and test, from Debian's packages.
+set -eu
+pkgs="cmake make gcc llvm-14-dev clang-14 libclang-14-dev libcjson-dev libcriterion-dev python3"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+echo "cgpredict dependencies are installed"

@@ -1,0 +1,281 @@
+/* End-to-end: build small marked programs with the cgpredict driver, run them, read the report. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/cgp-e2e.XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+static void write_file(const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static char *read_file(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  static char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return strdup(buf);
+}
+
+/* Run a shell command in the temp dir; stdout and stderr go to out.txt and err.txt. */
+static int sh(const char *fmt, ...) {
+  char body[2048], cmd[3072];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(body, sizeof body, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "cd '%s' && (%s) >out.txt 2>err.txt", dir, body);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static cJSON *report(const char *name) {
+  char *text = read_file(name);
+  cr_assert_not_null(text, "report %s was not written; stderr: %s", name, read_file("err.txt"));
+  cJSON *r = cJSON_Parse(text);
+  free(text);
+  cr_assert_not_null(r);
+  return r;
+}
+
+static cJSON *kernel_named(cJSON *r, const char *name) {
+  cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItem(r, "kernels"))
+    if (strcmp(cJSON_GetObjectItem(k, "name")->valuestring, name) == 0) return k;
+  cr_assert_fail("no kernel %s in report", name);
+  return NULL;
+}
+
+/* The memory site at a source line with a given kind and array name. */
+static cJSON *site(cJSON *k, int line, const char *kind, const char *array) {
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory"))
+    if ((int)cJSON_GetObjectItem(m, "line")->valuedouble == line &&
+        strcmp(cJSON_GetObjectItem(m, "kind")->valuestring, kind) == 0 &&
+        strcmp(cJSON_GetObjectItem(m, "array")->valuestring, array) == 0)
+      return m;
+  cr_assert_fail("no %s of %s at line %d", kind, array, line);
+  return NULL;
+}
+
+static double num(cJSON *o, const char *key) {
+  cJSON *v = cJSON_GetObjectItem(o, key);
+  cr_assert(cJSON_IsNumber(v), "field %s missing", key);
+  return v->valuedouble;
+}
+
+static cJSON *prediction(cJSON *k, const char *dev) {
+  cJSON *p;
+  cJSON_ArrayForEach(p, cJSON_GetObjectItem(k, "predictions"))
+    if (strcmp(cJSON_GetObjectItem(p, "device")->valuestring, dev) == 0) return p;
+  cr_assert_fail("no prediction for %s", dev);
+  return NULL;
+}
+
+static const char *mm_src =
+  "#include <stdio.h>\n"
+  "#include <stdlib.h>\n"
+  "#define N 128\n"
+  "static void kern(float (*A)[N], float (*B)[N], float (*C)[N]) {\n"
+  "#pragma cgpredict kernel name(mm) dims(2) block(32,8)\n"
+  "  for (int i = 0; i < N; i++)\n"
+  "    for (int j = 0; j < N; j++) {\n"
+  "      C[i][j] = 0;\n"
+  "      for (int k = 0; k < N; k++)\n"
+  "        C[i][j] += A[i][k] * B[k][j] + A[j][k];\n"
+  "    }\n"
+  "}\n"
+  "int main(void) {\n"
+  "  float (*A)[N] = malloc(sizeof(float[N][N])), (*B)[N] = malloc(sizeof(float[N][N])), (*C)[N] = malloc(sizeof(float[N][N]));\n"
+  "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (i + j) % 7; B[i][j] = (i * j) % 5; }\n"
+  "  kern(A, B, C);\n"
+  "  double s = 0; for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) s += C[i][j];\n"
+  "  printf(\"sum %.1f\\n\", s);\n"
+  "  fprintf(stderr, \"to stderr\\n\");\n"
+  "  return 3;\n"
+  "}\n";
+
+TestSuite(e2e, .init = setup, .fini = teardown, .timeout = 300);
+
+Test(e2e, marked_matrix_product_classes_and_transactions) {
+  write_file("mm.c", mm_src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o mm mm.c", CGP_DRIVER), 0, "build failed: %s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_REPORT=r.json ./mm"), 3);
+  cJSON *r = report("r.json");
+  cJSON *k = kernel_named(r, "mm");
+  cr_assert_eq(num(k, "launches"), 1);
+  cJSON *grid = cJSON_GetObjectItem(k, "grid");
+  cr_assert_eq(cJSON_GetArrayItem(grid, 0)->valuedouble, 128);
+  cr_assert_eq(cJSON_GetArrayItem(grid, 1)->valuedouble, 128);
+  /* A[i][k]: the whole warp reads one address; B[k][j]: 32 consecutive floats = 2 lines of 64 B;
+     A[j][k]: 32 rows apart, 32 lines. */
+  cJSON *a_ik = site(k, 10, "load", "A"), *b = site(k, 10, "load", "B");
+  cr_assert_str_eq(cJSON_GetObjectItem(b, "class")->valuestring, "coalesced");
+  cr_assert_float_eq(num(b, "transactions_per_warp"), 2.0, 1e-9);
+  int seen_const = 0, seen_uncoal = 0;
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory")) {
+    if (strcmp(cJSON_GetObjectItem(m, "array")->valuestring, "A") != 0) continue;
+    const char *cls = cJSON_GetObjectItem(m, "class")->valuestring;
+    if (strcmp(cls, "constant") == 0) { seen_const = 1; cr_assert_float_eq(num(m, "transactions_per_warp"), 1.0, 1e-9); }
+    if (strcmp(cls, "uncoalesced") == 0) { seen_uncoal = 1; cr_assert_float_eq(num(m, "transactions_per_warp"), 32.0, 1e-9); }
+  }
+  (void)a_ik;
+  cr_assert(seen_const && seen_uncoal, "A[i][k] constant and A[j][k] uncoalesced expected");
+  cJSON *p = prediction(k, "jetson-tk1");
+  cr_assert_gt(num(p, "time_ms"), 0);
+  cr_assert_eq(num(p, "b"), 8);     /* 256 threads a block: 2048 / 256 */
+  cr_assert_eq(num(p, "n"), 64);
+  cr_assert_eq(num(p, "batch"), 1); /* 64 blocks fit in one round of 8 */
+  cJSON_Delete(r);
+}
+
+Test(e2e, program_output_and_exit_status_unchanged) {
+  write_file("mm.c", mm_src);
+  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain mm.c"), 0);
+  cr_assert_eq(sh("./plain"), 3);
+  char *plain_out = read_file("out.txt"), *plain_err = read_file("err.txt");
+  cr_assert_eq(sh("%s build -- cc -O2 -o mm mm.c", CGP_DRIVER), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 ./mm"), 3);
+  cr_assert_str_eq(read_file("out.txt"), plain_out);
+  cr_assert_str_eq(read_file("err.txt"), plain_err);
+}
+
+Test(e2e, cc_form_compiles_and_links_in_separate_steps) {
+  write_file("mm.c", mm_src);
+  cr_assert_eq(sh("%s cc -O2 -c mm.c -o mm.o && %s cc -o mm mm.o", CGP_DRIVER, CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./mm"), 3);
+  cJSON *r = report("r.json");
+  kernel_named(r, "mm");
+  cJSON_Delete(r);
+}
+
+Test(e2e, sampled_prediction_agrees_with_full_trace) {
+  /* 1-D kernel over 64K threads: many blocks, so sampling traces a fraction of them. */
+  write_file("v.c",
+    "#include <stdio.h>\n#include <stdlib.h>\n#define N 65536\n#define M 64\n"
+    "int main(void) {\n"
+    "  float *a = malloc(sizeof(float) * N * M), *x = malloc(sizeof(float) * M), *y = malloc(sizeof(float) * N);\n"
+    "  for (int i = 0; i < N * M; i++) a[i] = i % 13;\n"
+    "  for (int j = 0; j < M; j++) x[j] = j;\n"
+    "#pragma cgpredict kernel name(mv) dims(1)\n"
+    "  for (int i = 0; i < N; i++) {\n"
+    "    y[i] = 0;\n"
+    "    for (int j = 0; j < M; j++) y[i] += a[j * N + i] * x[j];\n"
+    "  }\n"
+    "  double s = 0; for (int i = 0; i < N; i++) s += y[i];\n"
+    "  printf(\"%%.1f\\n\", s);\n  return 0;\n}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o v v.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=s.json ./v"), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=f.json ./v"), 0);
+  cJSON *s = report("s.json"), *f = report("f.json");
+  double ts = num(prediction(kernel_named(s, "mv"), "jetson-tk1"), "time_ms");
+  double tf = num(prediction(kernel_named(f, "mv"), "jetson-tk1"), "time_ms");
+  cJSON *sample = cJSON_GetArrayItem(cJSON_GetObjectItem(kernel_named(s, "mv"), "samples"), 0);
+  cr_assert_lt(num(sample, "traced_warps"), num(sample, "total_warps") / 2, "sampling traced most warps");
+  cr_assert_lt(fabs(ts - tf) / tf, 0.03, "sampled %g ms vs full %g ms", ts, tf);
+  cJSON_Delete(s);
+  cJSON_Delete(f);
+}
+
+Test(e2e, report_command_repredicts_the_same_time) {
+  write_file("mm.c", mm_src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o mm mm.c && CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./mm", CGP_DRIVER), 3);
+  cr_assert_eq(sh("%s report r.json --json > again.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cJSON *a = report("r.json"), *b = report("again.json");
+  cr_assert_float_eq(num(prediction(kernel_named(a, "mm"), "jetson-tk1"), "time_ms"),
+                     num(prediction(kernel_named(b, "mm"), "jetson-tk1"), "time_ms"), 1e-9);
+  cr_assert_neq(sh("%s report r.json --device no-such-gpu", CGP_DRIVER), 0);
+  cr_assert(strstr(read_file("err.txt"), "no-such-gpu"));
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+}
+
+/* ---- bad input ------------------------------------------------------------------------------- */
+
+static void expect_build_error(const char *src, const char *where, const char *what) {
+  write_file("bad.c", src);
+  cr_assert_neq(sh("%s build -- cc -o bad bad.c", CGP_DRIVER), 0, "a bad pragma built");
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, where), "error does not name %s: %s", where, err);
+  cr_assert(strstr(err, what), "error does not say '%s': %s", what, err);
+}
+
+Test(e2e, unknown_clause_is_an_error_with_location) {
+  expect_build_error("void f(float *a) {\n#pragma cgpredict kernel nmae(x)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+                     "bad.c:2:", "nmae");
+}
+
+Test(e2e, pragma_not_on_a_for_loop_is_an_error) {
+  expect_build_error("void f(float *a) {\n  int i = 0;\n#pragma cgpredict kernel\n  while (i < 9) a[i++] = 0;\n}\n",
+                     "bad.c:3:", "for");
+}
+
+Test(e2e, pointer_induction_variable_is_an_error) {
+  expect_build_error("float a[64];\nvoid f(float *e) {\n#pragma cgpredict kernel\n  for (float *p = a; p != e; p++) *p = 0;\n}\n",
+                     "bad.c:4:", "integer");
+}
+
+Test(e2e, unknown_device_is_an_error_listing_the_known_ones) {
+  write_file("mm.c", mm_src);
+  cr_assert_eq(sh("%s build -- cc -o mm mm.c", CGP_DRIVER), 0);
+  cr_assert_eq(sh("CGPREDICT_DEVICE=no-such-gpu ./mm"), 2);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "no-such-gpu") && strstr(err, "jetson-tk1"), "%s", err);
+}
+
+Test(e2e, malformed_device_file_names_the_field) {
+  write_file("mm.c", mm_src);
+  cr_assert_eq(sh("mkdir devs && cp %s/devices/jetson-tk1.json devs/broken.json && "
+                  "sed -i 's/\"freq_hz\"/\"freq_hz_typo\"/' devs/broken.json", CGP_SOURCE_DIR), 0);
+  cr_assert_eq(sh("%s build -- cc -o mm mm.c", CGP_DRIVER), 0);
+  cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=broken ./mm"), 2);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "broken.json") && strstr(err, "freq_hz"), "%s", err);
+}
+
+Test(e2e, unwritable_report_is_an_error_and_leaves_nothing) {
+  write_file("mm.c", mm_src);
+  cr_assert_eq(sh("%s build -- cc -o mm mm.c", CGP_DRIVER), 0);
+  cr_assert_eq(sh("CGPREDICT_REPORT=no/such/dir/r.json ./mm"), 1);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "cannot write report") && strstr(err, "no/such/dir/r.json"), "%s", err);
+  cr_assert(strstr(read_file("out.txt"), "sum "), "the program's own output was lost");
+}
+
+Test(e2e, exit_inside_a_kernel_writes_no_report) {
+  write_file("ex.c",
+    "#include <stdlib.h>\nfloat a[4096];\nint main(void) {\n"
+    "#pragma cgpredict kernel name(early)\n"
+    "  for (int i = 0; i < 4096; i++) { a[i] = i; if (i == 100) exit(0); }\n  return 0;\n}\n");
+  cr_assert_eq(sh("%s build -- cc -o ex ex.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_REPORT=r.json ./ex"), 0);
+  cr_assert(strstr(read_file("err.txt"), "exited inside kernel 'early'"), "%s", read_file("err.txt"));
+  cr_assert_null(read_file("r.json"));
+}
