@@ -1,1 +1,28 @@
-/* placeholder */
+/* cgp_batch.c: the warps resident together, interleaved into the L2 as the SM would issue
+   them [MODEL.md section 4 choice: round robin over resident warps, one warp memory
+   instruction at a time]. */
+#include "cgp_analyzer.h"
+
+#include <stdlib.h>
+
+void cgp_l2_run_batch(cgp_l2 *l2, const cgp_warp_trace *warps, size_t nwarps, int count,
+                      cgp_class_totals *tot, uint64_t *sid_trans, uint64_t *sid_miss, size_t nsid) {
+  size_t longest = 0;
+  for (size_t w = 0; w < nwarps; w++)
+    if (warps[w].n > longest) longest = warps[w].n;
+  for (size_t k = 0; k < longest; k++)
+    for (size_t w = 0; w < nwarps; w++) {
+      if (k >= warps[w].n) continue;
+      const cgp_winst *in = &warps[w].inst[k];
+      unsigned misses = 0;
+      for (unsigned j = 0; j < in->nlines; j++) misses += !cgp_l2_access(l2, in->lines[j]);
+      if (!count) continue;
+      tot->insts[in->cls] += 1;
+      tot->trans[in->cls] += in->nlines;
+      tot->dram[in->cls] += misses;
+      if (in->sid < nsid) {
+        if (sid_trans) sid_trans[in->sid] += in->nlines;
+        if (sid_miss) sid_miss[in->sid] += misses;
+      }
+    }
+}

@@ -122,8 +122,11 @@ static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk
   snprintf(ibc, sizeof ibc, "%s/%d.inst.bc", tmpdir, idx);
   args a = {0};
   push(&a, clang_path());
+  /* -fno-builtin: a loop that only clears or copies stays a loop instead of becoming memset;
+     -fno-discard-value-names: arrays keep their names for the report */
   const char *ir_flags[] = {"-O1", "-g", "-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops",
-                            "-Wno-unknown-pragmas", "-emit-llvm", "-c", NULL};
+                            "-fno-builtin", "-fno-discard-value-names", "-Wno-unknown-pragmas",
+                            "-emit-llvm", "-c", NULL};
   for (int i = 0; ir_flags[i]; i++) push(&a, ir_flags[i]);
   for (int i = 0; i < c->pflags.n; i++) push(&a, c->pflags.v[i]);
   push(&a, src); push(&a, "-o"); push(&a, bc);

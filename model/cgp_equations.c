@@ -1,1 +1,88 @@
-/* placeholder */
+/* cgp_equations.c: one function per quantity of the model, numbered as in docs/model.md.
+   Degenerate inputs (no memory instruction, no computation, no DRAM traffic) give the limit
+   the equation tends to, never a division by zero. */
+#include "cgp_model.h"
+
+#include <math.h>
+
+enum { CLASS_CONST = 0 };
+
+/* Section 2. Threads are allocated per warp, so a 48-thread block takes 64 thread slots. */
+unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsigned smem_per_block,
+                           unsigned regs_per_thread) {
+  if (!threads_per_block || threads_per_block > d->max_threads_per_block) return 0;
+  unsigned slots = (threads_per_block + d->warp_size - 1) / d->warp_size * d->warp_size;
+  unsigned b = d->max_blocks_per_sm;
+  if (d->max_threads_per_sm / slots < b) b = d->max_threads_per_sm / slots;
+  if (smem_per_block && d->smem_per_sm / smem_per_block < b) b = d->smem_per_sm / smem_per_block;
+  if (regs_per_thread && d->regs_per_sm / (regs_per_thread * slots) < b) b = d->regs_per_sm / (regs_per_thread * slots);
+  return b;
+}
+
+/* Section 2 [choice: ceil, a partial round still costs a round]. */
+uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_blocks) {
+  uint64_t per_round = (uint64_t)active_blocks * d->no_sm;
+  return per_round ? (blocks + per_round - 1) / per_round : 0;
+}
+
+/* Section 5, CGPredict eqs. 1-8. */
+double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double dram_pw) {
+  if (c == CLASS_CONST) return d->lat_l2 + dram_pw * d->lat_dram;
+  if (dram_pw <= 1.0) return d->lat_l2 + fmax(trans_pw - 1.0, 0.0) * d->dd_l2;
+  return d->lat_l2 + d->lat_dram + (dram_pw - 1.0) * d->dd_dram;
+}
+
+double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw) {
+  if (c == CLASS_CONST) return trans_pw * d->dd_l2 + dram_pw * d->dd_dram;
+  return fmax(trans_pw * d->dd_l2, dram_pw * d->dd_dram);
+}
+
+/* Section 7, Hong & Kim: warps whose memory requests overlap, limited by latency over departure
+   delay, by DRAM bandwidth (only bytes that miss the L2 count), and by the warps there are. */
+double cgp_mwp(const cgp_device *d, double mem_l, double departure_delay, double dram_bytes_per_mem_inst,
+               unsigned N, double *mwp_lat, double *mwp_bw) {
+  double bytes_per_cycle = d->dram_bandwidth_bytes_per_s / (d->no_sm * d->freq_hz);
+  *mwp_lat = departure_delay > 0 ? mem_l / departure_delay : INFINITY;
+  *mwp_bw = dram_bytes_per_mem_inst > 0 && mem_l > 0 ? bytes_per_cycle / (dram_bytes_per_mem_inst / mem_l) : INFINITY;
+  double m = fmin(fmin(*mwp_lat, *mwp_bw), (double)N);
+  return m < 1.0 ? 1.0 : m;
+}
+
+double cgp_cwp(double mem_cycles, double comp_cycles, unsigned N, double *cwp_full) {
+  *cwp_full = comp_cycles > 0 ? (mem_cycles + comp_cycles) / comp_cycles : INFINITY;
+  return fmin(*cwp_full, (double)N);
+}
+
+/* Section 7 [choice: Hong & Kim's form]. */
+double cgp_exec_cycles(double mem_cycles, double comp_cycles, double mem_l, double no_mem_insts,
+                       double mwp, double cwp, unsigned N, uint64_t batch, int *exec_case) {
+  double comp_per_mem = no_mem_insts > 0 ? comp_cycles / no_mem_insts : 0;
+  if (mwp >= N && cwp >= N) {
+    *exec_case = 1;
+    return (mem_cycles + comp_cycles + comp_per_mem * (mwp - 1)) * (double)batch;
+  }
+  if (cwp >= mwp) {
+    *exec_case = 2;
+    return (mem_cycles * N / mwp + comp_per_mem * (mwp - 1)) * (double)batch;
+  }
+  *exec_case = 3;
+  return (mem_l + comp_cycles * N) * (double)batch;
+}
+
+double cgp_exec_cycles_paper(double mem_cycles, double comp_cycles, double mem_l, double no_mem_insts,
+                             double mwp, double cwp, unsigned N, uint64_t batch) {
+  double comp_per_mem = no_mem_insts > 0 ? comp_cycles / no_mem_insts : 0;
+  if (mwp >= N && cwp >= N) return (mem_cycles + comp_cycles) * (double)batch + comp_per_mem * mwp;
+  if (cwp >= mwp) return mem_cycles * N / mwp * (double)batch + comp_per_mem * mwp;
+  return (mem_l + comp_cycles * N) * (double)batch;
+}
+
+/* Section 9, Volkov / Gajger: cycles one SM must spend per warp, whatever the latency hiding. */
+double cgp_throughput_cpw(const cgp_device *d, const cgp_kernel_stats *k, double dram_bytes_per_warp,
+                          double *cpw_cores, double *cpw_issue, double *cpw_dram) {
+  double bytes_per_cycle = d->dram_bandwidth_bytes_per_s / (d->no_sm * d->freq_hz);
+  *cpw_cores = k->core_insts * d->warp_size / d->cores_per_sm;
+  *cpw_issue = k->total_insts / ((double)d->schedulers_per_sm * d->issue_per_scheduler);
+  *cpw_dram = dram_bytes_per_warp / bytes_per_cycle;
+  return fmax(fmax(*cpw_cores, *cpw_issue), *cpw_dram);
+}

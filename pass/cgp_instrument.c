@@ -284,16 +284,64 @@ static void decide_skip(nest *n) {
 
 /* ---- the descriptor ------------------------------------------------------------------------- */
 
-static LLVMValueRef underlying_base(LLVMValueRef p) {
-  for (int guard = 0; guard < 64; guard++) {
-    if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p)) { p = LLVMGetOperand(p, 0); continue; }
-    if (LLVMIsAConstantExpr(p)) {
-      LLVMOpcode op = LLVMGetConstOpcode(p);
-      if (op == LLVMGetElementPtr || op == LLVMBitCast) { p = LLVMGetOperand(p, 0); continue; }
-    }
-    break;
+/* The pointer p is computed from by one GEP or cast, or p itself. */
+static LLVMValueRef underlying_base_step(LLVMValueRef p) {
+  if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p)) return LLVMGetOperand(p, 0);
+  if (LLVMIsAConstantExpr(p)) {
+    LLVMOpcode op = LLVMGetConstOpcode(p);
+    if (op == LLVMGetElementPtr || op == LLVMBitCast) return LLVMGetOperand(p, 0);
   }
   return p;
+}
+
+static LLVMValueRef underlying_base(LLVMValueRef p) {
+  for (int guard = 0; guard < 64; guard++) {
+    LLVMValueRef next = underlying_base_step(p);
+    if (next == p) break;
+    p = next;
+  }
+  return p;
+}
+
+/* The variable a llvm.dbg.value ties v to (an inlined parameter, a local holding malloc's
+   result), or "" if none. */
+static void dbg_name(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap) {
+  buf[0] = '\0';
+  if (!LLVMIsAInstruction(v) && !LLVMIsAArgument(v)) return;
+  LLVMValueRef fn = LLVMIsAArgument(v) ? LLVMGetParamParent(v)
+                                       : LLVMGetBasicBlockParent(LLVMGetInstructionParent(v));
+  LLVMValueRef want = LLVMMetadataAsValue(pc->ctx, LLVMValueAsMetadata(v));
+  size_t len;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b && !buf[0]; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i && !buf[0]; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetNumOperands(i) < 3 || LLVMGetOperand(i, 0) != want)
+        continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (!LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "llvm.dbg.value") != 0) continue;
+      LLVMValueRef var = LLVMGetOperand(i, 1);           /* DILocalVariable: scope, name, file, ... */
+      unsigned nops = LLVMGetMDNodeNumOperands(var), slen = 0;
+      if (nops < 2) continue;
+      LLVMValueRef *ops = malloc(nops * sizeof *ops);
+      LLVMGetMDNodeOperands(var, ops);
+      const char *name = ops[1] ? LLVMGetMDString(ops[1], &slen) : NULL;
+      if (name && slen) snprintf(buf, cap, "%.*s", (int)slen, name);
+      free(ops);
+    }
+}
+
+/* The source-level name of the array an address indexes: walking from the address down its
+   GEPs and casts, a global's or argument's name, or a debug variable's. */
+static void source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap) {
+  for (int guard = 0; guard < 64; guard++) {
+    size_t len = 0;
+    const char *own = LLVMGetValueName2(p, &len);
+    if (len && (LLVMIsAGlobalValue(p) || LLVMIsAArgument(p))) { snprintf(buf, cap, "%.*s", (int)len, own); return; }
+    dbg_name(pc, p, buf, cap);
+    if (buf[0]) return;
+    LLVMValueRef next = underlying_base_step(p);
+    if (next == p) { snprintf(buf, cap, "%.*s", (int)len, own); return; }
+    p = next;
+  }
 }
 
 static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i) {
@@ -304,15 +352,14 @@ static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i) {
   const char *file = LLVMGetDebugLocFilename(i, &flen);
   char fbuf[512] = "";
   if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
-  LLVMValueRef base = underlying_base(LLVMGetOperand(i, store ? 1 : 0));
-  size_t blen = 0;
-  const char *bname = LLVMGetValueName2(base, &blen);
+  char bname[128];
+  source_name(pc, LLVMGetOperand(i, store ? 1 : 0), bname, sizeof bname);
   cJSON_AddStringToObject(s, "file", fbuf);
   cJSON_AddNumberToObject(s, "line", LLVMGetDebugLocLine(i));
   cJSON_AddNumberToObject(s, "column", LLVMGetDebugLocColumn(i));
   cJSON_AddStringToObject(s, "kind", store ? "store" : "load");
   cJSON_AddNumberToObject(s, "size", (double)LLVMStoreSizeOfType(pc->td, ty));
-  cJSON_AddStringToObject(s, "array", blen ? bname : "");
+  cJSON_AddStringToObject(s, "array", bname);
   return s;
 }
 
@@ -513,6 +560,9 @@ static void insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc) {
       size_t e = cfg->succ[b][s];
       if (l0->in[e] || done[e]) continue;
       done[e] = 1;
+      /* a path that ends in exit() or abort() never leaves the nest: the runtime sees the
+         program end inside the kernel */
+      if (LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(cfg->bb[e])) == LLVMUnreachable) continue;
       LLVMPositionBuilderBefore(pc->b, first_non_phi(cfg->bb[e]));
       LLVMBuildCall2(pc->b, pc->t_end, pc->f_end, NULL, 0, "");
     }

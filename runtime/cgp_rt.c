@@ -2,7 +2,7 @@
    lexicographic in (z, y, x); this file turns them into warps and blocks and decides what to trace.
 
    Sampling (docs/model.md, "Sampling"): a launch traces windows of W consecutive blocks (block
-   ids [0, W), [2W, 3W), [4W, 5W), [8W, 9W) ...), W = 3 batches of the device with the most
+   ids [0, W), [2W, 3W), [4W, 5W), [8W, 9W) ...), W = 2 batches of the device with the most
    resident blocks; each window stands for the blocks up to the next one. Launches 0, 1, 2, 4,
    8 ... of a kernel are analysed, each standing for the launches up to the next one.
    CGPREDICT_SAMPLE=full traces every block of every launch.
@@ -243,6 +243,8 @@ static void finish_lane(void) {
   if (!L.lane) return;
   rt_pending *p = L.lane_warp;
   unsigned tid = L.lane_tid;
+  cgp_rt_g.traced_accesses += L.lane->n;
+  cgp_rt_g.traced_threads++;
   L.lane = NULL;
   L.lane_warp = NULL;
   if (tid % RT_WARP == RT_WARP - 1 || tid == L.tpb - 1) complete_warp(p);
@@ -352,7 +354,7 @@ void cgp_rt_kernel_begin(const char *desc) {
     uint64_t per_batch = (uint64_t)rt_active_blocks(&cgp_rt_g.dev[d], L.tpb) * cgp_rt_g.dev[d].no_sm;
     if (per_batch > most) most = per_batch;
   }
-  L.W = 3 * most;
+  L.W = 2 * most;                             /* one batch to warm the L2, one to measure */
 }
 
 /* Blocks of the grid that window k stands for: [s_k, s_{k+1}) clipped to the grid. */
@@ -380,8 +382,10 @@ static void finish_launch(void) {
     rt_wstat sum = {0};
     for (unsigned w = 0; w < L.nwstat; w++) {
       const rt_wstat *ws = &L.wstat[w][d];
-      if (ws->blocks <= 0) continue;
-      double scale = cgp_rt_g.sample_mode == 2 ? 1.0 : region_blocks(w, L.W, G) / ws->blocks;
+      uint64_t end = ws->end < G ? ws->end : G;
+      if (ws->blocks <= 0 || end <= ws->first_counted) continue;
+      double scale = cgp_rt_g.sample_mode == 2 ? 1.0 : region_blocks(w, L.W, G) / (double)(end - ws->first_counted);
+      sum.blocks += scale * ws->blocks;
       sum.warps += scale * ws->warps;
       sum.total_insts += scale * ws->total_insts;
       sum.core_insts += scale * ws->core_insts;
@@ -394,9 +398,11 @@ static void finish_launch(void) {
     }
     cgp_kernel_stats *st = &s.stats[d];
     memset(st, 0, sizeof *st);
-    st->blocks = G;
+    /* blocks and warps with at least one active thread: a CUDA block or warp whose threads all
+       fail the index guard costs next to nothing */
+    st->blocks = (uint64_t)(sum.blocks + 0.5);
     st->threads_per_block = L.tpb;
-    st->total_warps = s.total_warps;
+    st->total_warps = (uint64_t)(sum.warps + 0.5);
     for (int c = 0; c < CGP_NCLASS; c++) {
       st->smem_conflict[c] = 1;
       if (sum.warps <= 0) continue;

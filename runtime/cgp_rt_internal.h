@@ -57,8 +57,10 @@ typedef struct {
   int64_t done_row, done_x;  /* complete once the thread position passes (row, x) */
 } rt_window;
 
-/* Per device, what one window measured (counted batches only). */
+/* Per device, what one window measured (counted batches only). Blocks from first_counted on
+   were counted; those with no active thread count as blocks too, with no warps. */
 typedef struct {
+  uint64_t first_counted, end;
   double blocks, warps;
   cgp_class_totals tot;
   double total_insts, core_insts;
@@ -107,6 +109,7 @@ typedef struct {
   rt_kernel **kernels;
   size_t nkernels;
   char report_path[4096];
+  uint64_t traced_accesses, traced_threads;
 } rt_global;
 
 extern rt_global cgp_rt_g;

@@ -186,6 +186,10 @@ static cJSON *kernel_json(const rt_kernel *k) {
 static void write_report(void) {
   cJSON *r = cgp_report_new(CGP_VERSION);
   cJSON *kernels = cJSON_GetObjectItemCaseSensitive(r, "kernels");
+  cJSON *rt = cJSON_AddObjectToObject(r, "runtime");
+  cJSON_AddNumberToObject(rt, "traced_threads", (double)cgp_rt_g.traced_threads);
+  cJSON_AddNumberToObject(rt, "traced_accesses", (double)cgp_rt_g.traced_accesses);
+  cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
   char err[2048];
   int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);

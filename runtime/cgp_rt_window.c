@@ -86,6 +86,8 @@ static void analyze_device(rt_kernel *k, const rt_window *w, unsigned tpb, size_
     for (size_t b = j * bpb; b < (j + 1) * bpb && b < w->nblk; b++)
       if (w->blk[b].n) { used = j + 1; break; }
   int warmup = w->start > 0 && used >= 2;
+  out->first_counted = w->start + (warmup ? bpb : 0);
+  out->end = w->start + w->size;
   uint64_t *st = calloc(k->nmem ? k->nmem : 1, sizeof *st), *sm = calloc(k->nmem ? k->nmem : 1, sizeof *sm);
   for (size_t j = 0; j < used; j++) {
     size_t nw = 0, cap = 0, nblocks = 0;

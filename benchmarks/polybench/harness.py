@@ -1,0 +1,42 @@
+"""Helpers shared by the PolyBench accuracy harness (run) and speed benchmark (speed)."""
+import csv
+import os
+import subprocess
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+REF = os.path.join(os.path.dirname(ROOT), "shared", "reference")
+DEVICE = "jetson-tk1"
+PAPER_BLOCKS = "256,32x32"
+POLYBENCH_BLOCKS = "256,32x8"
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def run_measured(cmd, env=None, cwd=None):
+    """Run a command; return (exit status, wall seconds, peak RSS in MiB, stdout, stderr)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (proc.returncode, wall, usage.ru_maxrss / 1024.0,
+                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+
+
+def build_tool(build_dir):
+    subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-DCGP_TESTS=OFF"], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return os.path.join(build_dir, "driver", "cgpredict")

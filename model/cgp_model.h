@@ -1,0 +1,100 @@
+/* cgp_model.h: devices and the performance model. Reads numbers, never traces: the analyzer's
+   per-warp quantities (cgp_kernel_stats) and a device's parameters (devices/<name>.json) give
+   occupancy, MWP, CWP, cycles and the Little's-law bound of one kernel launch.
+   Equation numbers refer to docs/model.md (from MODEL.md). */
+#ifndef CGP_MODEL_H
+#define CGP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A GPU, every number from its device file (each cited there). */
+typedef struct cgp_device {
+  char name[64];
+  char description[160];
+  unsigned no_sm, cores_per_sm, schedulers_per_sm, issue_per_scheduler, warp_size;
+  double freq_hz;
+  unsigned max_threads_per_sm, max_threads_per_block, max_blocks_per_sm, regs_per_sm, smem_per_sm;
+  uint64_t l2_bytes;
+  unsigned l2_line_bytes, l2_assoc;
+  char l2_index[24];            /* "fully_associative", "modulo" or "xor" */
+  double lat_smem, lat_l2, lat_dram, smem_load_const, dd_l2, dd_dram, inst_cycle;
+  double dram_bandwidth_bytes_per_s;
+  unsigned smem_banks, smem_bank_bytes;
+} cgp_device;
+
+/* Load and check a device file. On failure returns nonzero and writes a message naming the
+   file and the field (or the JSON syntax error's position) into err. */
+int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t errlen);
+/* Find <dir>/<name>.json, dir = $CGPREDICT_DEVICES_DIR or the built-in devices/ folder. An
+   unknown name fails with a message listing the known ones. */
+int cgp_device_find(const char *name, cgp_device *dev, char *err, size_t errlen);
+/* Names of the devices in that folder, sorted; free with cgp_device_names_free. */
+size_t cgp_device_names(char ***names);
+void cgp_device_names_free(char **names, size_t n);
+/* The folder device names are looked up in. */
+const char *cgp_devices_dir(void);
+
+/* What the analyzer measured for one launch; per-warp quantities are averages over the warps
+   with at least one active thread. Classes: [0] constant, [1] coalesced, [2] uncoalesced. */
+typedef struct cgp_kernel_stats {
+  uint64_t blocks;            /* blocks with at least one active thread */
+  unsigned threads_per_block;
+  uint64_t total_warps;       /* warps with at least one active thread */
+  unsigned smem_per_block;    /* bytes, 0 if none */
+  unsigned regs_per_thread;   /* 0 = unknown: registers do not limit occupancy */
+  double insts[3];            /* warp memory instructions per warp, by class */
+  double trans_pw[3];         /* no_c_pw: L2 transactions per warp instruction */
+  double dram_pw[3];          /* no_dram_trans_c: DRAM transactions per warp instruction */
+  double total_insts;         /* PTX-equivalent instructions per warp, memory ones included */
+  double core_insts;          /* of those, the ones executed on CUDA cores */
+  double sync_insts;          /* __syncthreads per warp */
+  double smem_insts[3];       /* shared-memory warp instructions per warp by class */
+  double smem_conflict[3];    /* bank-conflict degree per class (1 = none) */
+  double smem_load_insts;     /* global -> shared tile loads per warp */
+} cgp_kernel_stats;
+
+/* Every quantity of the model for one launch on one device. */
+typedef struct cgp_prediction {
+  unsigned B, N;              /* active blocks and warps per SM (section 2) */
+  uint64_t batch;
+  double occupancy;           /* N * warp_size / max_threads_per_sm */
+  double mem_l_c[3], dep_del_c[3];
+  double no_mem_insts, mem_cycles, mem_l, departure_delay, comp_cycles;
+  double mwp_lat, mwp_bw, mwp, cwp_full, cwp;
+  int exec_case;              /* 1: MWP = N = CWP; 2: CWP >= MWP (memory bound); 3: CWP < MWP */
+  double cycles_mwp_cwp;      /* Hong & Kim's form, used */
+  double cycles_paper;        /* CGPredict's printed eq. 16, for comparison only */
+  double latency_bound_cycles, cpw_cores, cpw_issue, cpw_dram, cpw_bound, throughput_cycles;
+  double cycles, time_ms;     /* max(cycles_mwp_cwp, throughput_cycles) and its time */
+  const char *bound;          /* "memory_latency", "compute", "dram_bandwidth", "issue", "cores" */
+} cgp_prediction;
+
+/* Section 2: active blocks per SM, B = min of the four limits (registers only when known). */
+unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsigned smem_per_block,
+                           unsigned regs_per_thread);
+/* Section 2: rounds of B * no_sm blocks, ceil(blocks / (B * no_sm)). */
+uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_blocks);
+/* Section 5, eqs. 1-8: memory latency of one warp instruction of class c. */
+double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
+/* Section 5: departure delay of one warp instruction of class c. */
+double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
+/* Section 7: MWP = min(mem_l / departure_delay, bandwidth limit, N); writes both limits. */
+double cgp_mwp(const cgp_device *d, double mem_l, double departure_delay, double dram_bytes_per_mem_inst,
+               unsigned N, double *mwp_lat, double *mwp_bw);
+/* Section 7: CWP = min((mem_cycles + comp_cycles) / comp_cycles, N); writes the unclamped value. */
+double cgp_cwp(double mem_cycles, double comp_cycles, unsigned N, double *cwp_full);
+/* Section 7: cycles of the whole launch, Hong & Kim's three cases; writes which case applied. */
+double cgp_exec_cycles(double mem_cycles, double comp_cycles, double mem_l, double no_mem_insts,
+                       double mwp, double cwp, unsigned N, uint64_t batch, int *exec_case);
+/* Section 7: CGPredict's printed eq. 16 (MWP instead of MWP - 1, batch on one term). */
+double cgp_exec_cycles_paper(double mem_cycles, double comp_cycles, double mem_l, double no_mem_insts,
+                             double mwp, double cwp, unsigned N, uint64_t batch);
+/* Section 9: cycles per warp of the throughput bound (max of cores, issue, DRAM). */
+double cgp_throughput_cpw(const cgp_device *d, const cgp_kernel_stats *k, double dram_bytes_per_warp,
+                          double *cpw_cores, double *cpw_issue, double *cpw_dram);
+
+/* All of the above for one launch. Returns nonzero with a message on inputs it cannot use. */
+int cgp_predict(const cgp_device *dev, const cgp_kernel_stats *k, cgp_prediction *p, char *err, size_t errlen);
+
+#endif
