@@ -1,9 +1,27 @@
 /* cgp_batch.c: the warps resident together, interleaved into the L2 as the SM would issue
    them [MODEL.md section 4 choice: round robin over resident warps, one warp memory
-   instruction at a time]. */
+   instruction at a time; a finished warp drops out]. */
 #include "cgp_analyzer.h"
 
-#include <stdlib.h>
+/* Reference one instruction's lines (ascending, as cgp_lines wrote them); returns its misses. */
+static unsigned issue(cgp_l2 *l2, const cgp_winst *in) {
+  unsigned misses = 0;
+  for (unsigned j = 0; j < in->nlines; j++) misses += !cgp_l2_access(l2, in->lines[j]);
+  return misses;
+}
+
+static void tally(const cgp_winst *in, unsigned misses, cgp_class_totals *tot, uint64_t *sid_trans,
+                  uint64_t *sid_miss, size_t nsid) {
+  if (tot && in->cls < CGP_NCLASS) {
+    tot->insts[in->cls] += 1;
+    tot->trans[in->cls] += in->nlines;
+    tot->dram[in->cls] += misses;
+  }
+  if (in->sid < nsid) {
+    if (sid_trans) sid_trans[in->sid] += in->nlines;
+    if (sid_miss) sid_miss[in->sid] += misses;
+  }
+}
 
 void cgp_l2_run_batch(cgp_l2 *l2, const cgp_warp_trace *warps, size_t nwarps, int count,
                       cgp_class_totals *tot, uint64_t *sid_trans, uint64_t *sid_miss, size_t nsid) {
@@ -13,16 +31,7 @@ void cgp_l2_run_batch(cgp_l2 *l2, const cgp_warp_trace *warps, size_t nwarps, in
   for (size_t k = 0; k < longest; k++)
     for (size_t w = 0; w < nwarps; w++) {
       if (k >= warps[w].n) continue;
-      const cgp_winst *in = &warps[w].inst[k];
-      unsigned misses = 0;
-      for (unsigned j = 0; j < in->nlines; j++) misses += !cgp_l2_access(l2, in->lines[j]);
-      if (!count) continue;
-      tot->insts[in->cls] += 1;
-      tot->trans[in->cls] += in->nlines;
-      tot->dram[in->cls] += misses;
-      if (in->sid < nsid) {
-        if (sid_trans) sid_trans[in->sid] += in->nlines;
-        if (sid_miss) sid_miss[in->sid] += misses;
-      }
+      unsigned misses = issue(l2, &warps[w].inst[k]);
+      if (count) tally(&warps[w].inst[k], misses, tot, sid_trans, sid_miss, nsid);
     }
 }

@@ -4,6 +4,9 @@
    treated alike (write-allocate, no write-back traffic modelled). A reference hits iff its
    line was referenced before in its set and fewer than `assoc` distinct lines of that set were
    referenced since: exactly an LRU stack of depth assoc per set, which is what is kept here.
+   A reference straddling two lines is two references; cgp_lines splits them before they get
+   here. Set index (cgp_l2_set_of): modulo = line mod sets; xor = (line ^ (line >> log2 sets))
+   mod sets, so a power-of-two column of lines spreads over sets instead of thrashing one.
 
    Fully associative (the default for real devices, whose set hashing is not published): one
    set of capacity/line lines, kept as a doubly linked recency list over a fixed slot array
@@ -50,10 +53,13 @@ static uint64_t mix(uint64_t x) {             /* splitmix64 finaliser: spreads s
 }
 
 cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index) {
-  if (!is_pow2(line_bytes) || capacity_bytes < line_bytes || capacity_bytes % line_bytes) return NULL;
+  if ((unsigned)index > CGP_L2_XOR || !is_pow2(line_bytes) || capacity_bytes < line_bytes ||
+      capacity_bytes % line_bytes)
+    return NULL;
   uint64_t lines = capacity_bytes / line_bytes;
+  if (lines > INT32_MAX / 4) return NULL;          /* slots are int32_t; the hash has 2x room */
   if (index == CGP_L2_FULLY_ASSOCIATIVE) assoc = (unsigned)lines;
-  if (!assoc || lines % assoc || !is_pow2(lines / assoc) || lines > INT32_MAX / 4) return NULL;
+  if (!assoc || lines % assoc || !is_pow2(lines / assoc)) return NULL;
   cgp_l2 *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->sets = lines / assoc;

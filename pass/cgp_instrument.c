@@ -541,33 +541,44 @@ static void insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, 
   LLVMBuildCondBr(pc->b, is_skip, skip, body);
 }
 
+/* A new block on the edge from -> to, holding a call to `hook`; phis of `to` are retargeted. */
+static void hook_on_edge(pass_ctx *pc, nest *n, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
+                         LLVMTypeRef ty, LLVMValueRef hook, LLVMValueRef *arg, unsigned nargs) {
+  LLVMBasicBlockRef e = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(from), "cgp.edge");
+  LLVMMoveBasicBlockAfter(e, from);
+  LLVMPositionBuilderAtEnd(pc->b, e);
+  LLVMBuildCall2(pc->b, ty, hook, arg, nargs, "");
+  LLVMBuildBr(pc->b, to);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
+    if (LLVMGetSuccessor(term, s) == to) LLVMSetSuccessor(term, s, e);
+  retarget_phis(pc, to, from, e, n->iv, CGP_MAX_DIMS);
+}
+
+/* kernel_begin on every edge into the nest, kernel_end on every edge out of it: on edges, not
+   in the blocks, because the block before a loop may itself run many times (the latch of the
+   loop before it, when clang gave the nest no preheader of its own). */
 static void insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc) {
   const cgp_cfg *cfg = n->cfg;
   const cgp_loop *l0 = n->mapped[0];
-  LLVMPositionBuilderAtEnd(pc->b, cfg->bb[0]);
   LLVMPositionBuilderBefore(pc->b, first_non_phi(cfg->bb[0]));
   LLVMValueRef str = LLVMBuildGlobalStringPtr(pc->b, desc, "cgp.kernel");
   for (size_t p = 0; p < cfg->npred[l0->header]; p++) {
     size_t pb = cfg->pred[l0->header][p];
-    if (l0->in[pb]) continue;
-    LLVMPositionBuilderBefore(pc->b, LLVMGetBasicBlockTerminator(cfg->bb[pb]));
-    LLVMBuildCall2(pc->b, pc->t_begin, pc->f_begin, &str, 1, "");
+    if (!l0->in[pb])
+      hook_on_edge(pc, n, cfg->bb[pb], cfg->bb[l0->header], pc->t_begin, pc->f_begin, &str, 1);
   }
-  unsigned char *done = calloc(cfg->n, 1);
   for (size_t b = 0; b < cfg->n; b++) {
     if (!l0->in[b]) continue;
     for (size_t s = 0; s < cfg->nsucc[b]; s++) {
       size_t e = cfg->succ[b][s];
-      if (l0->in[e] || done[e]) continue;
-      done[e] = 1;
+      if (l0->in[e] || (s > 0 && cfg->succ[b][s - 1] == e)) continue;
       /* a path that ends in exit() or abort() never leaves the nest: the runtime sees the
          program end inside the kernel */
       if (LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(cfg->bb[e])) == LLVMUnreachable) continue;
-      LLVMPositionBuilderBefore(pc->b, first_non_phi(cfg->bb[e]));
-      LLVMBuildCall2(pc->b, pc->t_end, pc->f_end, NULL, 0, "");
+      hook_on_edge(pc, n, cfg->bb[b], cfg->bb[e], pc->t_end, pc->f_end, NULL, 0);
     }
   }
-  free(done);
 }
 
 /* ---- one nest -------------------------------------------------------------------------------- */

@@ -1,0 +1,216 @@
+/* test_analyzer_l2.c: the LRU L2 (MODEL.md section 4) against its definition, reference by
+   reference, plus a hand-checked case, reset and parameter checks. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "cgp_analyzer.h"
+
+#define LINE 64
+
+typedef struct {
+  unsigned lines, assoc; /* capacity in lines; assoc ignored when fully associative */
+  cgp_l2_index index;
+} geometry;
+
+typedef struct {
+  unsigned hits, misses;
+} outcome;
+
+static uint64_t rng_next(uint64_t *s) { /* xorshift64*: fixed seeds, reproducible traces */
+  *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
+  return *s * UINT64_C(2685821657736338717);
+}
+
+/* Run trace through both simulators, asserting they agree on every reference. */
+static outcome agree(geometry g, const uint64_t *trace, size_t n) {
+  cgp_l2 *fast = cgp_l2_new((uint64_t)g.lines * LINE, LINE, g.assoc, g.index);
+  cgp_l2_ref *ref = cgp_l2_ref_new((uint64_t)g.lines * LINE, LINE, g.assoc, g.index);
+  cr_assert_not_null(fast);
+  cr_assert_not_null(ref);
+  outcome o = {0, 0};
+  for (size_t i = 0; i < n; i++) {
+    int want = cgp_l2_ref_access(ref, trace[i]), got = cgp_l2_access(fast, trace[i]);
+    cr_assert_eq(got, want, "lines %u assoc %u index %d: reference %zu (line %llu): got %d, want %d",
+                 g.lines, g.assoc, (int)g.index, i, (unsigned long long)trace[i], got, want);
+    if (got) o.hits++; else o.misses++;
+  }
+  cgp_l2_free(fast);
+  cgp_l2_ref_free(ref);
+  return o;
+}
+
+/* Uniform references over `footprint` lines spaced `spacing` apart from a random base. */
+static uint64_t *random_trace(uint64_t seed, size_t n, unsigned footprint, uint64_t spacing) {
+  uint64_t *t = malloc(n * sizeof *t), base = rng_next(&seed) >> 24;
+  cr_assert_not_null(t);
+  for (size_t i = 0; i < n; i++) t[i] = base + (rng_next(&seed) % footprint) * spacing;
+  return t;
+}
+
+static const geometry geometries[] = {
+  {512, 0, CGP_L2_FULLY_ASSOCIATIVE}, {2048, 0, CGP_L2_FULLY_ASSOCIATIVE},
+  {64, 1, CGP_L2_MODULO}, {64, 1, CGP_L2_XOR}, {128, 2, CGP_L2_MODULO}, {128, 2, CGP_L2_XOR},
+  {256, 4, CGP_L2_MODULO}, {256, 4, CGP_L2_XOR}, {256, 16, CGP_L2_MODULO}, {512, 16, CGP_L2_XOR},
+  {64, 64, CGP_L2_MODULO}, /* one set, set-associative path */
+};
+#define NGEOM (sizeof geometries / sizeof geometries[0])
+
+Test(l2, agrees_with_reference_on_random_traces) {
+  static const double footprint_over_capacity[] = {0.5, 0.9, 1.0, 1.1, 2.0};
+  static const uint64_t spacing[] = {1, 3, 64};
+  uint64_t seed = 1;
+  for (size_t g = 0; g < NGEOM; g++)
+    for (size_t f = 0; f < 5; f++)
+      for (size_t s = 0; s < 3; s++) {
+        unsigned footprint = (unsigned)(geometries[g].lines * footprint_over_capacity[f]);
+        uint64_t *t = random_trace(seed++, 20000, footprint, spacing[s]);
+        outcome o = agree(geometries[g], t, 20000);
+        cr_assert_gt(o.misses, 0);
+        if (f == 0 && spacing[s] == 1) cr_assert_gt(o.hits, 10000, "half-capacity footprint must mostly hit");
+        free(t);
+      }
+}
+
+Test(l2, fully_associative_cyclic_sweep_of_capacity_plus_one_always_misses) {
+  geometry g = {512, 0, CGP_L2_FULLY_ASSOCIATIVE};
+  uint64_t t[20 * 513];
+  for (size_t i = 0; i < 20 * 513; i++) t[i] = 1000 + i % 513;
+  outcome o = agree(g, t, 20 * 513);
+  cr_assert_eq(o.hits, 0);
+}
+
+Test(l2, fully_associative_cyclic_sweep_of_capacity_hits_after_first_pass) {
+  geometry g = {512, 0, CGP_L2_FULLY_ASSOCIATIVE};
+  uint64_t t[20 * 512];
+  for (size_t i = 0; i < 20 * 512; i++) t[i] = 77 * (i % 512);
+  outcome o = agree(g, t, 20 * 512);
+  cr_assert_eq(o.misses, 512);
+}
+
+Test(l2, cyclic_sweeps_agree_for_every_geometry) {
+  static uint64_t t[30000];
+  for (size_t g = 0; g < NGEOM; g++)
+    for (unsigned extra = 0; extra < 3; extra++) {
+      unsigned period = geometries[g].lines + extra;
+      for (size_t i = 0; i < 30000; i++) t[i] = 5 + i % period;
+      agree(geometries[g], t, 30000);
+    }
+}
+
+Test(l2, ping_pong_hits_after_first_two) {
+  for (size_t g = 0; g < NGEOM; g++) {
+    uint64_t t[1000];
+    for (size_t i = 0; i < 1000; i++) t[i] = i % 2 ? 4096 : 8192;
+    outcome o = agree(geometries[g], t, 1000);
+    if (geometries[g].assoc != 1) cr_assert_eq(o.misses, 2, "geometry %zu", g);
+  }
+}
+
+/* Lines that all fall in set 0: modulo takes multiples of sets; xor takes k*sets + (k mod sets). */
+static uint64_t one_set_line(unsigned k, unsigned sets, cgp_l2_index index) {
+  return (uint64_t)k * sets + (index == CGP_L2_XOR ? k % sets : 0);
+}
+
+Test(l2, lines_mapping_to_one_set_thrash_beyond_assoc) {
+  for (size_t g = 0; g < NGEOM; g++) {
+    if (geometries[g].index == CGP_L2_FULLY_ASSOCIATIVE) continue;
+    unsigned a = geometries[g].assoc, sets = geometries[g].lines / a;
+    static uint64_t t[20000];
+    for (size_t i = 0; i < 20000; i++) {
+      t[i] = one_set_line((unsigned)(i % (a + 1)), sets, geometries[g].index);
+      cr_assert_eq(cgp_l2_set_of(t[i], sets, geometries[g].index), 0);
+    }
+    cr_assert_eq(agree(geometries[g], t, 20000).hits, 0, "geometry %zu", g);
+    for (size_t i = 0; i < 20000; i++) t[i] = one_set_line((unsigned)(i % a), sets, geometries[g].index);
+    cr_assert_eq(agree(geometries[g], t, 20000).misses, a, "geometry %zu", g);
+    uint64_t seed = 99 + g;
+    for (size_t i = 0; i < 20000; i++)
+      t[i] = one_set_line((unsigned)(rng_next(&seed) % (a + a / 2 + 1)), sets, geometries[g].index);
+    agree(geometries[g], t, 20000);
+  }
+}
+
+Test(l2, large_fully_associative_agrees_with_reference) {
+  geometry g = {8192, 0, CGP_L2_FULLY_ASSOCIATIVE}; /* 512 KiB of 64-byte lines */
+  uint64_t *t = random_trace(7, 50000, 9000, 1);
+  outcome o = agree(g, t, 50000);
+  cr_assert_gt(o.hits, 0);
+  free(t);
+}
+
+/* 2 MiB of 64-byte lines, too big for the reference: sweeps whose LRU answer is known. */
+Test(l2, fully_associative_32768_lines_sweeps) {
+  const unsigned lines = 32768;
+  cgp_l2 *c = cgp_l2_new((uint64_t)lines * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  cr_assert_not_null(c);
+  unsigned misses = 0;
+  for (unsigned i = 0; i < 4 * lines; i++) misses += !cgp_l2_access(c, (uint64_t)(i % lines) << 20);
+  cr_assert_eq(misses, lines);
+  cgp_l2_reset(c);
+  for (unsigned i = 0; i < 4 * (lines + 1); i++)
+    cr_assert_eq(cgp_l2_access(c, 3 * (uint64_t)(i % (lines + 1))), 0, "reference %u", i);
+  cgp_l2_free(c);
+}
+
+Test(l2, two_way_two_sets_hand_checked) {
+  /* set = line mod 2. Per set, most recent first:
+     0 m [0]; 2 m [2 0]; 4 m [4 2]; 0 m [0 4]; 4 h [4 0]; 1 m [1]; 3 m [3 1]; 1 h [1 3];
+     0 h [0 4]; 5 m [5 1]; 3 m [3 5]; 4 h [4 0]. */
+  static const uint64_t t[] = {0, 2, 4, 0, 4, 1, 3, 1, 0, 5, 3, 4};
+  static const int want[] = {0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1};
+  cgp_l2 *c = cgp_l2_new(4 * LINE, LINE, 2, CGP_L2_MODULO);
+  cgp_l2_ref *r = cgp_l2_ref_new(4 * LINE, LINE, 2, CGP_L2_MODULO);
+  cr_assert_not_null(c);
+  cr_assert_not_null(r);
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    cr_assert_eq(cgp_l2_access(c, t[i]), want[i], "fast, reference %zu", i);
+    cr_assert_eq(cgp_l2_ref_access(r, t[i]), want[i], "ref, reference %zu", i);
+  }
+  cgp_l2_free(c);
+  cgp_l2_ref_free(r);
+}
+
+Test(l2, reset_empties_the_cache) {
+  for (size_t g = 0; g < NGEOM; g++) {
+    cgp_l2 *c = cgp_l2_new((uint64_t)geometries[g].lines * LINE, LINE, geometries[g].assoc, geometries[g].index);
+    cr_assert_not_null(c);
+    for (uint64_t m = 0; m < 8; m++) cgp_l2_access(c, m);
+    cr_assert_eq(cgp_l2_access(c, 7), 1, "geometry %zu", g);
+    cgp_l2_reset(c);
+    for (uint64_t m = 0; m < 8; m++) cr_assert_eq(cgp_l2_access(c, m), 0, "geometry %zu line %llu", g, (unsigned long long)m);
+    cr_assert_eq(cgp_l2_access(c, 7), 1, "geometry %zu", g);
+    cgp_l2_free(c);
+  }
+}
+
+Test(l2, new_rejects_inconsistent_parameters) {
+  cr_assert_null(cgp_l2_new(4096, 48, 4, CGP_L2_MODULO));          /* line not a power of two */
+  cr_assert_null(cgp_l2_new(4096, 0, 4, CGP_L2_MODULO));           /* no line */
+  cr_assert_null(cgp_l2_new(0, 64, 0, CGP_L2_FULLY_ASSOCIATIVE));  /* no capacity */
+  cr_assert_null(cgp_l2_new(1000, 64, 0, CGP_L2_FULLY_ASSOCIATIVE)); /* not whole lines */
+  cr_assert_null(cgp_l2_new(6 * 64, 64, 4, CGP_L2_MODULO));        /* not a multiple of line*assoc */
+  cr_assert_null(cgp_l2_new(12 * 64, 64, 4, CGP_L2_XOR));          /* 3 sets */
+  cr_assert_null(cgp_l2_new(4096, 64, 0, CGP_L2_MODULO));          /* no ways */
+  cr_assert_null(cgp_l2_new(4096, 64, 128, CGP_L2_MODULO));        /* more ways than lines */
+  cr_assert_null(cgp_l2_new(4096, 64, 4, (cgp_l2_index)7));        /* unknown index */
+  cr_assert_null(cgp_l2_ref_new(12 * 64, 64, 4, CGP_L2_XOR));
+  cgp_l2 *ok[] = {cgp_l2_new(4096, 64, 4, CGP_L2_MODULO), cgp_l2_new(4096, 64, 0, CGP_L2_FULLY_ASSOCIATIVE),
+                  cgp_l2_new(3 * 64, 64, 0, CGP_L2_FULLY_ASSOCIATIVE), cgp_l2_new(64, 64, 1, CGP_L2_XOR)};
+  for (size_t i = 0; i < 4; i++) {
+    cr_assert_not_null(ok[i], "valid geometry %zu rejected", i);
+    cgp_l2_free(ok[i]);
+  }
+}
+
+Test(l2, set_index_functions_follow_their_formulas) {
+  cr_assert_eq(cgp_l2_set_of(0x1234, 8, CGP_L2_MODULO), 0x1234 % 8);
+  cr_assert_eq(cgp_l2_set_of(0x1234, 8, CGP_L2_XOR), (0x1234 ^ (0x1234 >> 3)) % 8);
+  cr_assert_eq(cgp_l2_set_of(0x1234, 8, CGP_L2_FULLY_ASSOCIATIVE), 0);
+  /* A power-of-two column (every 256th line) lands in one modulo set but spreads under xor. */
+  unsigned seen = 0;
+  for (uint64_t k = 0; k < 16; k++) {
+    cr_assert_eq(cgp_l2_set_of(k * 256, 256, CGP_L2_MODULO), 0);
+    seen |= 1u << (cgp_l2_set_of(k * 256, 256, CGP_L2_XOR) & 31);
+  }
+  cr_assert_eq(seen, 0xffffu);
+}
