@@ -104,6 +104,35 @@ static LLVMValueRef declare_hook(pass_ctx *pc, const char *name, LLVMTypeRef ty)
   return f ? f : LLVMAddFunction(pc->m, name, ty);
 }
 
+/* An always-inlined wrapper that calls `hook` only while the runtime traces a thread
+   (`cgp_rt_tracing` != 0): a thread that is not traced pays a load and a branch per access
+   instead of a call. */
+static LLVMValueRef guarded_hook(pass_ctx *pc, const char *name, LLVMValueRef hook, LLVMTypeRef ty,
+                                 unsigned nargs) {
+  LLVMValueRef f = LLVMGetNamedFunction(pc->m, name);
+  if (f) return f;
+  LLVMValueRef flag = LLVMGetNamedGlobal(pc->m, "cgp_rt_tracing");
+  if (!flag) flag = LLVMAddGlobal(pc->m, pc->i32, "cgp_rt_tracing");
+  f = LLVMAddFunction(pc->m, name, ty);
+  LLVMSetLinkage(f, LLVMInternalLinkage);
+  unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(pc->ctx, kind, 0));
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(pc->ctx, f, "entry");
+  LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(pc->ctx, f, "trace");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(pc->ctx, f, "done");
+  LLVMPositionBuilderAtEnd(pc->b, entry);
+  LLVMValueRef on = LLVMBuildLoad2(pc->b, pc->i32, flag, "on");
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntNE, on, LLVMConstInt(pc->i32, 0, 0), ""), call, done);
+  LLVMPositionBuilderAtEnd(pc->b, call);
+  LLVMValueRef args[3];
+  for (unsigned i = 0; i < nargs; i++) args[i] = LLVMGetParam(f, i);
+  LLVMBuildCall2(pc->b, ty, hook, args, nargs, "");
+  LLVMBuildBr(pc->b, done);
+  LLVMPositionBuilderAtEnd(pc->b, done);
+  LLVMBuildRetVoid(pc->b);
+  return f;
+}
+
 static void declare_hooks(pass_ctx *pc) {
   LLVMTypeRef p_thread[3] = {pc->i64, pc->i64, pc->i64};
   LLVMTypeRef p_mem[3] = {pc->i32, pc->i8p, pc->i8p};
@@ -114,8 +143,8 @@ static void declare_hooks(pass_ctx *pc) {
   pc->t_end = LLVMFunctionType(pc->voidt, NULL, 0, 0);
   pc->f_begin = declare_hook(pc, "cgp_rt_kernel_begin", pc->t_begin);
   pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
-  pc->f_mem = declare_hook(pc, "cgp_rt_mem", pc->t_mem);
-  pc->f_bb = declare_hook(pc, "cgp_rt_bb", pc->t_bb);
+  pc->f_mem = guarded_hook(pc, "cgp.mem", declare_hook(pc, "cgp_rt_mem", pc->t_mem), pc->t_mem, 3);
+  pc->f_bb = guarded_hook(pc, "cgp.bb", declare_hook(pc, "cgp_rt_bb", pc->t_bb), pc->t_bb, 1);
   pc->f_end = declare_hook(pc, "cgp_rt_kernel_end", pc->t_end);
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 rt_global cgp_rt_g;
+int cgp_rt_tracing;          /* read by the pass's inlined guards: nonzero while a lane is traced */
 
 #define ROW(y, z) ((int64_t)(((uint64_t)(z) << 32) | (uint32_t)(y)))
 #define NEVER INT64_MAX
@@ -246,6 +247,7 @@ static void finish_lane(void) {
   cgp_rt_g.traced_accesses += L.lane->n;
   cgp_rt_g.traced_threads++;
   L.lane = NULL;
+  cgp_rt_tracing = 0;
   L.lane_warp = NULL;
   if (tid % RT_WARP == RT_WARP - 1 || tid == L.tpb - 1) complete_warp(p);
 }
@@ -309,6 +311,7 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   ln->n = 0;
   ln->active = 1;
   L.lane = ln;
+  cgp_rt_tracing = 1;
   L.lane_warp = p;
   L.lane_tid = tid;
   return CGP_RT_TRACE;

@@ -41,5 +41,7 @@ void cgp_rt_mem(uint32_t sid, const void *addr, const void *base);
 void cgp_rt_bb(uint32_t bid);
 /* The marked nest has been left. */
 void cgp_rt_kernel_end(void);
+/* Nonzero while the current thread is traced; the pass calls cgp_rt_mem and cgp_rt_bb only then. */
+extern int cgp_rt_tracing;
 
 #endif

@@ -95,7 +95,7 @@ Test(pass, gemm_nest_maps_two_loops_and_hooks_every_access) {
   /* -O1 keeps C[i][j] in a register across k: load+store before, A and B inside, store after */
   cJSON *mem = cJSON_GetObjectItem(d, "mem");
   cr_assert_eq(cJSON_GetArraySize(mem), 5);
-  cr_assert_eq(count_calls(m, "cgp_rt_mem"), 5);
+  cr_assert_eq(count_calls(m, "cgp.mem"), 5);
   cr_assert_eq(count_calls(m, "cgp_rt_thread"), 1);
   cr_assert_eq(count_calls(m, "cgp_rt_kernel_begin"), 1);
   cr_assert_eq(count_calls(m, "cgp_rt_kernel_end"), 1);
@@ -123,7 +123,7 @@ Test(pass, dims_one_maps_only_the_outer_loop) {
   cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, NULL, 0), 0, "%s", err);
   cJSON *d = descriptor(m);
   cr_assert_eq(cJSON_GetObjectItem(d, "dims")->valueint, 1);
-  cr_assert_eq(count_calls(m, "cgp_rt_mem"), 5);
+  cr_assert_eq(count_calls(m, "cgp.mem"), 5);
   cJSON_Delete(d);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
