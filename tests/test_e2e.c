@@ -279,3 +279,18 @@ Test(e2e, exit_inside_a_kernel_writes_no_report) {
   cr_assert(strstr(read_file("err.txt"), "exited inside kernel 'early'"), "%s", read_file("err.txt"));
   cr_assert_null(read_file("r.json"));
 }
+
+Test(e2e, sampled_2d_prediction_agrees_with_full_trace) {
+  /* GEMM 256 in 32x32 blocks: 64 blocks, 4 traced per window */
+  cr_assert_eq(sh("%s build -- cc -O2 -DN=256 -o g %s/examples/gemm.c", CGP_DRIVER, CGP_SOURCE_DIR), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=s.json ./g"), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=f.json ./g"), 0);
+  cJSON *s = report("s.json"), *f = report("f.json");
+  double ts = num(prediction(kernel_named(s, "gemm"), "jetson-tk1"), "time_ms");
+  double tf = num(prediction(kernel_named(f, "gemm"), "jetson-tk1"), "time_ms");
+  cr_assert_lt(num(cJSON_GetObjectItem(s, "runtime"), "traced_accesses"),
+               num(cJSON_GetObjectItem(f, "runtime"), "traced_accesses") / 2);
+  cr_assert_lt(fabs(ts - tf) / tf, 0.03, "sampled %g ms vs full %g ms", ts, tf);
+  cJSON_Delete(s);
+  cJSON_Delete(f);
+}
