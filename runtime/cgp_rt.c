@@ -291,7 +291,8 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   if (y > L.maxy) L.maxy = y;
   if (z > L.maxz) L.maxz = z;
   int64_t row = ROW(y, z);
-  if (row != L.cur_row) on_row_change(row);
+  if (L.threads == 1) L.cur_row = row;          /* the sweep may start on any row (stencils: 1) */
+  else if (row != L.cur_row) on_row_change(row);
   if (L.nwin) close_passed_windows(row, x);
   if (!L.sampled) return untraced();
   uint64_t id, start = 0;
