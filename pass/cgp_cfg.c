@@ -94,8 +94,21 @@ static void loop_body(const cgp_cfg *cfg, cgp_loop *l) {
   free(stack);
 }
 
+/* Without !llvm.loop (SimplifyCFG sometimes drops it when it merges a latch), the latch
+   branch's own location, which clang also sets to the `for` keyword. */
+static void branch_location(cgp_loop *l, LLVMValueRef term) {
+  unsigned len = 0;
+  const char *name = LLVMGetDebugLocFilename(term, &len);
+  l->line = LLVMGetDebugLocLine(term);
+  l->col = LLVMGetDebugLocColumn(term);
+  if (len >= sizeof l->file) len = sizeof l->file - 1;
+  memcpy(l->file, name ? name : "", name ? len : 0);
+  l->file[name ? len : 0] = '\0';
+}
+
 static void loop_location(cgp_loop *l, LLVMValueRef term, unsigned md_kind) {
   LLVMValueRef md = LLVMGetMetadata(term, md_kind);
+  if (!md && !l->loop_md && !l->line && LLVMHasMetadata(term)) branch_location(l, term);
   if (!md || l->loop_md) return;
   l->loop_md = md;
   unsigned nops = LLVMGetMDNodeNumOperands(md);
