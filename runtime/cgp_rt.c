@@ -92,11 +92,11 @@ static rt_warp *fold(rt_kernel *k, rt_pending *p) {
     for (unsigned a = 0; a < na; a++) {
       const rt_lane *la = &p->lane[act[a]];
       if (taken[a] || la->n <= i) continue;
-      uint32_t sid = la->acc[i].sid;
+      uint32_t sid = RT_SID(la->acc[i]);
       unsigned n = 0;
       for (unsigned b = a; b < na; b++) {
         const rt_lane *lb = &p->lane[act[b]];
-        if (!taken[b] && lb->n > i && lb->acc[i].sid == sid) { taken[b] = 1; addr[n++] = lb->acc[i].addr; }
+        if (!taken[b] && lb->n > i && RT_SID(lb->acc[i]) == sid) { taken[b] = 1; addr[n++] = RT_ADDR(lb->acc[i]); }
       }
       warp_add_inst(w, k, sid, addr, n);
       groups++;
@@ -320,11 +320,10 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
 
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
   rt_lane *ln = L.lane;
-  if (!ln) return;
+  if (!ln || sid >= RT_MAX_SIDS) return;
   if (ln->n == ln->cap) ln->acc = xrealloc(ln->acc, (ln->cap = ln->cap ? 2 * ln->cap : 256) * sizeof *ln->acc);
   uintptr_t shift = (uintptr_t)base % RT_ALLOC_ALIGN;
-  ln->acc[ln->n].sid = sid;
-  ln->acc[ln->n].addr = (uint64_t)((uintptr_t)addr - shift);
+  ln->acc[ln->n] = (uint64_t)sid << RT_ADDR_BITS | (((uint64_t)(uintptr_t)addr - shift) & RT_ADDR_MASK);
   ln->n++;
 }
 

@@ -15,7 +15,15 @@
 #define RT_ALLOC_ALIGN 256      /* cudaMalloc returns 256-byte aligned memory (CUDA C Programming
                                    Guide, "Device Memory Accesses"); arrays are placed likewise */
 
-typedef struct { uint32_t sid; uint64_t addr; } rt_access;
+/* One traced access, packed in 8 bytes (a lane of a triangular kernel can make millions):
+   the address in the low 47 bits (user space on x86-64 and AArch64 with 4-level tables), the
+   static id above it. */
+typedef uint64_t rt_access;
+#define RT_ADDR_BITS 47
+#define RT_ADDR_MASK ((UINT64_C(1) << RT_ADDR_BITS) - 1)
+#define RT_MAX_SIDS (1u << (64 - RT_ADDR_BITS))
+#define RT_SID(a) ((uint32_t)((a) >> RT_ADDR_BITS))
+#define RT_ADDR(a) ((a) & RT_ADDR_MASK)
 
 /* One traced thread's accesses and block counts. */
 typedef struct {

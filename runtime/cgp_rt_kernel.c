@@ -39,6 +39,11 @@ static rt_kernel *parse_kernel(const char *desc) {
   }
   const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "mem");
   k->nmem = (size_t)cJSON_GetArraySize(mem);
+  if (k->nmem > RT_MAX_SIDS) {
+    fprintf(stderr, "cgpredict: kernel '%s' has %zu memory instructions; at most %u can be traced\n",
+            k->name, k->nmem, RT_MAX_SIDS);
+    k->nmem = RT_MAX_SIDS;
+  }
   k->mem_size = calloc(k->nmem ? k->nmem : 1, sizeof *k->mem_size);
   k->mem_store = calloc(k->nmem ? k->nmem : 1, 1);
   size_t i = 0;
