@@ -45,11 +45,16 @@ static char *slurp(const char *path, char *err, size_t errlen) {
   if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
-  for (size_t got; (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+  for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
     n += got;
-    if (n + 1 == cap) buf = realloc(buf, cap *= 2);
+    if (n + 1 == cap) {
+      char *bigger = realloc(buf, cap *= 2);
+      if (!bigger) free(buf);
+      buf = bigger;
+    }
   }
   fclose(f);
+  if (!buf) { snprintf(err, errlen, "%s: out of memory", path); return NULL; }
   buf[n] = '\0';
   return buf;
 }
@@ -101,7 +106,10 @@ static int check_consistency(const cgp_device *d, const char *path, char *err, s
     bad = "l2_index\": expected \"fully_associative\", \"modulo\" or \"xor";
   else if (d->l2_line_bytes & (d->l2_line_bytes - 1)) bad = "l2_line_bytes\": expected a power of two";
   else if (d->l2_bytes % d->l2_line_bytes) bad = "l2_bytes\": expected a whole number of lines";
+  else if (strcmp(d->l2_index, "fully_associative") && (d->l2_bytes / d->l2_line_bytes) % d->l2_assoc)
+    bad = "l2_assoc\": the line count l2_bytes / l2_line_bytes is not a multiple of it";
   else if (d->max_threads_per_block > d->max_threads_per_sm) bad = "max_threads_per_block\": more than max_threads_per_sm";
+  else if (d->max_threads_per_sm % d->warp_size) bad = "max_threads_per_sm\": expected a multiple of warp_size";
   if (!bad) return 0;
   snprintf(err, errlen, "%s: field \"%s\"", path, bad);
   return -1;

@@ -1,13 +1,13 @@
 /* cgp_equations.c: one function per quantity of the model, numbered as in docs/model.md.
    Degenerate inputs (no memory instruction, no computation, no DRAM traffic) give the limit
-   the equation tends to, never a division by zero. */
+   the equation tends to, never a division by zero: a limit that cannot bind is INFINITY and
+   min() drops it; a quantity divided by an empty count is 0. */
 #include "cgp_model.h"
 
 #include <math.h>
 
-enum { CLASS_CONST = 0 };
-
-/* Section 2. Threads are allocated per warp, so a 48-thread block takes 64 thread slots. */
+/* Section 2. Threads are allocated per warp, so a 48-thread block takes 64 thread slots (and
+   64 threads' registers). Registers unknown (0) do not limit. */
 unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsigned smem_per_block,
                            unsigned regs_per_thread) {
   if (!threads_per_block || threads_per_block > d->max_threads_per_block) return 0;
@@ -15,7 +15,10 @@ unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsi
   unsigned b = d->max_blocks_per_sm;
   if (d->max_threads_per_sm / slots < b) b = d->max_threads_per_sm / slots;
   if (smem_per_block && d->smem_per_sm / smem_per_block < b) b = d->smem_per_sm / smem_per_block;
-  if (regs_per_thread && d->regs_per_sm / (regs_per_thread * slots) < b) b = d->regs_per_sm / (regs_per_thread * slots);
+  if (regs_per_thread) {
+    uint64_t regs_per_block = (uint64_t)regs_per_thread * slots;
+    if (d->regs_per_sm / regs_per_block < b) b = (unsigned)(d->regs_per_sm / regs_per_block);
+  }
   return b;
 }
 
@@ -25,20 +28,21 @@ uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_block
   return per_round ? (blocks + per_round - 1) / per_round : 0;
 }
 
-/* Section 5, CGPredict eqs. 1-8. */
+/* Section 5, CGPredict eqs. 1-8. Fewer than one transaction (an empty class) adds nothing. */
 double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double dram_pw) {
-  if (c == CLASS_CONST) return d->lat_l2 + dram_pw * d->lat_dram;
+  if (c == CGP_STATS_CONST) return d->lat_l2 + dram_pw * d->lat_dram;
   if (dram_pw <= 1.0) return d->lat_l2 + fmax(trans_pw - 1.0, 0.0) * d->dd_l2;
   return d->lat_l2 + d->lat_dram + (dram_pw - 1.0) * d->dd_dram;
 }
 
 double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw) {
-  if (c == CLASS_CONST) return trans_pw * d->dd_l2 + dram_pw * d->dd_dram;
+  if (c == CGP_STATS_CONST) return trans_pw * d->dd_l2 + dram_pw * d->dd_dram;
   return fmax(trans_pw * d->dd_l2, dram_pw * d->dd_dram);
 }
 
 /* Section 7, Hong & Kim: warps whose memory requests overlap, limited by latency over departure
-   delay, by DRAM bandwidth (only bytes that miss the L2 count), and by the warps there are. */
+   delay, by DRAM bandwidth (only bytes that miss the L2 count), and by the warps there are.
+   At least 1: one warp always has its own request in flight. */
 double cgp_mwp(const cgp_device *d, double mem_l, double departure_delay, double dram_bytes_per_mem_inst,
                unsigned N, double *mwp_lat, double *mwp_bw) {
   double bytes_per_cycle = d->dram_bandwidth_bytes_per_s / (d->no_sm * d->freq_hz);
@@ -48,12 +52,14 @@ double cgp_mwp(const cgp_device *d, double mem_l, double departure_delay, double
   return m < 1.0 ? 1.0 : m;
 }
 
+/* Section 7. No computation: CWP_full is infinite, so CWP = N. */
 double cgp_cwp(double mem_cycles, double comp_cycles, unsigned N, double *cwp_full) {
   *cwp_full = comp_cycles > 0 ? (mem_cycles + comp_cycles) / comp_cycles : INFINITY;
   return fmin(*cwp_full, (double)N);
 }
 
-/* Section 7 [choice: Hong & Kim's form]. */
+/* Section 7 [choice: Hong & Kim's form, MWP - 1 and batch on the whole bracket]. Case 1 is tested
+   first, so MWP = CWP = N is case 1 even though CWP >= MWP also holds. */
 double cgp_exec_cycles(double mem_cycles, double comp_cycles, double mem_l, double no_mem_insts,
                        double mwp, double cwp, unsigned N, uint64_t batch, int *exec_case) {
   double comp_per_mem = no_mem_insts > 0 ? comp_cycles / no_mem_insts : 0;
@@ -69,12 +75,19 @@ double cgp_exec_cycles(double mem_cycles, double comp_cycles, double mem_l, doub
   return (mem_l + comp_cycles * N) * (double)batch;
 }
 
+/* Section 7, CGPredict's printed eq. 16: MWP where Hong & Kim have MWP - 1, and the
+   comp_cycles / no_mem_insts term outside the batch product. Debug only. */
 double cgp_exec_cycles_paper(double mem_cycles, double comp_cycles, double mem_l, double no_mem_insts,
                              double mwp, double cwp, unsigned N, uint64_t batch) {
   double comp_per_mem = no_mem_insts > 0 ? comp_cycles / no_mem_insts : 0;
   if (mwp >= N && cwp >= N) return (mem_cycles + comp_cycles) * (double)batch + comp_per_mem * mwp;
   if (cwp >= mwp) return mem_cycles * N / mwp * (double)batch + comp_per_mem * mwp;
   return (mem_l + comp_cycles * N) * (double)batch;
+}
+
+/* Section 8 (CGPredict eqs. 19-23, after Hong & Kim): MWP - 1 requests wait behind each barrier. */
+double cgp_sync_cycles(double departure_delay, double mwp, double sync_insts, unsigned B, uint64_t batch) {
+  return departure_delay * fmax(mwp - 1.0, 0.0) * sync_insts * B * (double)batch;
 }
 
 /* Section 9, Volkov / Gajger: cycles one SM must spend per warp, whatever the latency hiding. */
@@ -85,4 +98,17 @@ double cgp_throughput_cpw(const cgp_device *d, const cgp_kernel_stats *k, double
   *cpw_issue = k->total_insts / ((double)d->schedulers_per_sm * d->issue_per_scheduler);
   *cpw_dram = dram_bytes_per_warp / bytes_per_cycle;
   return fmax(fmax(*cpw_cores, *cpw_issue), *cpw_dram);
+}
+
+double cgp_throughput_cycles(const cgp_device *d, uint64_t total_warps, double cpw_bound) {
+  return (double)total_warps * cpw_bound / d->no_sm;
+}
+
+/* Section 9: warps in flight over latency (Little's law), capped by the hardware throughput. */
+double cgp_littles_law_cycles(const cgp_device *d, uint64_t total_warps, unsigned N, double latency_bound,
+                              double cpw_bound, double *warp_throughput) {
+  double by_latency = latency_bound > 0 ? N / latency_bound : INFINITY;
+  double by_hardware = cpw_bound > 0 ? 1.0 / cpw_bound : INFINITY;
+  *warp_throughput = fmin(by_latency, by_hardware);
+  return isinf(*warp_throughput) ? 0.0 : (double)total_warps / (d->no_sm * *warp_throughput);
 }

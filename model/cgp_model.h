@@ -35,6 +35,10 @@ void cgp_device_names_free(char **names, size_t n);
 /* The folder device names are looked up in. */
 const char *cgp_devices_dir(void);
 
+/* Access classes, the index of the per-class arrays below (MODEL.md section 3); the same order as
+   the analyzer's cgp_class, named apart so that this header stands alone. */
+enum { CGP_STATS_CONST = 0, CGP_STATS_COAL = 1, CGP_STATS_UNCOAL = 2, CGP_STATS_NCLASS = 3 };
+
 /* What the analyzer measured for one launch; per-warp quantities are averages over the warps
    with at least one active thread. Classes: [0] constant, [1] coalesced, [2] uncoalesced. */
 typedef struct cgp_kernel_stats {
@@ -63,11 +67,23 @@ typedef struct cgp_prediction {
   double no_mem_insts, mem_cycles, mem_l, departure_delay, comp_cycles;
   double mwp_lat, mwp_bw, mwp, cwp_full, cwp;
   int exec_case;              /* 1: MWP = N = CWP; 2: CWP >= MWP (memory bound); 3: CWP < MWP */
-  double cycles_mwp_cwp;      /* Hong & Kim's form, used */
-  double cycles_paper;        /* CGPredict's printed eq. 16, for comparison only */
+  double sync_cycles;         /* section 8: __syncthreads cost of the launch, in both forms below */
+  double cycles_mwp_cwp;      /* Hong & Kim's form + sync_cycles, used */
+  double cycles_paper;        /* CGPredict's printed eq. 16 + sync_cycles, for comparison only */
+  /* Section 9 (Little's law). latency_bound_cycles: one warp alone, mem_cycles + comp_cycles.
+     cpw_*: cycles one SM spends per warp on each resource, cpw_bound their max.
+     throughput_cycles: total_warps * cpw_bound / no_sm, the floor of the final cycles.
+     warp_throughput: min(N / latency_bound, 1 / cpw_bound) warps per cycle per SM, and
+     littles_law_cycles = total_warps / (no_sm * warp_throughput): Volkov's estimate, reported
+     beside the MWP/CWP one, not used in cycles. */
   double latency_bound_cycles, cpw_cores, cpw_issue, cpw_dram, cpw_bound, throughput_cycles;
+  double warp_throughput, littles_law_cycles;
   double cycles, time_ms;     /* max(cycles_mwp_cwp, throughput_cycles) and its time */
-  const char *bound;          /* "memory_latency", "compute", "dram_bandwidth", "issue", "cores" */
+  /* The limit that sets `cycles`: "dram_bandwidth", "issue" or "cores" when the throughput
+     floor binds, else by execution case: "occupancy" (case 1: MWP = CWP = N, too few warps),
+     "memory_latency" (case 2, MWP set by mem_l / departure_delay), "dram_bandwidth" (case 2,
+     MWP set by the bandwidth limit), "compute" (case 3); "none" for an empty launch. */
+  const char *bound;
 } cgp_prediction;
 
 /* Section 2: active blocks per SM, B = min of the four limits (registers only when known). */
@@ -75,11 +91,13 @@ unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsi
                            unsigned regs_per_thread);
 /* Section 2: rounds of B * no_sm blocks, ceil(blocks / (B * no_sm)). */
 uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_blocks);
-/* Section 5, eqs. 1-8: memory latency of one warp instruction of class c. */
+/* Section 5, eqs. 1-8: memory latency of one warp instruction of class c (CGP_STATS_*), from its
+   L2 transactions and DRAM transactions per warp instruction. */
 double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
-/* Section 5: departure delay of one warp instruction of class c. */
+/* Section 5: departure delay of one warp instruction of class c (CGP_STATS_*). */
 double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
-/* Section 7: MWP = min(mem_l / departure_delay, bandwidth limit, N); writes both limits. */
+/* Section 7: MWP = min(mem_l / departure_delay, bandwidth limit, N), at least 1; writes both limits
+   (infinite when not binding: no departure delay, no DRAM bytes). */
 double cgp_mwp(const cgp_device *d, double mem_l, double departure_delay, double dram_bytes_per_mem_inst,
                unsigned N, double *mwp_lat, double *mwp_bw);
 /* Section 7: CWP = min((mem_cycles + comp_cycles) / comp_cycles, N); writes the unclamped value. */
@@ -90,11 +108,20 @@ double cgp_exec_cycles(double mem_cycles, double comp_cycles, double mem_l, doub
 /* Section 7: CGPredict's printed eq. 16 (MWP instead of MWP - 1, batch on one term). */
 double cgp_exec_cycles_paper(double mem_cycles, double comp_cycles, double mem_l, double no_mem_insts,
                              double mwp, double cwp, unsigned N, uint64_t batch);
-/* Section 9: cycles per warp of the throughput bound (max of cores, issue, DRAM). */
+/* Section 8: cost of the __syncthreads of a launch, departure_delay * (MWP - 1) * no_sync_insts * B * batch. */
+double cgp_sync_cycles(double departure_delay, double mwp, double sync_insts, unsigned B, uint64_t batch);
+/* Section 9: cycles per warp of the throughput bound, max of cores, issue and DRAM; writes all three. */
 double cgp_throughput_cpw(const cgp_device *d, const cgp_kernel_stats *k, double dram_bytes_per_warp,
                           double *cpw_cores, double *cpw_issue, double *cpw_dram);
+/* Section 9: the throughput floor of a launch, total_warps * cpw_bound / no_sm cycles. */
+double cgp_throughput_cycles(const cgp_device *d, uint64_t total_warps, double cpw_bound);
+/* Section 9: Volkov's estimate total_warps / (no_sm * min(N / latency_bound, 1 / cpw_bound));
+   writes the warp throughput (warps per cycle per SM, infinite when both terms are 0). */
+double cgp_littles_law_cycles(const cgp_device *d, uint64_t total_warps, unsigned N, double latency_bound,
+                              double cpw_bound, double *warp_throughput);
 
-/* All of the above for one launch. Returns nonzero with a message on inputs it cannot use. */
+/* All of the above for one launch. Returns nonzero with a message naming the field on inputs it
+   cannot use (negative or non-finite counts, a block that does not fit on the device). */
 int cgp_predict(const cgp_device *dev, const cgp_kernel_stats *k, cgp_prediction *p, char *err, size_t errlen);
 
 #endif

@@ -116,7 +116,11 @@ static cJSON *prediction_detail(const cgp_prediction *p) {
   cJSON_AddNumberToObject(o, "cpw_cores", p->cpw_cores);
   cJSON_AddNumberToObject(o, "cpw_issue", p->cpw_issue);
   cJSON_AddNumberToObject(o, "cpw_dram", p->cpw_dram);
+  cJSON_AddNumberToObject(o, "cpw_bound", p->cpw_bound);
   cJSON_AddNumberToObject(o, "throughput_cycles", p->throughput_cycles);
+  cJSON_AddNumberToObject(o, "sync_cycles", p->sync_cycles);
+  cJSON_AddNumberToObject(o, "warp_throughput", p->warp_throughput);
+  cJSON_AddNumberToObject(o, "littles_law_cycles", p->littles_law_cycles);
   return o;
 }
 

@@ -35,7 +35,7 @@ def run_measured(cmd, env=None, cwd=None):
 
 
 def build_tool(build_dir):
-    subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-DCGP_TESTS=OFF"], check=True,
+    subprocess.run(["cmake", "-S", ROOT, "-B", build_dir], check=True,
                    stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2)], check=True,
                    stdout=subprocess.DEVNULL)

@@ -1,0 +1,170 @@
+/* Device files: the TK1 file carries MODEL.md section 10, and every malformed file is refused
+   with a message that names the file and the field. */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgp_model.h"
+
+#define TK1_PATH CGP_SOURCE_DIR "/devices/jetson-tk1.json"
+
+static char tmpdir[64];
+
+static void make_tmpdir(void) {
+  strcpy(tmpdir, "/tmp/cgp-test-model-XXXXXX");
+  cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The TK1 file with `edit` applied, written to <tmpdir>/<name>.json; returns the path. */
+static const char *write_variant(const char *name, void (*edit)(cJSON *)) {
+  static char path[256];
+  cJSON *root = cJSON_Parse(read_text(TK1_PATH));
+  cr_assert_not_null(root);
+  if (edit) edit(root);
+  char *text = cJSON_Print(root);
+  snprintf(path, sizeof path, "%s/%s.json", tmpdir, name);
+  write_text(path, text);
+  free(text);
+  cJSON_Delete(root);
+  return path;
+}
+
+Test(model_device, tk1_loads_with_section10_values) {
+  cgp_device d;
+  char err[512] = "";
+  cr_assert_eq(cgp_device_load_file(TK1_PATH, &d, err, sizeof err), 0, "%s", err);
+  cr_expect_str_eq(d.name, "jetson-tk1");
+  cr_expect_eq(d.no_sm, 1);
+  cr_expect_eq(d.cores_per_sm, 192);
+  cr_expect_eq(d.schedulers_per_sm, 4);
+  cr_expect_eq(d.issue_per_scheduler, 2);
+  cr_expect_eq(d.warp_size, 32);
+  cr_expect_float_eq(d.freq_hz, 852e6, 1);
+  cr_expect_eq(d.max_threads_per_sm, 2048);
+  cr_expect_eq(d.max_threads_per_block, 1024);
+  cr_expect_eq(d.max_blocks_per_sm, 16);
+  cr_expect_eq(d.regs_per_sm, 65536);
+  cr_expect_eq(d.smem_per_sm, 48 * 1024);
+  cr_expect_eq(d.l2_bytes, 128 * 1024);
+  cr_expect_eq(d.l2_line_bytes, 64);
+  cr_expect_str_eq(d.l2_index, "fully_associative");
+  cr_expect_eq(d.l2_assoc, 128 * 1024 / 64);
+  cr_expect_float_eq(d.lat_smem, 67, 1e-9);
+  cr_expect_float_eq(d.lat_l2, 164, 1e-9);
+  cr_expect_float_eq(d.lat_dram, 332, 1e-9);
+  cr_expect_float_eq(d.smem_load_const, 506, 1e-9);
+  cr_expect_float_eq(d.dd_l2, 2, 1e-9);
+  cr_expect_float_eq(d.dd_dram, 10, 1e-9);
+  cr_expect_float_eq(d.inst_cycle, 0.5, 1e-12);
+  /* 64-bit LPDDR3-1866: 8 bytes x 1.866e9 transfers/s = 14.93 GB/s, "about 14.9 GB/s" */
+  cr_expect(d.dram_bandwidth_bytes_per_s > 14.8e9 && d.dram_bandwidth_bytes_per_s < 15.0e9);
+  cr_expect_eq(d.smem_banks, 32);
+  cr_expect_eq(d.smem_bank_bytes, 8);
+}
+
+Test(model_device, tk1_cites_a_source_for_every_numeric_field) {
+  cJSON *root = cJSON_Parse(read_text(TK1_PATH));
+  const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "sources");
+  cr_assert(cJSON_IsObject(src));
+  const cJSON *f;
+  cJSON_ArrayForEach(f, root) {
+    if (!cJSON_IsNumber(f)) continue;
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(src, f->string);
+    cr_expect(cJSON_IsString(s) && strlen(s->valuestring) > 10, "field %s has no source", f->string);
+  }
+  cJSON_Delete(root);
+}
+
+Test(model_device, malformed_json_names_file_and_position) {
+  make_tmpdir();
+  char path[256];
+  snprintf(path, sizeof path, "%s/broken.json", tmpdir);
+  write_text(path, "{\n  \"name\": \"broken\",\n  \"no_sm\": ,\n}\n");
+  cgp_device d;
+  char err[512] = "";
+  cr_assert_neq(cgp_device_load_file(path, &d, err, sizeof err), 0);
+  cr_expect_not_null(strstr(err, path), "%s", err);
+  cr_expect_not_null(strstr(err, ":3:"), "no line number in: %s", err);
+}
+
+static void drop_freq(cJSON *r) { cJSON_DeleteItemFromObjectCaseSensitive(r, "freq_hz"); }
+static void string_freq(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "freq_hz", cJSON_CreateString("fast")); }
+static void negative_dd(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "dd_dram", cJSON_CreateNumber(-1)); }
+static void fractional_sm(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "no_sm", cJSON_CreateNumber(1.5)); }
+static void unsourced_lat(cJSON *r) {
+  cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "sources"), "lat_l2");
+}
+static void bad_index(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "l2_index", cJSON_CreateString("hashed")); }
+static void numeric_name(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "name", cJSON_CreateNumber(3)); }
+
+static void expect_field_error(const char *name, void (*edit)(cJSON *), const char *field, const char *why) {
+  make_tmpdir();
+  const char *path = write_variant(name, edit);
+  cgp_device d;
+  char err[512] = "", quoted[64];
+  cr_assert_neq(cgp_device_load_file(path, &d, err, sizeof err), 0, "%s loaded", name);
+  snprintf(quoted, sizeof quoted, "field \"%s\"", field);
+  cr_expect_not_null(strstr(err, path), "file not named: %s", err);
+  cr_expect_not_null(strstr(err, quoted), "field not named: %s", err);
+  cr_expect_not_null(strstr(err, why), "reason missing: %s", err);
+}
+
+Test(model_device, missing_field_names_file_and_field) { expect_field_error("nofreq", drop_freq, "freq_hz", "missing"); }
+Test(model_device, string_for_number_names_file_and_field) {
+  expect_field_error("strfreq", string_freq, "freq_hz", "expected a positive number");
+}
+Test(model_device, negative_number_is_refused) { expect_field_error("negdd", negative_dd, "dd_dram", "positive"); }
+Test(model_device, fractional_count_is_refused) { expect_field_error("halfsm", fractional_sm, "no_sm", "whole number"); }
+Test(model_device, number_without_source_is_refused) { expect_field_error("nosrc", unsourced_lat, "lat_l2", "source"); }
+Test(model_device, unknown_l2_index_is_refused) { expect_field_error("badidx", bad_index, "l2_index", "fully_associative"); }
+Test(model_device, number_for_string_is_refused) { expect_field_error("numname", numeric_name, "name", "string"); }
+
+Test(model_device, find_loads_from_env_dir_and_unknown_lists_known_names) {
+  make_tmpdir();
+  write_variant("beta-gpu", NULL);
+  write_variant("alpha-gpu", NULL);
+  setenv("CGPREDICT_DEVICES_DIR", tmpdir, 1);
+  cr_expect_str_eq(cgp_devices_dir(), tmpdir);
+  cgp_device d;
+  char err[512] = "";
+  cr_expect_eq(cgp_device_find("alpha-gpu", &d, err, sizeof err), 0, "%s", err);
+  cr_assert_neq(cgp_device_find("gtx-9999", &d, err, sizeof err), 0);
+  cr_expect_not_null(strstr(err, "gtx-9999"), "%s", err);
+  cr_expect_not_null(strstr(err, "alpha-gpu beta-gpu"), "known names not listed in order: %s", err);
+  char **names;
+  size_t n = cgp_device_names(&names);
+  cr_assert_eq(n, 2);
+  cr_expect_str_eq(names[0], "alpha-gpu");
+  cr_expect_str_eq(names[1], "beta-gpu");
+  cgp_device_names_free(names, n);
+}
+
+Test(model_device, builtin_dir_finds_tk1_and_lists_it_for_unknown) {
+  unsetenv("CGPREDICT_DEVICES_DIR");
+  cgp_device d;
+  char err[512] = "";
+  cr_expect_eq(cgp_device_find("jetson-tk1", &d, err, sizeof err), 0, "%s", err);
+  cr_assert_neq(cgp_device_find("no-such-gpu", &d, err, sizeof err), 0);
+  cr_expect_not_null(strstr(err, "jetson-tk1"), "%s", err);
+  cr_expect_neq(cgp_device_find("../devices/jetson-tk1", &d, err, sizeof err), 0, "a path is not a name");
+}
