@@ -1,6 +1,15 @@
-/* 2MM (PolyBench/GPU 2mm.cu): tmp = alpha*A*B, then D = tmp*C + beta*D; two kernels.
-   Both: j is x, i is y. Work size (CGPredict, Table 4): all dimensions 4096. */
-#include "common.h"
+/* 2MM: our sequential C version of PolyBench/GPU's CUDA/2MM/2mm.cu:
+   tmp = alpha*A*B, then D = tmp*C + beta*D.
+
+   Kernels (one launch each, in this order):
+     mm2_1  2-D grid over tmp[NI][NJ]. CUDA: j (column) = x, i (row) = y.
+     mm2_2  2-D grid over D[NI][NL].   CUDA: j (column) = x, i (row) = y.
+   Each thread runs the k loop of its element, accumulating into the global element as the .cu does.
+   Sizes: NI = NJ = NK = NL = 4096, the work size of the CGPredict paper's Table 4 (PolyBench/GPU's
+   default is 2048). Override with -DNI=... etc.
+   Data: PolyBench/GPU's formulas; alpha = 32412, beta = 2123. */
+#include <stdio.h>
+#include <stdlib.h>
 
 #ifndef NI
 #define NI 4096
@@ -15,18 +24,35 @@
 #define NL 4096
 #endif
 
-static void mm2(float alpha, float beta, float (*A)[NK], float (*B)[NJ], float (*C)[NL], float (*D)[NL],
-                float (*tmp)[NJ]) {
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes);
+  if (!p) {
+    fprintf(stderr, "2mm: out of memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
+static double checksum(const float *a, size_t n) {
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) s += a[i];
+  return s;
+}
+
+static void mm2_kernel1(float alpha, float (*tmp)[NJ], float (*A)[NK], float (*B)[NJ]) {
 #pragma cgpredict kernel name(mm2_1) dims(2)
-  for (int i = 0; i < NI; i++)
-    for (int j = 0; j < NJ; j++) {
-      tmp[i][j] = 0;
+  for (int i = 0; i < NI; i++)       /* y */
+    for (int j = 0; j < NJ; j++) {   /* x */
+      tmp[i][j] = 0.0f;
       for (int k = 0; k < NK; k++)
         tmp[i][j] += alpha * A[i][k] * B[k][j];
     }
+}
+
+static void mm2_kernel2(float beta, float (*tmp)[NJ], float (*C)[NL], float (*D)[NL]) {
 #pragma cgpredict kernel name(mm2_2) dims(2)
-  for (int i = 0; i < NI; i++)
-    for (int j = 0; j < NL; j++) {
+  for (int i = 0; i < NI; i++)       /* y */
+    for (int j = 0; j < NL; j++) {   /* x */
       D[i][j] *= beta;
       for (int k = 0; k < NJ; k++)
         D[i][j] += tmp[i][k] * C[k][j];
@@ -34,11 +60,12 @@ static void mm2(float alpha, float beta, float (*A)[NK], float (*B)[NJ], float (
 }
 
 int main(void) {
-  float (*A)[NK] = pb_alloc(sizeof(float[NI][NK]));
-  float (*B)[NJ] = pb_alloc(sizeof(float[NK][NJ]));
-  float (*C)[NL] = pb_alloc(sizeof(float[NJ][NL]));
-  float (*D)[NL] = pb_alloc(sizeof(float[NI][NL]));
-  float (*tmp)[NJ] = pb_alloc(sizeof(float[NI][NJ]));
+  float alpha = 32412.0f, beta = 2123.0f;
+  float (*A)[NK] = xmalloc(sizeof(float[NI][NK]));
+  float (*B)[NJ] = xmalloc(sizeof(float[NK][NJ]));
+  float (*C)[NL] = xmalloc(sizeof(float[NJ][NL]));
+  float (*D)[NL] = xmalloc(sizeof(float[NI][NL]));
+  float (*tmp)[NJ] = xmalloc(sizeof(float[NI][NJ]));
   for (int i = 0; i < NI; i++)
     for (int k = 0; k < NK; k++) A[i][k] = (float)i * k / NI;
   for (int k = 0; k < NK; k++)
@@ -47,8 +74,15 @@ int main(void) {
     for (int j = 0; j < NL; j++) C[k][j] = (float)k * (j + 3) / NL;
   for (int i = 0; i < NI; i++)
     for (int j = 0; j < NL; j++) D[i][j] = (float)i * (j + 2) / NK;
-  mm2(32412.0f, 2123.0f, A, B, C, D, tmp);
-  printf("2mm %.6e\n", pb_sum(&D[0][0], (size_t)NI * NL));
-  free(A); free(B); free(C); free(D); free(tmp);
+
+  mm2_kernel1(alpha, tmp, A, B);
+  mm2_kernel2(beta, tmp, C, D);
+
+  printf("2mm checksum %.6e\n", checksum(&D[0][0], (size_t)NI * NL));
+  free(A);
+  free(B);
+  free(C);
+  free(D);
+  free(tmp);
   return 0;
 }

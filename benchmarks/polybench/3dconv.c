@@ -1,8 +1,19 @@
-/* 3DCONV (PolyBench/GPU 3DConvolution.cu): a 3-D stencil. The CUDA host loops over the planes
-   i = 1 .. NI-2 and launches one 2-D kernel per plane: k is x, j is y.
-   Work size: the paper gives 4096 for a 2-D grid; we read it as 4096 x 4096 = 16.7 M threads in
-   all, i.e. NI = NJ = NK = 256 (PolyBench/GPU's own default), 254 launches of 256 x 256. */
-#include "common.h"
+/* 3DCONV: our sequential C version of PolyBench/GPU's CUDA/3DCONV/3DConvolution.cu
+   (B = 3-D stencil of A; the stencil's terms, including its repeated ones, are those of the .cu,
+   since they fix the memory accesses).
+
+   Kernel: conv3d, a 2-D kernel over one plane i of the NI x NJ x NK volume. CUDA:
+     k = blockIdx.x*blockDim.x + threadIdx.x (x, innermost index),
+     j = blockIdx.y*blockDim.y + threadIdx.y (y); guard 0 < j < NJ-1, 0 < k < NK-1, so both
+     mapped loops start at 1.
+   Launch structure: the host loops over the planes i = 1 .. NI-2 and launches conv3d once per
+   plane: NI-2 launches (254 at the default size).
+   Size assumption: the CGPredict paper gives work size 4096 on a 2-D grid. We read it as
+   4096 x 4096 = 16.7 M threads in total = 256^3, i.e. NI = NJ = NK = 256, which is also
+   PolyBench/GPU's default (254 launches of a 256 x 256 grid). Override with -DNI=... etc.
+   Data: A[i][j][k] = i%12 + 2*(j%7) + 3*(k%13) as in PolyBench/GPU; B starts at 0. */
+#include <stdio.h>
+#include <stdlib.h>
 
 #ifndef NI
 #define NI 256
@@ -14,29 +25,54 @@
 #define NK 256
 #endif
 
-static void conv3d_plane(int i, float (*A)[NJ][NK], float (*B)[NJ][NK]) {
-  const float c11 = +2, c21 = +5, c31 = -8, c12 = -3, c22 = +6, c32 = -9, c13 = +4, c23 = +7, c33 = +10;
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes);
+  if (!p) {
+    fprintf(stderr, "3dconv: out of memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
+static double checksum(const float *a, size_t n) {
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) s += a[i];
+  return s;
+}
+
+/* One launch: plane i. */
+static void conv3d(int i, float (*A)[NJ][NK], float (*B)[NJ][NK]) {
+  const float c11 = +2, c21 = +5, c31 = -8;
+  const float c12 = -3, c22 = +6, c32 = -9;
+  const float c13 = +4, c23 = +7, c33 = +10;
 #pragma cgpredict kernel name(conv3d) dims(2)
-  for (int j = 1; j < NJ - 1; j++)
-    for (int k = 1; k < NK - 1; k++)
+  for (int j = 1; j < NJ - 1; j++)     /* y */
+    for (int k = 1; k < NK - 1; k++)   /* x */
       B[i][j][k] = c11 * A[i - 1][j - 1][k - 1] + c13 * A[i + 1][j - 1][k - 1]
                  + c21 * A[i - 1][j - 1][k - 1] + c23 * A[i + 1][j - 1][k - 1]
                  + c31 * A[i - 1][j - 1][k - 1] + c33 * A[i + 1][j - 1][k - 1]
-                 + c12 * A[i + 0][j - 1][k + 0] + c22 * A[i + 0][j + 0][k + 0]
-                 + c32 * A[i + 0][j + 1][k + 0] + c11 * A[i - 1][j - 1][k + 1]
-                 + c13 * A[i + 1][j - 1][k + 1] + c21 * A[i - 1][j + 0][k + 1]
-                 + c23 * A[i + 1][j + 0][k + 1] + c31 * A[i - 1][j + 1][k + 1]
+                 + c12 * A[i][j - 1][k]         + c22 * A[i][j][k]
+                 + c32 * A[i][j + 1][k]         + c11 * A[i - 1][j - 1][k + 1]
+                 + c13 * A[i + 1][j - 1][k + 1] + c21 * A[i - 1][j][k + 1]
+                 + c23 * A[i + 1][j][k + 1]     + c31 * A[i - 1][j + 1][k + 1]
                  + c33 * A[i + 1][j + 1][k + 1];
 }
 
 int main(void) {
-  float (*A)[NJ][NK] = pb_alloc(sizeof(float[NI][NJ][NK]));
-  float (*B)[NJ][NK] = pb_alloc(sizeof(float[NI][NJ][NK]));
+  float (*A)[NJ][NK] = xmalloc(sizeof(float[NI][NJ][NK]));
+  float (*B)[NJ][NK] = xmalloc(sizeof(float[NI][NJ][NK]));
   for (int i = 0; i < NI; i++)
     for (int j = 0; j < NJ; j++)
-      for (int k = 0; k < NK; k++) A[i][j][k] = (float)(i % 12 + 2 * (j % 7) + 3 * (k % 13));
-  for (int i = 1; i < NI - 1; i++) conv3d_plane(i, A, B);
-  printf("3dconv %.6e\n", pb_sum(&B[0][0][0], (size_t)NI * NJ * NK));
-  free(A); free(B);
+      for (int k = 0; k < NK; k++) {
+        A[i][j][k] = (float)(i % 12 + 2 * (j % 7) + 3 * (k % 13));
+        B[i][j][k] = 0.0f;
+      }
+
+  for (int i = 1; i < NI - 1; i++)   /* host loop: one launch per plane */
+    conv3d(i, A, B);
+
+  printf("3dconv checksum %.6e\n", checksum(&B[0][0][0], (size_t)NI * NJ * NK));
+  free(A);
+  free(B);
   return 0;
 }

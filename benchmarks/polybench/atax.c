@@ -1,8 +1,16 @@
-/* ATAX (PolyBench/GPU atax.cu): y = A^T (A x); two 1-D kernels.
-   Kernel 1: thread i (x) walks row i of A: the warp reads A along a column, uncoalesced.
-   Kernel 2: thread j (x) walks column j: the warp reads A along a row, coalesced.
-   Work size (CGPredict, Table 4): NX = NY = 4096. */
-#include "common.h"
+/* ATAX: our sequential C version of PolyBench/GPU's CUDA/ATAX/atax.cu: y = A^T (A x).
+
+   Kernels (one launch each, in this order), both 1-D:
+     atax1  thread i (x) = blockIdx.x*blockDim.x + threadIdx.x, i < NX: tmp[i] = 0, then
+            tmp[i] += A[i][j] * x[j] over j (a warp reads A down a column: uncoalesced).
+     atax2  thread j (x), j < NY: y[j] = 0, then y[j] += A[i][j] * tmp[i] over i (a warp reads
+            A along a row: coalesced).
+   Each thread accumulates into the global element, as the .cu does.
+   Sizes: NX = NY = 4096, the work size of the CGPredict paper's Table 4 (also PolyBench/GPU's
+   default). Override with -DNX=... -DNY=....
+   Data: x[i] = i*pi, A[i][j] = i*j/NX as in PolyBench/GPU. */
+#include <stdio.h>
+#include <stdlib.h>
 
 #ifndef NX
 #define NX 4096
@@ -11,26 +19,57 @@
 #define NY 4096
 #endif
 
-static void atax(float (*A)[NY], float *x, float *y, float *tmp) {
+#define PB_PI 3.14159265358979323846
+
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes);
+  if (!p) {
+    fprintf(stderr, "atax: out of memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
+static double checksum(const float *a, size_t n) {
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) s += a[i];
+  return s;
+}
+
+static void atax_kernel1(float (*A)[NY], float *x, float *tmp) {
 #pragma cgpredict kernel name(atax1) dims(1)
-  for (int i = 0; i < NX; i++)
+  for (int i = 0; i < NX; i++) {     /* x */
+    tmp[i] = 0.0f;
     for (int j = 0; j < NY; j++)
       tmp[i] += A[i][j] * x[j];
+  }
+}
+
+static void atax_kernel2(float (*A)[NY], float *y, float *tmp) {
 #pragma cgpredict kernel name(atax2) dims(1)
-  for (int j = 0; j < NY; j++)
+  for (int j = 0; j < NY; j++) {     /* x */
+    y[j] = 0.0f;
     for (int i = 0; i < NX; i++)
       y[j] += A[i][j] * tmp[i];
+  }
 }
 
 int main(void) {
-  float (*A)[NY] = pb_alloc(sizeof(float[NX][NY]));
-  float *x = pb_alloc(sizeof(float) * NY), *y = pb_alloc(sizeof(float) * NY), *tmp = pb_alloc(sizeof(float) * NX);
-  for (int i = 0; i < NX; i++) {
-    x[i % NY] = (float)i * 3.14159f;
-    for (int j = 0; j < NY; j++) A[i][j] = (float)i * (j + 1) / NX;
-  }
-  atax(A, x, y, tmp);
-  printf("atax %.6e\n", pb_sum(y, NY));
-  free(A); free(x); free(y); free(tmp);
+  float (*A)[NY] = xmalloc(sizeof(float[NX][NY]));
+  float *x = xmalloc(sizeof(float) * NY);
+  float *y = xmalloc(sizeof(float) * NY);
+  float *tmp = xmalloc(sizeof(float) * NX);
+  for (int j = 0; j < NY; j++) x[j] = (float)(j * PB_PI);
+  for (int i = 0; i < NX; i++)
+    for (int j = 0; j < NY; j++) A[i][j] = (float)i * j / NX;
+
+  atax_kernel1(A, x, tmp);
+  atax_kernel2(A, y, tmp);
+
+  printf("atax checksum %.6e\n", checksum(y, NY));
+  free(A);
+  free(x);
+  free(y);
+  free(tmp);
   return 0;
 }

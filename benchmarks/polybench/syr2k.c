@@ -1,38 +1,66 @@
-/* SYR2K (PolyBench/GPU syr2k.cu): C = alpha*A*B^T + alpha*B*A^T + beta*C, one kernel.
-   Thread (i, j): j is x, i is y; A[j][k] and B[j][k] are uncoalesced.
-   Work size (CGPredict, Table 4): N = M = 1024. */
-#include "common.h"
+/* SYR2K: our sequential C version of PolyBench/GPU's CUDA/SYR2K/syr2k.cu:
+   C = alpha*A*B^T + alpha*B*A^T + beta*C, with A, B [NI][NJ] and C[NI][NI].
 
-#ifndef N
-#define N 1024
+   Kernel (one launch): syr2k, 2-D over C[NI][NI]. CUDA: j (column) = x, i (row) = y.
+   Each thread scales its element by beta and accumulates
+   alpha*A[i][k]*B[j][k] + alpha*B[i][k]*A[j][k] over k in one statement, as the .cu does
+   (A[j][k], B[j][k]: uncoalesced across the warp; A[i][k], B[i][k]: one address per warp).
+   Sizes: NI = NJ = 1024, the work size of the CGPredict paper's Table 4 (also PolyBench/GPU's
+   default). Override with -DNI=... -DNJ=....
+   Data: PolyBench/GPU's formulas; alpha = 32412, beta = 2123. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef NI
+#define NI 1024
 #endif
-#ifndef M
-#define M 1024
+#ifndef NJ
+#define NJ 1024
 #endif
 
-static void syr2k(float alpha, float beta, float (*A)[M], float (*B)[M], float (*C)[N]) {
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes);
+  if (!p) {
+    fprintf(stderr, "syr2k: out of memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
+static double checksum(const float *a, size_t n) {
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) s += a[i];
+  return s;
+}
+
+static void syr2k_kernel(float alpha, float beta, float (*A)[NJ], float (*B)[NJ], float (*C)[NI]) {
 #pragma cgpredict kernel name(syr2k) dims(2)
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < N; j++) {
+  for (int i = 0; i < NI; i++)       /* y */
+    for (int j = 0; j < NI; j++) {   /* x */
       C[i][j] *= beta;
-      for (int k = 0; k < M; k++)
+      for (int k = 0; k < NJ; k++)
         C[i][j] += alpha * A[i][k] * B[j][k] + alpha * B[i][k] * A[j][k];
     }
 }
 
 int main(void) {
-  float (*A)[M] = pb_alloc(sizeof(float[N][M]));
-  float (*B)[M] = pb_alloc(sizeof(float[N][M]));
-  float (*C)[N] = pb_alloc(sizeof(float[N][N]));
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < M; j++) {
-      A[i][j] = (float)i * j / N;
-      B[i][j] = (float)i * j / M;
+  float alpha = 32412.0f, beta = 2123.0f;
+  float (*A)[NJ] = xmalloc(sizeof(float[NI][NJ]));
+  float (*B)[NJ] = xmalloc(sizeof(float[NI][NJ]));
+  float (*C)[NI] = xmalloc(sizeof(float[NI][NI]));
+  for (int i = 0; i < NI; i++)
+    for (int j = 0; j < NJ; j++) {
+      A[i][j] = (float)i * j / NI;
+      B[i][j] = (float)i * j / NI;
     }
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < N; j++) C[i][j] = (float)(i * j + 2) / N;
-  syr2k(12435.0f, 4546.0f, A, B, C);
-  printf("syr2k %.6e\n", pb_sum(&C[0][0], (size_t)N * N));
-  free(A); free(B); free(C);
+  for (int i = 0; i < NI; i++)
+    for (int j = 0; j < NI; j++) C[i][j] = (float)i * j / NI;
+
+  syr2k_kernel(alpha, beta, A, B, C);
+
+  printf("syr2k checksum %.6e\n", checksum(&C[0][0], (size_t)NI * NI));
+  free(A);
+  free(B);
+  free(C);
   return 0;
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Copy the tables benchmarks/polybench/run and speed wrote (results.md, speed.md) into README.md,
+between the <!-- accuracy:begin/end --> and <!-- speed:begin/end --> markers. Never type them in."""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+README = os.path.join(ROOT, "README.md")
+TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md"}
+
+
+def main():
+    with open(README) as f:
+        text = f.read()
+    for name, rel in TABLES.items():
+        path = os.path.join(ROOT, rel)
+        if not os.path.exists(path):
+            print(f"readme-tables: {rel} not found; run the benchmark first", file=sys.stderr)
+            continue
+        with open(path) as f:
+            table = f.read().strip()
+        pattern = re.compile(rf"(<!-- {name}:begin -->\n).*?(\n<!-- {name}:end -->)", re.S)
+        if not pattern.search(text):
+            sys.exit(f"readme-tables: README.md has no {name} markers")
+        text = pattern.sub(lambda m: m.group(1) + table + m.group(2), text)
+    with open(README, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
