@@ -12,6 +12,8 @@
        (base = the pointer the address is indexed from, so the runtime can place arrays as
        cudaMalloc would);
      - at the top of every thread block: call @cgp_rt_bb(i32 bid);
+     - before a load LICM hoisted out of the thread loop into an outer mapped loop:
+         call @cgp_rt_hoisted(i32 sid, i8* addr, i8* base)   (charged to each thread of the row);
      - before entering the nest: call @cgp_rt_kernel_begin(i8* descriptor) with a JSON descriptor
        of the kernel (sites, per-block PTX instruction counts, mapping);
      - on every exit from the nest: call @cgp_rt_kernel_end().
@@ -45,7 +47,7 @@ typedef struct {
   LLVMTargetDataRef td;
   LLVMTypeRef i8p, i32, i64, voidt;
   LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_end;
-  LLVMValueRef f_begin, f_thread, f_mem, f_bb, f_end;
+  LLVMValueRef f_begin, f_thread, f_mem, f_bb, f_end, f_hoisted;
   unsigned md_loop;
   msgbuf err, warn;
   int failed;
@@ -59,7 +61,9 @@ typedef struct {
   unsigned dims;
   LLVMValueRef iv[CGP_MAX_DIMS];    /* [0] = x (innermost mapped loop) */
   long long step[CGP_MAX_DIMS];
-  LLVMValueRef *mem; size_t nmem;   /* loads and stores of the thread body, in block order */
+  LLVMValueRef *mem; size_t nmem;   /* loads and stores of the thread body, in block order, then
+                                       the loads hoisted out of it (between mapped loops) */
+  size_t nthread_mem;
   LLVMValueRef *slice; size_t nslice;
   int can_skip;
   cJSON *warnings;
@@ -146,6 +150,7 @@ static void declare_hooks(pass_ctx *pc) {
   pc->f_mem = guarded_hook(pc, "cgp.mem", declare_hook(pc, "cgp_rt_mem", pc->t_mem), pc->t_mem, 3);
   pc->f_bb = guarded_hook(pc, "cgp.bb", declare_hook(pc, "cgp_rt_bb", pc->t_bb), pc->t_bb, 1);
   pc->f_end = declare_hook(pc, "cgp_rt_kernel_end", pc->t_end);
+  pc->f_hoisted = declare_hook(pc, "cgp_rt_hoisted", pc->t_mem);
 }
 
 static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
@@ -211,9 +216,6 @@ static int choose_mapped_loops(pass_ctx *pc, nest *n, cgp_loop *loops, size_t nl
       free(kids);
       return -1;
     }
-    if (stray)
-      nest_warn(pc, n, LLVMGetDebugLocLine(stray), "a memory access or call between mapped loops "
-                "runs outside any thread and is not traced");
     n->mapped[n->dims++] = kids[0];
   }
   free(kids);
@@ -373,7 +375,7 @@ static void source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap) {
   }
 }
 
-static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i) {
+static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i, int hoisted) {
   cJSON *s = cJSON_CreateObject();
   int store = LLVMGetInstructionOpcode(i) == LLVMStore;
   LLVMTypeRef ty = LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i);
@@ -389,6 +391,7 @@ static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i) {
   cJSON_AddStringToObject(s, "kind", store ? "store" : "load");
   cJSON_AddNumberToObject(s, "size", (double)LLVMStoreSizeOfType(pc->td, ty));
   cJSON_AddStringToObject(s, "array", bname);
+  if (hoisted) cJSON_AddBoolToObject(s, "hoisted", 1);
   return s;
 }
 
@@ -437,7 +440,7 @@ static char *descriptor(pass_ctx *pc, nest *n) {
   cJSON_AddItemToObject(d, "shared", sh);
   cJSON_AddNumberToObject(d, "tile", k->tile);
   cJSON *mem = cJSON_CreateArray();
-  for (size_t i = 0; i < n->nmem; i++) cJSON_AddItemToArray(mem, mem_site_json(pc, n->mem[i]));
+  for (size_t i = 0; i < n->nmem; i++) cJSON_AddItemToArray(mem, mem_site_json(pc, n->mem[i], i >= n->nthread_mem));
   cJSON_AddItemToObject(d, "mem", mem);
   cJSON *blocks = cJSON_CreateArray();
   for (size_t b = 0; b < cfg->n; b++)
@@ -510,7 +513,7 @@ static void insert_mem_hooks(pass_ctx *pc, nest *n) {
     LLVMValueRef base = underlying_base(ptr);
     LLVMPositionBuilderBefore(pc->b, i);
     LLVMValueRef args[3] = {LLVMConstInt(pc->i32, s, 0), cast_i8p(pc, ptr), cast_i8p(pc, base)};
-    LLVMBuildCall2(pc->b, pc->t_mem, pc->f_mem, args, 3, "");
+    LLVMBuildCall2(pc->b, pc->t_mem, s < n->nthread_mem ? pc->f_mem : pc->f_hoisted, args, 3, "");
   }
 }
 
@@ -612,6 +615,26 @@ static void insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc) {
 
 /* ---- one nest -------------------------------------------------------------------------------- */
 
+/* Loads between mapped loops are what LICM hoisted out of the thread loop (u1[i] of GEMVER's
+   A[i][j] += u1[i]*v1[j]): in CUDA every thread makes them, so the runtime charges them to each
+   thread of the row. Stores and calls there run outside any thread: a warning says so. */
+static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
+  const cgp_cfg *cfg = n->cfg;
+  for (unsigned m = 0; m + 1 < n->dims; m++)
+    for (size_t b = 0; b < cfg->n; b++) {
+      if (!n->mapped[m]->in[b] || n->mapped[m + 1]->in[b]) continue;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+        if (LLVMGetInstructionOpcode(i) == LLVMLoad) {
+          if (n->nmem == *cap) n->mem = realloc(n->mem, (*cap *= 2) * sizeof *n->mem);
+          n->mem[n->nmem++] = i;
+        } else if (is_mem(i) || is_real_call(i)) {
+          nest_warn(pc, n, LLVMGetDebugLocLine(i), "a store or call between mapped loops runs outside "
+                    "any thread and is not traced");
+        }
+      }
+    }
+}
+
 static void collect_body(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
   const cgp_loop *t = n->mapped[n->dims - 1];
@@ -636,6 +659,8 @@ static void collect_body(pass_ctx *pc, nest *n) {
       }
     }
   }
+  n->nthread_mem = n->nmem;
+  collect_hoisted(pc, n, &cap);
   /* Scalars carried from one thread to the next are an inter-thread dependence. */
   for (unsigned d = 0; d < n->dims; d++) {
     const cgp_loop *l = n->mapped[n->dims - 1 - d];

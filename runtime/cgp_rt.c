@@ -21,6 +21,7 @@
 rt_global cgp_rt_g;
 int cgp_rt_tracing;          /* read by the pass's inlined guards: nonzero while a lane is traced */
 
+#define RT_MAX_HOISTED 64
 #define ROW(y, z) ((int64_t)(((uint64_t)(z) << 32) | (uint32_t)(y)))
 #define NEVER INT64_MAX
 
@@ -40,6 +41,8 @@ static struct {
   rt_window *win;
   size_t nwin;
   rt_wstat (*wstat)[RT_MAX_DEVICES];      /* per window index k */
+  rt_access hoist[RT_MAX_HOISTED];        /* cgp_rt_hoisted: prepended to every traced thread */
+  unsigned nhoist;
   unsigned nwstat;
   uint64_t threads;
 } L;
@@ -309,7 +312,9 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   rt_lane *ln = &p->lane[tid % RT_WARP];
   if (!ln->bbcnt) ln->bbcnt = xrealloc(NULL, (k->nbb ? k->nbb : 1) * sizeof *ln->bbcnt);
   memset(ln->bbcnt, 0, (k->nbb ? k->nbb : 1) * sizeof *ln->bbcnt);
-  ln->n = 0;
+  if (ln->cap < L.nhoist) ln->acc = xrealloc(ln->acc, (ln->cap = 256) * sizeof *ln->acc);
+  memcpy(ln->acc, L.hoist, L.nhoist * sizeof *ln->acc);
+  ln->n = L.nhoist;
   ln->active = 1;
   L.lane = ln;
   cgp_rt_tracing = 1;
@@ -318,13 +323,26 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   return CGP_RT_TRACE;
 }
 
+/* An access as the GPU would see it: every array shifted to start on a cudaMalloc boundary. */
+static rt_access pack(uint32_t sid, const void *addr, const void *base) {
+  uintptr_t shift = (uintptr_t)base % RT_ALLOC_ALIGN;
+  return (uint64_t)sid << RT_ADDR_BITS | (((uint64_t)(uintptr_t)addr - shift) & RT_ADDR_MASK);
+}
+
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
   rt_lane *ln = L.lane;
   if (!ln || sid >= RT_MAX_SIDS) return;
   if (ln->n == ln->cap) ln->acc = xrealloc(ln->acc, (ln->cap = ln->cap ? 2 * ln->cap : 256) * sizeof *ln->acc);
-  uintptr_t shift = (uintptr_t)base % RT_ALLOC_ALIGN;
-  ln->acc[ln->n] = (uint64_t)sid << RT_ADDR_BITS | (((uint64_t)(uintptr_t)addr - shift) & RT_ADDR_MASK);
-  ln->n++;
+  ln->acc[ln->n++] = pack(sid, addr, base);
+}
+
+void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
+  if (!L.active || sid >= RT_MAX_SIDS) return;
+  unsigned i = 0;
+  while (i < L.nhoist && RT_SID(L.hoist[i]) != sid) i++;
+  if (i == RT_MAX_HOISTED) return;
+  if (i == L.nhoist) L.nhoist++;
+  L.hoist[i] = pack(sid, addr, base);
 }
 
 void cgp_rt_bb(uint32_t bid) {

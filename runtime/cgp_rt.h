@@ -37,6 +37,9 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z);
 /* The current thread accesses `addr` through static memory instruction `sid` of the kernel;
    `base` is the pointer the address was indexed from. */
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base);
+/* A load the compiler hoisted out of the thread loop ran, outside any thread: every following
+   thread of the nest makes it first, as its CUDA thread would (the latest address per sid). */
+void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base);
 /* The current thread enters thread-body block `bid`. */
 void cgp_rt_bb(uint32_t bid);
 /* The marked nest has been left. */

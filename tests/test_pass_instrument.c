@@ -167,3 +167,26 @@ Test(pass, carried_scalar_between_threads_is_reported) {
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
 }
+
+Test(pass, loads_hoisted_out_of_the_thread_loop_are_charged_to_threads) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  /* LICM lifts u[i] out of the j loop; in CUDA every thread (i, j) loads it */
+  LLVMModuleRef m = compile(ctx,
+    "float A[64][64], u[64], v[64];\nvoid f(void) {\n  for (int i = 0; i < 64; i++)\n"
+    "    for (int j = 0; j < 64; j++) A[i][j] += u[i] * v[j];\n}\n");
+  cgp_kernel_pragma k = pragma("f", 3, 3, 2);
+  char err[2048], warn[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+  cr_assert_eq(warn[0], '\0', "no access should be left untraced: %s", warn);
+  cr_assert_eq(count_calls(m, "cgp_rt_hoisted"), 1);
+  cr_assert_eq(count_calls(m, "cgp.mem"), 3);        /* A load, v load, A store */
+  cJSON *d = descriptor(m), *site;
+  int hoisted = 0;
+  cJSON_ArrayForEach(site, cJSON_GetObjectItem(d, "mem"))
+    if (cJSON_IsTrue(cJSON_GetObjectItem(site, "hoisted")))
+      hoisted += strcmp(cJSON_GetObjectItem(site, "array")->valuestring, "u") == 0;
+  cr_assert_eq(hoisted, 1);
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
