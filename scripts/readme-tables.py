@@ -20,10 +20,10 @@ def main():
             continue
         with open(path) as f:
             table = f.read().strip()
-        pattern = re.compile(rf"(<!-- {name}:begin -->\n).*?(\n<!-- {name}:end -->)", re.S)
+        pattern = re.compile(rf"(<!-- {name}:begin -->\n)(?:.*?\n)?(<!-- {name}:end -->)", re.S)
         if not pattern.search(text):
             sys.exit(f"readme-tables: README.md has no {name} markers")
-        text = pattern.sub(lambda m: m.group(1) + table + m.group(2), text)
+        text = pattern.sub(lambda m: m.group(1) + table + "\n" + m.group(2), text)
     with open(README, "w") as f:
         f.write(text)
 

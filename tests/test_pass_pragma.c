@@ -1,0 +1,188 @@
+/* The pragma scanner on small sources: accepted clauses, and errors with file:line:col. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgp_pragma.h"
+
+static char dir[128], path[256];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/cgp-pragma.XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/k.c", dir);
+}
+
+static void teardown(void) {
+  unlink(path);
+  rmdir(dir);
+}
+
+static int scan(const char *src, cgp_kernel_pragma **k, size_t *n, char *err, size_t errlen,
+                const char *const *argv, int argc) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(src, f);
+  fclose(f);
+  return cgp_pragma_scan(path, argv, argc, k, n, err, errlen);
+}
+
+static void expect_error(const char *src, unsigned line, unsigned col, const char *what) {
+  cgp_kernel_pragma *k = NULL;
+  size_t n = 0;
+  char err[4096], where[300];
+  cr_assert_neq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "accepted:\n%s", src);
+  snprintf(where, sizeof where, "%s:%u:%u: error:", path, line, col);
+  cr_assert(strstr(err, where), "expected '%s' in: %s", where, err);
+  cr_assert(strstr(err, what), "expected '%s' in: %s", what, err);
+  cr_assert_null(k);
+}
+
+TestSuite(pragma, .init = setup, .fini = teardown);
+
+Test(pragma, accepts_every_documented_clause_and_records_the_for_location) {
+  const char *src =
+    "float A[64][64];\n"
+    "void f(void) {\n"
+    "#pragma cgpredict kernel name(tiled) dims(2) block(16, 8) shared(A) tile(16)\n"
+    "  for (int i = 0; i < 64; i++)\n"
+    "    for (int j = 0; j < 64; j++) A[i][j] = 0;\n"
+    "}\n";
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, "tiled");
+  cr_assert_eq(k[0].pragma_line, 3);
+  cr_assert_eq(k[0].pragma_col, 1);
+  cr_assert_eq(k[0].for_line, 4);
+  cr_assert_eq(k[0].for_col, 3);
+  cr_assert_eq(k[0].for_end_line, 5);
+  cr_assert_eq(k[0].dims, 2);
+  cr_assert_eq(k[0].block[0], 16);
+  cr_assert_eq(k[0].block[1], 8);
+  cr_assert_eq(k[0].block[2], 1);
+  cr_assert_eq(k[0].nshared, 1);
+  cr_assert_str_eq(k[0].shared[0], "A");
+  cr_assert_eq(k[0].tile, 16);
+  free(k);
+}
+
+Test(pragma, two_kernels_default_name_and_other_pragmas_ignored) {
+  const char *src =
+    "float a[9], b[9];\n"
+    "void f(void) {\n"
+    "#pragma omp parallel for\n"
+    "  for (int i = 0; i < 9; i++) a[i] = 0;\n"
+    "#pragma cgpredict kernel\n"
+    "  for (int i = 0; i < 9; i++) a[i] = 1;\n"
+    "  #pragma cgpredict kernel name(second)\n"
+    "    for (int i = 0; i < 9; i++) b[i] = 1;\n"
+    "}\n";
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 2);
+  cr_assert_str_eq(k[0].name, "k_5");
+  cr_assert_eq(k[0].dims, 0);
+  cr_assert_eq(k[0].block[0], 0);
+  cr_assert_eq(k[1].for_line, 8);
+  cr_assert_eq(k[1].for_col, 5);
+  cr_assert_str_eq(k[1].name, "second");
+  free(k);
+}
+
+Test(pragma, continued_line_and_macro_bounds_with_a_define_flag) {
+  const char *src =
+    "float a[NN];\n"
+    "void f(void) {\n"
+    "#pragma cgpredict kernel name(cont) \\\n"
+    "    dims(1)\n"
+    "  for (int i = 0; i < NN; i++) a[i] = 0;\n"
+    "}\n";
+  const char *argv[] = {"-DNN=32"};
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, argv, 1), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_eq(k[0].dims, 1);
+  cr_assert_eq(k[0].for_line, 5);
+  free(k);
+}
+
+Test(pragma, source_without_pragmas_gives_no_kernel) {
+  cgp_kernel_pragma *k;
+  size_t n = 7;
+  char err[4096];
+  cr_assert_eq(scan("int main(void) { return 0; }\n", &k, &n, err, sizeof err, NULL, 0), 0);
+  cr_assert_eq(n, 0);
+}
+
+Test(pragma, unknown_clause_names_its_position) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel nmae(x)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 26, "unknown clause 'nmae'");
+}
+
+Test(pragma, zero_block_is_rejected) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel block(0)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 32, "positive integer");
+}
+
+Test(pragma, dims_above_three_is_rejected) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel dims(4)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 31, "dims(...) is 1, 2 or 3");
+}
+
+Test(pragma, clause_given_twice_is_rejected) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel dims(1) dims(1)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 34, "given twice");
+}
+
+Test(pragma, unbalanced_parenthesis_is_rejected) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel block(32, 8\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 26, "expected ',' or ')' in 'block(...)'");
+}
+
+Test(pragma, too_many_threads_per_block_is_rejected) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel block(64, 32)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 1, "more than 1024 threads");
+}
+
+Test(pragma, tile_without_shared_is_rejected) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel tile(32)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 1, "tile(...) needs shared(...)");
+}
+
+Test(pragma, while_loop_is_not_a_for_loop) {
+  expect_error("void f(float *a) {\n  int i = 0;\n#pragma cgpredict kernel\n  while (i < 9) a[i++] = 0;\n}\n",
+               3, 1, "not followed by a for loop");
+}
+
+Test(pragma, statement_after_pragma_is_not_a_for_loop) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel\n  a[0] = 1;\n}\n", 2, 1, "not followed by a for loop");
+}
+
+Test(pragma, pragma_at_end_of_file_is_an_error) {
+  expect_error("void f(void) {}\n#pragma cgpredict kernel\n", 2, 1, "not followed by a for loop");
+}
+
+Test(pragma, missing_kernel_word_is_an_error) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernal\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 19, "expected 'kernel'");
+}
+
+Test(pragma, duplicate_kernel_names_are_an_error) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel name(k)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n"
+               "#pragma cgpredict kernel name(k)\n  for (int i = 0; i < 9; i++) a[i] = 1;\n}\n",
+               4, 1, "already used at line 2");
+}
+
+Test(pragma, syntax_error_in_the_source_is_reported_with_its_location) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel\n  for (int i = 0; i < 9; i++) a[i] = 0\n}\n",
+               3, 39, "expected ';'");
+}
