@@ -27,6 +27,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,30 +335,42 @@ static LLVMValueRef underlying_base(LLVMValueRef p) {
   return p;
 }
 
-/* The variable a llvm.dbg.value ties v to (an inlined parameter, a local holding malloc's
-   result), or "" if none. */
+/* The variable llvm.dbg.value ties v to, or "" if none. A malloc'd array is often tied to
+   several: an inlined allocation helper's local, the caller's variable, the kernel's parameter;
+   the name tied most often is the one the program uses for the array. */
 static void dbg_name(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap) {
+  enum { MAX_NAMES = 16 };
+  char names[MAX_NAMES][64];
+  unsigned count[MAX_NAMES], nnames = 0;
   buf[0] = '\0';
   if (!LLVMIsAInstruction(v) && !LLVMIsAArgument(v)) return;
   LLVMValueRef fn = LLVMIsAArgument(v) ? LLVMGetParamParent(v)
                                        : LLVMGetBasicBlockParent(LLVMGetInstructionParent(v));
   LLVMValueRef want = LLVMMetadataAsValue(pc->ctx, LLVMValueAsMetadata(v));
   size_t len;
-  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b && !buf[0]; b = LLVMGetNextBasicBlock(b))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i && !buf[0]; i = LLVMGetNextInstruction(i)) {
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
       if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetNumOperands(i) < 3 || LLVMGetOperand(i, 0) != want)
         continue;
       LLVMValueRef callee = LLVMGetCalledValue(i);
       if (!LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "llvm.dbg.value") != 0) continue;
       LLVMValueRef var = LLVMGetOperand(i, 1);           /* DILocalVariable: scope, name, file, ... */
-      unsigned nops = LLVMGetMDNodeNumOperands(var), slen = 0;
+      unsigned nops = LLVMGetMDNodeNumOperands(var), slen = 0, k = 0;
       if (nops < 2) continue;
       LLVMValueRef *ops = malloc(nops * sizeof *ops);
       LLVMGetMDNodeOperands(var, ops);
       const char *name = ops[1] ? LLVMGetMDString(ops[1], &slen) : NULL;
-      if (name && slen) snprintf(buf, cap, "%.*s", (int)slen, name);
+      if (name && slen && slen < sizeof names[0]) {
+        while (k < nnames && (strlen(names[k]) != slen || strncmp(names[k], name, slen) != 0)) k++;
+        if (k == nnames && nnames < MAX_NAMES) { snprintf(names[nnames], sizeof names[0], "%.*s", (int)slen, name); count[nnames++] = 0; }
+        if (k < nnames) count[k]++;
+      }
       free(ops);
     }
+  unsigned best = 0;
+  for (unsigned k = 1; k < nnames; k++)
+    if (count[k] > count[best]) best = k;
+  if (nnames) snprintf(buf, cap, "%s", names[best]);
 }
 
 /* The source-level name of the array an address indexes: walking from the address down its
@@ -375,6 +388,42 @@ static void source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap) {
   }
 }
 
+/* The array name as written at file:line:col: a load's location is the array's identifier, a
+   store's the assignment operator, left of which stands the element `name[...]...`. */
+static int name_in_source(const char *file, unsigned line, unsigned col, char *buf, size_t cap) {
+  FILE *f = file[0] ? fopen(file, "r") : NULL;
+  char text[4096];
+  unsigned l = 0;
+  int found = 0;
+  if (!f) return 0;
+  while (fgets(text, sizeof text, f) && ++l < line) {}
+  fclose(f);
+  size_t n = strlen(text), c = col ? col - 1 : 0;
+  if (l != line || c >= n) return 0;
+#define IDCHAR(ch) (isalnum((unsigned char)(ch)) || (ch) == '_')
+  if (!IDCHAR(text[c])) {                     /* a store: walk left over spaces and [...] groups */
+    while (c > 0 && isspace((unsigned char)text[c - 1])) c--;
+    while (c > 0 && text[c - 1] == ']') {
+      int depth = 0;
+      do {
+        c--;
+        depth += text[c] == ']';
+        depth -= text[c] == '[';
+      } while (c > 0 && depth > 0);
+      while (c > 0 && isspace((unsigned char)text[c - 1])) c--;
+    }
+    while (c > 0 && IDCHAR(text[c - 1])) c--;
+  }
+  size_t e = c;
+  while (e < n && IDCHAR(text[e])) e++;
+  if (e > c && !isdigit((unsigned char)text[c]) && e - c < cap) {
+    snprintf(buf, cap, "%.*s", (int)(e - c), text + c);
+    found = 1;
+  }
+#undef IDCHAR
+  return found;
+}
+
 static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i, int hoisted) {
   cJSON *s = cJSON_CreateObject();
   int store = LLVMGetInstructionOpcode(i) == LLVMStore;
@@ -384,7 +433,8 @@ static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i, int hoisted) {
   char fbuf[512] = "";
   if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
   char bname[128];
-  source_name(pc, LLVMGetOperand(i, store ? 1 : 0), bname, sizeof bname);
+  if (!name_in_source(fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), bname, sizeof bname))
+    source_name(pc, LLVMGetOperand(i, store ? 1 : 0), bname, sizeof bname);
   cJSON_AddStringToObject(s, "file", fbuf);
   cJSON_AddNumberToObject(s, "line", LLVMGetDebugLocLine(i));
   cJSON_AddNumberToObject(s, "column", LLVMGetDebugLocColumn(i));
