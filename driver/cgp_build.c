@@ -198,6 +198,7 @@ int cgp_build(int argc, char **cmd) {
       push(&final, runtime_lib());
       push(&final, "-lcjson");
       push(&final, "-lm");
+      if (CGP_RUNTIME_LINK_FLAG[0]) push(&final, CGP_RUNTIME_LINK_FLAG);
     }
     if (!c.compile_only || sources_left) rc = run(final.v);
     args_free(&final);

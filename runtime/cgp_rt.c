@@ -313,7 +313,7 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   if (!ln->bbcnt) ln->bbcnt = xrealloc(NULL, (k->nbb ? k->nbb : 1) * sizeof *ln->bbcnt);
   memset(ln->bbcnt, 0, (k->nbb ? k->nbb : 1) * sizeof *ln->bbcnt);
   if (ln->cap < L.nhoist) ln->acc = xrealloc(ln->acc, (ln->cap = 256) * sizeof *ln->acc);
-  memcpy(ln->acc, L.hoist, L.nhoist * sizeof *ln->acc);
+  if (L.nhoist) memcpy(ln->acc, L.hoist, L.nhoist * sizeof *ln->acc);
   ln->n = L.nhoist;
   ln->active = 1;
   L.lane = ln;

@@ -31,16 +31,18 @@ static void write_file(const char *name, const char *text) {
   fclose(f);
 }
 
+/* The file's text in one of a few static buffers (tests compare two files at a time), or NULL. */
 static char *read_file(const char *name) {
-  char path[512];
+  static char buf[4][1 << 18];
+  static unsigned next;
+  char path[512], *b = buf[next++ % 4];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *f = fopen(path, "r");
   if (!f) return NULL;
-  static char buf[1 << 20];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = '\0';
+  size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+  b[n] = '\0';
   fclose(f);
-  return strdup(buf);
+  return b;
 }
 
 /* Run a shell command in the temp dir; stdout and stderr go to out.txt and err.txt. */
@@ -59,7 +61,6 @@ static cJSON *report(const char *name) {
   char *text = read_file(name);
   cr_assert_not_null(text, "report %s was not written; stderr: %s", name, read_file("err.txt"));
   cJSON *r = cJSON_Parse(text);
-  free(text);
   cr_assert_not_null(r);
   return r;
 }
@@ -118,6 +119,7 @@ static const char *mm_src =
   "  double s = 0; for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) s += C[i][j];\n"
   "  printf(\"sum %.1f\\n\", s);\n"
   "  fprintf(stderr, \"to stderr\\n\");\n"
+  "  free(A); free(B); free(C);\n"
   "  return 3;\n"
   "}\n";
 
@@ -190,7 +192,7 @@ Test(e2e, sampled_prediction_agrees_with_full_trace) {
     "    for (int j = 0; j < M; j++) y[i] += a[j * N + i] * x[j];\n"
     "  }\n"
     "  double s = 0; for (int i = 0; i < N; i++) s += y[i];\n"
-    "  printf(\"%%.1f\\n\", s);\n  return 0;\n}\n");
+    "  printf(\"%%.1f\\n\", s);\n  free(a); free(x); free(y);\n  return 0;\n}\n");
   cr_assert_eq(sh("%s build -- cc -O2 -o v v.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=s.json ./v"), 0);
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=f.json ./v"), 0);
