@@ -11,6 +11,7 @@
    output is deterministic); B starts at 0 (its border is never written). */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NI
 #define NI 4096
@@ -18,21 +19,6 @@
 #ifndef NJ
 #define NJ 4096
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "2dconv: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void conv2d(float (*A)[NJ], float (*B)[NJ]) {
   const float c11 = +0.2f, c21 = +0.5f, c31 = -0.8f;

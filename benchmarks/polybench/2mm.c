@@ -10,6 +10,7 @@
    Data: PolyBench/GPU's formulas; alpha = 32412, beta = 2123. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NI
 #define NI 4096
@@ -23,21 +24,6 @@
 #ifndef NL
 #define NL 4096
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "2mm: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void mm2_kernel1(float alpha, float (*tmp)[NJ], float (*A)[NK], float (*B)[NJ]) {
 #pragma cgpredict kernel name(mm2_1) dims(2)

@@ -14,6 +14,7 @@
    Data: A[i][j][k] = i%12 + 2*(j%7) + 3*(k%13) as in PolyBench/GPU; B starts at 0. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NI
 #define NI 256
@@ -24,21 +25,6 @@
 #ifndef NK
 #define NK 256
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "3dconv: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 /* One launch: plane i. */
 static void conv3d(int i, float (*A)[NJ][NK], float (*B)[NJ][NK]) {

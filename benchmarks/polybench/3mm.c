@@ -10,6 +10,7 @@
    Data: PolyBench/GPU's formulas. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NI
 #define NI 2048
@@ -26,21 +27,6 @@
 #ifndef NM
 #define NM 2048
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "3mm: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void mm3_kernel1(float (*A)[NK], float (*B)[NJ], float (*E)[NJ]) {
 #pragma cgpredict kernel name(mm3_1) dims(2)

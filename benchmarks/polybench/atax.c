@@ -11,6 +11,7 @@
    Data: x[i] = i*pi, A[i][j] = i*j/NX as in PolyBench/GPU. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NX
 #define NX 4096
@@ -20,21 +21,6 @@
 #endif
 
 #define PB_PI 3.14159265358979323846
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "atax: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void atax_kernel1(float (*A)[NY], float *x, float *tmp) {
 #pragma cgpredict kernel name(atax1) dims(1)

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef M
 #define M 1024
@@ -30,21 +31,6 @@
 
 #define FLOAT_N 3214212.01f
 #define EPS 0.005f
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "corr: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void mean_kernel(float *mean, float (*data)[M]) {
 #pragma cgpredict kernel name(corr_mean) dims(1)

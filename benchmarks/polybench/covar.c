@@ -15,6 +15,7 @@
    Data: data[i][j] = i*j/M as in PolyBench/GPU; FLOAT_N = 3214212.01. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef M
 #define M 1024
@@ -24,21 +25,6 @@
 #endif
 
 #define FLOAT_N 3214212.01f
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "covar: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void mean_kernel(float *mean, float (*data)[M]) {
 #pragma cgpredict kernel name(covar_mean) dims(1)

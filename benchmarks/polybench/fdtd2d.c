@@ -15,6 +15,7 @@
    Data: PolyBench/GPU's formulas; fict[t] = t. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NX
 #define NX 4096
@@ -25,21 +26,6 @@
 #ifndef TSTEPS
 #define TSTEPS 10
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "fdtd2d: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void fdtd_step1_kernel(const float *fict, float (*ey)[NY], float (*hz)[NY], int t) {
 #pragma cgpredict kernel name(fdtd_step1) dims(2)

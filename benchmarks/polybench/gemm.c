@@ -7,6 +7,7 @@
    Data: PolyBench/GPU's formulas; alpha = 32412, beta = 2123. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NI
 #define NI 1024
@@ -17,21 +18,6 @@
 #ifndef NK
 #define NK 1024
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "gemm: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void gemm_kernel(float alpha, float beta, float (*A)[NK], float (*B)[NJ], float (*C)[NJ]) {
 #pragma cgpredict kernel name(gemm) dims(2)

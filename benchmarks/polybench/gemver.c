@@ -15,25 +15,11 @@
    alpha = 43532, beta = 12313. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef N
 #define N 4096
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "gemver: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void gemver_kernel1(float (*A)[N], float *v1, float *v2, float *u1, float *u2) {
 #pragma cgpredict kernel name(gemver1) dims(2)

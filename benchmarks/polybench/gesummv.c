@@ -10,25 +10,11 @@
    Data: PolyBench/GPU's formulas; alpha = 43532, beta = 12313. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef N
 #define N 4096
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "gesummv: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void gesummv_kernel(float alpha, float beta, float (*A)[N], float (*B)[N], float *tmp,
                            float *x, float *y) {

@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NI
 #define NI 8192
@@ -36,21 +37,6 @@
 
 /* Threads of kernel 1: always 1, but not a compile-time constant (see above). */
 int gramschm_kernel1_threads = 1;
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "gramschm: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void gramschmidt_kernel1(float (*a)[NJ], float (*r)[NJ], int k) {
   int threads = gramschm_kernel1_threads;   /* read once, outside the kernel: not a thread's load */

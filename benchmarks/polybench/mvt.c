@@ -11,25 +11,11 @@
    Data: PolyBench/GPU's formulas. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef N
 #define N 4096
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "mvt: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void mvt_kernel1(float (*A)[N], float *x1, float *y1) {
 #pragma cgpredict kernel name(mvt1) dims(1)

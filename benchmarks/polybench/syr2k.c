@@ -10,6 +10,7 @@
    Data: PolyBench/GPU's formulas; alpha = 32412, beta = 2123. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "bench.h"
 
 #ifndef NI
 #define NI 1024
@@ -17,21 +18,6 @@
 #ifndef NJ
 #define NJ 1024
 #endif
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "syr2k: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
-
-static double checksum(const float *a, size_t n) {
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) s += a[i];
-  return s;
-}
 
 static void syr2k_kernel(float alpha, float beta, float (*A)[NJ], float (*B)[NJ], float (*C)[NI]) {
 #pragma cgpredict kernel name(syr2k) dims(2)
