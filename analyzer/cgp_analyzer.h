@@ -72,20 +72,21 @@ void cgp_l2_ref_free(cgp_l2_ref *r);
 
 /* ---- Batches of resident warps ------------------------------------------------------------ */
 
-/* One warp memory instruction after folding: its static id, class and the distinct L2 lines it
-   touches. */
+/* One warp memory instruction after folding: its static id, class and how many distinct L2
+   lines it touches (8 bytes: a warp of a triangular kernel holds millions of them). */
 typedef struct {
   uint32_t sid;          /* static memory instruction id inside the kernel */
   uint8_t cls;           /* cgp_class */
   uint8_t is_store;
   uint16_t nlines;       /* number of distinct lines, >= 1 */
-  const uint64_t *lines; /* ascending, as cgp_lines writes them */
 } cgp_winst;
 
-/* One warp's instructions in program order. */
+/* One warp's instructions in program order, and their lines: those of inst[0] first, each
+   instruction's ascending, as cgp_lines writes them. */
 typedef struct {
   const cgp_winst *inst;
   size_t n;
+  const uint64_t *lines;
 } cgp_warp_trace;
 
 typedef struct {

@@ -70,7 +70,6 @@ static void warp_add_inst(rt_warp *w, const rt_kernel *k, uint32_t sid, const ui
   in->cls = (uint8_t)cgp_classify(addr, n, size);
   in->is_store = k->mem_store[sid];
   in->nlines = (uint16_t)cgp_lines(addr, n, size, cgp_rt_g.line0, w->lines + w->nl);
-  in->lines = (const uint64_t *)(uintptr_t)w->nl;     /* an offset until the warp is complete */
   w->nl += in->nlines;
 }
 
@@ -113,7 +112,6 @@ static rt_warp *fold(rt_kernel *k, rt_pending *p) {
     w->total_insts += k->bb_total[b] * most;
     w->core_insts += k->bb_core[b] * most;
   }
-  for (size_t i = 0; i < w->n; i++) w->inst[i].lines = w->lines + (uintptr_t)w->inst[i].lines;
   k->warps_folded++;
   k->divergent_warps += divergent;
   return w;

@@ -50,23 +50,25 @@ static cgp_l2_index l2_index_of(const cgp_device *d) {
   return CGP_L2_FULLY_ASSOCIATIVE;
 }
 
-/* The warp's instructions at a coarser line size (lines are sorted, so duplicates are adjacent). */
-static cgp_winst *coarsen(const rt_warp *w, unsigned shift, uint64_t **pool) {
+/* The warp at a coarser line size (lines are sorted, so duplicates are adjacent): its
+   instructions with new line counts in *inst, their lines in *pool. */
+static void coarsen(const rt_warp *w, unsigned shift, cgp_winst **inst, uint64_t **pool) {
   cgp_winst *in = malloc((w->n ? w->n : 1) * sizeof *in);
-  uint64_t *lines = malloc((w->nl ? w->nl : 1) * sizeof *lines), *out = lines;
+  uint64_t *out = malloc((w->nl ? w->nl : 1) * sizeof *out);
+  const uint64_t *src = w->lines;
+  size_t nout = 0;
   for (size_t i = 0; i < w->n; i++) {
     in[i] = w->inst[i];
-    in[i].lines = out;
     unsigned n = 0;
     for (unsigned j = 0; j < w->inst[i].nlines; j++) {
-      uint64_t l = w->inst[i].lines[j] >> shift;
-      if (!n || out[n - 1] != l) out[n++] = l;
+      uint64_t l = src[j] >> shift;
+      if (!n || out[nout - 1] != l) { out[nout++] = l; n++; }
     }
+    src += w->inst[i].nlines;
     in[i].nlines = (uint16_t)n;
-    out += n;
   }
-  *pool = lines;
-  return in;
+  *inst = in;
+  *pool = out;
 }
 
 static unsigned log2u(unsigned v) {
@@ -104,9 +106,16 @@ static void analyze_device(rt_kernel *k, const rt_window *w, unsigned tpb, size_
           tr = realloc(tr, cap * sizeof *tr);
           pools = realloc(pools, cap * sizeof *pools);
         }
-        pools[nw] = NULL;
-        tr[nw].inst = shift ? coarsen(wp, shift, &pools[nw]) : wp->inst;
         tr[nw].n = wp->n;
+        if (shift) {
+          cgp_winst *in;
+          coarsen(wp, shift, &in, &pools[nw]);
+          tr[nw].inst = in;
+          tr[nw].lines = pools[nw];
+        } else {
+          tr[nw].inst = wp->inst;
+          tr[nw].lines = wp->lines;
+        }
         nw++;
         if (!count) continue;
         out->warps += 1;

@@ -6,15 +6,15 @@
 
 #define LINE 64
 
-static const uint64_t L1[] = {1}, L2[] = {2}, L3[] = {3};
 
 /* Warp A: sids 0, 1, 2 on lines 1, 2, 1. Warp B: sids 3, 4 on lines 1, 3. In a 2-line LRU,
    round robin issues A0 (1 miss), B3 (1 hit: A0 brought it in), A1 (2 miss), B4 (3 miss, evicts
    1), A2 (1 miss). Warp after warp would give misses 1 1 0 0 1 instead. */
 Test(batch, round_robin_interleaves_one_instruction_per_warp) {
-  const cgp_winst a[] = {{0, CGP_CLASS_CONST, 0, 1, L1}, {1, CGP_CLASS_CONST, 0, 1, L2}, {2, CGP_CLASS_CONST, 0, 1, L1}};
-  const cgp_winst b[] = {{3, CGP_CLASS_CONST, 0, 1, L1}, {4, CGP_CLASS_CONST, 1, 1, L3}};
-  const cgp_warp_trace warps[] = {{a, 3}, {b, 2}};
+  static const uint64_t la[] = {1, 2, 1}, lb[] = {1, 3};
+  const cgp_winst a[] = {{0, CGP_CLASS_CONST, 0, 1}, {1, CGP_CLASS_CONST, 0, 1}, {2, CGP_CLASS_CONST, 0, 1}};
+  const cgp_winst b[] = {{3, CGP_CLASS_CONST, 0, 1}, {4, CGP_CLASS_CONST, 1, 1}};
+  const cgp_warp_trace warps[] = {{a, 3, la}, {b, 2, lb}};
   cgp_l2 *c = cgp_l2_new(2 * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);
   cr_assert_not_null(c);
   uint64_t trans[5] = {0}, miss[5] = {0};
@@ -34,10 +34,10 @@ Test(batch, round_robin_interleaves_one_instruction_per_warp) {
 /* One warp: coalesced {0,1} 2 misses, coalesced {1,2} 1 miss, uncoalesced {10,20,30} 3 misses,
    constant {0} a hit. Totals are added to what *tot already holds. */
 Test(batch, per_class_totals_add_instructions_lines_and_misses) {
-  static const uint64_t l01[] = {0, 1}, l12[] = {1, 2}, lfar[] = {10, 20, 30}, l0[] = {0};
-  const cgp_winst w[] = {{0, CGP_CLASS_COAL, 0, 2, l01}, {0, CGP_CLASS_COAL, 0, 2, l12},
-                         {1, CGP_CLASS_UNCOAL, 1, 3, lfar}, {2, CGP_CLASS_CONST, 0, 1, l0}};
-  const cgp_warp_trace warp = {w, 4};
+  static const uint64_t lines[] = {0, 1, /* */ 1, 2, /* */ 10, 20, 30, /* */ 0};
+  const cgp_winst w[] = {{0, CGP_CLASS_COAL, 0, 2}, {0, CGP_CLASS_COAL, 0, 2},
+                         {1, CGP_CLASS_UNCOAL, 1, 3}, {2, CGP_CLASS_CONST, 0, 1}};
+  const cgp_warp_trace warp = {w, 4, lines};
   cgp_l2 *c = cgp_l2_new(1024 * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);
   cr_assert_not_null(c);
   cgp_class_totals tot = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}};
@@ -63,8 +63,8 @@ Test(batch, per_class_totals_add_instructions_lines_and_misses) {
 
 Test(batch, count_zero_warms_without_counting) {
   static const uint64_t l[] = {5, 6, 7};
-  const cgp_winst w[] = {{0, CGP_CLASS_UNCOAL, 0, 3, l}};
-  const cgp_warp_trace warp = {w, 1};
+  const cgp_winst w[] = {{0, CGP_CLASS_UNCOAL, 0, 3}};
+  const cgp_warp_trace warp = {w, 1, l};
   cgp_l2 *c = cgp_l2_new(64 * LINE, LINE, 4, CGP_L2_XOR);
   cr_assert_not_null(c);
   cgp_class_totals tot;

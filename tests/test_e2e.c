@@ -296,3 +296,26 @@ Test(e2e, sampled_2d_prediction_agrees_with_full_trace) {
   cJSON_Delete(s);
   cJSON_Delete(f);
 }
+
+Test(e2e, two_devices_with_different_lines_are_analysed_in_one_run) {
+  /* a TK1 with 128-byte lines: a warp of 32 floats is then one transaction, not two */
+  write_file("mm.c", mm_src);
+  cr_assert_eq(sh("mkdir devs && cp %s/devices/jetson-tk1.json devs/ && "
+                  "sed -e 's/\"name\": \"jetson-tk1\"/\"name\": \"wide\"/' "
+                  "-e 's/\"l2_line_bytes\": 64/\"l2_line_bytes\": 128/' "
+                  "-e 's/\"l2_assoc\": 2048/\"l2_assoc\": 1024/' devs/jetson-tk1.json > devs/wide.json",
+                  CGP_SOURCE_DIR), 0);
+  cr_assert_eq(sh("%s build -- cc -o mm mm.c", CGP_DRIVER), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=jetson-tk1,wide "
+                  "CGPREDICT_REPORT=r.json ./mm"), 3, "%s", read_file("err.txt"));
+  cJSON *r = report("r.json");
+  cJSON *k = kernel_named(r, "mm");
+  cJSON *b = site(k, 10, "load", "B");
+  cJSON *by = cJSON_GetObjectItem(b, "by_device");
+  cr_assert_float_eq(num(cJSON_GetObjectItem(by, "jetson-tk1"), "transactions_per_warp"), 2.0, 1e-9);
+  cr_assert_float_eq(num(cJSON_GetObjectItem(by, "wide"), "transactions_per_warp"), 1.0, 1e-9);
+  cr_assert_gt(num(prediction(k, "wide"), "time_ms"), 0);
+  cr_assert_gt(num(prediction(k, "jetson-tk1"), "time_ms"), 0);
+  cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs %s report r.json --device wide", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cJSON_Delete(r);
+}
