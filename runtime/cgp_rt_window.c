@@ -24,9 +24,9 @@ void rt_window_put(rt_window *win, uint64_t b, unsigned widx, rt_warp *w) {
   }
   rt_block *blk = &win->blk[b];
   if (blk->n == blk->cap) blk->warp = realloc(blk->warp, (blk->cap = blk->cap ? 2 * blk->cap : 8) * sizeof *blk->warp);
-  size_t at = blk->n++;                        /* keep warps in warp-id order */
-  (void)widx;
-  blk->warp[at] = w;
+  (void)widx;                                  /* warps arrive as they complete: in warp-id order
+                                                  in a sweep, the partial ones at the edge last */
+  blk->warp[blk->n++] = w;
 }
 
 void rt_window_release(rt_window *w) {
