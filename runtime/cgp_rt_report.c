@@ -215,10 +215,25 @@ static void at_exit(void) {
   write_report();
 }
 
-static void on_crash(int sig) {
-  static const char msg[] = "cgpredict: the program crashed; no report written\n";
-  ssize_t rc = write(STDERR_FILENO, msg, sizeof msg - 1);
+/* Async-signal-safe: only write(2) and fixed buffers. */
+static void put(const char *s) {
+  ssize_t rc = write(STDERR_FILENO, s, strlen(s));
   (void)rc;
+}
+
+static void on_crash(int sig) {
+  const rt_kernel *k = rt_current_kernel();
+  char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
+  put("cgpredict: the program crashed (signal ");
+  put(sig >= 10 ? num : num + 1);
+  if (k) {
+    put(") inside kernel '");
+    put(k->name);
+    put("'");
+  } else {
+    put(")");
+  }
+  put("; no report written\n");
   signal(sig, SIG_DFL);
   raise(sig);
 }

@@ -319,3 +319,17 @@ Test(e2e, two_devices_with_different_lines_are_analysed_in_one_run) {
   cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs %s report r.json --device wide", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cJSON_Delete(r);
 }
+
+Test(e2e, crash_inside_a_kernel_is_reported_and_writes_no_report) {
+  write_file("crash.c",
+    "#include <stdio.h>\nfloat a[4096];\nfloat *volatile hole = 0;\nint main(void) {\n"
+    "  puts(\"before\");\n  fflush(stdout);\n"
+    "#pragma cgpredict kernel name(crashing)\n"
+    "  for (int i = 0; i < 4096; i++) { a[i] = i; if (i == 100) a[0] = *hole; }\n  return 0;\n}\n");
+  cr_assert_eq(sh("%s build -- cc -o crash crash.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  int rc = sh("CGPREDICT_REPORT=r.json ./crash");
+  cr_assert_neq(rc, 0);
+  cr_assert(strstr(read_file("err.txt"), "crashed"), "%s", read_file("err.txt"));
+  cr_assert(strstr(read_file("out.txt"), "before"), "the program's own output was lost");
+  cr_assert_null(read_file("r.json"));
+}
