@@ -333,3 +333,31 @@ Test(e2e, crash_inside_a_kernel_is_reported_and_writes_no_report) {
   cr_assert(strstr(read_file("out.txt"), "before"), "the program's own output was lost");
   cr_assert_null(read_file("r.json"));
 }
+
+Test(e2e, warps_of_16x16_blocks_span_two_rows_and_divergence_is_counted) {
+  /* 16-wide blocks: a warp is rows i and i+1 of 16 columns, so B[i][j] touches 2 lines of 64 B
+     with a row's jump between lanes 15 and 16 (not coalesced by the definition, 2 transactions).
+     The triangular inner loop gives the lanes of a warp different trip counts: divergence. */
+  write_file("t.c",
+    "#include <stdio.h>\n#define N 256\nfloat B[N][N], C[N][N];\nint main(void) {\n"
+    "#pragma cgpredict kernel name(tile16) dims(2) block(16,16)\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    for (int j = 0; j < N; j++) {\n"
+    "      float s = B[i][j];\n"
+    "      for (int k = 0; k < j; k++) s += C[k][j];\n"
+    "      B[i][j] = s;\n"
+    "    }\n"
+    "  printf(\"%%f\\n\", B[3][3]);\n  return 0;\n}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o t t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=r.json ./t"), 0);
+  cJSON *r = report("r.json");
+  cJSON *k = kernel_named(r, "tile16");
+  cJSON *b = site(k, 8, "load", "B");
+  cr_assert_str_eq(cJSON_GetObjectItem(b, "class")->valuestring, "uncoalesced");
+  cr_assert_float_eq(num(b, "transactions_per_warp"), 2.0, 1e-9);
+  cJSON *dv = cJSON_GetObjectItem(k, "divergence");
+  cr_assert_eq(num(dv, "warps_traced"), 256.0 * 256 / 32);
+  cr_assert_eq(num(dv, "divergent_warps"), num(dv, "warps_traced"), "every warp has lanes with different j");
+  cr_assert_eq(num(prediction(k, "jetson-tk1"), "b"), 8);
+  cJSON_Delete(r);
+}
