@@ -56,6 +56,19 @@ typedef struct cgp_kernel_stats {
   double smem_insts[3];       /* shared-memory warp instructions per warp by class */
   double smem_conflict[3];    /* bank-conflict degree per class (1 = none) */
   double smem_load_insts;     /* global -> shared tile loads per warp */
+  /* The fields below are 0 when the analyzer did not measure them (older reports). The class
+     arrays above count loads only; stores are apart because a warp does not wait for them
+     (docs/model.md, "Stores"). */
+  double st_insts;            /* store warp instructions per warp */
+  double st_trans_pw;         /* L2 transactions per store warp instruction */
+  double st_dram_pw;          /* of those, L2 misses (DRAM write-back traffic) */
+  double masked_slots;        /* issue slots per warp spent with some of its threads masked */
+  /* Global loads through a per-SM L1 (devices whose l1 caches global loads): L1 transactions
+     looked up and L1 hits per load warp instruction, by class. trans_pw then counts only the
+     L1 misses that go on to the L2. */
+  double l1_trans_pw[3], l1_hit_pw[3];
+  /* Instruction mix per warp by functional unit (PTX-equivalent counts; 0 = not measured). */
+  double fp32_insts, fp64_insts, int_insts, sfu_insts;
 } cgp_kernel_stats;
 
 /* Every quantity of the model for one launch on one device. */
