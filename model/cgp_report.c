@@ -275,8 +275,13 @@ int cgp_report_write(const cJSON *report, const char *path, char *err, size_t er
   if (!text) { snprintf(err, errlen, "cannot write report '%s': out of memory formatting it", path); return -1; }
   size_t n = strlen(text);
   text[n] = '\n';                        /* the NUL becomes the final newline; length is known */
-  int rc = cgp_write_file_atomic(path, text, n + 1, err, errlen);
+  char e[4400];
+  int rc = cgp_write_file_atomic(path, text, n + 1, e, sizeof e);
   cJSON_free(text);
+  if (rc != 0) {              /* "cannot write 'p': why" -> "cannot write report 'p': why" */
+    const char *rest = strncmp(e, "cannot write ", 13) == 0 ? e + 13 : e;
+    snprintf(err, errlen, "cannot write report %s", rest);
+  }
   return rc;
 }
 

@@ -1,0 +1,169 @@
+/* End-to-end robustness: the program comes first when the tool fails, report paths that are
+   not regular files are refused, `cgpredict report` never blocks, build temporaries go away,
+   objects from `cgpredict cc -c` link with a plain cc, pragmas are found where the preprocessor
+   puts them. Each test builds small programs through the driver in a temporary directory. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/cgp-e2e-robust.XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+static void write_file(const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The file's text in one of a few static buffers, or NULL. */
+static char *read_file(const char *name) {
+  static char buf[4][1 << 18];
+  static unsigned next;
+  char path[512], *b = buf[next++ % 4];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+  b[n] = '\0';
+  fclose(f);
+  return b;
+}
+
+/* Run a shell command in the temp dir; stdout and stderr go to out.txt and err.txt. */
+static int sh(const char *fmt, ...) {
+  char body[4096], cmd[5000];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(body, sizeof body, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "cd '%s' && (%s) >out.txt 2>err.txt", dir, body);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static const char *in_dir(const char *name) {
+  static char buf[4][512];
+  static unsigned next;
+  char *b = buf[next++ % 4];
+  snprintf(b, sizeof buf[0], "%s/%s", dir, name);
+  return b;
+}
+
+TestSuite(e2e_robust, .init = setup, .fini = teardown, .timeout = 120);
+
+/* A program with its own atexit handler and a buffered file it never closes; exit status from
+   its first argument. */
+static const char *polite_src =
+  "#include <stdio.h>\n"
+  "#include <stdlib.h>\n"
+  "static void bye(void) { printf(\"atexit handler ran\\n\"); }\n"
+  "float a[4096];\n"
+  "int main(int argc, char **argv) {\n"
+  "  atexit(bye);\n"
+  "  FILE *f = fopen(\"data.txt\", \"w\");\n"
+  "  for (int i = 0; i < 1000; i++) fprintf(f, \"line %d\\n\", i);\n"
+  "  printf(\"buffered program output\\n\");\n"
+  "#pragma cgpredict kernel name(fill)\n"
+  "  for (int i = 0; i < argc * 2048; i++) a[i] = i;\n"
+  "  return argc > 1 ? atoi(argv[1]) : 0;\n"
+  "}\n";
+
+static void expect_program_intact(void) {
+  char *out = read_file("out.txt");
+  cr_assert(strstr(out, "buffered program output") && strstr(out, "atexit handler ran"),
+            "the program's output was lost: '%s'; stderr: %s", out, read_file("err.txt"));
+  char *data = read_file("data.txt");
+  cr_assert_not_null(data);
+  cr_assert(strstr(data, "line 999\n"), "the program's buffered file is incomplete");
+}
+
+Test(e2e_robust, unwritable_report_leaves_output_files_atexit_and_exit_status) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_REPORT=no/such/dir/r.json ./p 3"), 3);
+  expect_program_intact();
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "cannot write report") && strstr(err, "no/such/dir/r.json") && strstr(err, "lost"), "%s", err);
+  cr_assert_eq(sh("CGPREDICT_REPORT=no/such/dir/r.json ./p"), 0, "%s", read_file("err.txt"));
+  expect_program_intact();
+}
+
+Test(e2e_robust, strict_mode_turns_a_zero_status_into_one_after_the_program_finished) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_STRICT=1 CGPREDICT_REPORT=no/such/dir/r.json ./p"), 1);
+  expect_program_intact();
+  cr_assert(strstr(read_file("err.txt"), "CGPREDICT_STRICT"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_STRICT=1 CGPREDICT_REPORT=no/such/dir/r.json ./p 3"), 3);
+  expect_program_intact();
+  cr_assert_eq(sh("CGPREDICT_STRICT=1 CGPREDICT_REPORT=r.json ./p"), 0, "%s", read_file("err.txt"));
+  expect_program_intact();
+  cr_assert_not_null(read_file("r.json"));
+}
+
+Test(e2e_robust, a_block_no_device_fits_leaves_the_program_alone) {
+  /* a device whose blocks hold at most 64 threads cannot run the default 256-thread block */
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("mkdir devs && sed -e 's/\"max_threads_per_block\": 1024/\"max_threads_per_block\": 64/' "
+                  "-e 's/\"name\": \"jetson-tk1\"/\"name\": \"tiny\"/' %s/devices/jetson-tk1.json > devs/tiny.json",
+                  CGP_SOURCE_DIR), 0);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=tiny CGPREDICT_REPORT=r.json ./p 4"), 4);
+  expect_program_intact();
+  cr_assert(strstr(read_file("err.txt"), "lost"), "%s", read_file("err.txt"));
+}
+
+Test(e2e_robust, runtime_refuses_a_symlinked_or_fifo_report_path) {
+  write_file("p.c", polite_src);
+  write_file("precious.txt", "keep me\n");
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(symlink(in_dir("precious.txt"), in_dir("link.json")), 0);
+  cr_assert_eq(sh("CGPREDICT_REPORT=link.json ./p"), 0);
+  cr_assert(strstr(read_file("err.txt"), "symbolic link"), "%s", read_file("err.txt"));
+  struct stat st;
+  cr_assert_eq(lstat(in_dir("link.json"), &st), 0);
+  cr_assert(S_ISLNK(st.st_mode));
+  cr_assert_str_eq(read_file("precious.txt"), "keep me\n");
+  cr_assert_eq(mkfifo(in_dir("fifo.json"), 0600), 0);
+  cr_assert_eq(sh("CGPREDICT_REPORT=fifo.json timeout 60 ./p"), 0);
+  cr_assert(strstr(read_file("err.txt"), "FIFO"), "%s", read_file("err.txt"));
+  cr_assert_eq(lstat(in_dir("fifo.json"), &st), 0);
+  cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+}
+
+Test(e2e_robust, report_command_refuses_a_fifo_instead_of_hanging) {
+  cr_assert_eq(mkfifo(in_dir("r.json"), 0600), 0);
+  cr_assert_eq(sh("timeout 20 %s report r.json", CGP_DRIVER), 1);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "r.json") && strstr(err, "FIFO"), "%s", err);
+}
+
+Test(e2e_robust, report_command_refuses_a_negative_weight_naming_the_kernel) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c && CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./p", CGP_DRIVER), 0,
+               "%s", read_file("err.txt"));
+  cr_assert_eq(sh("sed 's/\"weight\":[\t ]*1,/\"weight\": -1,/' r.json > bad.json && grep -q -- '-1,' bad.json"), 0);
+  cr_assert_eq(sh("%s report bad.json", CGP_DRIVER), 1);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "bad.json") && strstr(err, "kernel 'fill'") && strstr(err, "\"weight\""), "%s", err);
+}
