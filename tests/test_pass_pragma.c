@@ -186,3 +186,88 @@ Test(pragma, syntax_error_in_the_source_is_reported_with_its_location) {
   expect_error("void f(float *a) {\n#pragma cgpredict kernel\n  for (int i = 0; i < 9; i++) a[i] = 0\n}\n",
                3, 39, "expected ';'");
 }
+
+/* ---- the clause parser alone (no libclang) ---------------------------------------------------- */
+
+static int parse_text(const char *text, cgp_kernel_pragma *k, size_t *at, char *err, size_t errlen) {
+  memset(k, 0, sizeof *k);
+  return cgp_pragma_parse(text, strlen(text), k, at, err, errlen);
+}
+
+Test(pragma_clause, noalias_is_a_flag_with_or_without_parentheses) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  cr_assert_eq(parse_text("cgpredict kernel name(a) noalias", &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.noalias, 1);
+  cr_assert_eq(parse_text("cgpredict kernel noalias(), dims(1)", &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.noalias, 1);
+  cr_assert_eq(k.dims, 1);
+  cr_assert_eq(parse_text("cgpredict kernel dims(1)", &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.noalias, 0);
+  cr_assert_neq(parse_text("cgpredict kernel noalias(p)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "noalias takes no arguments"), "%s", err);
+  cr_assert_eq(at, 25);
+}
+
+Test(pragma_clause, a_long_utf8_name_is_kept_whole) {
+  static cgp_kernel_pragma k;
+  static char text[2048];
+  char name[1200] = "";
+  for (int i = 0; i < 200; i++) strcat(name, "\xc3\xa9");          /* 200 x 'é': 400 bytes */
+  strcat(name, "_\xe6\x97\xa5");                                     /* and a 3-byte character */
+  snprintf(text, sizeof text, "cgpredict kernel name(%s)", name);
+  size_t at;
+  char err[256];
+  cr_assert_eq(parse_text(text, &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_str_eq(k.name, name);
+  cr_assert_eq(strlen(k.name), 404);
+}
+
+Test(pragma_clause, a_name_over_the_limit_is_refused_not_cut) {
+  static cgp_kernel_pragma k;
+  static char text[CGP_PRAGMA_NAME_MAX + 64];
+  int n = snprintf(text, sizeof text, "cgpredict kernel name(");
+  for (int i = 0; i < CGP_PRAGMA_NAME_MAX; i++) text[n++] = 'x';
+  strcpy(text + n, ")");
+  size_t at;
+  char err[256];
+  cr_assert_neq(parse_text(text, &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "more than 4095"), "%s", err);
+  cr_assert_eq(k.name[0], '\0');
+}
+
+Test(pragma_clause, ill_formed_utf8_in_a_name_is_refused) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  cr_assert_neq(parse_text("cgpredict kernel name(ab\xc3)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "not valid UTF-8"), "%s", err);
+  cr_assert_neq(parse_text("cgpredict kernel name(\xed\xa0\x80)", &k, &at, err, sizeof err), 0);   /* a surrogate */
+}
+
+Test(pragma_clause, errors_point_at_the_offending_text) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  cr_assert_neq(parse_text("cgpredict kernel dims(2) block(0)", &k, &at, err, sizeof err), 0);
+  cr_assert_eq(at, 31);
+  cr_assert(strstr(err, "positive integer"), "%s", err);
+  cr_assert_neq(parse_text("cgpredict kernel block(99999999999999999999)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "positive integer"), "%s", err);
+  cr_assert_neq(parse_text("cgpredict kernel shared(a,b,c,d,e,f,g,h,i)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "at most 8 arrays"), "%s", err);
+  cr_assert_eq(at, 40);
+  cr_assert_neq(parse_text("cgpredict kernel name(x", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "expected ',' or ')'"), "%s", err);
+}
+
+Test(pragma_clause, text_need_not_be_nul_terminated) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  const char text[] = {'c','g','p','r','e','d','i','c','t',' ','k','e','r','n','e','l',' ','d','i','m','s','(','2',')','X'};
+  memset(&k, 0, sizeof k);
+  cr_assert_eq(cgp_pragma_parse(text, sizeof text - 1, &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.dims, 2);
+}
