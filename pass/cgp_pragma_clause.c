@@ -11,7 +11,7 @@
 
 #define MAX_BLOCK_THREADS 1024
 
-enum { T_END, T_IDENT, T_INT, T_PUNCT, T_BAD };
+enum { T_END, T_IDENT, T_INT, T_PUNCT, T_BAD, T_BAD_UTF8 };
 
 typedef struct {
   const char *s;
@@ -69,7 +69,7 @@ static void next(lexer *l) {
     l->kind = T_IDENT;
     while (i < l->len && ident_char(p[i])) {
       size_t u = utf8_len(p + i, l->len - i);
-      if (!u) { l->kind = T_BAD; u = 1; }
+      if (!u) { l->kind = T_BAD_UTF8; u = 1; }
       i += u;
     }
     l->n = i - l->pos;
@@ -134,7 +134,7 @@ static unsigned positive(lexer *l, fail_ctx *f, const char *clause) {
 }
 
 static int copy_ident(const lexer *l, fail_ctx *f, char *dst, size_t cap, const char *clause) {
-  if (l->kind == T_BAD) return fail(f, l->at, "%s(...): not valid UTF-8", clause);
+  if (l->kind == T_BAD_UTF8) return fail(f, l->at, "%s(...): not valid UTF-8", clause);
   if (l->kind != T_IDENT) {
     char b[80];
     return fail(f, l->at, "%s(...) expects an identifier, not '%s'", clause, shown(l, b, sizeof b));

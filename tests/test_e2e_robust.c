@@ -167,3 +167,46 @@ Test(e2e_robust, report_command_refuses_a_negative_weight_naming_the_kernel) {
   char *err = read_file("err.txt");
   cr_assert(strstr(err, "bad.json") && strstr(err, "kernel 'fill'") && strstr(err, "\"weight\""), "%s", err);
 }
+
+Test(e2e_robust, kernels_in_a_header_and_behind_a_pragma_macro_are_instrumented) {
+  write_file("kern.h",
+    "#define GPU(n) _Pragma(\"cgpredict kernel name(from_macro) block(64)\")\n"
+    "static void scale(float *a, int n) {\n"
+    "#pragma cgpredict kernel name(from_header) block(128)\n"
+    "  for (int i = 0; i < n; i++) a[i] *= 2;\n"
+    "}\n");
+  write_file("m.c",
+    "#include <stdio.h>\n"
+    "#include \"kern.h\"\n"
+    "float a[4096];\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = 4096 / argc;\n"
+    "  GPU(x)\n"
+    "  for (int i = 0; i < n; i++) a[i] = i;\n"
+    "#if 0\n"
+    "#pragma cgpredict kernel name(never)\n"
+    "#endif\n"
+    "  scale(a, n);\n"
+    "  printf(\"%.0f\\n\", a[4095]);\n"
+    "  return 0;\n"
+    "}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o m m.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./m"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "8190\n");
+  cJSON *r = cJSON_Parse(read_file("r.json"));
+  cr_assert_not_null(r);
+  int seen = 0;
+  cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItem(r, "kernels")) {
+    const char *name = cJSON_GetObjectItem(k, "name")->valuestring;
+    if (strcmp(name, "from_header") == 0) {
+      seen |= 1;
+      cr_assert(strstr(cJSON_GetObjectItem(k, "file")->valuestring, "kern.h"));
+      cr_assert_eq(cJSON_GetObjectItem(k, "line")->valuedouble, 3);
+    } else if (strcmp(name, "from_macro") == 0) {
+      seen |= 2;
+    }
+  }
+  cr_assert_eq(seen, 3, "kernels found: %s", read_file("r.json"));
+  cJSON_Delete(r);
+}

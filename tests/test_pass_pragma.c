@@ -16,8 +16,18 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-  unlink(path);
-  rmdir(dir);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+static void write_in_dir(const char *name, const char *text) {
+  char p[300];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  FILE *f = fopen(p, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
 }
 
 static int scan(const char *src, cgp_kernel_pragma **k, size_t *n, char *err, size_t errlen,
@@ -270,4 +280,128 @@ Test(pragma_clause, text_need_not_be_nul_terminated) {
   memset(&k, 0, sizeof k);
   cr_assert_eq(cgp_pragma_parse(text, sizeof text - 1, &k, &at, err, sizeof err), 0, "%s", err);
   cr_assert_eq(k.dims, 2);
+}
+
+/* ---- pragmas where the preprocessor puts them ----------------------------------------------- */
+
+Test(pragma, a_pragma_in_an_included_header_is_found_with_the_header_location) {
+  write_in_dir("kern.h",
+    "static void kern(float *a, int n) {\n"
+    "#pragma cgpredict kernel name(in_header) block(128)\n"
+    "  for (int i = 0; i < n; i++) a[i] = 0;\n"
+    "}\n");
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096], inc[200];
+  snprintf(inc, sizeof inc, "-I%s", dir);
+  const char *argv[] = {inc};
+  cr_assert_eq(scan("#include \"kern.h\"\nfloat a[9];\nint main(void) { kern(a, 9); return 0; }\n",
+                    &k, &n, err, sizeof err, argv, 1), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, "in_header");
+  cr_assert(strstr(k[0].file, "kern.h"), "%s", k[0].file);
+  cr_assert_eq(k[0].pragma_line, 2);
+  cr_assert_eq(k[0].for_line, 3);
+  cr_assert_eq(k[0].for_col, 3);
+  cr_assert_eq(k[0].block[0], 128);
+  free(k);
+}
+
+Test(pragma, an_error_in_a_header_pragma_names_the_header) {
+  write_in_dir("bad.h",
+    "static void kern(float *a) {\n"
+    "#pragma cgpredict kernel dims(7)\n"
+    "  for (int i = 0; i < 9; i++) a[i] = 0;\n"
+    "}\n");
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_neq(scan("#include \"bad.h\"\n", &k, &n, err, sizeof err, NULL, 0), 0);
+  cr_assert(strstr(err, "bad.h:2:31: error: dims(...) is 1, 2 or 3"), "%s", err);
+}
+
+Test(pragma, pragma_operator_in_a_macro_marks_the_for_after_the_expansion) {
+  const char *src =
+    "#define GPU_KERNEL(n) _Pragma(\"cgpredict kernel name(viamacro) dims(1)\")\n"
+    "#define GPU_NOALIAS _Pragma(\"cgpredict kernel name(direct) noalias\")\n"
+    "float a[64], b[64];\n"
+    "void f(void) {\n"
+    "  GPU_KERNEL(x)\n"
+    "  for (int i = 0; i < 64; i++) a[i] = 0;\n"
+    "  GPU_NOALIAS for (int i = 0; i < 64; i++) b[i] = 1;\n"
+    "  _Pragma(\"cgpredict kernel name(\\\"q\\\")\")\n"
+    "  for (int i = 0; i < 64; i++) b[i] = 2;\n"
+    "}\n";
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  int rc = scan(src, &k, &n, err, sizeof err, NULL, 0);
+  /* name("q") is not an identifier: the third pragma is refused at its _Pragma */
+  cr_assert_neq(rc, 0);
+  cr_assert(strstr(err, ":8:3: error: name(...) expects an identifier"), "%s", err);
+  const char *good =
+    "#define GPU_KERNEL(n) _Pragma(\"cgpredict kernel name(viamacro) dims(1)\")\n"
+    "#define GPU_NOALIAS _Pragma(\"cgpredict kernel name(direct) noalias\")\n"
+    "float a[64], b[64];\n"
+    "void f(void) {\n"
+    "  GPU_KERNEL(x)\n"
+    "  for (int i = 0; i < 64; i++) a[i] = 0;\n"
+    "  GPU_NOALIAS for (int i = 0; i < 64; i++) b[i] = 1;\n"
+    "  _Pragma(\"cgpredict kernel name(plain)\")\n"
+    "  for (int i = 0; i < 64; i++) b[i] = 2;\n"
+    "}\n";
+  cr_assert_eq(scan(good, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 3);
+  cr_assert_str_eq(k[0].name, "viamacro");
+  cr_assert_eq(k[0].dims, 1);
+  cr_assert_eq(k[0].for_line, 6);
+  cr_assert_eq(k[0].for_col, 3);
+  cr_assert_str_eq(k[1].name, "direct");
+  cr_assert_eq(k[1].noalias, 1);
+  cr_assert_eq(k[1].for_line, 7);
+  cr_assert_eq(k[1].for_col, 15);
+  cr_assert_str_eq(k[2].name, "plain");
+  cr_assert_eq(k[2].for_line, 9);
+  free(k);
+}
+
+Test(pragma, a_pragma_in_an_inactive_branch_is_ignored) {
+  const char *src =
+    "float a[9];\n"
+    "void f(void) {\n"
+    "#if 0\n"
+    "#pragma cgpredict kernel name(off)\n"
+    "  while (0) {}\n"
+    "#endif\n"
+    "#ifdef ON\n"
+    "#pragma cgpredict kernel name(on)\n"
+    "#endif\n"
+    "  for (int i = 0; i < 9; i++) a[i] = 0;\n"
+    "}\n";
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 0);
+  const char *argv[] = {"-DON"};
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, argv, 1), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, "on");
+  cr_assert_eq(k[0].for_line, 10);
+  free(k);
+}
+
+Test(pragma, a_long_name_in_a_source_is_kept_whole) {
+  static char src[4096];
+  char name[700] = "";
+  for (int i = 0; i < 100; i++) strcat(name, "k\xc3\xa9rn");      /* 500 bytes, 'é' across byte 63 */
+  snprintf(src, sizeof src, "float a[9];\nvoid f(void) {\n#pragma cgpredict kernel name(%s)\n"
+           "  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n", name);
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, name);
+  free(k);
 }
