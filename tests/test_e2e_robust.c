@@ -210,3 +210,54 @@ Test(e2e_robust, kernels_in_a_header_and_behind_a_pragma_macro_are_instrumented)
   cr_assert_eq(seen, 3, "kernels found: %s", read_file("r.json"));
   cJSON_Delete(r);
 }
+
+static int dir_entries(const char *name) {
+  DIR *d = opendir(in_dir(name));
+  cr_assert_not_null(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
+}
+
+Test(e2e_robust, a_failed_build_leaves_no_temporary_directory) {
+  /* a marked loop the compiler deletes: the pass refuses it after clang wrote its bitcode */
+  write_file("f.c",
+    "float a[64];\n"
+    "int main(int argc, char **argv) {\n"
+    "  if (0) {\n"
+    "#pragma cgpredict kernel name(dead)\n"
+    "    for (int i = 0; i < argc; i++) a[i] = i;\n"
+    "  }\n"
+    "  return 0;\n"
+    "}\n");
+  cr_assert_eq(sh("mkdir tmp"), 0);
+  cr_assert_neq(sh("CGPREDICT_VERBOSE=1 TMPDIR=$PWD/tmp %s build -- cc -o f f.c", CGP_DRIVER), 0);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "error"), "%s", err);
+  /* the verbose command lines name the temporary directory, wherever it was made */
+  char *at = strstr(err, "/cgpredict."), tmp[600];
+  cr_assert_not_null(at, "%s", err);
+  char *start = at;
+  while (start > err && start[-1] != ' ') start--;
+  size_t n = (size_t)(at - start) + strlen("/cgpredict.XXXXXX");
+  snprintf(tmp, sizeof tmp, "%.*s", (int)n, start);
+  cr_assert_neq(access(tmp, F_OK), 0, "temporary directory %s left behind", tmp);
+  cr_assert_eq(dir_entries("tmp"), 0, "temporaries left behind");
+  cr_assert_neq(sh("TMPDIR=$PWD/tmp %s cc -c f.c", CGP_DRIVER), 0);
+  cr_assert_eq(dir_entries("tmp"), 0, "temporaries left behind");
+}
+
+Test(e2e_robust, sigterm_during_a_build_removes_the_temporary_directory) {
+  write_file("m.c", "float a[64];\nint main(void) {\n#pragma cgpredict kernel\n"
+                    "  for (int i = 0; i < 64; i++) a[i] = i;\n  return 0;\n}\n");
+  write_file("slowclang", "#!/bin/sh\nexec sleep 60\n");
+  cr_assert_eq(sh("chmod +x slowclang && mkdir tmp"), 0);
+  int rc = sh("TMPDIR=$PWD/tmp CGPREDICT_CLANG=$PWD/slowclang %s build -- cc -o m m.c & pid=$!; "
+              "n=0; while [ -z \"$(ls tmp)\" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done; sleep 0.3; "
+              "kill -TERM $pid; wait $pid; echo $? > status.txt", CGP_DRIVER);
+  cr_assert_eq(rc, 0);
+  cr_assert_str_eq(read_file("status.txt"), "143\n", "the driver should die of SIGTERM; stderr: %s", read_file("err.txt"));
+  cr_assert_eq(dir_entries("tmp"), 0, "temporaries left behind");
+  cr_assert(strstr(read_file("err.txt"), "temporary files removed"), "%s", read_file("err.txt"));
+}
