@@ -164,6 +164,16 @@ static const char *clang_path(void) {
   return e && *e ? e : CGP_CLANG;
 }
 
+static const char *ld_path(void) {
+  const char *e = getenv("CGPREDICT_LD");
+  return e && *e ? e : "ld";
+}
+
+static const char *runtime_stub(void) {
+  const char *e = getenv("CGPREDICT_RUNTIME_STUB");
+  return e && *e ? e : CGP_RUNTIME_STUB;
+}
+
 /* Compile one marked source to an object; 0 on success. */
 static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk, const cmdline *c,
                           const char *tmpdir, int idx, const char *obj) {
@@ -190,12 +200,25 @@ static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk
     return 1;
   }
   if (warn[0]) fputs(warn, stderr);
+  /* an object the user links (cc -c) carries the runtime's weak stub, so that a plain cc links
+     it too (runtime/cgp_rt_stub.c); one linked here gets the runtime archive instead */
+  char pre[4200];
+  snprintf(pre, sizeof pre, "%s/%d.pre.o", tmpdir, idx);
   args b = {0};
   push(&b, clang_path());
   push(&b, "-O2"); push(&b, "-fPIC"); push(&b, "-c");
-  push(&b, ibc); push(&b, "-o"); push(&b, obj);
+  push(&b, ibc); push(&b, "-o"); push(&b, c->compile_only ? pre : obj);
   rc = run(b.v);
   args_free(&b);
+  if (!rc && c->compile_only) {
+    args l = {0};
+    push(&l, ld_path());
+    push(&l, "-r"); push(&l, "-o"); push(&l, obj);
+    push(&l, pre); push(&l, runtime_stub());
+    rc = run(l.v);
+    args_free(&l);
+    unlink(pre);
+  }
   unlink(bc);
   unlink(ibc);
   return rc;

@@ -261,3 +261,86 @@ Test(e2e_robust, sigterm_during_a_build_removes_the_temporary_directory) {
   cr_assert_eq(dir_entries("tmp"), 0, "temporaries left behind");
   cr_assert(strstr(read_file("err.txt"), "temporary files removed"), "%s", read_file("err.txt"));
 }
+
+/* ---- objects from `cgpredict cc -c` --------------------------------------------------------- */
+
+static const char *kern_a_src =
+  "void kern_a(float *a, int n) {\n"
+  "#pragma cgpredict kernel name(ka)\n"
+  "  for (int i = 0; i < n; i++) a[i] = 2 * a[i] + 1;\n"
+  "}\n";
+static const char *kern_c_src =
+  "void kern_c(float *a, int n) {\n"
+  "#pragma cgpredict kernel name(kc)\n"
+  "  for (int i = 0; i < n; i++) a[i] += 3;\n"
+  "}\n";
+static const char *plain_main_src =
+  "#include <stdio.h>\n"
+  "void kern_a(float *a, int n);\n"
+  "void kern_c(float *a, int n);\n"
+  "static float a[8192];\n"
+  "int main(int argc, char **argv) {\n"
+  "  for (int i = 0; i < 8192; i++) a[i] = i;\n"
+  "  kern_a(a, 8192 / argc);\n"
+  "  kern_c(a, 8192 / argc);\n"
+  "  double s = 0; for (int i = 0; i < 8192; i++) s += a[i];\n"
+  "  printf(\"sum %.0f\\n\", s);\n"
+  "  return 0;\n"
+  "}\n";
+
+/* The plain cc of this build: a sanitized build's runtime needs the sanitizers in the link. */
+static const char *plain_cc(void) {
+  static char cc[128];
+  char cache[512];
+  snprintf(cache, sizeof cache, "grep -q '^CGP_SANITIZE:BOOL=ON' '%s/CMakeCache.txt'", CGP_BINARY_DIR);
+  snprintf(cc, sizeof cc, "cc%s", system(cache) == 0 ? " -fsanitize=address,undefined" : "");
+  return cc;
+}
+
+static void expect_both_kernels(const char *report) {
+  cJSON *r = cJSON_Parse(read_file(report));
+  cr_assert_not_null(r, "no report %s; stderr: %s", report, read_file("err.txt"));
+  int seen = 0;
+  cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItem(r, "kernels")) {
+    const char *name = cJSON_GetObjectItem(k, "name")->valuestring;
+    seen |= strcmp(name, "ka") == 0 ? 1 : strcmp(name, "kc") == 0 ? 2 : 0;
+    cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(k, "predictions")) > 0);
+  }
+  cr_assert_eq(seen, 3, "%s", read_file(report));
+  cJSON_Delete(r);
+}
+
+Test(e2e_robust, objects_from_cgpredict_cc_c_link_with_a_plain_cc) {
+  write_file("a.c", kern_a_src);
+  write_file("c.c", kern_c_src);
+  write_file("main.c", plain_main_src);
+  cr_assert_eq(sh("%s cc -O2 -c a.c -o a.o && %s cc -O2 -c c.c && cc -O2 -c main.c", CGP_DRIVER, CGP_DRIVER), 0,
+               "%s", read_file("err.txt"));
+  /* expected: sum of 2*i + 1 + 3 over i < 8192 */
+  cr_assert_eq(sh("%s -o plain main.o a.o c.o", plain_cc()), 0, "plain link failed: %s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r1.json ./plain"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 67133440\n");
+  expect_both_kernels("r1.json");
+  /* the same objects linked by cgpredict, and a mixed link with a marked source compiled now */
+  cr_assert_eq(sh("%s cc -O2 -o viatool main.o a.o c.o", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r2.json ./viatool"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 67133440\n");
+  expect_both_kernels("r2.json");
+  cr_assert_eq(sh("%s cc -O2 -o mixed main.c a.o c.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r3.json ./mixed"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 67133440\n");
+  expect_both_kernels("r3.json");
+}
+
+Test(e2e_robust, without_a_loadable_runtime_a_plain_link_runs_uninstrumented_and_says_so) {
+  write_file("a.c", kern_a_src);
+  write_file("c.c", kern_c_src);
+  write_file("main.c", plain_main_src);
+  cr_assert_eq(sh("%s cc -c a.c c.c && %s -o plain main.c a.o c.o", CGP_DRIVER, plain_cc()), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_RUNTIME_SO=/nonexistent/libcgpredict_rt.so CGPREDICT_REPORT=r.json ./plain"), 0);
+  cr_assert_str_eq(read_file("out.txt"), "sum 67133440\n");
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "cgpredict cc") && strstr(err, "uninstrumented"), "%s", err);
+  cr_assert_null(read_file("r.json"));
+}
