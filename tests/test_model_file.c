@@ -280,3 +280,25 @@ Test(model_file, out_of_memory_is_not_called_bad_json) {
   free(text);
 #endif
 }
+
+Test(model_file, a_report_too_big_for_memory_is_out_of_memory_not_a_crash) {
+#ifdef CGP_ASAN
+  cr_skip_test("address space limits do not mix with AddressSanitizer");
+#else
+  FILE *f = fopen(in_dir("big.json"), "w");
+  cr_assert_not_null(f);
+  cr_assert_eq(ftruncate(fileno(f), (off_t)(200 << 20)), 0);     /* sparse, under the cap */
+  fclose(f);
+  FILE *m = fopen("/proc/self/statm", "r");
+  unsigned long pages = 0;
+  cr_assert_eq(fscanf(m, "%lu", &pages), 1);
+  fclose(m);
+  struct rlimit lim;
+  lim.rlim_cur = lim.rlim_max = pages * (unsigned long)sysconf(_SC_PAGESIZE) + ((rlim_t)64 << 20);
+  cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
+  cJSON *r;
+  char err[512];
+  cr_assert_neq(cgp_report_load(in_dir("big.json"), &r, err, sizeof err), 0);
+  cr_assert(strstr(err, "big.json: out of memory"), "%s", err);
+#endif
+}
