@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs one libFuzzer harness of tests/fuzz: scripts/fuzz.sh TARGET SECONDS|-runs=N [libFuzzer flags]
-#   TARGET: device, report or pragma. Builds build-fuzz (clang-14, CGP_FUZZ=ON) when needed.
+#   TARGET: device, report or pragma. Builds (incrementally) build-fuzz: clang-14, CGP_FUZZ=ON.
 #   The committed corpus tests/fuzz/corpus/TARGET seeds a working corpus in
 #   ${CGP_FUZZ_WORK:-/tmp/cgp-fuzz}/TARGET (the committed one is never written to); crashes
 #   land in that directory too. Exit status: libFuzzer's (0: no crash).
@@ -19,10 +19,9 @@ case $amount in
   *) limit=-max_total_time=$amount ;;
 esac
 build=${CGP_FUZZ_BUILD_DIR:-build-fuzz}
-if [ ! -x "$build/tests/fuzz/fuzz_$target" ] || [ -n "${CGP_FUZZ_REBUILD:-}" ]; then
+[ -f "$build/CMakeCache.txt" ] ||
   cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang-14 -DCGP_FUZZ=ON -DCGP_TESTS=OFF >/dev/null
-  cmake --build "$build" -j "$(nproc)" --target "fuzz_$target" >/dev/null
-fi
+cmake --build "$build" -j "$(nproc)" --target "fuzz_$target" >/dev/null   # incremental
 work=${CGP_FUZZ_WORK:-/tmp/cgp-fuzz}/$target
 mkdir -p "$work/corpus"
 exec "$build/tests/fuzz/fuzz_$target" "$limit" -print_final_stats=1 -artifact_prefix="$work/" \
