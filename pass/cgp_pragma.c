@@ -37,7 +37,14 @@ typedef struct {
   cgp_kernel_pragma *out;
   size_t n, cap;
   CXFile *files;
+  int *mentions;            /* per file: its text mentions `cgpredict` */
   size_t nfiles, files_cap;
+  struct expansion {        /* macro expansions whose definition holds a cgpredict _Pragma */
+    size_t file;
+    unsigned start, end;
+    char *text;
+  } *exp;
+  size_t nexp, exp_cap;
 } scan;
 
 static void error_at(scan *s, const char *file, unsigned line, unsigned col, const char *fmt, ...) {
@@ -230,34 +237,53 @@ static void find_written(file_scan *fs) {
   }
 }
 
-typedef struct {
-  file_scan *fs;
-} expansion_ctx;
+static int text_mentions(const char *text, size_t len) {
+  for (size_t i = 0; i + 9 <= len; i++)
+    if (text[i] == 'c' && memcmp(text + i, "cgpredict", 9) == 0) return 1;
+  return 0;
+}
 
-/* A macro expansion in this file whose definition holds `_Pragma("cgpredict ...")`. */
+static size_t file_index(const scan *s, CXFile f) {
+  for (size_t i = 0; i < s->nfiles; i++)
+    if (clang_File_isEqual(s->files[i], f)) return i;
+  return (size_t)-1;
+}
+
+/* A macro expansion whose definition (in a file that mentions cgpredict) holds
+   `_Pragma("cgpredict ...")`: remembered for the file the expansion is in. */
 static enum CXChildVisitResult visit_expansion(CXCursor c, CXCursor parent, CXClientData data) {
   (void)parent;
-  file_scan *fs = ((expansion_ctx *)data)->fs;
+  scan *s = data;
   if (clang_getCursorKind(c) != CXCursor_MacroExpansion) return CXChildVisit_Continue;
-  CXFile file;
+  CXCursor def = clang_getCursorReferenced(c);
+  if (clang_Cursor_isNull(def)) return CXChildVisit_Continue;
+  CXFile def_file, file;
+  clang_getSpellingLocation(clang_getCursorLocation(def), &def_file, NULL, NULL, NULL);
+  size_t di = def_file ? file_index(s, def_file) : (size_t)-1;
+  if (di == (size_t)-1 || !s->mentions[di]) return CXChildVisit_Continue;
   unsigned start, end;
   CXSourceRange ext = clang_getCursorExtent(c);
   clang_getSpellingLocation(clang_getRangeStart(ext), &file, NULL, NULL, &start);
-  if (!file || !clang_File_isEqual(file, fs->file)) return CXChildVisit_Continue;
   clang_getSpellingLocation(clang_getRangeEnd(ext), NULL, NULL, NULL, &end);
-  CXCursor def = clang_getCursorReferenced(c);
-  if (clang_Cursor_isNull(def)) return CXChildVisit_Continue;
+  size_t fi = file ? file_index(s, file) : (size_t)-1;
+  if (fi == (size_t)-1) return CXChildVisit_Continue;
   CXToken *tok;
   unsigned ntok;
-  clang_tokenize(fs->s->tu, clang_getCursorExtent(def), &tok, &ntok);
+  clang_tokenize(s->tu, clang_getCursorExtent(def), &tok, &ntok);
   for (unsigned i = 0; i < ntok; i++) {
-    char *text = pragma_operator(fs->s->tu, tok, ntok, i);
-    if (text) {
-      add_found(fs, start, end, text, ~0u);
-      break;
+    char *text = pragma_operator(s->tu, tok, ntok, i);
+    if (!text) continue;
+    if (s->nexp == s->exp_cap) {
+      size_t cap = s->exp_cap ? 2 * s->exp_cap : 8;
+      struct expansion *bigger = realloc(s->exp, cap * sizeof *bigger);
+      if (!bigger) { free(text); s->failed = 1; snprintf(s->err, s->errlen, "cgpredict: out of memory\n"); break; }
+      s->exp = bigger;
+      s->exp_cap = cap;
     }
+    s->exp[s->nexp++] = (struct expansion){fi, start, end, text};
+    break;
   }
-  clang_disposeTokens(fs->s->tu, tok, ntok);
+  clang_disposeTokens(s->tu, tok, ntok);
   return CXChildVisit_Continue;
 }
 
@@ -328,13 +354,14 @@ static void finish(file_scan *fs, const found *f) {
   free(k);
 }
 
-static void scan_file(scan *s, CXFile file) {
+static void scan_file(scan *s, size_t index) {
+  CXFile file = s->files[index];
   file_scan fs = {.s = s, .file = file};
+  int expanded = 0;                         /* most files (system headers) have nothing for us */
+  for (size_t e = 0; e < s->nexp; e++) expanded |= s->exp[e].file == index;
+  if (!s->mentions[index] && !expanded) return;
   fs.text = clang_getFileContents(s->tu, file, &fs.len);
   if (!fs.text || fs.len == 0) return;
-  int mention = 0;                          /* most files (system headers) have nothing for us */
-  for (size_t i = 0; i + 9 <= fs.len && !mention; i++) mention = fs.text[i] == 'c' && memcmp(fs.text + i, "cgpredict", 9) == 0;
-  if (!mention) return;
   CXString name = clang_getFileName(file);
   snprintf(fs.name, sizeof fs.name, "%s", clang_getCString(name));
   clang_disposeString(name);
@@ -355,9 +382,12 @@ static void scan_file(scan *s, CXFile file) {
   }
   for (unsigned i = 0; i < fs.ntok; i++) fs.off[i] = tok_offset(s->tu, fs.tok[i]);
   fs.sk = skipped_ranges(s->tu, file);
-  find_written(&fs);
-  expansion_ctx ctx = {&fs};
-  clang_visitChildren(clang_getTranslationUnitCursor(s->tu), visit_expansion, &ctx);
+  if (s->mentions[index]) find_written(&fs);
+  for (size_t e = 0; e < s->nexp; e++)
+    if (s->exp[e].file == index) {
+      add_found(&fs, s->exp[e].start, s->exp[e].end, s->exp[e].text, ~0u);
+      s->exp[e].text = NULL;                /* now owned by fs.f */
+    }
   qsort(fs.f, fs.nf, sizeof *fs.f, by_offset);
   for (size_t i = 0; i < fs.nf; i++) {
     int before = s->failed;
@@ -425,7 +455,16 @@ int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
     if (mention) { snprintf(err, errlen, "%s: libclang could not parse the file\n", path); rc = -1; }
   } else {
     clang_getInclusions(s.tu, add_file, &s);
-    for (size_t i = 0; i < s.nfiles; i++) scan_file(&s, s.files[i]);
+    s.mentions = calloc(s.nfiles ? s.nfiles : 1, sizeof *s.mentions);
+    if (!s.mentions) { snprintf(err, errlen, "cgpredict: out of memory\n"); s.failed = 1; s.nfiles = 0; }
+    for (size_t i = 0; i < s.nfiles; i++) {
+      size_t len;
+      const char *text = clang_getFileContents(s.tu, s.files[i], &len);
+      s.mentions[i] = text && text_mentions(text, len);
+    }
+    clang_visitChildren(clang_getTranslationUnitCursor(s.tu), visit_expansion, &s);
+    for (size_t i = 0; i < s.nfiles; i++) scan_file(&s, i);
+    for (size_t e = 0; e < s.nexp; e++) free(s.exp[e].text);
     if (s.n || s.failed || mention) {
       char pragma_err[8192];               /* syntax errors first, as a compiler would print them */
       snprintf(pragma_err, sizeof pragma_err, "%s", err);
@@ -440,6 +479,8 @@ int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
   clang_disposeIndex(idx);
   free(args);
   free(s.files);
+  free(s.mentions);
+  free(s.exp);
   *out = s.out;
   *n = s.n;
   if (rc) { free(*out); *out = NULL; *n = 0; }

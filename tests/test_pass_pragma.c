@@ -405,3 +405,20 @@ Test(pragma, a_long_name_in_a_source_is_kept_whole) {
   cr_assert_str_eq(k[0].name, name);
   free(k);
 }
+
+Test(pragma, a_macro_from_a_header_marks_a_loop_in_a_source_that_never_says_cgpredict) {
+  write_in_dir("mark.h", "#define MARK _Pragma(\"cgpredict kernel name(marked) dims(1)\")\n");
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096], inc[200];
+  snprintf(inc, sizeof inc, "-I%s", dir);
+  const char *argv[] = {inc};
+  cr_assert_eq(scan("#include \"mark.h\"\nfloat a[9];\nvoid f(void) {\n  MARK\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+                    &k, &n, err, sizeof err, argv, 1), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, "marked");
+  cr_assert_eq(k[0].pragma_line, 4);
+  cr_assert_eq(k[0].for_line, 5);
+  cr_assert(strstr(k[0].file, "k.c"), "%s", k[0].file);
+  free(k);
+}
