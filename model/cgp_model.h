@@ -21,6 +21,10 @@ typedef struct cgp_device {
   double lat_smem, lat_l2, lat_dram, smem_load_const, dd_l2, dd_dram, inst_cycle;
   double dram_bandwidth_bytes_per_s;
   unsigned smem_banks, smem_bank_bytes;
+  /* Caches for the analyzer (0 = absent): a per-SM L1 that caches global loads, and sectors. */
+  uint64_t l1_bytes;
+  unsigned l1_line_bytes, l1_sector_bytes, l2_sector_bytes;
+  int l1_caches_global;
 } cgp_device;
 
 /* Load and check a device file. On failure returns nonzero and writes a message naming the

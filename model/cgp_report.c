@@ -38,6 +38,16 @@ cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s) {
   cJSON_AddItemToObject(o, "smem_insts", arr3(s->smem_insts));
   cJSON_AddItemToObject(o, "smem_conflict", arr3(s->smem_conflict));
   cJSON_AddNumberToObject(o, "smem_load_insts", s->smem_load_insts);
+  cJSON_AddNumberToObject(o, "st_insts", s->st_insts);
+  cJSON_AddNumberToObject(o, "st_trans_pw", s->st_trans_pw);
+  cJSON_AddNumberToObject(o, "st_dram_pw", s->st_dram_pw);
+  cJSON_AddNumberToObject(o, "masked_slots", s->masked_slots);
+  cJSON_AddItemToObject(o, "l1_trans_pw", arr3(s->l1_trans_pw));
+  cJSON_AddItemToObject(o, "l1_hit_pw", arr3(s->l1_hit_pw));
+  cJSON_AddNumberToObject(o, "fp32_insts", s->fp32_insts);
+  cJSON_AddNumberToObject(o, "fp64_insts", s->fp64_insts);
+  cJSON_AddNumberToObject(o, "int_insts", s->int_insts);
+  cJSON_AddNumberToObject(o, "sfu_insts", s->sfu_insts);
   return o;
 }
 
@@ -68,6 +78,15 @@ static int get_arr3(const cJSON *o, const char *key, double *out, char *err, siz
   return 0;
 }
 
+/* Fields added after schema 1's first reports: absent means 0 (not measured). */
+static int opt_num(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
+  return cJSON_GetObjectItemCaseSensitive(o, key) ? get_num(o, key, out, err, errlen) : 0;
+}
+
+static int opt_arr3(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
+  return cJSON_GetObjectItemCaseSensitive(o, key) ? get_arr3(o, key, out, err, errlen) : 0;
+}
+
 int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, size_t errlen) {
   double blocks, tpb, warps, smem, regs;
   memset(s, 0, sizeof *s);
@@ -80,7 +99,13 @@ int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, s
       get_num(o, "sync_insts", &s->sync_insts, err, errlen) ||
       get_arr3(o, "smem_insts", s->smem_insts, err, errlen) ||
       get_arr3(o, "smem_conflict", s->smem_conflict, err, errlen) ||
-      get_num(o, "smem_load_insts", &s->smem_load_insts, err, errlen))
+      get_num(o, "smem_load_insts", &s->smem_load_insts, err, errlen) ||
+      opt_num(o, "st_insts", &s->st_insts, err, errlen) || opt_num(o, "st_trans_pw", &s->st_trans_pw, err, errlen) ||
+      opt_num(o, "st_dram_pw", &s->st_dram_pw, err, errlen) ||
+      opt_num(o, "masked_slots", &s->masked_slots, err, errlen) ||
+      opt_arr3(o, "l1_trans_pw", s->l1_trans_pw, err, errlen) || opt_arr3(o, "l1_hit_pw", s->l1_hit_pw, err, errlen) ||
+      opt_num(o, "fp32_insts", &s->fp32_insts, err, errlen) || opt_num(o, "fp64_insts", &s->fp64_insts, err, errlen) ||
+      opt_num(o, "int_insts", &s->int_insts, err, errlen) || opt_num(o, "sfu_insts", &s->sfu_insts, err, errlen))
     return -1;
   s->blocks = (uint64_t)blocks;
   s->threads_per_block = (unsigned)tpb;

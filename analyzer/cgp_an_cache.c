@@ -1,0 +1,156 @@
+/* cgp_an_cache.c: the caches a warp memory instruction goes through (MODEL.md section 4;
+   docs/model.md, "L1" and "Stores").
+
+   What it models:
+   - A transaction is one cache unit: a 32-byte sector where the device's cache is sectored, else
+     a line. An instruction's transactions are the distinct units its active lanes touch
+     (cgp_lines), an access straddling a boundary touching both.
+   - Loads go through the L1 of their block's SM when the device caches global loads there
+     (flushed when a launch starts, as CUDA's L1 is not coherent across kernels); the units the
+     L1 misses go to the L2. Each L1 is LRU over its capacity (fully associative).
+   - Stores and atomics go to the L2 (L1 write-through without allocation); the L2 allocates on
+     write (write-back), so a store miss costs DRAM traffic. An atomic is one L2 operation per
+     lane: same-address atomics serialise there.
+   - The L2 is the device's, passed in the configuration, and keeps its contents from launch to
+     launch and kernel to kernel. */
+#include "cgp_analyzer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const cgp_analysis_cfg *cfg;
+  int counting;
+  cgp_l2 *l2, *own_l2;
+  cgp_l2 **l1;                    /* per SM, created when first used */
+  int use_l1;
+  cgp_totals t;
+  cgp_site_totals *site;
+  uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
+} cache;
+
+static void *create(const cgp_analysis_cfg *cfg) {
+  cache *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->cfg = cfg;
+  c->l2 = cfg->l2;
+  if (!c->l2) c->l2 = c->own_l2 = cgp_l2_new(cfg->l2_bytes, cfg->l2_unit_bytes, cfg->l2_assoc, cfg->l2_index);
+  c->use_l1 = cfg->l1_caches_global && cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
+  if (c->use_l1) c->l1 = calloc(cfg->no_sm, sizeof *c->l1);
+  c->site = calloc(cfg->nsid ? cfg->nsid : 1, sizeof *c->site);
+  if (!c->l2 || !c->site || (c->use_l1 && !c->l1)) {
+    cgp_l2_free(c->own_l2);
+    free(c->l1);
+    free(c->site);
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static void flush_l1(void *self) {
+  cache *c = self;
+  if (!c->use_l1) return;
+  for (unsigned s = 0; s < c->cfg->no_sm; s++)
+    if (c->l1[s]) cgp_l2_reset(c->l1[s]);
+}
+
+static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblocks) {
+  (void)nwarps; (void)nblocks;
+  ((cache *)self)->counting = counting;
+}
+
+static cgp_l2 *l1_of(cache *c, unsigned sm) {
+  sm %= c->cfg->no_sm;
+  if (!c->l1[sm]) c->l1[sm] = cgp_l2_new(c->cfg->l1_bytes, c->cfg->l1_unit_bytes, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  return c->l1[sm];
+}
+
+/* Units of `bytes` covering the lanes' accesses: sorted, distinct. */
+static unsigned units(const cgp_warp_mem *m, unsigned bytes, uint64_t *out) {
+  unsigned elem = m->size ? m->size : 1;
+  if (elem > bytes * 7) elem = bytes * 7;          /* <= 8 units per lane, out[]'s room; wider
+                                                      elements are cut (docs/model.md) */
+  return cgp_lines(m->addr, m->nact, elem, bytes, out);
+}
+
+/* L2 units of the L1 units in[0..n): L1 units may be larger or smaller than the L2's. */
+static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint64_t *out) {
+  unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes, k = 0;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t first = in[i] * a / b, last = (in[i] * a + a - 1) / b;
+    for (uint64_t u = first; u <= last && k < sizeof c->unit2 / sizeof *c->unit2; u++)
+      if (!k || out[k - 1] != u) out[k++] = u;       /* inputs ascending: outputs ascending */
+  }
+  return k;
+}
+
+static void warp_mem(void *self, const cgp_warp_mem *m) {
+  cache *c = self;
+  const cgp_analysis_cfg *cfg = c->cfg;
+  unsigned n2, hits1 = 0, n1 = 0, miss = 0;
+  if (m->kind == CGP_ATOMIC) {
+    n2 = 0;
+    for (unsigned l = 0; l < m->nact; l++) c->unit2[n2++] = m->addr[l] / cfg->l2_unit_bytes;
+  } else if (m->kind == CGP_LOAD && c->use_l1) {
+    n1 = units(m, cfg->l1_unit_bytes, c->unit1);
+    cgp_l2 *l1 = l1_of(c, m->sm);
+    unsigned nmiss = 0;
+    for (unsigned i = 0; i < n1; i++) {
+      if (l1 && cgp_l2_access(l1, c->unit1[i])) hits1++;
+      else c->unit1[nmiss++] = c->unit1[i];
+    }
+    n2 = to_l2_units(c, c->unit1, nmiss, c->unit2);
+  } else {
+    n2 = units(m, cfg->l2_unit_bytes, c->unit2);
+  }
+  for (unsigned i = 0; i < n2; i++) miss += !cgp_l2_access(c->l2, c->unit2[i]);
+  if (!c->counting) return;
+  if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
+    c->t.l1_trans[m->cls] += n1;
+    c->t.l1_hit[m->cls] += hits1;
+    c->t.ld_trans[m->cls] += n2;
+    c->t.ld_dram[m->cls] += miss;
+  } else {
+    c->t.st_trans += n2;
+    c->t.st_dram += miss;
+  }
+  if (m->sid < cfg->nsid) {
+    c->site[m->sid].trans += n2;
+    c->site[m->sid].miss += miss;
+    c->site[m->sid].l1_hit += hits1;
+  }
+}
+
+static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
+  cache *c = self;
+  for (int k = 0; k < CGP_NCLASS; k++) {
+    tot->l1_trans[k] += c->t.l1_trans[k];
+    tot->l1_hit[k] += c->t.l1_hit[k];
+    tot->ld_trans[k] += c->t.ld_trans[k];
+    tot->ld_dram[k] += c->t.ld_dram[k];
+  }
+  tot->st_trans += c->t.st_trans;
+  tot->st_dram += c->t.st_dram;
+  for (size_t s = 0; s < c->cfg->nsid; s++) {
+    sites[s].trans += c->site[s].trans;
+    sites[s].miss += c->site[s].miss;
+    sites[s].l1_hit += c->site[s].l1_hit;
+    memset(&c->site[s], 0, sizeof c->site[s]);
+  }
+  c->t = (cgp_totals){0};
+}
+
+static void destroy(void *self) {
+  cache *c = self;
+  if (c->use_l1)
+    for (unsigned s = 0; s < c->cfg->no_sm; s++) cgp_l2_free(c->l1[s]);
+  free(c->l1);
+  cgp_l2_free(c->own_l2);
+  free(c->site);
+  free(c);
+}
+
+const cgp_analysis_ops cgp_an_cache = {.name = "cache", .create = create, .begin_launch = flush_l1,
+                                       .begin_window = flush_l1, .begin_batch = begin_batch,
+                                       .warp_mem = warp_mem, .results = results, .destroy = destroy};
