@@ -328,6 +328,29 @@ static LLVMValueRef incoming_for(LLVMValueRef phi, LLVMBasicBlockRef from) {
   return NULL;
 }
 
+/* The skip block makes the latch's successors reachable without running the body: a value
+   the body defines may then be used outside the thread loop only by a phi of a latch successor,
+   on the edge from the latch, and only if the skip block recomputes it (it is in the slice).
+   A goto out of the nest that carries the inner index (`out: print(i, j)`) breaks this. */
+static int body_values_stay_inside(nest *n, const cgp_loop *t, LLVMBasicBlockRef latch) {
+  for (size_t b = 0; b < n->cfg->n; b++) {
+    if (!t->in[b]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+      if (b == t->header && LLVMIsAPHINode(i)) continue;          /* available on the skip path */
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsAInstruction(user)) return 0;
+        LLVMBasicBlockRef ub = LLVMGetInstructionParent(user);
+        if (t->in[cgp_cfg_index(n->cfg, ub)]) continue;
+        if (!LLVMIsAPHINode(user) || !in_list(n->slice, n->nslice, i)) return 0;
+        for (unsigned k = 0; k < LLVMCountIncoming(user); k++)
+          if (LLVMGetIncomingValue(user, k) == i && LLVMGetIncomingBlock(user, k) != latch) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 static void decide_skip(nest *n) {
   const cgp_loop *t = n->mapped[n->dims - 1];
   enum { SLICE_CAP = 64 };
@@ -350,7 +373,7 @@ static void decide_skip(nest *n) {
          phi = LLVMGetNextInstruction(phi))
       if (!slice_add(n, t, incoming_for(phi, latch), n->slice, SLICE_CAP)) return;
   }
-  n->can_skip = 1;
+  n->can_skip = body_values_stay_inside(n, t, latch);
 }
 
 /* ---- the descriptor ------------------------------------------------------------------------- */
