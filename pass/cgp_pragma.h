@@ -18,6 +18,7 @@ typedef struct cgp_kernel_pragma {
   unsigned nshared;
   char shared[CGP_PRAGMA_MAX_SHARED][64];
   unsigned tile;              /* 0 = not given */
+  int noalias;                /* clause noalias: the arrays do not alias (0 = not given) */
 } cgp_kernel_pragma;
 
 /* Scan one C source. argv/argc: compiler arguments other than the source (-I, -D, -std ...).
