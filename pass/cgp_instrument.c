@@ -479,7 +479,33 @@ static int name_in_source(const char *file, unsigned line, unsigned col, char *b
 
 static const char *const kind_names[] = {"load", "store", "atomic"};
 
-static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site) {
+/* For each site, the first site of the nest whose address is the same SSA value: after -O1's CSE
+   two accesses with one address expression share it, which is what a compiler can prove equal
+   (the runtime forwards a load only from a site of the same addr_id). Sorting keeps it n log n. */
+typedef struct { uintptr_t ptr; size_t idx; } site_ptr;
+
+static int cmp_site_ptr(const void *a, const void *b) {
+  const site_ptr *x = a, *y = b;
+  if (x->ptr != y->ptr) return x->ptr < y->ptr ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static size_t *addr_ids(const pass_ctx *pc, const nest *n) {
+  site_ptr *v = malloc((n->nmem ? n->nmem : 1) * sizeof *v);
+  size_t *id = malloc((n->nmem ? n->nmem : 1) * sizeof *id);
+  if (!v || !id) { free(v); free(id); return NULL; }
+  for (size_t i = 0; i < n->nmem; i++) {
+    LLVMValueRef p, b;
+    site_pointers(pc, n->mem[i].inst, &p, &b);
+    v[i] = (site_ptr){(uintptr_t)p, i};
+  }
+  qsort(v, n->nmem, sizeof *v, cmp_site_ptr);
+  for (size_t i = 0; i < n->nmem; i++) id[v[i].idx] = i && v[i].ptr == v[i - 1].ptr ? id[v[i - 1].idx] : v[i].idx;
+  free(v);
+  return id;
+}
+
+static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, size_t id) {
   LLVMValueRef i = site->inst, ptr, base;
   cJSON *s = cJSON_CreateObject();
   site_pointers(pc, i, &ptr, &base);
@@ -500,6 +526,7 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site) {
   cJSON_AddStringToObject(s, "reading", n->may_alias ? "may_alias" : "noalias");
   cJSON_AddNumberToObject(s, "block", site->block);
   cJSON_AddNumberToObject(s, "order", site->order);
+  cJSON_AddNumberToObject(s, "addr_id", (double)id);
   if (site->block < 0) cJSON_AddBoolToObject(s, "hoisted", 1);
   return s;
 }
@@ -642,7 +669,9 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddNumberToObject(d, "tile", k->tile);
   cJSON_AddStringToObject(d, "reading", n->may_alias ? "may_alias" : "noalias");
   cJSON *mem = cJSON_CreateArray();
-  for (size_t i = 0; i < n->nmem; i++) cJSON_AddItemToArray(mem, mem_site_json(pc, n, &n->mem[i]));
+  size_t *ids = addr_ids(pc, n);
+  for (size_t i = 0; i < n->nmem; i++) cJSON_AddItemToArray(mem, mem_site_json(pc, n, &n->mem[i], ids ? ids[i] : i));
+  free(ids);
   cJSON_AddItemToObject(d, "mem", mem);
   cJSON *blocks = cJSON_CreateArray();
   for (size_t b = 0; b < bs->n; b++)

@@ -68,7 +68,8 @@ static struct {
   uint32_t hoist_sid[RT_MAX_HOISTED];     /* cgp_rt_hoisted: issued first by every traced thread */
   uint64_t hoist_addr[RT_MAX_HOISTED];
   unsigned nhoist;
-  uint64_t fwd[RT_FWD];
+  uint64_t fwd[RT_FWD];                   /* (address, address expression) held in registers */
+  uint32_t fwd_id[RT_FWD];
   unsigned nfwd, fwd_next;
   uint64_t threads;
   cgp_deps *deps;
@@ -304,24 +305,27 @@ static uint64_t gpu_addr(const void *addr, const void *base) {
   return (uint64_t)(uintptr_t)addr - (uintptr_t)base % RT_ALLOC_ALIGN;
 }
 
-/* May_alias reading: 1 if the load is served from a register (not issued). */
-static int forwarded(uint8_t kind, uint64_t a) {
+/* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards
+   only what it can prove equal: the same address expression (addr_id), not an address two
+   different expressions happen to share (A[i][k] and A[j][k] when i == j). */
+static int forwarded(uint8_t kind, uint64_t a, uint32_t id) {
   if (kind == CGP_LOAD) {
     for (unsigned i = 0; i < L.nfwd; i++)
-      if (L.fwd[i] == a) return 1;
+      if (L.fwd[i] == a && L.fwd_id[i] == id) return 1;
   } else {
     L.nfwd = 0;                                /* a store may overwrite anything held */
     if (kind == CGP_ATOMIC) return 0;
   }
-  if (L.nfwd < RT_FWD) L.fwd[L.nfwd++] = a;
-  else L.fwd[L.fwd_next++ % RT_FWD] = a;
+  unsigned slot = L.nfwd < RT_FWD ? L.nfwd++ : L.fwd_next++ % RT_FWD;
+  L.fwd[slot] = a;
+  L.fwd_id[slot] = id;
   return 0;
 }
 
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
   if (!L.lane || sid >= L.k->nmem) return;
   uint64_t a = gpu_addr(addr, base);
-  if (!L.k->mem_noalias[sid] && forwarded(L.k->mem_kind[sid], a)) {
+  if (!L.k->mem_noalias[sid] && forwarded(L.k->mem_kind[sid], a, L.k->mem_addr_id[sid])) {
     L.k->forwarded[sid]++;
     return;
   }

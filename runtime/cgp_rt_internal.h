@@ -57,6 +57,7 @@ typedef struct rt_kernel {
   size_t nmem, nbb;
   unsigned *mem_size;
   uint8_t *mem_kind, *mem_noalias, *mem_shared;
+  uint32_t *mem_addr_id;      /* sites sharing one address expression share it (forwarding) */
   double *bb_total, *bb_core, *bb_fp32, *bb_fp64, *bb_int, *bb_sfu;
   rt_shape *shape;
   uint64_t launches;

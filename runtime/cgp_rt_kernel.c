@@ -62,7 +62,7 @@ static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
 
 static void kernel_free(rt_kernel *k) {
   cJSON_Delete(k->desc);
-  free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded);
+  free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
   rt_shape_free(k->shape);
   free(k);
@@ -104,11 +104,12 @@ static rt_kernel *parse_kernel(const char *desc) {
   k->mem_noalias = alloc0(k->nmem, 1);
   k->mem_shared = alloc0(k->nmem, 1);
   k->forwarded = alloc0(k->nmem, sizeof *k->forwarded);
+  k->mem_addr_id = alloc0(k->nmem, sizeof *k->mem_addr_id);
   const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks");
   k->nbb = (size_t)cJSON_GetArraySize(bbs);
   double **cols[] = {&k->bb_total, &k->bb_core, &k->bb_fp32, &k->bb_fp64, &k->bb_int, &k->bb_sfu};
   const char *keys[] = {"total", "core", "fp32", "fp64", "int", "sfu"};
-  int ok = k->mem_size && k->mem_kind && k->mem_noalias && k->mem_shared && k->forwarded;
+  int ok = k->mem_size && k->mem_kind && k->mem_noalias && k->mem_shared && k->forwarded && k->mem_addr_id;
   for (size_t c = 0; c < 6; c++) ok &= (*cols[c] = alloc0(k->nbb, sizeof **cols[c])) != NULL;
   if (!ok) { kernel_free(k); return NULL; }
   size_t i = 0;
@@ -119,6 +120,8 @@ static rt_kernel *parse_kernel(const char *desc) {
     k->mem_kind[i] = strcmp(kind, "store") == 0 ? CGP_STORE : strcmp(kind, "atomic") == 0 ? CGP_ATOMIC : CGP_LOAD;
     k->mem_noalias[i] = strcmp(str(m, "reading"), "noalias") == 0;
     k->mem_shared[i] = in_shared(d, str(m, "array"));
+    double id = num(m, "addr_id", (double)i);
+    k->mem_addr_id[i] = id >= 0 && id < (double)k->nmem ? (uint32_t)id : (uint32_t)i;
     i++;
   }
   i = 0;

@@ -132,9 +132,12 @@ Test(e2e, marked_matrix_product_classes_and_transactions) {
   cJSON *r = report("r.json");
   cJSON *k = kernel_named(r, "mm");
   cr_assert_eq(num(k, "launches"), 1);
-  cJSON *grid = cJSON_GetObjectItem(k, "grid");
-  cr_assert_eq(cJSON_GetArrayItem(grid, 0)->valuedouble, 128);
-  cr_assert_eq(cJSON_GetArrayItem(grid, 1)->valuedouble, 128);
+  /* grid: blocks per dimension, as CUDA's gridDim (128 / 32, 128 / 8); threads_extent: threads */
+  cJSON *grid = cJSON_GetObjectItem(k, "grid"), *ext = cJSON_GetObjectItem(k, "threads_extent");
+  cr_assert_eq(cJSON_GetArrayItem(grid, 0)->valuedouble, 4);
+  cr_assert_eq(cJSON_GetArrayItem(grid, 1)->valuedouble, 16);
+  cr_assert_eq(cJSON_GetArrayItem(ext, 0)->valuedouble, 128);
+  cr_assert_eq(cJSON_GetArrayItem(ext, 1)->valuedouble, 128);
   /* A[i][k]: the whole warp reads one address; B[k][j]: 32 consecutive floats = 2 lines of 64 B;
      A[j][k]: 32 rows apart, 32 lines. */
   cJSON *a_ik = site(k, 10, "load", "A"), *b = site(k, 10, "load", "B");
