@@ -1,0 +1,172 @@
+/* End-to-end, issue "warps as a GPU forms them": small programs as a new user writes them, built
+   with the driver; the program's output is the plain build's, and the report's classes,
+   transactions and dependences are the hand-computed ones. */
+#include "e2e_util.h"
+
+/* Build `src` as prog.c both plainly and with cgpredict, run both, compare their output; return
+   the report (TK1). */
+static cJSON *build_and_run(const char *src) {
+  write_file("prog.c", src);
+  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain prog.c"), 0, "%s", read_file("err.txt"));
+  int plain_status = sh("./plain");
+  char *plain_out = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("%s build -- cc -O2 -o prog prog.c", CGP_DRIVER), 0, "build failed: %s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./prog"), plain_status,
+               "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), plain_out);
+  free(plain_out);
+  return report("r.json");
+}
+
+static int is_true(cJSON *o, const char *key) { return cJSON_IsTrue(cJSON_GetObjectItem(o, key)); }
+
+static int line_of(cJSON *loc) { return (int)cJSON_GetObjectItem(loc, "line")->valuedouble; }
+
+/* The dependence of a kind between two lines, or NULL. */
+static cJSON *dependence(cJSON *k, const char *kind, int first_line, int second_line) {
+  cJSON *d;
+  cJSON_ArrayForEach(d, cJSON_GetObjectItem(k, "dependences"))
+    if (strcmp(cJSON_GetObjectItem(d, "kind")->valuestring, kind) == 0 &&
+        line_of(cJSON_GetObjectItem(d, "first")) == first_line &&
+        line_of(cJSON_GetObjectItem(d, "second")) == second_line)
+      return d;
+  return NULL;
+}
+
+TestSuite(e2e_warps, .init = setup, .fini = teardown, .timeout = 300);
+
+/* Lane i runs i % 64 + 1 iterations: a GPU runs iteration t with the lanes still in the loop, all
+   at one address a[t] (constant, 1 line), and reconverges before x[i] and y[i] (32 lanes, 32
+   consecutive floats: coalesced, 2 lines of 64 bytes). */
+Test(e2e_warps, triangular_loop_reconverges) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 2048\n"
+      "float a[64], x[N], y[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < 64; i++) a[i] = i * 0.5f;\n"
+      "  for (int i = 0; i < N; i++) x[i] = i % 13;\n"
+      "#pragma cgpredict kernel name(tri) block(256)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    float s = 0;\n"
+      "    for (int j = 0; j <= i % 64; j++)\n"
+      "      s += a[j];\n"
+      "    y[i] = x[i] + s;\n"
+      "  }\n"
+      "  double t = 0; for (int i = 0; i < N; i++) t += y[i];\n"
+      "  printf(\"%.1f\\n\", t);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "tri");
+  cJSON *a = site(k, 11, "load", "a"), *x = site(k, 12, "load", "x"), *y = site(k, 12, "store", "y");
+  cr_assert_str_eq(cJSON_GetObjectItem(a, "class")->valuestring, "constant");
+  cr_assert_float_eq(num(a, "transactions_per_warp"), 1.0, 1e-9);
+  cr_assert_str_eq(cJSON_GetObjectItem(x, "class")->valuestring, "coalesced");
+  cr_assert_float_eq(num(x, "transactions_per_warp"), 2.0, 1e-9);
+  cr_assert_str_eq(cJSON_GetObjectItem(y, "class")->valuestring, "coalesced");
+  cr_assert_float_eq(num(y, "transactions_per_warp"), 2.0, 1e-9);
+  /* one x[i] and one y[i] instruction per warp: 2048 / 32 = 64 warps */
+  cr_assert_eq(num(x, "warp_instructions_traced"), 64);
+  /* a[j]: warp w (lanes 32w .. 32w+31, i % 64 = 32(w%2) + lane) issues 32 + 32(w%2) iterations */
+  cr_assert_eq(num(a, "warp_instructions_traced"), 32 * (32 + 64));
+  cr_assert(is_true(k, "parallel_safe"));
+  cr_assert_gt(num(cJSON_GetObjectItem(k, "divergence"), "masked_issue_slots_per_warp"), 0);
+  cJSON_Delete(r);
+}
+
+/* p[i] = p[i-1] + x[i]: thread i reads what thread i-1 wrote (raw, the store first). */
+Test(e2e_warps, prefix_recurrence_is_not_parallel) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 1024\n"
+      "float p[N], x[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) x[i] = i % 3;\n"
+      "#pragma cgpredict kernel name(prefix)\n"
+      "  for (int i = 1; i < N; i++) {\n"
+      "    float prev = p[i - 1];\n"
+      "    p[i] = prev + x[i];\n"
+      "  }\n"
+      "  printf(\"%.1f\\n\", p[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "prefix");
+  cr_assert(!is_true(k, "parallel_safe"));
+  cJSON *d = dependence(k, "raw", 9, 8);
+  cr_assert_not_null(d, "raw from the store of p (line 9) to the load of p[i-1] (line 8) expected");
+  cJSON *ex = cJSON_GetObjectItem(d, "example");
+  double t1 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "first_thread"), 0)->valuedouble;
+  double t2 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "second_thread"), 0)->valuedouble;
+  cr_assert_eq(t2, t1 + 1, "thread %g writes what thread %g reads", t1, t2);
+  cJSON_Delete(r);
+}
+
+/* Every thread adds into one of 16 bins: threads write one element (waw) and read what another
+   wrote (raw): a reduction, with the CUDA remedy in words. */
+Test(e2e_warps, histogram_is_a_reduction) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "int key[N], h[16];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) key[i] = (i * 7) % 31;\n"
+      "#pragma cgpredict kernel name(hist)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    h[key[i] % 16] += 1;\n"
+      "  for (int b = 0; b < 16; b++) printf(\"%d \", h[b]);\n"
+      "  printf(\"\\n\");\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "hist");
+  cr_assert(!is_true(k, "parallel_safe"));
+  cJSON *waw = dependence(k, "waw", 8, 8);
+  cr_assert_not_null(waw);
+  cr_assert(is_true(waw, "reduction"));
+  cr_assert_not_null(strstr(cJSON_GetObjectItem(waw, "remedy")->valuestring, "atomicAdd"));
+  cr_assert_not_null(dependence(k, "raw", 8, 8));
+  cJSON_Delete(r);
+}
+
+/* y[i] = a * x[i] + y[i]: every thread its own elements. */
+Test(e2e_warps, elementwise_kernel_is_parallel) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "float x[N], y[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) { x[i] = i; y[i] = 1; }\n"
+      "#pragma cgpredict kernel name(axpy)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    y[i] = 2.5f * x[i] + y[i];\n"
+      "  printf(\"%.1f\\n\", y[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "axpy");
+  cr_assert(is_true(k, "parallel_safe"));
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "dependences")), 0);
+  cJSON_Delete(r);
+}
+
+/* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
+   loads it: a constant load, 1 transaction, one per warp. */
+Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "float c[4] = {3, 1, 4, 1}, x[N], y[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) x[i] = i % 5;\n"
+      "#pragma cgpredict kernel name(scale)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    y[i] = c[0] * x[i];\n"
+      "  printf(\"%.1f\\n\", y[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "scale");
+  cJSON *c = site(k, 8, "load", "c");
+  cr_assert_str_eq(cJSON_GetObjectItem(c, "class")->valuestring, "constant");
+  cr_assert_float_eq(num(c, "transactions_per_warp"), 1.0, 1e-9);
+  cr_assert_eq(num(c, "warp_instructions_traced"), 4096 / 32);
+  cr_assert_gt(num(c, "line"), 0);
+  cJSON_Delete(r);
+}
