@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static inline char dir[256];
+static char dir[256];
 
 static inline void setup(void) {
   snprintf(dir, sizeof dir, "/tmp/cgp-e2e.XXXXXX");
