@@ -207,8 +207,9 @@ static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *
   cJSON *sug = cJSON_AddArrayToObject(pred, "suggestions");
   kernel_total t;
   char err[512];
+  /* offered only when it predicts a gain (1 % or more) */
   if (base->rep_stats.insts[2] > 0 && predict_kernel(kernel, dev, &t, coalesce_all, err, sizeof err) == 0 &&
-      t.time_ms > 0) {
+      t.time_ms > 0 && t.time_ms < 0.99 * base->time_ms) {
     cJSON *o = cJSON_CreateObject();
     char text[400];
     snprintf(text, sizeof text, "make the uncoalesced accesses coalesced (interchange the loops or transpose "
@@ -307,20 +308,26 @@ int cgp_report_load(const char *path, cJSON **report, char *err, size_t errlen) 
 
 /* ---- the table -------------------------------------------------------------------------------- */
 
-static void class_shares(const cJSON *pred_kernel, const char *dev, double share[3], double *hit) {
-  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pred_kernel, "samples"), 0);
-  const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "analysis"), dev);
-  cgp_kernel_stats st;
-  char e[128];
-  memset(share, 0, 3 * sizeof *share);
-  *hit = 0;
-  if (!an || cgp_report_stats_from_json(an, &st, e, sizeof e) != 0) return;
-  double n = st.insts[0] + st.insts[1] + st.insts[2], tr = 0, miss = 0;
-  for (int c = 0; c < 3; c++) {
-    share[c] = n > 0 ? 100.0 * st.insts[c] / n : 0;
-    tr += st.insts[c] * st.trans_pw[c];
-    miss += st.insts[c] * st.dram_pw[c];
+/* Class mix and L2 hit rate of a kernel on a device, from the same samples, weighted the same way,
+   as its predicted time: each sample counts its launches (weight) times its warps. */
+static void class_shares(const cJSON *kernel, const char *dev, double share[3], double *hit) {
+  double insts[3] = {0}, tr = 0, miss = 0;
+  const cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(kernel, "samples")) {
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "analysis"), dev);
+    cgp_kernel_stats st;
+    char e[128];
+    if (!an || cgp_report_stats_from_json(an, &st, e, sizeof e) != 0) continue;
+    double w = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "weight")) * (double)st.total_warps;
+    if (!(w > 0)) continue;
+    for (int c = 0; c < 3; c++) {
+      insts[c] += w * st.insts[c];
+      tr += w * st.insts[c] * st.trans_pw[c];
+      miss += w * st.insts[c] * st.dram_pw[c];
+    }
   }
+  double n = insts[0] + insts[1] + insts[2];
+  for (int c = 0; c < 3; c++) share[c] = n > 0 ? 100.0 * insts[c] / n : 0;
   *hit = tr > 0 ? 100.0 * (1.0 - miss / tr) : 0;
 }
 
@@ -350,6 +357,11 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(p, "suggestions"))
         fprintf(f, "    suggestion: %s\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "change")));
     }
+    const cJSON *safe = cJSON_GetObjectItemCaseSensitive(k, "parallel_safe");
+    if (cJSON_IsFalse(safe))
+      fprintf(f, "    not parallel as written: %d dependence(s) between threads (see \"dependences\" in the "
+              "report); the time above is for the loop as if it were\n",
+              cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "dependences")));
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));
