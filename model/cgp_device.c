@@ -257,7 +257,7 @@ static int load_host_link(const cJSON *root, const cJSON *sources, cgp_device *d
 /* Top-level keys the schema knows; anything else is a typo to refuse. */
 static int known_key(const char *key) {
   static const char *const other[] = {"name", "description", "l2_index", "l1_index", "host_link",
-                                      "smem_carveout_bytes", "sources", "$schema", "schema_version"};
+                                      "smem_carveout_bytes", "sources", "$schema"};
   for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
     if (!strcmp(key, fields[i].key)) return 1;
   for (size_t i = 0; i < sizeof other / sizeof *other; i++)
@@ -311,7 +311,36 @@ static int cmp_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The default set: <dir>/default-devices.txt (one name a line, '#' comments) when present,
+   else every device file. Names that have no file are skipped. */
 size_t cgp_device_names(char ***names) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/default-devices.txt", cgp_devices_dir());
+  FILE *f = fopen(path, "r");
+  if (!f) return cgp_device_all_names(names);
+  char **all;
+  size_t nall = cgp_device_all_names(&all), n = 0;
+  *names = NULL;
+  char line[256];
+  while (fgets(line, sizeof line, f)) {
+    char *p = line, *e;
+    while (*p == ' ' || *p == '\t') p++;
+    for (e = p; *e && *e != '\n' && *e != '\r' && *e != '#' && *e != ' ' && *e != '\t'; e++) {}
+    *e = '\0';
+    if (!*p) continue;
+    for (size_t i = 0; i < nall; i++)
+      if (!strcmp(all[i], p)) {
+        *names = realloc(*names, (n + 1) * sizeof **names);
+        (*names)[n++] = strdup(p);
+        break;
+      }
+  }
+  fclose(f);
+  cgp_device_names_free(all, nall);
+  return n;
+}
+
+size_t cgp_device_all_names(char ***names) {
   *names = NULL;
   DIR *dir = opendir(cgp_devices_dir());
   if (!dir) return 0;
@@ -319,6 +348,7 @@ size_t cgp_device_names(char ***names) {
   for (struct dirent *e; (e = readdir(dir));) {
     size_t len = strlen(e->d_name);
     if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+    if (len >= 12 && strcmp(e->d_name + len - 12, ".schema.json") == 0) continue; /* the schema, not a device */
     *names = realloc(*names, (n + 1) * sizeof **names);
     (*names)[n] = strndup(e->d_name, len - 5);
     n++;
@@ -346,7 +376,7 @@ int cgp_device_find(const char *name, cgp_device *dev, char *err, size_t errlen)
     return cgp_device_load_file(path, dev, err, errlen);
   }
   char **names;
-  size_t n = cgp_device_names(&names), used;
+  size_t n = cgp_device_all_names(&names), used;
   used = (size_t)snprintf(err, errlen, "unknown device '%s' (known:", name);
   for (size_t i = 0; i < n && used < errlen; i++) used += (size_t)snprintf(err + used, errlen - used, " %s", names[i]);
   if (used < errlen) snprintf(err + used, errlen - used, "%s)", n ? "" : " none");

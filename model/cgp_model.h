@@ -56,8 +56,12 @@ int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t er
 /* Find <dir>/<name>.json, dir = $CGPREDICT_DEVICES_DIR or the built-in devices/ folder. An
    unknown name fails with a message listing the known ones. */
 int cgp_device_find(const char *name, cgp_device *dev, char *err, size_t errlen);
-/* Names of the devices in that folder, sorted; free with cgp_device_names_free. */
+/* The default devices (what a program predicts when CGPREDICT_DEVICE is not set): the names
+   listed in <dir>/default-devices.txt, in its order, if that file exists, else every device in
+   the folder. Free with cgp_device_names_free. */
 size_t cgp_device_names(char ***names);
+/* Every device file in that folder (*.json but *.schema.json), sorted by name. */
+size_t cgp_device_all_names(char ***names);
 void cgp_device_names_free(char **names, size_t n);
 /* The folder device names are looked up in. */
 const char *cgp_devices_dir(void);
