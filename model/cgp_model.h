@@ -151,6 +151,19 @@ uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_block
 /* Section 5, eqs. 1-8: memory latency of one warp instruction of class c (CGP_STATS_*), from its
    L2 transactions and DRAM transactions per warp instruction. */
 double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
+/* Section 5c: the same with a per-SM L1 in front (devices whose l1_caches_global): a fraction
+   l1_hit_pw / l1_trans_pw of the instructions hit at lat_l1, the others pay the L2/DRAM latency
+   of trans_pw and dram_pw (L1 misses) concentrated on them. Equal to cgp_mem_latency_class when
+   the device's L1 does not cache global loads or l1_trans_pw is 0. */
+double cgp_mem_latency_class_l1(const cgp_device *d, int c, double trans_pw, double dram_pw, double l1_trans_pw,
+                                double l1_hit_pw);
+/* Section 6b: compute cycles per warp of the instruction mix: sum over units of
+   insts_u * max(inst_cycle, warp_size / lanes_u) + the other instructions * inst_cycle
+   (= inst_cycle * total_insts when the mix is not measured). */
+double cgp_comp_cycles_units(const cgp_device *d, const cgp_kernel_stats *k);
+/* Section 9: cycles per warp of the busiest unit, max_u insts_u * warp_size / lanes_u; writes its
+   name ("fp32", "fp64", "int", "sfu", or "none" when the mix is not measured). */
+double cgp_units_cpw(const cgp_device *d, const cgp_kernel_stats *k, const char **unit);
 /* Section 5: departure delay of one warp instruction of class c (CGP_STATS_*). */
 double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
 /* Section 7: MWP = min(mem_l / departure_delay, bandwidth limit, N), at least 1; writes both limits
