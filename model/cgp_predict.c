@@ -29,14 +29,18 @@ static int check_stats(const cgp_kernel_stats *k, char *err, size_t errlen) {
   return 0;
 }
 
-/* Warps that overlap on one SM: B blocks' warps, or fewer when the round holds fewer warps
-   (a small grid, or the last partial round). */
-static unsigned resident_warps(const cgp_device *d, const cgp_kernel_stats *k, unsigned B, uint64_t warps) {
+/* Warps that overlap on one SM: B blocks' warps, at most `cap` (the warps that have an active
+   thread), at least 1. */
+static unsigned resident_warps(const cgp_device *d, const cgp_kernel_stats *k, unsigned B, uint64_t cap) {
   unsigned wpb = (k->threads_per_block + d->warp_size - 1) / d->warp_size;
   uint64_t n = (uint64_t)B * wpb;
-  uint64_t per_sm = (warps + d->no_sm - 1) / d->no_sm;
-  if (per_sm < n) n = per_sm;
+  if (cap < n) n = cap;
   return n ? (unsigned)n : 1;
+}
+
+/* Active warps of B average blocks of the launch, ceil(B x total_warps / blocks). */
+static uint64_t warps_of_blocks(const cgp_kernel_stats *k, uint64_t B) {
+  return k->blocks ? (B * k->total_warps + k->blocks - 1) / k->blocks : 0;
 }
 
 /* Section 2. Blocks go round robin over the SMs, one per SM first: a round of at most
@@ -55,15 +59,14 @@ static int occupancy_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_p
   if (k->blocks <= per_round) {
     uint64_t blocks_per_sm = (k->blocks + d->no_sm - 1) / d->no_sm;
     p->B = (unsigned)(blocks_per_sm ? blocks_per_sm : 1);
-    p->N = resident_warps(d, k, p->B, k->total_warps);
+    p->N = resident_warps(d, k, p->B, warps_of_blocks(k, p->B));
   } else {
     p->B = bmax;
-    p->N = resident_warps(d, k, p->B, k->total_warps);
+    p->N = resident_warps(d, k, p->B, (k->total_warps + d->no_sm - 1) / d->no_sm);
     p->tail_blocks = k->blocks % per_round;
     if (p->tail_blocks) {
       p->tail_B = (unsigned)((p->tail_blocks + d->no_sm - 1) / d->no_sm);
-      uint64_t tail_warps = (uint64_t)ceil((double)k->total_warps * (double)p->tail_blocks / (double)k->blocks);
-      p->tail_N = resident_warps(d, k, p->tail_B, tail_warps);
+      p->tail_N = resident_warps(d, k, p->tail_B, warps_of_blocks(k, p->tail_B));
     }
   }
   p->occupancy = (double)p->N * d->warp_size / d->max_threads_per_sm;
