@@ -208,6 +208,7 @@ Test(e2e, two_devices_with_different_lines_are_analysed_in_one_run) {
   cr_assert_eq(sh("mkdir devs && cp %s/devices/jetson-tk1.json devs/ && "
                   "sed -e 's/\"name\": \"jetson-tk1\"/\"name\": \"wide\"/' "
                   "-e 's/\"l2_line_bytes\": 64/\"l2_line_bytes\": 128/' "
+                  "-e 's/\"l2_sector_bytes\": 64/\"l2_sector_bytes\": 128/' "
                   "-e 's/\"l2_assoc\": 2048/\"l2_assoc\": 1024/' devs/jetson-tk1.json > devs/wide.json",
                   CGP_SOURCE_DIR), 0);
   cr_assert_eq(sh("%s build -- cc -o mm mm.c", CGP_DRIVER), 0);
