@@ -13,12 +13,57 @@
 #include "cgp_pass.h"
 #include "cgp_pragma.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* SIGINT, SIGTERM or SIGHUP arrived: the child compiler is stopped, the build stops at the next
+   step, the temporary directory is removed and the signal is raised again. */
+static volatile sig_atomic_t stop_signal;
+static volatile pid_t child_pid;
+
+static void on_stop(int sig) {
+  stop_signal = sig;
+  if (child_pid > 0) kill(child_pid, sig);
+}
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSTOP (sizeof stop_signals / sizeof *stop_signals)
+
+static void catch_stops(struct sigaction old[NSTOP]) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;                 /* no SA_RESTART: waitpid returns EINTR */
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < NSTOP; i++) {
+    sigaction(stop_signals[i], NULL, &old[i]);
+    if (old[i].sa_handler != SIG_IGN) sigaction(stop_signals[i], &sa, NULL);   /* nohup stays nohup */
+  }
+}
+
+static void restore_stops(const struct sigaction old[NSTOP]) {
+  for (size_t i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &old[i], NULL);
+}
+
+/* The temporary directory holds only files we put there: remove them, then it. */
+static void remove_tmpdir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d) {
+    for (struct dirent *e; (e = readdir(d));) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      char p[4400];
+      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+      unlink(p);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
 
 typedef struct {
   char **v;
@@ -43,6 +88,7 @@ static int run(char **argv) {
     fputc('\n', stderr);
   }
   fflush(NULL);
+  if (stop_signal) return 128 + stop_signal;
   pid_t pid = fork();
   if (pid < 0) { perror("cgpredict: fork"); return 1; }
   if (pid == 0) {
@@ -50,9 +96,13 @@ static int run(char **argv) {
     fprintf(stderr, "cgpredict: cannot run '%s': %s\n", argv[0], strerror(errno));
     _exit(127);
   }
+  child_pid = pid;
+  if (stop_signal) kill(pid, stop_signal);  /* arrived between the check and the fork */
   int st;
   while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return 1;
+    if (errno != EINTR) { child_pid = 0; return 1; }
+  child_pid = 0;
+  if (stop_signal) return 128 + stop_signal;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -116,6 +166,16 @@ static const char *clang_path(void) {
   return e && *e ? e : CGP_CLANG;
 }
 
+static const char *ld_path(void) {
+  const char *e = getenv("CGPREDICT_LD");
+  return e && *e ? e : "ld";
+}
+
+static const char *runtime_stub(void) {
+  const char *e = getenv("CGPREDICT_RUNTIME_STUB");
+  return e && *e ? e : CGP_RUNTIME_STUB;
+}
+
 /* Compile one marked source to an object; 0 on success. */
 static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk, const cmdline *c,
                           const char *tmpdir, int idx, const char *obj) {
@@ -142,12 +202,25 @@ static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk
     return 1;
   }
   if (warn[0]) fputs(warn, stderr);
+  /* an object the user links (cc -c) carries the runtime's weak stub, so that a plain cc links
+     it too (runtime/cgp_rt_stub.c); one linked here gets the runtime archive instead */
+  char pre[4200];
+  snprintf(pre, sizeof pre, "%s/%d.pre.o", tmpdir, idx);
   args b = {0};
   push(&b, clang_path());
   push(&b, "-O2"); push(&b, "-fPIC"); push(&b, "-c");
-  push(&b, ibc); push(&b, "-o"); push(&b, obj);
+  push(&b, ibc); push(&b, "-o"); push(&b, c->compile_only ? pre : obj);
   rc = run(b.v);
   args_free(&b);
+  if (!rc && c->compile_only) {
+    args l = {0};
+    push(&l, ld_path());
+    push(&l, "-r"); push(&l, "-o"); push(&l, obj);
+    push(&l, pre); push(&l, runtime_stub());
+    rc = run(l.v);
+    args_free(&l);
+    unlink(pre);
+  }
   unlink(bc);
   unlink(ibc);
   return rc;
@@ -162,11 +235,21 @@ int cgp_build(int argc, char **cmd) {
   cmdline c;
   parse_cmdline(argc, cmd, &c);
   if (c.passthrough) { free(c.src); args_free(&c.pflags); return run(cmd); }
-  char tmpdir[] = "/tmp/cgpredict.XXXXXX";
-  if (!mkdtemp(tmpdir)) { perror("cgpredict: mkdtemp"); return 1; }
+  char tmpdir[4096];
+  const char *tmp_root = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof tmpdir, "%s/cgpredict.XXXXXX", tmp_root && *tmp_root ? tmp_root : "/tmp");
+  struct sigaction old_handlers[NSTOP];
+  catch_stops(old_handlers);
+  if (!mkdtemp(tmpdir)) {
+    fprintf(stderr, "cgpredict: cannot create a temporary directory '%s': %s\n", tmpdir, strerror(errno));
+    restore_stops(old_handlers);
+    free(c.src);
+    args_free(&c.pflags);
+    return 1;
+  }
   char **objs = calloc((size_t)argc, sizeof *objs);   /* objs[i]: object replacing argument i */
   int rc = 0, marked = 0;
-  for (int s = 0; s < c.nsrc && !rc; s++) {
+  for (int s = 0; s < c.nsrc && !rc && !stop_signal; s++) {
     const char *src = cmd[c.src[s]];
     cgp_kernel_pragma *k = NULL;
     size_t nk = 0;
@@ -186,6 +269,7 @@ int cgp_build(int argc, char **cmd) {
     }
     free(k);
   }
+  if (stop_signal) rc = 128 + stop_signal;
   if (!rc) {
     args final = {0};
     int sources_left = 0;
@@ -210,8 +294,13 @@ int cgp_build(int argc, char **cmd) {
     free(objs[i]);
   }
   free(objs);
-  rmdir(tmpdir);
+  remove_tmpdir(tmpdir);                   /* on every path: success, failure, signal */
   free(c.src);
   args_free(&c.pflags);
+  restore_stops(old_handlers);
+  if (stop_signal) {
+    fprintf(stderr, "cgpredict: stopped by signal %d; temporary files removed\n", (int)stop_signal);
+    raise(stop_signal);                    /* the default action now: die of the signal */
+  }
   return rc;
 }

@@ -144,18 +144,26 @@ static int cmd_report(int argc, char **argv) {
   if (cgp_report_load(path, &r, err, sizeof err) != 0) { fprintf(stderr, "cgpredict: %s\n", err); return 1; }
   char **names = NULL;
   size_t n = 0;
+  int list_oom = 0;
   if (devlist) {
     char *list = strdup(devlist), *save = NULL;
-    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      names = realloc(names, (n + 1) * sizeof *names);
-      names[n++] = strdup(t);
+    for (char *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+      char **bigger = realloc(names, (n + 1) * sizeof *names);
+      if (bigger) names = bigger;
+      if (!bigger || !(names[n] = strdup(t))) { list_oom = 1; break; }
+      n++;
     }
+    if (!list) list_oom = 1;
     free(list);
   } else {
     n = cgp_report_devices(r, &names);
   }
   cgp_device *devs = calloc(n ? n : 1, sizeof *devs);
   int rc = 0;
+  if (!devs || list_oom) {
+    snprintf(err, sizeof err, "out of memory for the device list");
+    rc = 1;
+  }
   for (size_t i = 0; i < n && !rc; i++)
     if (cgp_device_find(names[i], &devs[i], err, sizeof err) != 0) rc = 1;
   if (!rc && cgp_report_predict(r, devs, n, err, sizeof err) != 0) rc = 1;

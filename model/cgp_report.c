@@ -1,5 +1,6 @@
 /* cgp_report.c: from a report's samples to predictions, and the report's file and table. */
 #include "cgp_report.h"
+#include "cgp_file.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -51,14 +52,39 @@ cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s) {
   return o;
 }
 
-static int get_num(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
-    snprintf(err, errlen, "field \"%s\": expected a non-negative number", key);
+/* Every stats field is a finite, non-negative number no larger than its type and the model can
+   use: a count per warp above CGP_REPORT_MAX_PER_WARP (days of one warp's work) is refused,
+   block and warp totals must be whole numbers a double holds exactly, the per-block fields must
+   fit in 32 bits. */
+#define CGP_REPORT_MAX_PER_WARP 1e15
+#define CGP_REPORT_MAX_TOTAL 9007199254740992.0 /* 2^53 */
+#define CGP_REPORT_MAX_U32 4294967295.0
+
+static int check_range(const cJSON *v, const char *key, int index, double max, char *err, size_t errlen) {
+  char where[80];
+  if (index >= 0) snprintf(where, sizeof where, "\"%s\"[%d]", key, index);
+  else snprintf(where, sizeof where, "\"%s\"", key);
+  if (!cJSON_IsNumber(v)) {
+    snprintf(err, errlen, "field %s: %s", where, v ? "expected a number" : "missing");
     return -1;
   }
+  double x = v->valuedouble;
+  if (!(x >= 0) || !(x <= max)) {
+    snprintf(err, errlen, "field %s: %g is out of range (expected a number from 0 to %g)", where, x, max);
+    return -1;
+  }
+  return 0;
+}
+
+static int get_num_max(const cJSON *o, const char *key, double max, double *out, char *err, size_t errlen) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (check_range(v, key, -1, max, err, errlen) != 0) return -1;
   *out = v->valuedouble;
   return 0;
+}
+
+static int get_num(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
+  return get_num_max(o, key, CGP_REPORT_MAX_PER_WARP, out, err, errlen);
 }
 
 static int get_arr3(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
@@ -69,10 +95,7 @@ static int get_arr3(const cJSON *o, const char *key, double *out, char *err, siz
   }
   for (int i = 0; i < 3; i++) {
     const cJSON *v = cJSON_GetArrayItem(a, i);
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
-      snprintf(err, errlen, "field \"%s\"[%d]: expected a non-negative number", key, i);
-      return -1;
-    }
+    if (check_range(v, key, i, CGP_REPORT_MAX_PER_WARP, err, errlen) != 0) return -1;
     out[i] = v->valuedouble;
   }
   return 0;
@@ -90,9 +113,11 @@ static int opt_arr3(const cJSON *o, const char *key, double *out, char *err, siz
 int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, size_t errlen) {
   double blocks, tpb, warps, smem, regs;
   memset(s, 0, sizeof *s);
-  if (get_num(o, "blocks", &blocks, err, errlen) || get_num(o, "threads_per_block", &tpb, err, errlen) ||
-      get_num(o, "total_warps", &warps, err, errlen) || get_num(o, "smem_per_block", &smem, err, errlen) ||
-      get_num(o, "regs_per_thread", &regs, err, errlen) || get_arr3(o, "insts", s->insts, err, errlen) ||
+  if (get_num_max(o, "blocks", CGP_REPORT_MAX_TOTAL, &blocks, err, errlen) ||
+      get_num_max(o, "threads_per_block", CGP_REPORT_MAX_U32, &tpb, err, errlen) ||
+      get_num_max(o, "total_warps", CGP_REPORT_MAX_TOTAL, &warps, err, errlen) ||
+      get_num_max(o, "smem_per_block", CGP_REPORT_MAX_U32, &smem, err, errlen) ||
+      get_num_max(o, "regs_per_thread", CGP_REPORT_MAX_U32, &regs, err, errlen) || get_arr3(o, "insts", s->insts, err, errlen) ||
       get_arr3(o, "trans_pw", s->trans_pw, err, errlen) || get_arr3(o, "dram_pw", s->dram_pw, err, errlen) ||
       get_num(o, "total_insts", &s->total_insts, err, errlen) ||
       get_num(o, "core_insts", &s->core_insts, err, errlen) ||
@@ -256,8 +281,15 @@ size_t cgp_report_devices(const cJSON *report, char ***names) {
   const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k, "samples"), 0);
   const cJSON *d;
   cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(s, "analysis")) {
-    *names = realloc(*names, (n + 1) * sizeof **names);
-    (*names)[n++] = strdup(d->string);
+    char **bigger = realloc(*names, (n + 1) * sizeof **names);
+    char *copy = d->string ? strdup(d->string) : NULL;
+    if (!bigger || !copy) {                /* out of memory: the names so far */
+      free(copy);
+      if (bigger) *names = bigger;
+      break;
+    }
+    *names = bigger;
+    (*names)[n++] = copy;
   }
   return n;
 }
@@ -266,44 +298,140 @@ size_t cgp_report_devices(const cJSON *report, char ***names) {
 
 int cgp_report_write(const cJSON *report, const char *path, char *err, size_t errlen) {
   char *text = cJSON_Print(report);
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  int ok = f && text && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-  if (f) ok = (fflush(f) == 0) & (fsync(fileno(f)) == 0) & (fclose(f) == 0) & ok;
-  int saved = errno;
-  if (ok && rename(tmp, path) != 0) { ok = 0; saved = errno; }
-  if (!ok) {
-    if (f) unlink(tmp);
-    snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(saved ? saved : EIO));
-  }
+  if (!text) { snprintf(err, errlen, "cannot write report '%s': out of memory formatting it", path); return -1; }
+  size_t n = strlen(text);
+  text[n] = '\n';                        /* the NUL becomes the final newline; length is known */
+  char e[4400];
+  int rc = cgp_write_file_atomic(path, text, n + 1, e, sizeof e);
   cJSON_free(text);
-  return ok ? 0 : -1;
+  if (rc != 0) {              /* "cannot write 'p': why" -> "cannot write report 'p': why" */
+    const char *rest = strncmp(e, "cannot write ", 13) == 0 ? e + 13 : e;
+    snprintf(err, errlen, "cannot write report %s", rest);
+  }
+  return rc;
+}
+
+/* cJSON says NULL both for bad JSON and for a failed allocation: count the failures. */
+static int parse_oom;
+static void *parse_malloc(size_t n) {
+  void *p = malloc(n);
+  if (!p) parse_oom = 1;
+  return p;
+}
+
+static void text_position(const char *text, const char *at, unsigned *line, unsigned *col) {
+  *line = 1;
+  *col = 1;
+  for (const char *p = text; p < at && *p; p++) {
+    if (*p == '\n') { (*line)++; *col = 1; }
+    else if (((unsigned char)*p & 0xC0) != 0x80) (*col)++;   /* columns count characters */
+  }
+}
+
+/* Every kernel has a name and samples whose weight and per-device stats the model can use. */
+static int check_kernels(const cJSON *r, const char *name, char *err, size_t errlen) {
+  const cJSON *k;
+  int ki = 0;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(r, "kernels")) {
+    const cJSON *kn = cJSON_GetObjectItemCaseSensitive(k, "name");
+    if (!cJSON_IsObject(k) || !cJSON_IsString(kn)) {
+      snprintf(err, errlen, "%s: kernels[%d]: field \"name\": expected a string", name, ki);
+      return -1;
+    }
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(k, "samples");
+    if (!cJSON_IsArray(samples)) {
+      snprintf(err, errlen, "%s: kernel '%s': field \"samples\": expected an array", name, kn->valuestring);
+      return -1;
+    }
+    const cJSON *s;
+    int si = 0;
+    cJSON_ArrayForEach(s, samples) {
+      char e[512];
+      const cJSON *an = cJSON_GetObjectItemCaseSensitive(s, "analysis");
+      if (check_range(cJSON_GetObjectItemCaseSensitive(s, "weight"), "weight", -1, CGP_REPORT_MAX_TOTAL, e, sizeof e) != 0) {
+        snprintf(err, errlen, "%s: kernel '%s', samples[%d]: %s", name, kn->valuestring, si, e);
+        return -1;
+      }
+      if (!cJSON_IsObject(an)) {
+        snprintf(err, errlen, "%s: kernel '%s', samples[%d]: field \"analysis\": expected an object", name,
+                 kn->valuestring, si);
+        return -1;
+      }
+      const cJSON *d;
+      cJSON_ArrayForEach(d, an) {
+        cgp_kernel_stats st;
+        if (!cJSON_IsObject(d) || cgp_report_stats_from_json(d, &st, e, sizeof e) != 0) {
+          snprintf(err, errlen, "%s: kernel '%s', samples[%d], device '%s': %s", name, kn->valuestring, si,
+                   d->string, cJSON_IsObject(d) ? e : "expected an object");
+          return -1;
+        }
+      }
+      si++;
+    }
+    ki++;
+  }
+  return 0;
+}
+
+int cgp_report_parse(const char *text, size_t len, const char *name, cJSON **report, char *err, size_t errlen) {
+  *report = NULL;
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    unsigned line, col;
+    text_position(text, nul, &line, &col);
+    snprintf(err, errlen, "%s:%u:%u: not valid JSON: a NUL byte", name, line, col);
+    return -1;
+  }
+  cJSON_Hooks hooks = {parse_malloc, free};
+  const char *end = NULL;
+  parse_oom = 0;
+  cJSON_InitHooks(&hooks);
+  cJSON *r = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+  cJSON_InitHooks(NULL);
+  if (parse_oom) {
+    cJSON_Delete(r);
+    snprintf(err, errlen, "%s: out of memory while parsing (%zu bytes of JSON)", name, len);
+    return -1;
+  }
+  if (r && end) {                          /* only white space may follow the value */
+    while (end < text + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')) end++;
+    if (end < text + len) { cJSON_Delete(r); r = NULL; }
+  }
+  if (!r) {
+    unsigned line, col;
+    const char *at = end ? end : cJSON_GetErrorPtr();
+    if (!at || at < text || at > text + len) at = text;
+    text_position(text, at, &line, &col);
+    snprintf(err, errlen, "%s:%u:%u: not valid JSON", name, line, col);
+    return -1;
+  }
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "version");
+  if (!cJSON_IsString(v) || strcmp(v->valuestring, CGP_REPORT_SCHEMA) != 0) {
+    snprintf(err, errlen, "%s: field \"version\": not a cgpredict report of schema %s", name, CGP_REPORT_SCHEMA);
+    cJSON_Delete(r);
+    return -1;
+  }
+  if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "kernels"))) {
+    snprintf(err, errlen, "%s: field \"kernels\": expected an array", name);
+    cJSON_Delete(r);
+    return -1;
+  }
+  if (check_kernels(r, name, err, errlen) != 0) {
+    cJSON_Delete(r);
+    return -1;
+  }
+  *report = r;
+  return 0;
 }
 
 int cgp_report_load(const char *path, cJSON **report, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
-  if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return -1; }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-    n += got;
-    if (n + 1 == cap) buf = realloc(buf, cap *= 2);
-  }
-  fclose(f);
-  buf[n] = '\0';
-  *report = cJSON_Parse(buf);
-  free(buf);
-  if (!*report) { snprintf(err, errlen, "%s: not valid JSON", path); return -1; }
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(*report, "version");
-  if (!cJSON_IsString(v) || strcmp(v->valuestring, CGP_REPORT_SCHEMA) != 0 ||
-      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*report, "kernels"))) {
-    snprintf(err, errlen, "%s: field \"version\": not a cgpredict report of schema %s", path, CGP_REPORT_SCHEMA);
-    cJSON_Delete(*report);
-    *report = NULL;
-    return -1;
-  }
-  return 0;
+  char *text;
+  size_t len;
+  *report = NULL;
+  if (cgp_read_regular_file(path, CGP_FILE_CAP_BYTES, &text, &len, err, errlen) != 0) return -1;
+  int rc = cgp_report_parse(text, len, path, report, err, errlen);
+  free(text);
+  return rc;
 }
 
 /* ---- the table -------------------------------------------------------------------------------- */

@@ -27,9 +27,14 @@ int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, s
 int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char *err, size_t errlen);
 /* Devices a saved report was analysed for (names of the first sample's "analysis"), malloc'd. */
 size_t cgp_report_devices(const cJSON *report, char ***names);
-/* Write atomically: a temporary file beside `path`, then rename; nothing is left on failure. */
+/* Write atomically (cgp_write_file_atomic: temporary file beside `path`, fsync, rename); nothing
+   is left on failure; a symbolic link or special file at `path` is refused, never replaced. */
 int cgp_report_write(const cJSON *report, const char *path, char *err, size_t errlen);
-/* Read and check a saved report. */
+/* Parse and check a report held in memory (`name` is used in messages): JSON syntax errors give
+   name:line:column, a failed allocation "out of memory", and every kernel must have a name and
+   samples whose weight and stats are in range (the message names the kernel and field). */
+int cgp_report_parse(const char *text, size_t len, const char *name, cJSON **report, char *err, size_t errlen);
+/* Read (a regular file of at most CGP_FILE_CAP_BYTES, cgp_file.h) and check a saved report. */
 int cgp_report_load(const char *path, cJSON **report, char *err, size_t errlen);
 /* The table a person reads at a glance: kernel, device, time, bound, MWP/CWP, access classes. */
 void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path);

@@ -94,7 +94,7 @@ static void msg_add(msgbuf *mb, const char *fmt, ...) {
 }
 
 #define NEST_ERROR(pc, n, ...) do { \
-    char m_[1024]; snprintf(m_, sizeof m_, __VA_ARGS__); \
+    char m_[8192]; snprintf(m_, sizeof m_, __VA_ARGS__); \
     msg_add(&(pc)->err, "%s:%u:%u: error: %s", (n)->k->file, (n)->k->for_line, (n)->k->for_col, m_); \
     (pc)->failed = 1; } while (0)
 

@@ -1,7 +1,17 @@
-/* cgp_pragma.c: the pragma scanner. libclang parses the translation unit (so the user's -I/-D
-   flags and syntax errors count) and tokenizes the main file raw, which keeps the pragma's
-   tokens (clang itself drops unknown pragmas). A directive is `#` `pragma` `cgpredict` at the
-   start of a line; it runs to the end of the line, or further after a backslash. */
+/* cgp_pragma.c: the pragma scanner. clang drops pragmas it does not know, so they never reach
+   the AST or the IR; we find them in the tokens the preprocessor kept:
+
+   - libclang parses the translation unit with the user's flags (so -I/-D, #if and syntax
+     errors count) and a detailed preprocessing record;
+   - every file of the TU (the source and each header it includes) whose text mentions
+     `cgpredict` is tokenized raw; tokens inside the ranges the preprocessor skipped (#if 0,
+     a false #ifdef) are ignored;
+   - a directive is `#` `pragma` `cgpredict` at the start of a line, running to the end of the
+     line or further after a backslash; `_Pragma("cgpredict ...")` written in code is the same
+     pragma, and so is a macro expansion whose definition holds such a _Pragma: it marks the
+     `for` that follows the expansion;
+   - the clauses are parsed by cgp_pragma_parse (cgp_pragma_clause.c), the `for` that follows
+     must be a for statement of the AST; its line:column is what the pass matches. */
 #include "cgp_pragma.h"
 
 #include <clang-c/Index.h>
@@ -10,146 +20,250 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BLOCK_THREADS 1024
+/* A pragma found in one file, before its loop is looked up. */
+typedef struct {
+  unsigned offset;          /* where it is reported: the '#', the _Pragma or the macro's name */
+  unsigned after;           /* the marked `for` is the first kept token from this offset on */
+  char *text;               /* "cgpredict kernel ..." (malloc'd) */
+  unsigned text_offset;     /* where the text starts in the file, for clause errors; ~0u: none */
+} found;
 
 typedef struct {
   CXTranslationUnit tu;
-  CXToken *tok;
-  unsigned ntok;
-  const char *path;
+  const char *main_path;
   char *err;
   size_t errlen;
   int failed;
+  cgp_kernel_pragma *out;
+  size_t n, cap;
+  CXFile *files;
+  size_t nfiles, files_cap;
 } scan;
 
-static void tok_pos(const scan *s, unsigned i, unsigned *line, unsigned *col) {
-  clang_getSpellingLocation(clang_getTokenLocation(s->tu, s->tok[i]), NULL, line, col, NULL);
-}
-
-static void error_at(scan *s, unsigned line, unsigned col, const char *fmt, ...) {
+static void error_at(scan *s, const char *file, unsigned line, unsigned col, const char *fmt, ...) {
   size_t used = strlen(s->err);
+  s->failed = 1;
   if (used + 1 >= s->errlen) return;
-  used += (size_t)snprintf(s->err + used, s->errlen - used, "%s:%u:%u: error: ", s->path, line, col);
+  int w = snprintf(s->err + used, s->errlen - used, "%s:%u:%u: error: ", file, line, col);
+  if (w < 0) return;
+  used += (size_t)w;
+  if (used >= s->errlen) return;
   va_list ap;
   va_start(ap, fmt);
-  if (used < s->errlen) used += (size_t)vsnprintf(s->err + used, s->errlen - used, fmt, ap);
+  w = vsnprintf(s->err + used, s->errlen - used, fmt, ap);
   va_end(ap);
-  if (used + 1 < s->errlen) strcat(s->err, "\n");
-  s->failed = 1;
+  if (w >= 0 && used + (size_t)w + 1 < s->errlen) strcat(s->err, "\n");
 }
 
-static void error_tok(scan *s, unsigned i, const char *fmt, const char *arg) {
-  unsigned line, col;
-  tok_pos(s, i < s->ntok ? i : s->ntok - 1, &line, &col);
-  error_at(s, line, col, fmt, arg);
+static void file_pos(CXTranslationUnit tu, CXFile file, unsigned offset, unsigned *line, unsigned *col) {
+  clang_getSpellingLocation(clang_getLocationForOffset(tu, file, offset), NULL, line, col, NULL);
 }
 
-/* Token i's spelling in buf. */
-static const char *spell(const scan *s, unsigned i, char *buf, size_t cap) {
-  CXString str = clang_getTokenSpelling(s->tu, s->tok[i]);
-  snprintf(buf, cap, "%s", clang_getCString(str));
+static unsigned tok_offset(CXTranslationUnit tu, CXToken t) {
+  unsigned off;
+  clang_getSpellingLocation(clang_getTokenLocation(tu, t), NULL, NULL, NULL, &off);
+  return off;
+}
+
+/* ---- the files of the translation unit ------------------------------------------------------ */
+
+static void add_file(CXFile f, CXSourceLocation *stack, unsigned depth, CXClientData data) {
+  scan *s = data;
+  (void)stack; (void)depth;
+  for (size_t i = 0; i < s->nfiles; i++)
+    if (clang_File_isEqual(s->files[i], f)) return;
+  if (s->nfiles == s->files_cap) {
+    size_t cap = s->files_cap ? 2 * s->files_cap : 16;
+    CXFile *bigger = realloc(s->files, cap * sizeof *bigger);
+    if (!bigger) return;
+    s->files = bigger;
+    s->files_cap = cap;
+  }
+  s->files[s->nfiles++] = f;
+}
+
+typedef struct {
+  unsigned (*r)[2];
+  unsigned n;
+} skipped;
+
+static skipped skipped_ranges(CXTranslationUnit tu, CXFile file) {
+  skipped sk = {NULL, 0};
+  CXSourceRangeList *list = clang_getSkippedRanges(tu, file);
+  if (!list) return sk;
+  sk.r = calloc(list->count ? list->count : 1, sizeof *sk.r);
+  if (sk.r)
+    for (unsigned i = 0; i < list->count; i++) {
+      clang_getSpellingLocation(clang_getRangeStart(list->ranges[i]), NULL, NULL, NULL, &sk.r[sk.n][0]);
+      clang_getSpellingLocation(clang_getRangeEnd(list->ranges[i]), NULL, NULL, NULL, &sk.r[sk.n][1]);
+      sk.n++;
+    }
+  clang_disposeSourceRangeList(list);
+  return sk;
+}
+
+static int is_skipped(const skipped *sk, unsigned off) {
+  for (unsigned i = 0; i < sk->n; i++)
+    if (off >= sk->r[i][0] && off < sk->r[i][1]) return 1;
+  return 0;
+}
+
+/* ---- one file's tokens ---------------------------------------------------------------------- */
+
+typedef struct {
+  scan *s;
+  CXFile file;
+  char name[4096];
+  const char *text;
+  size_t len;
+  CXToken *tok;
+  unsigned ntok;
+  unsigned *off;            /* each token's offset */
+  unsigned char *in_directive; /* nonzero for the tokens of a preprocessor directive */
+  skipped sk;
+  found *f;
+  size_t nf, fcap;
+} file_scan;
+
+static int spelled(const file_scan *fs, unsigned i, const char *word) {
+  size_t n = strlen(word);
+  if (i >= fs->ntok || fs->off[i] + n > fs->len) return 0;
+  if (memcmp(fs->text + fs->off[i], word, n) != 0) return 0;
+  CXString str = clang_getTokenSpelling(fs->s->tu, fs->tok[i]);
+  int same = strcmp(clang_getCString(str), word) == 0;
   clang_disposeString(str);
-  return buf;
+  return same;
 }
 
-static int tok_is(const scan *s, unsigned i, const char *text) {
-  char b[64];
-  return i < s->ntok && strcmp(spell(s, i, b, sizeof b), text) == 0;
-}
-
-static unsigned tok_line(const scan *s, unsigned i) {
-  unsigned line, col;
-  tok_pos(s, i, &line, &col);
+static unsigned line_of(const file_scan *fs, unsigned i) {
+  unsigned line;
+  clang_getSpellingLocation(clang_getTokenLocation(fs->s->tu, fs->tok[i]), NULL, &line, NULL, NULL);
   return line;
 }
 
-/* ---- clauses -------------------------------------------------------------------------------- */
-
-/* A positive integer token; 0 (with an error) if it is not one. */
-static unsigned positive(scan *s, unsigned i, unsigned end, const char *clause) {
-  char b[64], *rest;
-  if (i >= end || clang_getTokenKind(s->tok[i]) != CXToken_Literal) {
-    error_tok(s, i, "%s(...) expects a positive integer", clause);
-    return 0;
+/* Offset just past the directive that starts at `off`: the end of its line, continued after a
+   backslash (white space may follow the backslash, as clang allows). */
+static size_t directive_end(const char *text, size_t len, size_t off) {
+  for (size_t i = off; i < len; i++) {
+    if (text[i] != '\n') continue;
+    size_t j = i;
+    while (j > off && (text[j - 1] == ' ' || text[j - 1] == '\t' || text[j - 1] == '\r')) j--;
+    if (j == off || text[j - 1] != '\\') return i;
   }
-  unsigned long v = strtoul(spell(s, i, b, sizeof b), &rest, 10);
-  if (*rest || v == 0 || v > MAX_BLOCK_THREADS) {
-    error_tok(s, i, "%s(...) expects a positive integer (at most 1024)", clause);
-    return 0;
-  }
-  return (unsigned)v;
+  return len;
 }
 
-/* Parses `clause(args)` starting at token i; returns the index after ')' or end on error. */
-static unsigned parse_clause(scan *s, unsigned i, unsigned end, cgp_kernel_pragma *k, unsigned *seen) {
-  static const char *const names[] = {"name", "dims", "block", "shared", "tile"};
-  char cname[64], b[64];
-  spell(s, i, cname, sizeof cname);
-  unsigned which = 0;
-  while (which < 5 && strcmp(cname, names[which]) != 0) which++;
-  if (which == 5 || clang_getTokenKind(s->tok[i]) != CXToken_Identifier) {
-    error_tok(s, i, "unknown clause '%s' (expected name, dims, block, shared or tile)", cname);
-    return end;
+static void add_found(file_scan *fs, unsigned offset, unsigned after, char *text, unsigned text_offset) {
+  if (!text) { fs->s->failed = 1; snprintf(fs->s->err, fs->s->errlen, "cgpredict: out of memory\n"); return; }
+  if (fs->nf == fs->fcap) {
+    size_t cap = fs->fcap ? 2 * fs->fcap : 8;
+    found *bigger = realloc(fs->f, cap * sizeof *bigger);
+    if (!bigger) { free(text); fs->s->failed = 1; return; }
+    fs->f = bigger;
+    fs->fcap = cap;
   }
-  if (*seen & (1u << which)) { error_tok(s, i, "clause '%s' given twice", cname); return end; }
-  *seen |= 1u << which;
-  if (!tok_is(s, i + 1, "(") || i + 1 >= end) { error_tok(s, i, "expected '(' after '%s'", cname); return end; }
-  unsigned j = i + 2, nargs = 0;
-  for (;;) {
-    if (j >= end) { error_tok(s, i, "missing ')' after '%s('", cname); return end; }
-    if (which == 0 || which == 3) {                      /* identifiers */
-      if (clang_getTokenKind(s->tok[j]) != CXToken_Identifier) { error_tok(s, j, "%s(...) expects an identifier", cname); return end; }
-      spell(s, j, b, sizeof b);
-      if (which == 0) { if (nargs) { error_tok(s, j, "%s(...) takes one identifier", cname); return end; } snprintf(k->name, sizeof k->name, "%s", b); }
-      else if (k->nshared < CGP_PRAGMA_MAX_SHARED) snprintf(k->shared[k->nshared++], sizeof k->shared[0], "%s", b);
-      else { error_tok(s, j, "shared(...) lists at most 8 arrays%s", ""); return end; }
-    } else {
-      unsigned v = positive(s, j, end, cname);
-      if (!v) return end;
-      if (which == 1) { if (nargs || v > 3) { error_tok(s, j, "dims(...) is 1, 2 or 3%s", ""); return end; } k->dims = v; }
-      else if (which == 4) { if (nargs) { error_tok(s, j, "tile(...) takes one integer%s", ""); return end; } k->tile = v; }
-      else { if (nargs == 3) { error_tok(s, j, "block(...) has at most 3 dimensions%s", ""); return end; } k->block[nargs] = v; }
+  fs->f[fs->nf++] = (found){offset, after, text, text_offset};
+}
+
+static char *copy_range(const char *text, size_t from, size_t to) {
+  char *c = malloc(to - from + 1);
+  if (c) { memcpy(c, text + from, to - from); c[to - from] = '\0'; }
+  return c;
+}
+
+/* The contents of a C string literal token (with its quotes) after destringizing as _Pragma
+   does: \" becomes " and \\ becomes \. NULL if it is not a plain "..." literal. */
+static char *destringize(const char *lit) {
+  size_t n = strlen(lit);
+  if (n < 2 || lit[0] != '"' || lit[n - 1] != '"') return NULL;
+  char *out = malloc(n), *o = out;
+  if (!out) return NULL;
+  for (size_t i = 1; i + 1 < n; i++) {
+    if (lit[i] == '\\' && i + 2 < n && (lit[i + 1] == '"' || lit[i + 1] == '\\')) i++;
+    *o++ = lit[i];
+  }
+  *o = '\0';
+  return out;
+}
+
+static int mentions_cgpredict(const char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  return strncmp(s, "cgpredict", 9) == 0 && (s[9] == '\0' || s[9] == ' ' || s[9] == '\t');
+}
+
+/* `_Pragma ( "cgpredict ..." )` at tokens i..i+3 of a token array: the destringized text. */
+static char *pragma_operator(CXTranslationUnit tu, const CXToken *tok, unsigned ntok, unsigned i) {
+  if (i + 3 >= ntok || clang_getTokenKind(tok[i + 2]) != CXToken_Literal) return NULL;
+  const char *want[] = {"_Pragma", "(", NULL, ")"};
+  for (unsigned j = 0; j < 4; j++) {
+    if (!want[j]) continue;
+    CXString str = clang_getTokenSpelling(tu, tok[i + j]);
+    int same = strcmp(clang_getCString(str), want[j]) == 0;
+    clang_disposeString(str);
+    if (!same) return NULL;
+  }
+  CXString lit = clang_getTokenSpelling(tu, tok[i + 2]);
+  char *text = destringize(clang_getCString(lit));
+  clang_disposeString(lit);
+  if (text && !mentions_cgpredict(text)) { free(text); text = NULL; }
+  return text;
+}
+
+/* #pragma directives and _Pragma operators written in this file's kept tokens. */
+static void find_written(file_scan *fs) {
+  for (unsigned i = 0; i < fs->ntok; i++) {
+    if (is_skipped(&fs->sk, fs->off[i])) continue;
+    int line_start = i == 0 || line_of(fs, i - 1) != line_of(fs, i);
+    if (line_start && spelled(fs, i, "#")) {
+      size_t end = directive_end(fs->text, fs->len, fs->off[i]);
+      if (spelled(fs, i + 1, "pragma") && spelled(fs, i + 2, "cgpredict") && fs->off[i + 2] < end)
+        add_found(fs, fs->off[i], (unsigned)end, copy_range(fs->text, fs->off[i + 2], end), fs->off[i + 2]);
+      /* a directive's tokens (a #define's body among them) are not code: skip them */
+      fs->in_directive[i] = 1;
+      while (i + 1 < fs->ntok && fs->off[i + 1] < end) fs->in_directive[++i] = 1;
+      continue;
     }
-    nargs++;
-    j++;
-    if (tok_is(s, j, ")") && j < end) return j + 1;
-    if (!tok_is(s, j, ",") || j >= end) { error_tok(s, j < end ? j : i, "expected ',' or ')' in '%s(...)'", cname); return end; }
-    j++;
+    if (spelled(fs, i, "_Pragma")) {
+      char *text = pragma_operator(fs->s->tu, fs->tok, fs->ntok, i);
+      if (text) add_found(fs, fs->off[i], fs->off[i + 3] + 1, text, ~0u);
+    }
   }
 }
 
-static void parse_clauses(scan *s, unsigned i, unsigned end, cgp_kernel_pragma *k) {
-  unsigned seen = 0;
-  while (i < end && !s->failed) {
-    i = parse_clause(s, i, end, k, &seen);
-    if (i < end && tok_is(s, i, ",")) i++;
+typedef struct {
+  file_scan *fs;
+} expansion_ctx;
+
+/* A macro expansion in this file whose definition holds `_Pragma("cgpredict ...")`. */
+static enum CXChildVisitResult visit_expansion(CXCursor c, CXCursor parent, CXClientData data) {
+  (void)parent;
+  file_scan *fs = ((expansion_ctx *)data)->fs;
+  if (clang_getCursorKind(c) != CXCursor_MacroExpansion) return CXChildVisit_Continue;
+  CXFile file;
+  unsigned start, end;
+  CXSourceRange ext = clang_getCursorExtent(c);
+  clang_getSpellingLocation(clang_getRangeStart(ext), &file, NULL, NULL, &start);
+  if (!file || !clang_File_isEqual(file, fs->file)) return CXChildVisit_Continue;
+  clang_getSpellingLocation(clang_getRangeEnd(ext), NULL, NULL, NULL, &end);
+  CXCursor def = clang_getCursorReferenced(c);
+  if (clang_Cursor_isNull(def)) return CXChildVisit_Continue;
+  CXToken *tok;
+  unsigned ntok;
+  clang_tokenize(fs->s->tu, clang_getCursorExtent(def), &tok, &ntok);
+  for (unsigned i = 0; i < ntok; i++) {
+    char *text = pragma_operator(fs->s->tu, tok, ntok, i);
+    if (text) {
+      add_found(fs, start, end, text, ~0u);
+      break;
+    }
   }
-  if (s->failed) return;
-  if (k->block[0]) {
-    for (int d = 1; d < 3; d++) if (!k->block[d]) k->block[d] = 1;
-    if (k->block[0] * k->block[1] * k->block[2] > MAX_BLOCK_THREADS)
-      error_at(s, k->pragma_line, k->pragma_col, "block(...) has more than %d threads", MAX_BLOCK_THREADS);
-  }
-  if (k->tile && !k->nshared) error_at(s, k->pragma_line, k->pragma_col, "tile(...) needs shared(...)%s", "");
+  clang_disposeTokens(fs->s->tu, tok, ntok);
+  return CXChildVisit_Continue;
 }
 
-/* ---- directives ----------------------------------------------------------------------------- */
-
-/* First token after the directive that starts at token i (its line, and continuation lines). */
-static unsigned directive_end(const scan *s, unsigned i, const char *text) {
-  unsigned line = tok_line(s, i), j = i;
-  for (;;) {
-    while (j < s->ntok && tok_line(s, j) == line) j++;
-    /* a backslash ending the physical line continues the directive */
-    const char *p = text;
-    for (unsigned l = 1; l < line && p; l++) { p = strchr(p, '\n'); if (p) p++; }
-    const char *eol = p ? strchr(p, '\n') : NULL;
-    if (!eol) return j;
-    const char *q = eol;
-    while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r')) q--;
-    if (q == p || q[-1] != '\\') return j;
-    line++;
-  }
+static int by_offset(const void *a, const void *b) {
+  unsigned x = ((const found *)a)->offset, y = ((const found *)b)->offset;
+  return (x > y) - (x < y);
 }
 
 static void default_name(cgp_kernel_pragma *k) {
@@ -157,37 +271,106 @@ static void default_name(cgp_kernel_pragma *k) {
   base = base ? base + 1 : k->file;
   size_t len = strlen(base);
   if (len > 2 && strcmp(base + len - 2, ".c") == 0) len -= 2;
-  snprintf(k->name, sizeof k->name, "%.*s_%u", (int)(len > 40 ? 40 : len), base, k->pragma_line);
+  snprintf(k->name, sizeof k->name, "%.*s_%u", (int)len, base, k->pragma_line);
 }
 
-static void mark_loop(scan *s, unsigned i, cgp_kernel_pragma *k) {
-  if (i >= s->ntok || !tok_is(s, i, "for") || clang_getTokenKind(s->tok[i]) != CXToken_Keyword) {
-    error_at(s, k->pragma_line, k->pragma_col, "#pragma cgpredict kernel is not followed by a for loop%s", "");
+/* The first kept token from found->after on must be the `for` keyword of a for statement. */
+static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
+  scan *s = fs->s;
+  unsigned i = 0;
+  while (i < fs->ntok && (fs->off[i] < f->after || is_skipped(&fs->sk, fs->off[i]) || fs->in_directive[i])) i++;
+  if (i >= fs->ntok || !spelled(fs, i, "for") || clang_getTokenKind(fs->tok[i]) != CXToken_Keyword) {
+    error_at(s, k->file, k->pragma_line, k->pragma_col, "#pragma cgpredict kernel is not followed by a for loop");
     return;
   }
-  tok_pos(s, i, &k->for_line, &k->for_col);
-  CXCursor c = clang_getCursor(s->tu, clang_getTokenLocation(s->tu, s->tok[i]));
+  clang_getSpellingLocation(clang_getTokenLocation(s->tu, fs->tok[i]), NULL, &k->for_line, &k->for_col, NULL);
+  CXCursor c = clang_getCursor(s->tu, clang_getTokenLocation(s->tu, fs->tok[i]));
   if (clang_getCursorKind(c) != CXCursor_ForStmt) {
-    error_at(s, k->for_line, k->for_col, "the marked 'for' is not a for statement the compiler sees "
-             "(inside a macro or an #if'd-out block?)%s", "");
+    error_at(s, k->file, k->for_line, k->for_col,
+             "the marked 'for' is not a for statement the compiler sees (is the loop itself inside a macro?)");
     return;
   }
-  unsigned line, col;
-  clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, &line, &col, NULL);
-  k->for_end_line = line;
+  clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, &k->for_end_line, NULL, NULL);
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
-  *len = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
-  buf[*len] = '\0';
-  fclose(f);
-  return buf;
+static void finish(file_scan *fs, const found *f) {
+  scan *s = fs->s;
+  cgp_kernel_pragma *k = calloc(1, sizeof *k);
+  if (!k) { s->failed = 1; return; }
+  snprintf(k->file, sizeof k->file, "%s", fs->name);
+  file_pos(s->tu, fs->file, f->offset, &k->pragma_line, &k->pragma_col);
+  size_t at;
+  char msg[512];
+  if (cgp_pragma_parse(f->text, strlen(f->text), k, &at, msg, sizeof msg) != 0) {
+    unsigned line = k->pragma_line, col = k->pragma_col;
+    if (at && f->text_offset != ~0u) file_pos(s->tu, fs->file, f->text_offset + (unsigned)at, &line, &col);
+    error_at(s, k->file, line, col, "%s", msg);
+    free(k);
+    return;
+  }
+  mark_loop(fs, f, k);
+  int ok = !s->failed;
+  if (ok && !k->name[0]) default_name(k);
+  for (size_t j = 0; ok && j < s->n; j++)
+    if (strcmp(s->out[j].name, k->name) == 0) {
+      error_at(s, k->file, k->pragma_line, k->pragma_col, "kernel name '%s' is already used at %s%s%u",
+               k->name, strcmp(s->out[j].file, k->file) ? s->out[j].file : "", strcmp(s->out[j].file, k->file) ? ":" : "line ",
+               s->out[j].pragma_line);
+      ok = 0;
+    }
+  if (ok && s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 4;
+    cgp_kernel_pragma *bigger = realloc(s->out, cap * sizeof *bigger);
+    if (!bigger) { snprintf(s->err, s->errlen, "cgpredict: out of memory\n"); s->failed = 1; ok = 0; }
+    else { s->out = bigger; s->cap = cap; }
+  }
+  if (ok) s->out[s->n++] = *k;
+  free(k);
+}
+
+static void scan_file(scan *s, CXFile file) {
+  file_scan fs = {.s = s, .file = file};
+  fs.text = clang_getFileContents(s->tu, file, &fs.len);
+  if (!fs.text || fs.len == 0) return;
+  int mention = 0;                          /* most files (system headers) have nothing for us */
+  for (size_t i = 0; i + 9 <= fs.len && !mention; i++) mention = fs.text[i] == 'c' && memcmp(fs.text + i, "cgpredict", 9) == 0;
+  if (!mention) return;
+  CXString name = clang_getFileName(file);
+  snprintf(fs.name, sizeof fs.name, "%s", clang_getCString(name));
+  clang_disposeString(name);
+  if (clang_File_isEqual(file, clang_getFile(s->tu, s->main_path)))
+    snprintf(fs.name, sizeof fs.name, "%s", s->main_path);
+  CXSourceRange all = clang_getRange(clang_getLocationForOffset(s->tu, file, 0),
+                                     clang_getLocationForOffset(s->tu, file, (unsigned)fs.len));
+  clang_tokenize(s->tu, all, &fs.tok, &fs.ntok);
+  fs.off = calloc(fs.ntok ? fs.ntok : 1, sizeof *fs.off);
+  fs.in_directive = calloc(fs.ntok ? fs.ntok : 1, 1);
+  if (!fs.off || !fs.in_directive) {
+    snprintf(s->err, s->errlen, "cgpredict: out of memory\n");
+    s->failed = 1;
+    free(fs.off);
+    free(fs.in_directive);
+    clang_disposeTokens(s->tu, fs.tok, fs.ntok);
+    return;
+  }
+  for (unsigned i = 0; i < fs.ntok; i++) fs.off[i] = tok_offset(s->tu, fs.tok[i]);
+  fs.sk = skipped_ranges(s->tu, file);
+  find_written(&fs);
+  expansion_ctx ctx = {&fs};
+  clang_visitChildren(clang_getTranslationUnitCursor(s->tu), visit_expansion, &ctx);
+  qsort(fs.f, fs.nf, sizeof *fs.f, by_offset);
+  for (size_t i = 0; i < fs.nf; i++) {
+    int before = s->failed;
+    s->failed = 0;
+    finish(&fs, &fs.f[i]);
+    s->failed |= before;
+    free(fs.f[i].text);
+  }
+  free(fs.f);
+  free(fs.sk.r);
+  free(fs.off);
+  free(fs.in_directive);
+  clang_disposeTokens(s->tu, fs.tok, fs.ntok);
 }
 
 static void report_diagnostics(scan *s) {
@@ -205,37 +388,21 @@ static void report_diagnostics(scan *s) {
   }
 }
 
-static void find_pragmas(scan *s, const char *text, cgp_kernel_pragma **out, size_t *n) {
-  size_t cap = 0;
-  for (unsigned i = 0; i + 2 < s->ntok; i++) {
-    if (!tok_is(s, i, "#") || (i > 0 && tok_line(s, i - 1) == tok_line(s, i))) continue;
-    if (!tok_is(s, i + 1, "pragma") || !tok_is(s, i + 2, "cgpredict") || tok_line(s, i + 2) != tok_line(s, i)) continue;
-    unsigned end = directive_end(s, i, text);
-    cgp_kernel_pragma k;
-    memset(&k, 0, sizeof k);
-    snprintf(k.file, sizeof k.file, "%s", s->path);
-    tok_pos(s, i, &k.pragma_line, &k.pragma_col);
-    if (i + 3 >= end || !tok_is(s, i + 3, "kernel")) {
-      error_tok(s, i + 3 < end ? i + 3 : i + 2, "expected 'kernel' after '#pragma cgpredict'%s", "");
-      continue;
-    }
-    int before = s->failed;
-    s->failed = 0;
-    parse_clauses(s, i + 4, end, &k);
-    if (!s->failed) mark_loop(s, end, &k);
-    if (!s->failed) {
-      if (!k.name[0]) default_name(&k);
-      for (size_t j = 0; j < *n; j++)
-        if (strcmp((*out)[j].name, k.name) == 0)
-          error_at(s, k.pragma_line, k.pragma_col, "kernel name '%s' is already used at line %u", k.name, (*out)[j].pragma_line);
-    }
-    if (!s->failed) {
-      if (*n == cap) *out = realloc(*out, (cap = cap ? 2 * cap : 4) * sizeof **out);
-      (*out)[(*n)++] = k;
-    }
-    s->failed |= before;
-    i = end - 1;
+/* Whether the source's own text mentions cgpredict (then a failed parse is an error). */
+static int source_mentions(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  char buf[65536 + 9];
+  size_t keep = 0, got;
+  int found_it = 0;
+  while (!found_it && (got = fread(buf + keep, 1, sizeof buf - 1 - keep, f)) > 0) {
+    size_t n = keep + got;
+    for (size_t i = 0; i + 9 <= n && !found_it; i++) found_it = memcmp(buf + i, "cgpredict", 9) == 0;
+    keep = n < 8 ? n : 8;
+    memmove(buf, buf + n - keep, keep);
   }
+  fclose(f);
+  return found_it;
 }
 
 int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
@@ -243,32 +410,38 @@ int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
   *out = NULL;
   *n = 0;
   err[0] = '\0';
-  size_t len = 0;
-  char *text = slurp(path, &len);
-  if (!text) { snprintf(err, errlen, "%s: cannot read the source\n", path); return -1; }
-  scan s = {.path = path, .err = err, .errlen = errlen};
-  int rc = -1;
-  if (!strstr(text, "cgpredict")) { free(text); return 0; }   /* nothing to parse for */
+  int mention = source_mentions(path);
+  if (mention < 0) { snprintf(err, errlen, "%s: cannot read the source\n", path); return -1; }
   const char **args = calloc((size_t)argc + 2, sizeof *args);
+  if (!args) { snprintf(err, errlen, "cgpredict: out of memory\n"); return -1; }
   for (int i = 0; i < argc; i++) args[i] = argv[i];
   args[argc] = "-Wno-unknown-pragmas";
+  scan s = {.main_path = path, .err = err, .errlen = errlen};
   CXIndex idx = clang_createIndex(0, 0);
-  if (clang_parseTranslationUnit2(idx, path, args, argc + 1, NULL, 0, CXTranslationUnit_None, &s.tu) != CXError_Success) {
-    snprintf(err, errlen, "%s: libclang could not parse the file\n", path);
+  int rc = 0;
+  if (clang_parseTranslationUnit2(idx, path, args, argc + 1, NULL, 0, CXTranslationUnit_DetailedPreprocessingRecord,
+                                  &s.tu) != CXError_Success) {
+    /* a source libclang cannot take compiles as before unless it is visibly marked */
+    if (mention) { snprintf(err, errlen, "%s: libclang could not parse the file\n", path); rc = -1; }
   } else {
-    report_diagnostics(&s);
-    CXFile file = clang_getFile(s.tu, path);
-    CXSourceRange all = clang_getRange(clang_getLocationForOffset(s.tu, file, 0),
-                                       clang_getLocationForOffset(s.tu, file, (unsigned)len));
-    clang_tokenize(s.tu, all, &s.tok, &s.ntok);
-    if (!s.failed) find_pragmas(&s, text, out, n);
-    clang_disposeTokens(s.tu, s.tok, s.ntok);
+    clang_getInclusions(s.tu, add_file, &s);
+    for (size_t i = 0; i < s.nfiles; i++) scan_file(&s, s.files[i]);
+    if (s.n || s.failed || mention) {
+      char pragma_err[8192];               /* syntax errors first, as a compiler would print them */
+      snprintf(pragma_err, sizeof pragma_err, "%s", err);
+      err[0] = '\0';
+      report_diagnostics(&s);
+      size_t used = strlen(err);
+      if (used + 1 < errlen) snprintf(err + used, errlen - used, "%s", pragma_err);
+    }
     clang_disposeTranslationUnit(s.tu);
     rc = s.failed ? -1 : 0;
   }
   clang_disposeIndex(idx);
   free(args);
-  free(text);
+  free(s.files);
+  *out = s.out;
+  *n = s.n;
   if (rc) { free(*out); *out = NULL; *n = 0; }
   return rc;
 }

@@ -1,30 +1,42 @@
-/* cgp_pragma.h: finds `#pragma cgpredict kernel [clauses]` in a C source with libclang and the
-   `for` statement each one marks. */
+/* cgp_pragma.h: finds `#pragma cgpredict kernel [clauses]` (and `_Pragma("cgpredict kernel ...")`)
+   in a C translation unit with libclang, and the `for` statement each one marks. */
 #ifndef CGP_PRAGMA_H
 #define CGP_PRAGMA_H
 
 #include <stddef.h>
 
 #define CGP_PRAGMA_MAX_SHARED 8
+/* Bytes for a name(...) or shared(...) identifier, its NUL included: a longer one is an error,
+   never cut. */
+#define CGP_PRAGMA_NAME_MAX 4096
+#define CGP_PRAGMA_SHARED_MAX 1024
 
 typedef struct cgp_kernel_pragma {
-  char name[64];
-  char file[4096];            /* path as given */
+  char name[CGP_PRAGMA_NAME_MAX]; /* whole UTF-8 as written, or <file>_<line> */
+  char file[4096];            /* the file holding the marked `for` (a header when it is there) */
   unsigned pragma_line, pragma_col;
   unsigned for_line, for_col; /* the `for` keyword: the start of the loop's !llvm.loop location */
   unsigned for_end_line;
   unsigned dims;              /* 0 = not given */
   unsigned block[3];          /* 0 = not given; y and z are 1 when only x is given */
   unsigned nshared;
-  char shared[CGP_PRAGMA_MAX_SHARED][64];
+  char shared[CGP_PRAGMA_MAX_SHARED][CGP_PRAGMA_SHARED_MAX];
   unsigned tile;              /* 0 = not given */
-  int noalias;                /* clause noalias: the arrays do not alias (0 = not given) */
+  int noalias;                /* `noalias`: the CUDA port passes pointers that do not alias */
 } cgp_kernel_pragma;
 
-/* Scan one C source. argv/argc: compiler arguments other than the source (-I, -D, -std ...).
-   On success returns 0 with *out (malloc'd, caller frees) and *n (possibly 0). On failure
-   returns nonzero with `file:line:col: error: ...` lines, all errors found, in err. */
+/* Scan one C source and every header it includes, as the preprocessor sees them with the given
+   flags. argv/argc: compiler arguments other than the source (-I, -D, -std ...). On success
+   returns 0 with *out (malloc'd, caller frees) and *n (possibly 0). On failure returns nonzero
+   with `file:line:col: error: ...` lines, all errors found, in err. */
 int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
                     cgp_kernel_pragma **out, size_t *n, char *err, size_t errlen);
+
+/* Parse a pragma's text, `cgpredict kernel [clauses]` (what follows `#pragma`, or the contents
+   of a _Pragma string), into k's clause fields (name, dims, block, shared, tile, noalias; the
+   others are left alone). No libclang: a pure function of the `len` bytes at `text` (no NUL
+   needed). Returns 0, or -1 with a message in err and in *at the byte offset of the text the
+   message is about (0 for a check of the whole pragma). */
+int cgp_pragma_parse(const char *text, size_t len, cgp_kernel_pragma *k, size_t *at, char *err, size_t errlen);
 
 #endif

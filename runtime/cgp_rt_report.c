@@ -3,6 +3,7 @@
    for every device (model/cgp_report.h), written whole or not at all. */
 #include "cgp_rt_internal.h"
 #include "cgp_report.h"
+#include "cgp_rt_file.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -291,15 +292,19 @@ static void write_report(void) {
   cJSON_AddNumberToObject(rt, "traced_accesses", (double)cgp_rt_g.traced_accesses);
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
-  char err[2048];
+  char err[2048], msg[2400];
   int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);
-  if (rc == 0) rc = cgp_report_write(r, cgp_rt_g.report_path, err, sizeof err);
-  fflush(stdout);
-  if (rc != 0) {
-    fprintf(stderr, "cgpredict: %s\n", err);
+  if (rc != 0) {              /* the program's exit goes on as without cgpredict (cgp_rt_file.h) */
+    snprintf(msg, sizeof msg, "%s; no report written: this run's analysis is lost", err);
+    rt_tool_failure(msg);
     cJSON_Delete(r);
-    _exit(1);                 /* stdio is flushed: the program's own output is complete */
+    return;
   }
+  if (cgp_report_write(r, cgp_rt_g.report_path, err, sizeof err) != 0) {
+    snprintf(msg, sizeof msg, "%s; the report is lost%s", err, cgp_rt_g.quiet ? "" : " (its summary follows)");
+    rt_tool_failure(msg);
+  }
+  fflush(stdout);
   if (!cgp_rt_g.quiet) cgp_report_print_summary(stderr, r, cgp_rt_g.report_path);
   cJSON_Delete(r);
 }

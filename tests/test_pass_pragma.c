@@ -16,8 +16,18 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-  unlink(path);
-  rmdir(dir);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+static void write_in_dir(const char *name, const char *text) {
+  char p[300];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  FILE *f = fopen(p, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
 }
 
 static int scan(const char *src, cgp_kernel_pragma **k, size_t *n, char *err, size_t errlen,
@@ -185,4 +195,213 @@ Test(pragma, duplicate_kernel_names_are_an_error) {
 Test(pragma, syntax_error_in_the_source_is_reported_with_its_location) {
   expect_error("void f(float *a) {\n#pragma cgpredict kernel\n  for (int i = 0; i < 9; i++) a[i] = 0\n}\n",
                3, 39, "expected ';'");
+}
+
+/* ---- the clause parser alone (no libclang) ---------------------------------------------------- */
+
+static int parse_text(const char *text, cgp_kernel_pragma *k, size_t *at, char *err, size_t errlen) {
+  memset(k, 0, sizeof *k);
+  return cgp_pragma_parse(text, strlen(text), k, at, err, errlen);
+}
+
+Test(pragma_clause, noalias_is_a_flag_with_or_without_parentheses) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  cr_assert_eq(parse_text("cgpredict kernel name(a) noalias", &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.noalias, 1);
+  cr_assert_eq(parse_text("cgpredict kernel noalias(), dims(1)", &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.noalias, 1);
+  cr_assert_eq(k.dims, 1);
+  cr_assert_eq(parse_text("cgpredict kernel dims(1)", &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.noalias, 0);
+  cr_assert_neq(parse_text("cgpredict kernel noalias(p)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "noalias takes no arguments"), "%s", err);
+  cr_assert_eq(at, 25);
+}
+
+Test(pragma_clause, a_long_utf8_name_is_kept_whole) {
+  static cgp_kernel_pragma k;
+  static char text[2048];
+  char name[1200] = "";
+  for (int i = 0; i < 200; i++) strcat(name, "\xc3\xa9");          /* 200 x 'é': 400 bytes */
+  strcat(name, "_\xe6\x97\xa5");                                     /* and a 3-byte character */
+  snprintf(text, sizeof text, "cgpredict kernel name(%s)", name);
+  size_t at;
+  char err[256];
+  cr_assert_eq(parse_text(text, &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_str_eq(k.name, name);
+  cr_assert_eq(strlen(k.name), 404);
+}
+
+Test(pragma_clause, a_name_over_the_limit_is_refused_not_cut) {
+  static cgp_kernel_pragma k;
+  static char text[CGP_PRAGMA_NAME_MAX + 64];
+  int n = snprintf(text, sizeof text, "cgpredict kernel name(");
+  for (int i = 0; i < CGP_PRAGMA_NAME_MAX; i++) text[n++] = 'x';
+  strcpy(text + n, ")");
+  size_t at;
+  char err[256];
+  cr_assert_neq(parse_text(text, &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "more than 4095"), "%s", err);
+  cr_assert_eq(k.name[0], '\0');
+}
+
+Test(pragma_clause, ill_formed_utf8_in_a_name_is_refused) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  cr_assert_neq(parse_text("cgpredict kernel name(ab\xc3)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "not valid UTF-8"), "%s", err);
+  cr_assert_neq(parse_text("cgpredict kernel name(\xed\xa0\x80)", &k, &at, err, sizeof err), 0);   /* a surrogate */
+}
+
+Test(pragma_clause, errors_point_at_the_offending_text) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  cr_assert_neq(parse_text("cgpredict kernel dims(2) block(0)", &k, &at, err, sizeof err), 0);
+  cr_assert_eq(at, 31);
+  cr_assert(strstr(err, "positive integer"), "%s", err);
+  cr_assert_neq(parse_text("cgpredict kernel block(99999999999999999999)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "positive integer"), "%s", err);
+  cr_assert_neq(parse_text("cgpredict kernel shared(a,b,c,d,e,f,g,h,i)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "at most 8 arrays"), "%s", err);
+  cr_assert_eq(at, 40);
+  cr_assert_neq(parse_text("cgpredict kernel name(x", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "expected ',' or ')'"), "%s", err);
+}
+
+Test(pragma_clause, text_need_not_be_nul_terminated) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  const char text[] = {'c','g','p','r','e','d','i','c','t',' ','k','e','r','n','e','l',' ','d','i','m','s','(','2',')','X'};
+  memset(&k, 0, sizeof k);
+  cr_assert_eq(cgp_pragma_parse(text, sizeof text - 1, &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.dims, 2);
+}
+
+/* ---- pragmas where the preprocessor puts them ----------------------------------------------- */
+
+Test(pragma, a_pragma_in_an_included_header_is_found_with_the_header_location) {
+  write_in_dir("kern.h",
+    "static void kern(float *a, int n) {\n"
+    "#pragma cgpredict kernel name(in_header) block(128)\n"
+    "  for (int i = 0; i < n; i++) a[i] = 0;\n"
+    "}\n");
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096], inc[200];
+  snprintf(inc, sizeof inc, "-I%s", dir);
+  const char *argv[] = {inc};
+  cr_assert_eq(scan("#include \"kern.h\"\nfloat a[9];\nint main(void) { kern(a, 9); return 0; }\n",
+                    &k, &n, err, sizeof err, argv, 1), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, "in_header");
+  cr_assert(strstr(k[0].file, "kern.h"), "%s", k[0].file);
+  cr_assert_eq(k[0].pragma_line, 2);
+  cr_assert_eq(k[0].for_line, 3);
+  cr_assert_eq(k[0].for_col, 3);
+  cr_assert_eq(k[0].block[0], 128);
+  free(k);
+}
+
+Test(pragma, an_error_in_a_header_pragma_names_the_header) {
+  write_in_dir("bad.h",
+    "static void kern(float *a) {\n"
+    "#pragma cgpredict kernel dims(7)\n"
+    "  for (int i = 0; i < 9; i++) a[i] = 0;\n"
+    "}\n");
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_neq(scan("#include \"bad.h\"\n", &k, &n, err, sizeof err, NULL, 0), 0);
+  cr_assert(strstr(err, "bad.h:2:31: error: dims(...) is 1, 2 or 3"), "%s", err);
+}
+
+Test(pragma, pragma_operator_in_a_macro_marks_the_for_after_the_expansion) {
+  const char *src =
+    "#define GPU_KERNEL(n) _Pragma(\"cgpredict kernel name(viamacro) dims(1)\")\n"
+    "#define GPU_NOALIAS _Pragma(\"cgpredict kernel name(direct) noalias\")\n"
+    "float a[64], b[64];\n"
+    "void f(void) {\n"
+    "  GPU_KERNEL(x)\n"
+    "  for (int i = 0; i < 64; i++) a[i] = 0;\n"
+    "  GPU_NOALIAS for (int i = 0; i < 64; i++) b[i] = 1;\n"
+    "  _Pragma(\"cgpredict kernel name(\\\"q\\\")\")\n"
+    "  for (int i = 0; i < 64; i++) b[i] = 2;\n"
+    "}\n";
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  int rc = scan(src, &k, &n, err, sizeof err, NULL, 0);
+  /* name("q") is not an identifier: the third pragma is refused at its _Pragma */
+  cr_assert_neq(rc, 0);
+  cr_assert(strstr(err, ":8:3: error: name(...) expects an identifier"), "%s", err);
+  const char *good =
+    "#define GPU_KERNEL(n) _Pragma(\"cgpredict kernel name(viamacro) dims(1)\")\n"
+    "#define GPU_NOALIAS _Pragma(\"cgpredict kernel name(direct) noalias\")\n"
+    "float a[64], b[64];\n"
+    "void f(void) {\n"
+    "  GPU_KERNEL(x)\n"
+    "  for (int i = 0; i < 64; i++) a[i] = 0;\n"
+    "  GPU_NOALIAS for (int i = 0; i < 64; i++) b[i] = 1;\n"
+    "  _Pragma(\"cgpredict kernel name(plain)\")\n"
+    "  for (int i = 0; i < 64; i++) b[i] = 2;\n"
+    "}\n";
+  cr_assert_eq(scan(good, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 3);
+  cr_assert_str_eq(k[0].name, "viamacro");
+  cr_assert_eq(k[0].dims, 1);
+  cr_assert_eq(k[0].for_line, 6);
+  cr_assert_eq(k[0].for_col, 3);
+  cr_assert_str_eq(k[1].name, "direct");
+  cr_assert_eq(k[1].noalias, 1);
+  cr_assert_eq(k[1].for_line, 7);
+  cr_assert_eq(k[1].for_col, 15);
+  cr_assert_str_eq(k[2].name, "plain");
+  cr_assert_eq(k[2].for_line, 9);
+  free(k);
+}
+
+Test(pragma, a_pragma_in_an_inactive_branch_is_ignored) {
+  const char *src =
+    "float a[9];\n"
+    "void f(void) {\n"
+    "#if 0\n"
+    "#pragma cgpredict kernel name(off)\n"
+    "  while (0) {}\n"
+    "#endif\n"
+    "#ifdef ON\n"
+    "#pragma cgpredict kernel name(on)\n"
+    "#endif\n"
+    "  for (int i = 0; i < 9; i++) a[i] = 0;\n"
+    "}\n";
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 0);
+  const char *argv[] = {"-DON"};
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, argv, 1), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, "on");
+  cr_assert_eq(k[0].for_line, 10);
+  free(k);
+}
+
+Test(pragma, a_long_name_in_a_source_is_kept_whole) {
+  static char src[4096];
+  char name[700] = "";
+  for (int i = 0; i < 100; i++) strcat(name, "k\xc3\xa9rn");      /* 500 bytes, 'é' across byte 63 */
+  snprintf(src, sizeof src, "float a[9];\nvoid f(void) {\n#pragma cgpredict kernel name(%s)\n"
+           "  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n", name);
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, name);
+  free(k);
 }

@@ -1,0 +1,178 @@
+/* cgp_file.c: see cgp_file.h. The checks are made on the open descriptor (fstat after open),
+   not on the name, so a path swapped for a FIFO between check and read cannot block us. */
+#include "cgp_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISLNK(m)) return "a symbolic link";
+  return "not a regular file";
+}
+
+static void cap_text(size_t cap, char *out, size_t n) {
+  if (cap % ((size_t)1 << 20) == 0) snprintf(out, n, "%zu MiB", cap >> 20);
+  else snprintf(out, n, "%zu bytes", cap);
+}
+
+int cgp_read_regular_file(const char *path, size_t cap, char **buf, size_t *len, char *err, size_t errlen) {
+  *buf = NULL;
+  *len = 0;
+  /* O_NONBLOCK: opening a FIFO for reading must not wait for a writer */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return -1; }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "%s: is %s; only regular files are read", path, kind_of(st.st_mode));
+    close(fd);
+    return -1;
+  }
+  char capbuf[32];
+  cap_text(cap, capbuf, sizeof capbuf);
+  if (st.st_size < 0 || (unsigned long long)st.st_size > cap) {
+    snprintf(err, errlen, "%s: %lld bytes, larger than the %s limit", path, (long long)st.st_size, capbuf);
+    close(fd);
+    return -1;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  size_t want = (size_t)st.st_size, n = 0;
+  char *b = malloc(want + 1);
+  if (!b) {
+    snprintf(err, errlen, "%s: out of memory (%zu bytes for the file)", path, want + 1);
+    close(fd);
+    return -1;
+  }
+  for (;;) {                              /* the file may grow or shrink while we read it */
+    if (n == want) {
+      if (want >= cap) {                  /* one byte more would exceed the cap: probe for it */
+        char probe;
+        ssize_t r = read(fd, &probe, 1);
+        if (r == 0) break;
+        if (r < 0 && errno == EINTR) continue;
+        snprintf(err, errlen, r < 0 ? "%s: read error" : "%s: grew past the %s limit while being read", path, capbuf);
+        free(b);
+        close(fd);
+        return -1;
+      }
+      size_t more = want < 65536 ? 65536 : want;
+      if (more > cap - want) more = cap - want;
+      char *bigger = realloc(b, want + more + 1);
+      if (!bigger) {
+        snprintf(err, errlen, "%s: out of memory (%zu bytes for the file)", path, want + more + 1);
+        free(b);
+        close(fd);
+        return -1;
+      }
+      b = bigger;
+      want += more;
+    }
+    ssize_t r = read(fd, b + n, want - n);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+      free(b);
+      close(fd);
+      return -1;
+    }
+    n += (size_t)r;
+  }
+  close(fd);
+  b[n] = '\0';
+  *buf = b;
+  *len = n;
+  return 0;
+}
+
+/* The directory part of path ("." when it has none), in out. */
+static int dir_of(const char *path, char *out, size_t n) {
+  const char *slash = strrchr(path, '/');
+  int w;
+  if (!slash) w = snprintf(out, n, ".");
+  else if (slash == path) w = snprintf(out, n, "/");
+  else w = snprintf(out, n, "%.*s", (int)(slash - path), path);
+  return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+static int write_all(int fd, const char *data, size_t len) {
+  while (len) {
+    ssize_t w = write(fd, data, len);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    data += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen) {
+  struct stat st;
+  mode_t mode;
+  if (!path[0]) { snprintf(err, errlen, "cannot write an empty path"); return -1; }
+  if (lstat(path, &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      snprintf(err, errlen, "cannot write '%s': it is a symbolic link; refusing to write through it "
+               "(give the target's own path)", path);
+      return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      snprintf(err, errlen, "cannot write '%s': it is %s, not a regular file; refusing to replace it",
+               path, kind_of(st.st_mode));
+      return -1;
+    }
+    mode = st.st_mode & 07777;
+  } else if (errno == ENOENT) {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  } else {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  char dir[4096], tmp[4200];
+  if (dir_of(path, dir, sizeof dir) != 0) { snprintf(err, errlen, "cannot write '%s': path too long", path); return -1; }
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (snprintf(tmp, sizeof tmp, "%s/.%.200s.XXXXXX", dir, base) >= (int)sizeof tmp) {
+    snprintf(err, errlen, "cannot write '%s': path too long", path);
+    return -1;
+  }
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write '%s': cannot create a temporary file in '%s': %s", path, dir, strerror(errno));
+    return -1;
+  }
+  const char *step = "write";
+  int ok = write_all(fd, data, len) == 0;
+  if (ok && !(ok = fchmod(fd, mode) == 0)) step = "chmod";
+  if (ok && !(ok = fsync(fd) == 0)) step = "fsync";
+  int saved = errno;
+  if (close(fd) != 0 && ok) { ok = 0; step = "close"; saved = errno; }
+  if (ok && rename(tmp, path) != 0) { ok = 0; step = "rename"; saved = errno; }
+  if (!ok) {
+    unlink(tmp);
+    snprintf(err, errlen, "cannot write '%s': %s failed: %s", path, step, strerror(saved ? saved : EIO));
+    return -1;
+  }
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);   /* make the rename itself durable */
+  if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
+  return 0;
+}

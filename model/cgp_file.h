@@ -1,0 +1,26 @@
+/* cgp_file.h: reading and writing the tool's own files (reports, device files) safely.
+   Reading accepts only regular files, up to a size cap, and never blocks on a FIFO or a device.
+   Writing replaces a regular file or creates a new one atomically (temporary file in the same
+   directory, fsync, rename) and refuses symbolic links, FIFOs, devices and other special files. */
+#ifndef CGP_FILE_H
+#define CGP_FILE_H
+
+#include <stddef.h>
+
+/* The size cap for report files read by `cgpredict report` (also fine for device files). */
+#define CGP_FILE_CAP_BYTES ((size_t)256 << 20)
+
+/* Read the regular file `path` whole into *buf (malloc'd, NUL-terminated; *len bytes without
+   the NUL). Refuses, with a message naming the path, a path that is not a regular file (FIFO,
+   device, directory, socket), a file larger than `cap` bytes, and an allocation that fails
+   ("out of memory"). Returns 0 on success; on failure -1 with *buf NULL and err filled. */
+int cgp_read_regular_file(const char *path, size_t cap, char **buf, size_t *len, char *err, size_t errlen);
+
+/* Write `len` bytes to `path` atomically: a temporary file beside it, fsync, rename over it.
+   `path` must not exist or be a regular file; a symbolic link or special file is refused
+   (never followed, never replaced). The temporary is removed on every failure path; a new file
+   gets mode 0666 minus the umask, a replaced one keeps its mode. 0 on success, else -1 and err
+   names the path and the reason. */
+int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,234 @@
+/* cgp_pragma_clause.c: the text of one `cgpredict kernel ...` pragma to its clauses. A pure
+   function of the text (no libclang): the scanner hands it the directive as written, or the
+   contents of a _Pragma string, and the fuzzer hands it anything. Tokens: identifiers (ASCII
+   letters, digits, '_', and well-formed UTF-8 beyond ASCII), decimal integers and the
+   punctuators ( ) , ; white space, comments and backslash-newline separate them. */
+#include "cgp_pragma.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_BLOCK_THREADS 1024
+
+enum { T_END, T_IDENT, T_INT, T_PUNCT, T_BAD, T_BAD_UTF8 };
+
+typedef struct {
+  const char *s;
+  size_t len, pos;
+  int kind;
+  size_t at, n;        /* the current token: text[at, at + n) */
+} lexer;
+
+/* Length of the well-formed UTF-8 sequence at p (at most `left` bytes), 0 if ill-formed. */
+static size_t utf8_len(const unsigned char *p, size_t left) {
+  size_t n;
+  unsigned min;
+  if (p[0] < 0x80) return 1;
+  if (p[0] >= 0xC2 && p[0] <= 0xDF) { n = 2; min = 0x80; }
+  else if (p[0] >= 0xE0 && p[0] <= 0xEF) { n = 3; min = 0x800; }
+  else if (p[0] >= 0xF0 && p[0] <= 0xF4) { n = 4; min = 0x10000; }
+  else return 0;
+  if (n > left) return 0;
+  unsigned cp = p[0] & (0x7F >> n);
+  for (size_t i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i] & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+static int ident_start(unsigned char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80; }
+static int ident_char(unsigned char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+
+static void skip_space(lexer *l) {
+  while (l->pos < l->len) {
+    char c = l->s[l->pos];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') l->pos++;
+    else if (c == '\\' && l->pos + 1 < l->len && (l->s[l->pos + 1] == '\n' || l->s[l->pos + 1] == '\r')) l->pos += 2;
+    else if (c == '/' && l->pos + 1 < l->len && l->s[l->pos + 1] == '*') {
+      const char *end = NULL;
+      for (size_t i = l->pos + 2; i + 1 < l->len; i++)
+        if (l->s[i] == '*' && l->s[i + 1] == '/') { end = l->s + i + 2; break; }
+      l->pos = end ? (size_t)(end - l->s) : l->len;
+    } else if (c == '/' && l->pos + 1 < l->len && l->s[l->pos + 1] == '/') {
+      while (l->pos < l->len && l->s[l->pos] != '\n') l->pos++;
+    } else break;
+  }
+}
+
+static void next(lexer *l) {
+  skip_space(l);
+  l->at = l->pos;
+  l->n = 0;
+  if (l->pos >= l->len) { l->kind = T_END; return; }
+  const unsigned char *p = (const unsigned char *)l->s;
+  if (ident_start(p[l->pos])) {
+    size_t i = l->pos;
+    l->kind = T_IDENT;
+    while (i < l->len && ident_char(p[i])) {
+      size_t u = utf8_len(p + i, l->len - i);
+      if (!u) { l->kind = T_BAD_UTF8; u = 1; }
+      i += u;
+    }
+    l->n = i - l->pos;
+  } else if (p[l->pos] >= '0' && p[l->pos] <= '9') {
+    size_t i = l->pos;
+    while (i < l->len && ident_char(p[i])) i++;      /* 12abc is one (bad) number, as in C */
+    l->kind = T_INT;
+    l->n = i - l->pos;
+  } else {
+    char c = (char)p[l->pos];
+    l->kind = (c == '(' || c == ')' || c == ',' || c == ';') ? T_PUNCT : T_BAD;
+    l->n = 1;
+  }
+  l->pos = l->at + l->n;
+}
+
+static int is(const lexer *l, const char *text) {
+  size_t n = strlen(text);
+  return l->kind != T_END && l->n == n && memcmp(l->s + l->at, text, n) == 0;
+}
+
+typedef struct {
+  char *err;
+  size_t errlen, *where;
+} fail_ctx;
+
+static int fail(fail_ctx *f, size_t at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(f->err, f->errlen, fmt, ap);
+  va_end(ap);
+  *f->where = at;
+  return -1;
+}
+
+/* The current token's text for a message: at most 60 bytes, never cut inside a UTF-8 character. */
+static const char *shown(const lexer *l, char *buf, size_t cap) {
+  size_t n = l->n;
+  if (l->kind == T_END) return "end of line";
+  if (n > 60) {
+    n = 60;
+    while (n > 0 && ((unsigned char)l->s[l->at + n] & 0xC0) == 0x80) n--;
+  }
+  snprintf(buf, cap, "%.*s%s", (int)n, l->s + l->at, n < l->n ? "..." : "");
+  return buf;
+}
+
+/* A positive decimal integer of at most 1024; 0 on failure (message filled). */
+static unsigned positive(lexer *l, fail_ctx *f, const char *clause) {
+  unsigned long v = 0;
+  int ok = l->kind == T_INT;
+  for (size_t i = 0; ok && i < l->n; i++) {
+    char c = l->s[l->at + i];
+    if (c < '0' || c > '9') ok = 0;
+    else if ((v = v * 10 + (unsigned long)(c - '0')) > MAX_BLOCK_THREADS) ok = 0;
+  }
+  if (!ok || v == 0) {
+    fail(f, l->at, "%s(...) expects a positive integer (at most %d)", clause, MAX_BLOCK_THREADS);
+    return 0;
+  }
+  return (unsigned)v;
+}
+
+static int copy_ident(const lexer *l, fail_ctx *f, char *dst, size_t cap, const char *clause) {
+  if (l->kind == T_BAD_UTF8) return fail(f, l->at, "%s(...): not valid UTF-8", clause);
+  if (l->kind != T_IDENT) {
+    char b[80];
+    return fail(f, l->at, "%s(...) expects an identifier, not '%s'", clause, shown(l, b, sizeof b));
+  }
+  if (l->n >= cap) return fail(f, l->at, "%s(...): the identifier is %zu bytes, more than %zu", clause, l->n, cap - 1);
+  memcpy(dst, l->s + l->at, l->n);
+  dst[l->n] = '\0';
+  return 0;
+}
+
+enum { C_NAME, C_DIMS, C_BLOCK, C_SHARED, C_TILE, C_NOALIAS, C_COUNT };
+static const char *const clause_names[C_COUNT] = {"name", "dims", "block", "shared", "tile", "noalias"};
+
+/* One argument of clause `which`, the nargs-th. */
+static int argument(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, int which, unsigned nargs) {
+  const char *cname = clause_names[which];
+  if (which == C_NAME) {
+    if (nargs) return fail(f, l->at, "name(...) takes one identifier");
+    return copy_ident(l, f, k->name, sizeof k->name, cname);
+  }
+  if (which == C_SHARED) {
+    if (k->nshared == CGP_PRAGMA_MAX_SHARED) return fail(f, l->at, "shared(...) lists at most %d arrays", CGP_PRAGMA_MAX_SHARED);
+    if (copy_ident(l, f, k->shared[k->nshared], sizeof k->shared[0], cname)) return -1;
+    k->nshared++;
+    return 0;
+  }
+  size_t at = l->at;
+  unsigned v = positive(l, f, cname);
+  if (!v) return -1;
+  if (which == C_DIMS) {
+    if (nargs || v > 3) return fail(f, at, "dims(...) is 1, 2 or 3");
+    k->dims = v;
+  } else if (which == C_TILE) {
+    if (nargs) return fail(f, at, "tile(...) takes one integer");
+    k->tile = v;
+  } else {
+    if (nargs == 3) return fail(f, at, "block(...) has at most 3 dimensions");
+    k->block[nargs] = v;
+  }
+  return 0;
+}
+
+static int clause(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, unsigned *seen) {
+  char b[80];
+  int which = 0;
+  while (which < C_COUNT && !is(l, clause_names[which])) which++;
+  if (which == C_COUNT || l->kind != T_IDENT)
+    return fail(f, l->at, "unknown clause '%s' (expected name, dims, block, shared, tile or noalias)", shown(l, b, sizeof b));
+  size_t start = l->at;
+  if (*seen & (1u << which)) return fail(f, start, "clause '%s' given twice", clause_names[which]);
+  *seen |= 1u << which;
+  next(l);
+  if (which == C_NOALIAS) {                 /* a flag: `noalias` or `noalias()` */
+    k->noalias = 1;
+    if (is(l, "(")) {
+      next(l);
+      if (!is(l, ")")) return fail(f, l->at, "noalias takes no arguments");
+      next(l);
+    }
+    return 0;
+  }
+  if (!is(l, "(")) return fail(f, start, "expected '(' after '%s'", clause_names[which]);
+  next(l);
+  for (unsigned nargs = 0;; nargs++) {
+    if (l->kind == T_END) return fail(f, start, "expected ',' or ')' in '%s(...)'", clause_names[which]);
+    if (argument(l, f, k, which, nargs)) return -1;
+    next(l);
+    if (is(l, ")")) { next(l); return 0; }
+    if (!is(l, ",")) return fail(f, l->kind == T_END ? start : l->at, "expected ',' or ')' in '%s(...)'", clause_names[which]);
+    next(l);
+  }
+}
+
+int cgp_pragma_parse(const char *text, size_t len, cgp_kernel_pragma *k, size_t *at, char *err, size_t errlen) {
+  lexer l = {.s = text, .len = len};
+  fail_ctx f = {err, errlen, at};
+  char b[80];
+  *at = 0;
+  if (errlen) err[0] = '\0';
+  next(&l);
+  if (!is(&l, "cgpredict")) return fail(&f, l.at, "expected 'cgpredict', not '%s'", shown(&l, b, sizeof b));
+  next(&l);
+  if (!is(&l, "kernel")) return fail(&f, l.at, "expected 'kernel' after '#pragma cgpredict'");
+  next(&l);
+  unsigned seen = 0;
+  while (l.kind != T_END) {
+    if (clause(&l, &f, k, &seen)) return -1;
+    if (is(&l, ",")) next(&l);
+  }
+  if (k->block[0]) {
+    for (int d = 1; d < 3; d++) if (!k->block[d]) k->block[d] = 1;
+    if (k->block[0] * k->block[1] * k->block[2] > MAX_BLOCK_THREADS)
+      return fail(&f, 0, "block(...) has more than %d threads", MAX_BLOCK_THREADS);
+  }
+  if (k->tile && !k->nshared) return fail(&f, 0, "tile(...) needs shared(...)");
+  return 0;
+}

@@ -1,0 +1,102 @@
+/* cgp_rt_stub.c: what `cgpredict cc -c` links into each instrumented object (ld -r), so that
+   the object also links with a plain `cc`, without the runtime archive.
+
+   Every hook and cgp_rt_tracing are defined here WEAK: when the real runtime is linked in
+   (`cgpredict cc` at link time appends libcgpredict_rt.a), ... its strong definitions win if
+   they are extracted; otherwise these run. On their first call they load the shared runtime,
+   libcgpredict_rt.so, by the absolute path it was built at (or $CGPREDICT_RUNTIME_SO), and
+   forward every hook to it; cgp_rt_tracing, which the instrumented code reads directly, is
+   copied from the loaded runtime after each hook (only hooks change it). Several instrumented
+   objects in one program carry one copy each; the linker keeps one.
+
+   If the shared runtime cannot be loaded, the program runs uninstrumented (every thread
+   "plain", nothing traced), says so once on stderr and writes no report. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cgp_rt.h"
+
+#ifndef CGP_RUNTIME_SO
+#define CGP_RUNTIME_SO "libcgpredict_rt.so"
+#endif
+
+#define WEAK __attribute__((weak))
+
+WEAK int cgp_rt_tracing;
+
+static struct {
+  int state;                              /* 0: not tried, 1: loaded, -1: not available */
+  void (*begin)(const char *);
+  int32_t (*thread)(int64_t, int64_t, int64_t);
+  void (*mem)(uint32_t, const void *, const void *);
+  void (*hoisted)(uint32_t, const void *, const void *);
+  void (*bb)(uint32_t);
+  void (*end)(void);
+  int *tracing;
+} rt;
+
+static int load(void) {
+  if (rt.state) return rt.state > 0;
+  const char *path = getenv("CGPREDICT_RUNTIME_SO");
+  if (!path || !*path) path = CGP_RUNTIME_SO;
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (h) {
+    *(void **)&rt.begin = dlsym(h, "cgp_rt_kernel_begin");
+    *(void **)&rt.thread = dlsym(h, "cgp_rt_thread");
+    *(void **)&rt.mem = dlsym(h, "cgp_rt_mem");
+    *(void **)&rt.hoisted = dlsym(h, "cgp_rt_hoisted");
+    *(void **)&rt.bb = dlsym(h, "cgp_rt_bb");
+    *(void **)&rt.end = dlsym(h, "cgp_rt_kernel_end");
+    rt.tracing = dlsym(h, "cgp_rt_tracing");
+  }
+  if (!h || !rt.begin || !rt.thread || !rt.mem || !rt.hoisted || !rt.bb || !rt.end || !rt.tracing) {
+    fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
+            "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
+            "uninstrumented and no report is written. Link the program with `cgpredict cc`, or set "
+            "CGPREDICT_RUNTIME_SO to libcgpredict_rt.so.\n", path, h ? "a hook is missing" : dlerror());
+    rt.state = -1;
+    return 0;
+  }
+  rt.state = 1;
+  return 1;
+}
+
+WEAK void cgp_rt_kernel_begin(const char *desc) {
+  if (!load()) return;
+  rt.begin(desc);
+  cgp_rt_tracing = *rt.tracing;
+}
+
+WEAK int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
+  if (rt.state <= 0) return CGP_RT_PLAIN;   /* kernel_begin has run first */
+  int32_t r = rt.thread(x, y, z);
+  cgp_rt_tracing = *rt.tracing;
+  return r;
+}
+
+WEAK void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
+  if (rt.state <= 0) return;
+  rt.mem(sid, addr, base);
+  cgp_rt_tracing = *rt.tracing;
+}
+
+WEAK void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
+  if (rt.state <= 0) return;
+  rt.hoisted(sid, addr, base);
+  cgp_rt_tracing = *rt.tracing;
+}
+
+WEAK void cgp_rt_bb(uint32_t bid) {
+  if (rt.state <= 0) return;
+  rt.bb(bid);
+  cgp_rt_tracing = *rt.tracing;
+}
+
+WEAK void cgp_rt_kernel_end(void) {
+  if (rt.state <= 0) return;
+  rt.end();
+  cgp_rt_tracing = *rt.tracing;
+}

@@ -1,0 +1,346 @@
+/* End-to-end robustness: the program comes first when the tool fails, report paths that are
+   not regular files are refused, `cgpredict report` never blocks, build temporaries go away,
+   objects from `cgpredict cc -c` link with a plain cc, pragmas are found where the preprocessor
+   puts them. Each test builds small programs through the driver in a temporary directory. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/cgp-e2e-robust.XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+static void write_file(const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The file's text in one of a few static buffers, or NULL. */
+static char *read_file(const char *name) {
+  static char buf[4][1 << 18];
+  static unsigned next;
+  char path[512], *b = buf[next++ % 4];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+  b[n] = '\0';
+  fclose(f);
+  return b;
+}
+
+/* Run a shell command in the temp dir; stdout and stderr go to out.txt and err.txt. */
+static int sh(const char *fmt, ...) {
+  char body[4096], cmd[5000];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(body, sizeof body, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "cd '%s' && (%s) >out.txt 2>err.txt", dir, body);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static const char *in_dir(const char *name) {
+  static char buf[4][512];
+  static unsigned next;
+  char *b = buf[next++ % 4];
+  snprintf(b, sizeof buf[0], "%s/%s", dir, name);
+  return b;
+}
+
+TestSuite(e2e_robust, .init = setup, .fini = teardown, .timeout = 120);
+
+/* A program with its own atexit handler and a buffered file it never closes; exit status from
+   its first argument. */
+static const char *polite_src =
+  "#include <stdio.h>\n"
+  "#include <stdlib.h>\n"
+  "static void bye(void) { printf(\"atexit handler ran\\n\"); }\n"
+  "float a[4096];\n"
+  "int main(int argc, char **argv) {\n"
+  "  atexit(bye);\n"
+  "  FILE *f = fopen(\"data.txt\", \"w\");\n"
+  "  for (int i = 0; i < 1000; i++) fprintf(f, \"line %d\\n\", i);\n"
+  "  printf(\"buffered program output\\n\");\n"
+  "#pragma cgpredict kernel name(fill)\n"
+  "  for (int i = 0; i < argc * 2048; i++) a[i] = i;\n"
+  "  return argc > 1 ? atoi(argv[1]) : 0;\n"
+  "}\n";
+
+static void expect_program_intact(void) {
+  char *out = read_file("out.txt");
+  cr_assert(strstr(out, "buffered program output") && strstr(out, "atexit handler ran"),
+            "the program's output was lost: '%s'; stderr: %s", out, read_file("err.txt"));
+  char *data = read_file("data.txt");
+  cr_assert_not_null(data);
+  cr_assert(strstr(data, "line 999\n"), "the program's buffered file is incomplete");
+}
+
+Test(e2e_robust, unwritable_report_leaves_output_files_atexit_and_exit_status) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_REPORT=no/such/dir/r.json ./p 3"), 3);
+  expect_program_intact();
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "cannot write report") && strstr(err, "no/such/dir/r.json") && strstr(err, "lost"), "%s", err);
+  cr_assert_eq(sh("CGPREDICT_REPORT=no/such/dir/r.json ./p"), 0, "%s", read_file("err.txt"));
+  expect_program_intact();
+}
+
+Test(e2e_robust, strict_mode_turns_a_zero_status_into_one_after_the_program_finished) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_STRICT=1 CGPREDICT_REPORT=no/such/dir/r.json ./p"), 1);
+  expect_program_intact();
+  cr_assert(strstr(read_file("err.txt"), "CGPREDICT_STRICT"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_STRICT=1 CGPREDICT_REPORT=no/such/dir/r.json ./p 3"), 3);
+  expect_program_intact();
+  cr_assert_eq(sh("CGPREDICT_STRICT=1 CGPREDICT_REPORT=r.json ./p"), 0, "%s", read_file("err.txt"));
+  expect_program_intact();
+  cr_assert_not_null(read_file("r.json"));
+}
+
+Test(e2e_robust, a_block_no_device_fits_leaves_the_program_alone) {
+  /* a device whose blocks hold at most 64 threads cannot run the default 256-thread block */
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("mkdir devs && sed -e 's/\"max_threads_per_block\": 1024/\"max_threads_per_block\": 64/' "
+                  "-e 's/\"name\": \"jetson-tk1\"/\"name\": \"tiny\"/' %s/devices/jetson-tk1.json > devs/tiny.json",
+                  CGP_SOURCE_DIR), 0);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=tiny CGPREDICT_REPORT=r.json ./p 4"), 4);
+  expect_program_intact();
+  cr_assert(strstr(read_file("err.txt"), "lost"), "%s", read_file("err.txt"));
+}
+
+Test(e2e_robust, runtime_refuses_a_symlinked_or_fifo_report_path) {
+  write_file("p.c", polite_src);
+  write_file("precious.txt", "keep me\n");
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(symlink(in_dir("precious.txt"), in_dir("link.json")), 0);
+  cr_assert_eq(sh("CGPREDICT_REPORT=link.json ./p"), 0);
+  cr_assert(strstr(read_file("err.txt"), "symbolic link"), "%s", read_file("err.txt"));
+  struct stat st;
+  cr_assert_eq(lstat(in_dir("link.json"), &st), 0);
+  cr_assert(S_ISLNK(st.st_mode));
+  cr_assert_str_eq(read_file("precious.txt"), "keep me\n");
+  cr_assert_eq(mkfifo(in_dir("fifo.json"), 0600), 0);
+  cr_assert_eq(sh("CGPREDICT_REPORT=fifo.json timeout 60 ./p"), 0);
+  cr_assert(strstr(read_file("err.txt"), "FIFO"), "%s", read_file("err.txt"));
+  cr_assert_eq(lstat(in_dir("fifo.json"), &st), 0);
+  cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+}
+
+Test(e2e_robust, report_command_refuses_a_fifo_instead_of_hanging) {
+  cr_assert_eq(mkfifo(in_dir("r.json"), 0600), 0);
+  cr_assert_eq(sh("timeout 20 %s report r.json", CGP_DRIVER), 1);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "r.json") && strstr(err, "FIFO"), "%s", err);
+}
+
+Test(e2e_robust, report_command_refuses_a_negative_weight_naming_the_kernel) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c && CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./p", CGP_DRIVER), 0,
+               "%s", read_file("err.txt"));
+  cr_assert_eq(sh("sed 's/\"weight\":[\t ]*1,/\"weight\": -1,/' r.json > bad.json && grep -q -- '-1,' bad.json"), 0);
+  cr_assert_eq(sh("%s report bad.json", CGP_DRIVER), 1);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "bad.json") && strstr(err, "kernel 'fill'") && strstr(err, "\"weight\""), "%s", err);
+}
+
+Test(e2e_robust, kernels_in_a_header_and_behind_a_pragma_macro_are_instrumented) {
+  write_file("kern.h",
+    "#define GPU(n) _Pragma(\"cgpredict kernel name(from_macro) block(64)\")\n"
+    "static void scale(float *a, int n) {\n"
+    "#pragma cgpredict kernel name(from_header) block(128)\n"
+    "  for (int i = 0; i < n; i++) a[i] *= 2;\n"
+    "}\n");
+  write_file("m.c",
+    "#include <stdio.h>\n"
+    "#include \"kern.h\"\n"
+    "float a[4096];\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = 4096 / argc;\n"
+    "  GPU(x)\n"
+    "  for (int i = 0; i < n; i++) a[i] = i;\n"
+    "#if 0\n"
+    "#pragma cgpredict kernel name(never)\n"
+    "#endif\n"
+    "  scale(a, n);\n"
+    "  printf(\"%.0f\\n\", a[4095]);\n"
+    "  return 0;\n"
+    "}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o m m.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./m"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "8190\n");
+  cJSON *r = cJSON_Parse(read_file("r.json"));
+  cr_assert_not_null(r);
+  int seen = 0;
+  cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItem(r, "kernels")) {
+    const char *name = cJSON_GetObjectItem(k, "name")->valuestring;
+    if (strcmp(name, "from_header") == 0) {
+      seen |= 1;
+      cr_assert(strstr(cJSON_GetObjectItem(k, "file")->valuestring, "kern.h"));
+      cr_assert_eq(cJSON_GetObjectItem(k, "line")->valuedouble, 3);
+    } else if (strcmp(name, "from_macro") == 0) {
+      seen |= 2;
+    }
+  }
+  cr_assert_eq(seen, 3, "kernels found: %s", read_file("r.json"));
+  cJSON_Delete(r);
+}
+
+static int dir_entries(const char *name) {
+  DIR *d = opendir(in_dir(name));
+  cr_assert_not_null(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
+}
+
+Test(e2e_robust, a_failed_build_leaves_no_temporary_directory) {
+  /* a marked loop the compiler deletes: the pass refuses it after clang wrote its bitcode */
+  write_file("f.c",
+    "float a[64];\n"
+    "int main(int argc, char **argv) {\n"
+    "  if (0) {\n"
+    "#pragma cgpredict kernel name(dead)\n"
+    "    for (int i = 0; i < argc; i++) a[i] = i;\n"
+    "  }\n"
+    "  return 0;\n"
+    "}\n");
+  cr_assert_eq(sh("mkdir tmp"), 0);
+  cr_assert_neq(sh("CGPREDICT_VERBOSE=1 TMPDIR=$PWD/tmp %s build -- cc -o f f.c", CGP_DRIVER), 0);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "error"), "%s", err);
+  /* the verbose command lines name the temporary directory, wherever it was made */
+  char *at = strstr(err, "/cgpredict."), tmp[600];
+  cr_assert_not_null(at, "%s", err);
+  char *start = at;
+  while (start > err && start[-1] != ' ') start--;
+  size_t n = (size_t)(at - start) + strlen("/cgpredict.XXXXXX");
+  snprintf(tmp, sizeof tmp, "%.*s", (int)n, start);
+  cr_assert_neq(access(tmp, F_OK), 0, "temporary directory %s left behind", tmp);
+  cr_assert_eq(dir_entries("tmp"), 0, "temporaries left behind");
+  cr_assert_neq(sh("TMPDIR=$PWD/tmp %s cc -c f.c", CGP_DRIVER), 0);
+  cr_assert_eq(dir_entries("tmp"), 0, "temporaries left behind");
+}
+
+Test(e2e_robust, sigterm_during_a_build_removes_the_temporary_directory) {
+  write_file("m.c", "float a[64];\nint main(void) {\n#pragma cgpredict kernel\n"
+                    "  for (int i = 0; i < 64; i++) a[i] = i;\n  return 0;\n}\n");
+  write_file("slowclang", "#!/bin/sh\nexec sleep 60\n");
+  cr_assert_eq(sh("chmod +x slowclang && mkdir tmp"), 0);
+  int rc = sh("TMPDIR=$PWD/tmp CGPREDICT_CLANG=$PWD/slowclang %s build -- cc -o m m.c & pid=$!; "
+              "n=0; while [ -z \"$(ls tmp)\" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done; sleep 0.3; "
+              "kill -TERM $pid; wait $pid; echo $? > status.txt", CGP_DRIVER);
+  cr_assert_eq(rc, 0);
+  cr_assert_str_eq(read_file("status.txt"), "143\n", "the driver should die of SIGTERM; stderr: %s", read_file("err.txt"));
+  cr_assert_eq(dir_entries("tmp"), 0, "temporaries left behind");
+  cr_assert(strstr(read_file("err.txt"), "temporary files removed"), "%s", read_file("err.txt"));
+}
+
+/* ---- objects from `cgpredict cc -c` --------------------------------------------------------- */
+
+static const char *kern_a_src =
+  "void kern_a(float *a, int n) {\n"
+  "#pragma cgpredict kernel name(ka)\n"
+  "  for (int i = 0; i < n; i++) a[i] = 2 * a[i] + 1;\n"
+  "}\n";
+static const char *kern_c_src =
+  "void kern_c(float *a, int n) {\n"
+  "#pragma cgpredict kernel name(kc)\n"
+  "  for (int i = 0; i < n; i++) a[i] += 3;\n"
+  "}\n";
+static const char *plain_main_src =
+  "#include <stdio.h>\n"
+  "void kern_a(float *a, int n);\n"
+  "void kern_c(float *a, int n);\n"
+  "static float a[8192];\n"
+  "int main(int argc, char **argv) {\n"
+  "  for (int i = 0; i < 8192; i++) a[i] = i;\n"
+  "  kern_a(a, 8192 / argc);\n"
+  "  kern_c(a, 8192 / argc);\n"
+  "  double s = 0; for (int i = 0; i < 8192; i++) s += a[i];\n"
+  "  printf(\"sum %.0f\\n\", s);\n"
+  "  return 0;\n"
+  "}\n";
+
+/* The plain cc of this build: a sanitized build's runtime needs the sanitizers in the link. */
+static const char *plain_cc(void) {
+  static char cc[128];
+  char cache[512];
+  snprintf(cache, sizeof cache, "grep -q '^CGP_SANITIZE:BOOL=ON' '%s/CMakeCache.txt'", CGP_BINARY_DIR);
+  snprintf(cc, sizeof cc, "cc%s", system(cache) == 0 ? " -fsanitize=address,undefined" : "");
+  return cc;
+}
+
+static void expect_both_kernels(const char *report) {
+  cJSON *r = cJSON_Parse(read_file(report));
+  cr_assert_not_null(r, "no report %s; stderr: %s", report, read_file("err.txt"));
+  int seen = 0;
+  cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItem(r, "kernels")) {
+    const char *name = cJSON_GetObjectItem(k, "name")->valuestring;
+    seen |= strcmp(name, "ka") == 0 ? 1 : strcmp(name, "kc") == 0 ? 2 : 0;
+    cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(k, "predictions")) > 0);
+  }
+  cr_assert_eq(seen, 3, "%s", read_file(report));
+  cJSON_Delete(r);
+}
+
+Test(e2e_robust, objects_from_cgpredict_cc_c_link_with_a_plain_cc) {
+  write_file("a.c", kern_a_src);
+  write_file("c.c", kern_c_src);
+  write_file("main.c", plain_main_src);
+  cr_assert_eq(sh("%s cc -O2 -c a.c -o a.o && %s cc -O2 -c c.c && cc -O2 -c main.c", CGP_DRIVER, CGP_DRIVER), 0,
+               "%s", read_file("err.txt"));
+  /* expected: sum of 2*i + 1 + 3 over i < 8192 */
+  cr_assert_eq(sh("%s -o plain main.o a.o c.o", plain_cc()), 0, "plain link failed: %s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r1.json ./plain"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 67133440\n");
+  expect_both_kernels("r1.json");
+  /* the same objects linked by cgpredict, and a mixed link with a marked source compiled now */
+  cr_assert_eq(sh("%s cc -O2 -o viatool main.o a.o c.o", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r2.json ./viatool"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 67133440\n");
+  expect_both_kernels("r2.json");
+  cr_assert_eq(sh("%s cc -O2 -o mixed main.c a.o c.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r3.json ./mixed"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 67133440\n");
+  expect_both_kernels("r3.json");
+}
+
+Test(e2e_robust, without_a_loadable_runtime_a_plain_link_runs_uninstrumented_and_says_so) {
+  write_file("a.c", kern_a_src);
+  write_file("c.c", kern_c_src);
+  write_file("main.c", plain_main_src);
+  cr_assert_eq(sh("%s cc -c a.c c.c && %s -o plain main.c a.o c.o", CGP_DRIVER, plain_cc()), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_RUNTIME_SO=/nonexistent/libcgpredict_rt.so CGPREDICT_REPORT=r.json ./plain"), 0);
+  cr_assert_str_eq(read_file("out.txt"), "sum 67133440\n");
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "cgpredict cc") && strstr(err, "uninstrumented"), "%s", err);
+  cr_assert_null(read_file("r.json"));
+}
