@@ -357,6 +357,7 @@ static int launch_sampled(uint64_t launch) {
 void cgp_rt_kernel_begin(const char *desc) {
   if (L.active) cgp_rt_kernel_end();          /* the previous nest was left without its exit */
   rt_report_install();
+  if (cgp_rt_g.disabled) return;
   rt_kernel *k = rt_kernel_for(desc);
   if (!k) return;
   cgp_deps *deps = L.deps;

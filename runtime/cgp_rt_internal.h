@@ -78,6 +78,7 @@ typedef struct rt_kernel {
 
 typedef struct {
   int initialised, quiet;
+  int disabled;                           /* a set-up error: the program runs untraced, no report */
   int sample_mode;                        /* 0 run, 1 skip, 2 full */
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;

@@ -14,40 +14,55 @@
 
 #define RT_DEFAULT_REPORT "cgpredict-report.json"
 
+/* A set-up error (environment, device files): the program comes first, so it runs on untraced;
+   the message says what failed and that no report will be written (CGPREDICT_STRICT=1 turns its
+   exit status 0 into 1). */
 static void fatal_setup(const char *msg) {
-  fflush(stdout);
-  fprintf(stderr, "cgpredict: %s\n", msg);
-  exit(2);
+  char m[4400];
+  snprintf(m, sizeof m, "%s; the program runs on without cgpredict, no report is written", msg);
+  rt_tool_failure(m);
+  cgp_rt_g.disabled = 1;
 }
 
+/* One device by name into the next slot; 0 on success, else the tool is disabled. */
+static int add_device(const char *name) {
+  char err[1024], msg[1200];
+  if (cgp_rt_g.ndev == RT_MAX_DEVICES) {
+    snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: more than %d devices", RT_MAX_DEVICES);
+    fatal_setup(msg);
+    return -1;
+  }
+  if (cgp_device_find(name, &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) {
+    snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
+    fatal_setup(msg);
+    return -1;
+  }
+  cgp_rt_g.ndev++;
+  return 0;
+}
+
+/* CGPREDICT_DEVICE: a comma-separated list, or "all" (every device file); unset: the default
+   set (devices/default-devices.txt, else every file). */
 static void load_devices(void) {
   const char *env = getenv("CGPREDICT_DEVICE");
-  char err[1024];
-  if (env && *env) {
+  if (env && *env && strcmp(env, "all") != 0) {
     char *list = strdup(env), *save = NULL;
-    for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-      if (cgp_rt_g.ndev == RT_MAX_DEVICES) fatal_setup("CGPREDICT_DEVICE: too many devices");
-      if (cgp_device_find(name, &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) {
-        char msg[1200];
-        snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
-        fatal_setup(msg);
-      }
-      cgp_rt_g.ndev++;
-    }
+    for (char *name = list ? strtok_r(list, ",", &save) : NULL; name; name = strtok_r(NULL, ",", &save))
+      if (add_device(name) != 0) break;
     free(list);
   } else {
     char **names = NULL;
-    size_t n = cgp_device_names(&names);
-    for (size_t i = 0; i < n && cgp_rt_g.ndev < RT_MAX_DEVICES; i++) {
-      if (cgp_device_find(names[i], &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) fatal_setup(err);
-      cgp_rt_g.ndev++;
-    }
+    size_t n = env && *env ? cgp_device_all_names(&names) : cgp_device_names(&names);
+    for (size_t i = 0; i < n; i++)
+      if (add_device(names[i]) != 0) break;
     cgp_device_names_free(names, n);
   }
+  if (cgp_rt_g.disabled) return;
   if (!cgp_rt_g.ndev) {
     char msg[4200];
     snprintf(msg, sizeof msg, "no device files found in %s (set CGPREDICT_DEVICES_DIR)", cgp_devices_dir());
     fatal_setup(msg);
+    return;
   }
   for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
     cgp_rt_g.l2[i] = rt_device_l2(&cgp_rt_g.dev[i]);
@@ -56,6 +71,7 @@ static void load_devices(void) {
       snprintf(msg, sizeof msg, "device '%s': its L2 geometry cannot be simulated (or out of memory)",
                cgp_rt_g.dev[i].name);
       fatal_setup(msg);
+      return;
     }
   }
 }
@@ -79,6 +95,7 @@ static void parse_env_block(void) {
       char msg[256];
       snprintf(msg, sizeof msg, "CGPREDICT_BLOCK: '%s' is not a block shape like 256 or 32x8 (at most 1024 threads)", shape);
       fatal_setup(msg);
+      break;
     }
     memcpy(cgp_rt_g.env_block[n - 1], v, sizeof v);
   }
@@ -347,7 +364,8 @@ void rt_report_install(void) {
   if (cgp_rt_g.initialised) return;
   cgp_rt_g.initialised = 1;
   parse_env();
-  load_devices();
+  if (!cgp_rt_g.disabled) load_devices();
+  if (cgp_rt_g.disabled) return;
   atexit(at_exit);
   int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {

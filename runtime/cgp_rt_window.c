@@ -80,9 +80,13 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
                       .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm};
     m.cls = (uint8_t)cgp_classify(ev.addr, ev.nact, m.size);
     cgp_analysis_warp_mem(an, &m);
-    if (deps && m.kind != CGP_ATOMIC)
-      for (unsigned l = 0; l < ev.nact; l++)
+    if (deps && m.kind != CGP_ATOMIC) {
+      /* lanes reading one address: its two earliest readers are the first two lanes, which is
+         all the check keeps of readers (cgp_an_deps.c) */
+      unsigned n = m.cls == CGP_CLASS_CONST && m.kind == CGP_LOAD && ev.nact > 2 ? 2 : ev.nact;
+      for (unsigned l = 0; l < n; l++)
         cgp_deps_access(deps, ev.addr[l], m.thread[ev.lane[l]], sid, m.kind == CGP_STORE);
+    }
     return 1;
   }
   return 0;
@@ -135,7 +139,8 @@ void rt_window_analyze(rt_kernel *k, const rt_window *w, unsigned tpb, cgp_deps 
     cgp_analysis_begin_window(an);
     for (size_t j = 0; j < used; j++) {
       size_t b1 = (j + 1) * bpb < w->nblk ? (j + 1) * bpb : w->nblk;
-      run_batch(k, an, w, j * bpb, b1, dev->no_sm, !(warmup && j == 0), d == 0 ? deps : NULL);
+      /* dependences: device-independent, checked on a launch's first window (docs/pipeline.md) */
+      run_batch(k, an, w, j * bpb, b1, dev->no_sm, !(warmup && j == 0), d == 0 && w->start == 0 ? deps : NULL);
     }
     cgp_analysis_results(an, &out[d].tot, k->site[d]);
   }

@@ -149,12 +149,17 @@ Test(e2e, pointer_induction_variable_is_an_error) {
                      "bad.c:4:", "integer");
 }
 
+/* The program comes first: a set-up error is reported, the program runs on untraced with its
+   own output and status, no report is written; CGPREDICT_STRICT=1 would turn a status 0 into 1. */
 Test(e2e, unknown_device_is_an_error_listing_the_known_ones) {
   write_file("mm.c", mm_src);
   cr_assert_eq(sh("%s build -- cc -o mm mm.c", CGP_DRIVER), 0);
-  cr_assert_eq(sh("CGPREDICT_DEVICE=no-such-gpu ./mm"), 2);
+  cr_assert_eq(sh("CGPREDICT_DEVICE=no-such-gpu CGPREDICT_REPORT=r.json ./mm"), 3);
   char *err = read_file("err.txt");
   cr_assert(strstr(err, "no-such-gpu") && strstr(err, "jetson-tk1"), "%s", err);
+  cr_assert(strstr(err, "runs on without cgpredict"), "%s", err);
+  cr_assert_str_eq(read_file("out.txt"), "sum 16276370.0\n");
+  cr_assert_null(read_file("r.json"));
 }
 
 Test(e2e, malformed_device_file_names_the_field) {
@@ -162,7 +167,7 @@ Test(e2e, malformed_device_file_names_the_field) {
   cr_assert_eq(sh("mkdir devs && cp %s/devices/jetson-tk1.json devs/broken.json && "
                   "sed -i 's/\"freq_hz\"/\"freq_hz_typo\"/' devs/broken.json", CGP_SOURCE_DIR), 0);
   cr_assert_eq(sh("%s build -- cc -o mm mm.c", CGP_DRIVER), 0);
-  cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=broken ./mm"), 2);
+  cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=broken ./mm"), 3);
   char *err = read_file("err.txt");
   cr_assert(strstr(err, "broken.json") && strstr(err, "freq_hz"), "%s", err);
 }
