@@ -41,6 +41,7 @@ typedef struct {
   unsigned widx;
   int64_t last_row;          /* row key of its last lane: z * 2^32 + y */
   int used;
+  unsigned arrived, lanes;   /* lanes traced so far; lanes the warp has (32, fewer at a block's end) */
   uint8_t active[RT_WARP];
   uint64_t thread[RT_WARP];
   rt_lane_rec lane[RT_WARP];
@@ -57,7 +58,6 @@ static struct {
   rt_tracker *tracker;
   rt_lane_rec *lane;                      /* the lane being traced, NULL if none */
   rt_pending *lane_warp;
-  unsigned lane_tid;
   rt_pending *pend;
   size_t npend;
   rt_window *win;
@@ -97,6 +97,7 @@ static void complete_warp(rt_pending *p) {
     p->lane[l].n = 0;
   }
   p->used = 0;
+  p->arrived = 0;
 }
 
 static void flush_pending_if(int (*pred)(const rt_pending *, const void *), const void *arg) {
@@ -131,6 +132,7 @@ static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_ro
   free_slot->block_id = block_id;
   free_slot->widx = widx;
   free_slot->last_row = last_row;
+  free_slot->arrived = 0;
   return free_slot;
 }
 
@@ -212,13 +214,14 @@ static void close_passed_windows(int64_t row, int64_t x) {
 static void finish_lane(void) {
   if (!L.lane) return;
   rt_pending *p = L.lane_warp;
-  unsigned tid = L.lane_tid;
   if (L.lane->failed) L.k->budget_hit = 1;
   cgp_rt_g.traced_threads++;
   L.lane = NULL;
   cgp_rt_tracing = 0;
   L.lane_warp = NULL;
-  if (tid % RT_WARP == RT_WARP - 1 || tid == L.tpb - 1) complete_warp(p);
+  /* complete once all its lanes ran, in whatever order the sweep visits them (a descending loop
+     runs lane 31 first); lanes that never come (index guards) wait for the row or the end */
+  if (++p->arrived >= p->lanes) complete_warp(p);
 }
 
 static void on_row_change(int64_t row) {
@@ -287,6 +290,7 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   if (!window_of(id) && !open_window(start, region_end)) return untraced();
   if (!p) p = pending_for(id, widx, last_row);
   if (!p) return untraced();
+  p->lanes = last - widx * RT_WARP + 1;
   unsigned l = tid % RT_WARP;
   p->active[l] = 1;
   p->thread[l] = cgp_thread_key((int)k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
@@ -296,7 +300,6 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   L.nfwd = 0;
   cgp_rt_tracing = 1;
   L.lane_warp = p;
-  L.lane_tid = tid;
   return CGP_RT_TRACE;
 }
 
