@@ -50,6 +50,9 @@ typedef struct {
 static struct {
   rt_kernel *k;
   int active, sampled, over_budget;
+  int unordered;                          /* the sweep went back (a descending loop): windows and
+                                             batches are complete only at the nest's end */
+  int64_t prev_x;
   unsigned bx, by, bz, tpb;
   uint64_t W;
   int64_t maxx, maxy, maxz, cur_row;
@@ -109,6 +112,7 @@ static int pending_before_row(const rt_pending *p, const void *arg) {
   return p->last_row < *(const int64_t *)arg;
 }
 
+
 static int pending_in_window(const rt_pending *p, const void *arg) {
   const rt_window *w = arg;
   return p->block_id >= w->start && p->block_id - w->start < w->size;
@@ -154,23 +158,38 @@ static int window_index(uint64_t id, uint64_t *start, uint64_t *region_end) {
   return id - *start < W ? (int)k : -1;
 }
 
-static void window_done_cell(rt_window *w) {
-  uint64_t last = w->start + w->size - 1, bxl, byl = 0, bzl = 0;
-  w->done_row = NEVER;
+/* The last cell (row, x) of block `id` in the sweep; NEVER while the grid's extent is unknown. */
+static void cell_of(uint64_t id, int64_t *row, int64_t *x) {
+  uint64_t bxl, byl = 0, bzl = 0;
+  *row = NEVER;
+  *x = NEVER;
   if (L.k->dims == 1) {
-    bxl = last;
+    bxl = id;
   } else {
     if (!L.gdx_known) return;                            /* known once the first row is done */
-    bxl = last % L.gdx;
-    byl = last / L.gdx;
+    bxl = id % L.gdx;
+    byl = id / L.gdx;
     if (L.k->dims == 3) {
       if (!L.gdy_known) return;
       bzl = byl / L.gdy;
       byl %= L.gdy;
     }
   }
-  w->done_row = ROW((byl + 1) * L.by - 1, (bzl + 1) * L.bz - 1);
-  w->done_x = (int64_t)((bxl + 1) * L.bx - 1);
+  *row = ROW((byl + 1) * L.by - 1, (bzl + 1) * L.bz - 1);
+  *x = (int64_t)((bxl + 1) * L.bx - 1);
+}
+
+static int passed(int64_t row, int64_t x, int64_t r, int64_t c) { return row > r || (row == r && x > c); }
+
+/* Sampled mode: outside a launch's first window, a window's first batch only warms the caches. */
+static int warms(const rt_window *w) { return cgp_rt_g.sample_mode != 2 && w->start > 0; }
+
+static void window_cells(rt_window *w) {
+  cell_of(w->start + w->size - 1, &w->done_row, &w->done_x);
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+    uint64_t e = w->next[d] + rt_batch_blocks(d, L.tpb);
+    cell_of(w->start + (e < w->size ? e : w->size) - 1, &w->next_row[d], &w->next_x[d]);
+  }
 }
 
 static rt_window *open_window(uint64_t start, uint64_t region_end) {
@@ -182,8 +201,38 @@ static rt_window *open_window(uint64_t start, uint64_t region_end) {
   w->start = start;
   w->size = L.W;
   w->region_end = region_end;
-  window_done_cell(w);
+  window_cells(w);
   return w;
+}
+
+static int pending_in_range(const rt_pending *p, const void *arg) {
+  const uint64_t *r = arg;
+  return p->block_id >= r[0] && p->block_id < r[1];
+}
+
+/* Analyse device d's next batch of window w: its blocks are complete. */
+static void analyse_next_batch(rt_window *w, size_t d) {
+  uint64_t bpb = rt_batch_blocks(d, L.tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
+  uint64_t range[2] = {w->start + b0, w->start + b1};
+  flush_pending_if(pending_in_range, range);
+  int counting = !(warms(w) && b0 == 0);
+  if (b0 == 0) cgp_analysis_begin_window(rt_kernel_analyses(L.k, d));
+  /* dependences: device independent, checked on a launch's first window (docs/pipeline.md) */
+  rt_window_batch(L.k, w, d, b0, b1, counting, d == 0 && w->start == 0 ? L.deps : NULL);
+  w->counted[d] += counting;
+  w->next[d] = b1;
+}
+
+/* Release the blocks every device has analysed (a warming window keeps its first batch, which
+   counts after all if no second batch comes). */
+static void release_analysed(rt_window *w) {
+  uint64_t lo = w->size;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+    uint64_t keep = warms(w) && !w->counted[d] ? 0 : w->next[d];
+    if (keep < lo) lo = keep;
+  }
+  size_t bytes = rt_window_free_below(w, lo);
+  L.stored -= bytes < L.stored ? bytes : L.stored;
 }
 
 static void close_window(size_t i) {
@@ -192,20 +241,50 @@ static void close_window(size_t i) {
   rt_wstat (*ns)[RT_MAX_DEVICES] = realloc(L.wstat, (L.nwstat + 1) * sizeof *ns);
   if (ns) {
     L.wstat = ns;
-    memset(L.wstat[L.nwstat], 0, sizeof L.wstat[L.nwstat]);
-    rt_window_analyze(L.k, w, L.tpb, L.deps, L.wstat[L.nwstat]);
-    L.nwstat++;
+    rt_wstat *out = L.wstat[L.nwstat++];
+    memset(out, 0, sizeof *ns);
+    uint64_t last = w->nblk < w->size ? w->nblk : w->size;
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+      cgp_analysis_set *an = rt_kernel_analyses(L.k, d);
+      if (!an) continue;
+      while (w->next[d] < last) analyse_next_batch(w, d);
+      if (!w->counted[d] && w->next[d] > 0) {            /* only the warming batch came */
+        uint64_t b1 = rt_batch_blocks(d, L.tpb);
+        rt_window_batch(L.k, w, d, 0, b1, 1, NULL);
+        w->counted[d] = 1;
+        out[d].first_counted = w->start;
+      } else {
+        out[d].first_counted = w->start + (warms(w) ? rt_batch_blocks(d, L.tpb) : 0);
+      }
+      out[d].end = w->start + w->size;
+      out[d].region_start = w->start;
+      out[d].region_end = w->region_end;
+      out[d].budget_hit = w->budget_hit;
+      cgp_analysis_results(an, &out[d].tot, L.k->site[d]);
+      out[d].seen_blocks = out[d].tot.blocks;
+    }
   }
-  L.stored -= rt_window_bytes(w) < L.stored ? rt_window_bytes(w) : L.stored;
+  size_t bytes = rt_window_free_below(w, w->nblk);
+  L.stored -= bytes < L.stored ? bytes : L.stored;
   rt_window_release(w);
   L.win[i] = L.win[--L.nwin];
 }
 
-static void close_passed_windows(int64_t row, int64_t x) {
+/* Close the windows the sweep has left and analyse the batches it has completed. */
+static void advance_windows(int64_t row, int64_t x) {
+  if (L.unordered) return;
   for (size_t i = 0; i < L.nwin;) {
     rt_window *w = &L.win[i];
-    if (row > w->done_row || (row == w->done_row && x > w->done_x)) close_window(i);
-    else i++;
+    if (passed(row, x, w->done_row, w->done_x)) { close_window(i); continue; }
+    int moved = 0;
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+      while (w->next[d] < w->size && passed(row, x, w->next_row[d], w->next_x[d])) {
+        analyse_next_batch(w, d);
+        window_cells(w);
+        moved = 1;
+      }
+    if (moved) release_analysed(w);
+    i++;
   }
 }
 
@@ -233,7 +312,7 @@ static void on_row_change(int64_t row) {
     L.gdy = (uint64_t)(L.maxy + 1 + L.by - 1) / L.by;
     L.gdy_known = 1;
   }
-  for (size_t i = 0; i < L.nwin; i++) window_done_cell(&L.win[i]);
+  for (size_t i = 0; i < L.nwin; i++) window_cells(&L.win[i]);
   flush_pending_if(pending_before_row, &row);
   L.cur_row = row;
 }
@@ -271,9 +350,11 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   if (y > L.maxy) L.maxy = y;
   if (z > L.maxz) L.maxz = z;
   int64_t row = ROW(y, z);
+  if (L.threads > 1 && (row < L.cur_row || (row == L.cur_row && x < L.prev_x))) L.unordered = 1;
+  L.prev_x = x;
   if (L.threads == 1) L.cur_row = row;          /* the sweep may start on any row (stencils: 1) */
   else if (row != L.cur_row) on_row_change(row);
-  if (L.nwin) close_passed_windows(row, x);
+  if (L.nwin) advance_windows(row, x);
   if (!L.sampled) return untraced();
   uint64_t id, start = 0, region_end = 0;
   if (!block_id_of(x, y, z, &id)) return untraced();
@@ -286,7 +367,11 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   rt_pending *p = NULL;
   for (size_t i = 0; i < L.npend && !p; i++)
     if (L.pend[i].used && L.pend[i].block_id == id && L.pend[i].widx == widx) p = &L.pend[i];
-  if (!p && over_budget()) return untraced();  /* a warp begun is finished; no new one starts */
+  if (!p && over_budget()) {                    /* a warp begun is finished; no new one starts */
+    rt_window *w = window_of(id);
+    if (w) w->budget_hit = 1;
+    return untraced();
+  }
   if (!window_of(id) && !open_window(start, region_end)) return untraced();
   if (!p) p = pending_for(id, widx, last_row);
   if (!p) return untraced();
@@ -395,7 +480,9 @@ static void launch_stats(size_t d, uint64_t G, cgp_kernel_stats *st, double *tra
     const rt_wstat *ws = &L.wstat[w][d];
     uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
     if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) continue;
-    double scale = (double)(rend - ws->region_start) / (double)(end - ws->first_counted);
+    /* a window the memory budget cut short stands on the blocks it saw */
+    double measured = ws->budget_hit && ws->seen_blocks > 0 ? ws->seen_blocks : (double)(end - ws->first_counted);
+    double scale = (double)(rend - ws->region_start) / measured;
     const double *src = (const double *)&ws->tot;
     double *dst = (double *)&sum;
     for (size_t i = 0; i < sizeof sum / sizeof(double); i++) dst[i] += scale * src[i];

@@ -19,18 +19,27 @@
 #define RT_DEFAULT_BUDGET_MB 64 /* trace state (runs, stored warps) the runtime may hold: README */
 #define RT_DEPS_MAX_ADDRESSES (1u << 18)   /* element addresses the dependence check follows per launch */
 
-/* A window: consecutive blocks [start, start + size) traced fully, standing for [start, region_end). */
+/* A window: consecutive blocks [start, start + size) traced fully, standing for [start,
+   region_end). Its batches are analysed per device as soon as their blocks are complete, and
+   their warps freed once every device has analysed them. */
 typedef struct {
   uint64_t start, size, region_end;
-  rt_wwarp ***blk;           /* blk[b]: the warps of block start + b, NULL-terminated list */
+  rt_wwarp ***blk;           /* blk[b]: the warps of block start + b */
   size_t *nw;
   size_t nblk;
   int64_t done_row, done_x;  /* complete once the thread position passes (row, x) */
+  uint64_t next[RT_MAX_DEVICES];              /* per device: first block not yet analysed */
+  int64_t next_row[RT_MAX_DEVICES], next_x[RT_MAX_DEVICES];   /* last cell of that batch */
+  unsigned counted[RT_MAX_DEVICES];           /* batches analysed with counting on */
+  uint64_t freed;            /* blocks [0, freed) released */
+  int budget_hit;            /* tracing stopped inside it: scale by the blocks it saw */
 } rt_window;
 
 /* Per device, what one window measured; blocks from first_counted on were counted. */
 typedef struct {
   uint64_t first_counted, end, region_start, region_end;
+  double seen_blocks;        /* blocks with a traced warp, counted (when the budget cut it) */
+  int budget_hit;
   cgp_totals tot;
 } rt_wstat;
 
@@ -95,10 +104,16 @@ extern rt_global cgp_rt_g;
 
 /* cgp_rt_window.c: a window's blocks, and their analysis per device */
 void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
-void rt_window_analyze(rt_kernel *k, const rt_window *w, unsigned tpb, cgp_deps *deps, rt_wstat out[RT_MAX_DEVICES]);
-size_t rt_window_bytes(const rt_window *w);
+/* Issue the warps of blocks [b0, b1) (offsets in the window) as one batch into kernel k's
+   analyses for device d; deps, if not NULL, sees every access. */
+void rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
+                     cgp_deps *deps);
+/* Release the warps of blocks [freed, b); returns the bytes released. */
+size_t rt_window_free_below(rt_window *w, uint64_t b);
 void rt_window_release(rt_window *w);
 unsigned rt_active_blocks(const cgp_device *d, unsigned tpb);
+/* Blocks resident together on device d: B x no_sm. */
+uint64_t rt_batch_blocks(size_t d, unsigned tpb);
 
 /* cgp_rt_kernel.c: the kernels seen, their descriptors and sampled launches */
 rt_kernel *rt_kernel_for(const char *desc);

@@ -2,8 +2,7 @@
    into batches of B x no_sm blocks (the blocks resident together; block j of a batch on SM
    j mod no_sm), and each batch's warps issue round robin, one warp memory instruction at a time
    [MODEL.md section 4 choice], every warp's events in the order its reconverged lanes run them
-   (cgp_rt_warp.h). Outside a launch's first window, the window's first batch only warms the
-   caches: the blocks before it would have left their lines there. */
+   (cgp_rt_warp.h). cgp_rt.c decides when a batch is complete and whether it counts. */
 #include "cgp_rt_internal.h"
 
 #include <stdlib.h>
@@ -34,11 +33,18 @@ void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w) {
   win->blk[b] = list;
 }
 
-size_t rt_window_bytes(const rt_window *w) {
-  size_t n = 0;
-  for (size_t b = 0; b < w->nblk; b++)
-    for (size_t i = 0; i < w->nw[b]; i++) n += rt_wwarp_bytes(w->blk[b][i]);
-  return n;
+size_t rt_window_free_below(rt_window *w, uint64_t b) {
+  size_t bytes = 0;
+  for (; w->freed < b && w->freed < w->nblk; w->freed++) {
+    for (size_t i = 0; i < w->nw[w->freed]; i++) {
+      bytes += rt_wwarp_bytes(w->blk[w->freed][i]);
+      rt_wwarp_free(w->blk[w->freed][i]);
+    }
+    free(w->blk[w->freed]);
+    w->blk[w->freed] = NULL;
+    w->nw[w->freed] = 0;
+  }
+  return bytes;
 }
 
 void rt_window_release(rt_window *w) {
@@ -56,6 +62,11 @@ void rt_window_release(rt_window *w) {
 unsigned rt_active_blocks(const cgp_device *d, unsigned tpb) {
   unsigned b = cgp_active_blocks(d, tpb, 0, 0);
   return b ? b : 1;
+}
+
+uint64_t rt_batch_blocks(size_t d, unsigned tpb) {
+  const cgp_device *dev = &cgp_rt_g.dev[d];
+  return (uint64_t)rt_active_blocks(dev, tpb) * dev->no_sm;
 }
 
 typedef struct {
@@ -92,13 +103,17 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
   return 0;
 }
 
-static void run_batch(rt_kernel *k, cgp_analysis_set *an, const rt_window *w, size_t b0, size_t b1,
-                      unsigned no_sm, int counting, cgp_deps *deps) {
+void rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
+                     cgp_deps *deps) {
+  cgp_analysis_set *an = rt_kernel_analyses(k, d);
+  if (!an) return;
+  if (b1 > w->nblk) b1 = w->nblk;
   size_t nw = 0, nblocks = 0;
   for (size_t b = b0; b < b1; b++) { nw += w->nw[b]; nblocks += w->nw[b] > 0; }
   if (!nw) return;
   live_warp *lw = calloc(nw, sizeof *lw);
   if (!lw) return;
+  unsigned no_sm = cgp_rt_g.dev[d].no_sm;
   size_t i = 0;
   for (size_t b = b0; b < b1; b++)
     for (size_t j = 0; j < w->nw[b]; j++, i++) {
@@ -119,29 +134,4 @@ static void run_batch(rt_kernel *k, cgp_analysis_set *an, const rt_window *w, si
   }
   cgp_analysis_end_batch(an);
   free(lw);
-}
-
-void rt_window_analyze(rt_kernel *k, const rt_window *w, unsigned tpb, cgp_deps *deps, rt_wstat out[RT_MAX_DEVICES]) {
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    const cgp_device *dev = &cgp_rt_g.dev[d];
-    cgp_analysis_set *an = rt_kernel_analyses(k, d);
-    if (!an) continue;
-    uint64_t bpb = (uint64_t)rt_active_blocks(dev, tpb) * dev->no_sm;
-    size_t nbatches = (w->nblk + bpb - 1) / bpb, used = 0;
-    for (size_t j = 0; j < nbatches; j++)
-      for (size_t b = j * bpb; b < (j + 1) * bpb && b < w->nblk; b++)
-        if (w->nw[b]) { used = j + 1; break; }
-    int warmup = cgp_rt_g.sample_mode != 2 && w->start > 0 && used >= 2;
-    out[d].first_counted = w->start + (warmup ? bpb : 0);
-    out[d].end = w->start + w->size;
-    out[d].region_start = w->start;
-    out[d].region_end = w->region_end;
-    cgp_analysis_begin_window(an);
-    for (size_t j = 0; j < used; j++) {
-      size_t b1 = (j + 1) * bpb < w->nblk ? (j + 1) * bpb : w->nblk;
-      /* dependences: device-independent, checked on a launch's first window (docs/pipeline.md) */
-      run_batch(k, an, w, j * bpb, b1, dev->no_sm, !(warmup && j == 0), d == 0 && w->start == 0 ? deps : NULL);
-    }
-    cgp_analysis_results(an, &out[d].tot, k->site[d]);
-  }
 }
