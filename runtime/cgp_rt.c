@@ -23,11 +23,20 @@
    cannot prove the kernel's pointers distinct, and is not issued. */
 #include "cgp_rt_internal.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 rt_global cgp_rt_g;
+
+/* Threads: the hooks keep one nest's state, so one thread at a time is traced. The first thread
+   to enter a marked nest owns the runtime until it leaves; a thread entering one meanwhile runs
+   it untraced (its hooks return at once) and is counted (report: runtime.concurrent_entries). */
+static atomic_int rt_busy;
+static _Thread_local int rt_owner;
+static atomic_ulong rt_concurrent;
+unsigned long rt_concurrent_entries(void) { return atomic_load(&rt_concurrent); }
 int cgp_rt_tracing;          /* read by the pass's inlined guards: nonzero while a lane is traced */
 
 #define RT_MAX_HOISTED 64
@@ -338,7 +347,7 @@ static int over_budget(void) {
 }
 
 int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
-  if (!L.active) return CGP_RT_PLAIN;
+  if (!rt_owner || !L.active) return CGP_RT_PLAIN;
   rt_kernel *k = L.k;
   if (k->step[0] > 1 || k->step[0] < -1) x /= k->step[0] < 0 ? -k->step[0] : k->step[0];
   if (k->step[1] > 1 || k->step[1] < -1) y /= k->step[1] < 0 ? -k->step[1] : k->step[1];
@@ -411,7 +420,7 @@ static int forwarded(uint8_t kind, uint64_t a, uint32_t id) {
 }
 
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
-  if (!L.lane || sid >= L.k->nmem) return;
+  if (!rt_owner || !L.lane || sid >= L.k->nmem) return;
   uint64_t a = gpu_addr(addr, base);
   if (!L.k->mem_noalias[sid] && forwarded(L.k->mem_kind[sid], a, L.k->mem_addr_id[sid])) {
     L.k->forwarded[sid]++;
@@ -423,7 +432,7 @@ void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
 }
 
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
-  if (!L.active || sid >= L.k->nmem) return;
+  if (!rt_owner || !L.active || sid >= L.k->nmem) return;
   unsigned i = 0;
   while (i < L.nhoist && L.hoist_sid[i] != sid) i++;
   if (i == RT_MAX_HOISTED) return;
@@ -433,17 +442,27 @@ void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
 }
 
 void cgp_rt_bb(uint32_t bid) {
-  if (L.lane) rt_tracker_block(L.tracker, bid);
+  if (rt_owner && L.lane) rt_tracker_block(L.tracker, bid);
 }
 
 /* ---- launches ---------------------------------------------------------------------------------- */
+
+static void end_nest(void);
 
 static int launch_sampled(uint64_t launch) {
   return cgp_rt_g.sample_mode == 2 || launch == 0 || (launch & (launch - 1)) == 0;
 }
 
 void cgp_rt_kernel_begin(const char *desc) {
-  if (L.active) cgp_rt_kernel_end();          /* the previous nest was left without its exit */
+  if (!rt_owner) {
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&rt_busy, &idle, 1)) {
+      atomic_fetch_add(&rt_concurrent, 1);
+      return;
+    }
+    rt_owner = 1;
+  }
+  if (L.active) end_nest();                   /* the previous nest was left without its exit */
   rt_report_install();
   if (cgp_rt_g.disabled) return;
   rt_kernel *k = rt_kernel_for(desc);
@@ -545,7 +564,7 @@ static void finish_launch(void) {
   rt_record_deps(k, s.launch, L.deps);
 }
 
-void cgp_rt_kernel_end(void) {
+static void end_nest(void) {
   if (!L.active) return;
   finish_lane();
   flush_pending_if(NULL, NULL);
@@ -564,6 +583,13 @@ void cgp_rt_kernel_end(void) {
   L.win = NULL;
   L.wstat = NULL;
   L.tracker = NULL;
+}
+
+void cgp_rt_kernel_end(void) {
+  if (!rt_owner) return;
+  end_nest();
+  rt_owner = 0;
+  atomic_store(&rt_busy, 0);
 }
 
 int rt_in_kernel(void) { return L.active; }

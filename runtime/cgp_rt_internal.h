@@ -126,6 +126,9 @@ cgp_l2 *rt_device_l2(const cgp_device *d);
 /* The analyses of kernel k for device d (created at first use); NULL when out of memory. */
 cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d);
 
+/* cgp_rt.c: marked nests entered by a thread while another was inside one (run untraced) */
+unsigned long rt_concurrent_entries(void);
+
 /* cgp_rt_report.c: set-up at the first launch, the report at exit */
 void rt_report_install(void);
 int  rt_in_kernel(void);

@@ -307,6 +307,11 @@ static void write_report(void) {
   cJSON *rt = cJSON_AddObjectToObject(r, "runtime");
   cJSON_AddNumberToObject(rt, "traced_threads", (double)cgp_rt_g.traced_threads);
   cJSON_AddNumberToObject(rt, "traced_accesses", (double)cgp_rt_g.traced_accesses);
+  cJSON_AddNumberToObject(rt, "concurrent_entries", (double)rt_concurrent_entries());
+  if (rt_concurrent_entries())
+    cJSON_AddStringToObject(rt, "threads_note", "marked nests were entered by a thread while another thread was "
+                            "inside one: the first thread was traced, the others ran untraced (their work is "
+                            "not in the predictions)");
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
   char err[2048], msg[2400];

@@ -204,3 +204,45 @@ Test(e2e_warps, descending_loop_forms_the_same_warps) {
   }
   cr_assert_lt(fabs(t[1] - t[0]) / t[0], 0.01, "ascending %g ms, descending %g ms", t[0], t[1]);
 }
+
+/* Two threads run the marked nest at once (a barrier lines them up): one is traced, the other
+   runs untraced; both compute the right result (the first version corrupted the heap) and the
+   report counts the concurrent entry. */
+Test(e2e_warps, nest_entered_by_two_threads_at_once) {
+  write_file("thr.c",
+      "#include <pthread.h>\n"
+      "#include <stdio.h>\n"
+      "#define N (1 << 20)\n"
+      "static float x[2][N], y[2][N];\n"
+      "static pthread_barrier_t bar;\n"
+      "static void *work(void *arg) {\n"
+      "  int t = (int)(long)arg;\n"
+      "  for (int i = 0; i < N; i++) x[t][i] = i % 9;\n"
+      "  pthread_barrier_wait(&bar);\n"
+      "#pragma cgpredict kernel name(par)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    y[t][i] = 2 * x[t][i] + 1;\n"
+      "  return NULL;\n"
+      "}\n"
+      "int main(void) {\n"
+      "  pthread_t th[2];\n"
+      "  pthread_barrier_init(&bar, NULL, 2);\n"
+      "  for (long t = 0; t < 2; t++) pthread_create(&th[t], NULL, work, (void *)t);\n"
+      "  for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);\n"
+      "  double s = 0; for (int t = 0; t < 2; t++) for (int i = 0; i < N; i++) s += y[t][i];\n"
+      "  printf(\"%.1f\\n\", s);\n"
+      "  return 0;\n"
+      "}\n");
+  cr_assert_eq(sh("cc -O2 -pthread -Wno-unknown-pragmas -o plain thr.c && ./plain"), 0);
+  char *plain = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("%s build -- cc -O2 -pthread -o thr thr.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./thr"), 0, "%s",
+               read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), plain);
+  free(plain);
+  cJSON *r = report("r.json");
+  cr_assert_eq(num(cJSON_GetObjectItem(r, "runtime"), "concurrent_entries"), 1);
+  cJSON *k = kernel_named(r, "par");
+  cr_assert_eq(num(k, "launches"), 1);
+  cJSON_Delete(r);
+}
