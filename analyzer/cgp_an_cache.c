@@ -105,6 +105,9 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     n2 = units(m, cfg->l2_unit_bytes, c->unit2);
   }
   for (unsigned i = 0; i < n2; i++) miss += !cgp_l2_access(c->l2, c->unit2[i]);
+  if (cfg->din)
+    for (unsigned i = 0; i < n2; i++)
+      fprintf(cfg->din, "%d %llx\n", m->kind != CGP_LOAD, (unsigned long long)(c->unit2[i] * cfg->l2_unit_bytes));
   if (!c->counting) return;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
     c->t.l1_trans[m->cls] += n1;

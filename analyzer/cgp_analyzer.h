@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---- Classification and transactions (MODEL.md section 3) ------------------------------- */
 
@@ -138,6 +139,10 @@ typedef struct {
                                        the cache analysis makes its own */
   unsigned smem_banks, smem_bank_bytes;
   int dims;                         /* thread coordinates packing, cgp_thread_key */
+  /* If not NULL, every L2 access is written here in Dinero IV's din format ("0 <hex byte
+     address>" for a read, "1 ..." for a write, one per transaction unit, in the order the L2
+     sees them), so a classic simulator can check the miss counts (docs/model.md section 4). */
+  FILE *din;
 } cgp_analysis_cfg;
 
 /* Sums over the warps an analysis saw with counting on (see begin_batch); the runtime scales and

@@ -92,6 +92,7 @@ typedef struct {
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;
   cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */
+  FILE *din[RT_MAX_DEVICES];              /* CGPREDICT_DIN: each device's L2 stream, din format */
   unsigned env_block[3][3];               /* CGPREDICT_BLOCK per grid dimensionality */
   size_t budget_bytes;                    /* CGPREDICT_MEMORY_MB */
   rt_kernel **kernels;

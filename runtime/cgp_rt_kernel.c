@@ -163,7 +163,7 @@ cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
                           .l2_line_bytes = dev->l2_line_bytes, .l2_unit_bytes = rt_l2_unit(dev),
                           .l2_assoc = dev->l2_assoc, .l2_index = l2_index_of(dev), .l2 = cgp_rt_g.l2[d],
                           .smem_banks = dev->smem_banks, .smem_bank_bytes = dev->smem_bank_bytes,
-                          .dims = (int)k->dims};
+                          .dims = (int)k->dims, .din = cgp_rt_g.din[d]};
   k->an[d] = cgp_analysis_set_new(c, cgp_analyses);
   return k->an[d];
 }

@@ -18,7 +18,7 @@
    the message says what failed and that no report will be written (CGPREDICT_STRICT=1 turns its
    exit status 0 into 1). */
 static void fatal_setup(const char *msg) {
-  char m[4400];
+  char m[4600];
   snprintf(m, sizeof m, "%s; the program runs on without cgpredict, no report is written", msg);
   rt_tool_failure(m);
   cgp_rt_g.disabled = 1;
@@ -63,6 +63,18 @@ static void load_devices(void) {
     snprintf(msg, sizeof msg, "no device files found in %s (set CGPREDICT_DEVICES_DIR)", cgp_devices_dir());
     fatal_setup(msg);
     return;
+  }
+  const char *din = getenv("CGPREDICT_DIN");
+  for (size_t i = 0; i < cgp_rt_g.ndev && din && *din; i++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s.%s.din", din, cgp_rt_g.dev[i].name);
+    cgp_rt_g.din[i] = fopen(path, "w");
+    if (!cgp_rt_g.din[i]) {
+      char msg[4400];
+      snprintf(msg, sizeof msg, "CGPREDICT_DIN: cannot write %s", path);
+      fatal_setup(msg);
+      return;
+    }
   }
   for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
     cgp_rt_g.l2[i] = rt_device_l2(&cgp_rt_g.dev[i]);
@@ -332,6 +344,8 @@ static void write_report(void) {
 }
 
 static void at_exit(void) {
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (cgp_rt_g.din[i] && fclose(cgp_rt_g.din[i]) != 0) rt_tool_failure("CGPREDICT_DIN: a din file could not be written whole");
   const rt_kernel *k = rt_current_kernel();
   if (k) {
     fflush(stdout);

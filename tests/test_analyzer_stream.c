@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgp_analyzer.h"
 
@@ -248,4 +249,44 @@ Test(deps, thread_keys_order_like_the_sequential_nest) {
   cr_assert_lt(cgp_thread_key(3, 5, 9, 0), cgp_thread_key(3, 0, 0, 1));
   cgp_thread_unkey(3, cgp_thread_key(3, 7, 8, 9), xyz);
   cr_assert(xyz[0] == 7 && xyz[1] == 8 && xyz[2] == 9);
+}
+
+/* The din export replays through a brute-force LRU to the cache analysis's own miss count. */
+Test(stream, din_export_replays_to_the_same_misses) {
+  cgp_analysis_cfg cfg = base_cfg();
+  char path[] = "/tmp/cgp-din-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  cfg.din = fdopen(fd, "w+");
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  srand(11);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  for (int i = 0; i < 3000; i++) {
+    uint64_t addr[32];
+    uint64_t base = (uint64_t)(rand() % 400) * 32;
+    for (unsigned l = 0; l < 32; l++) addr[l] = base + 4 * l * (unsigned)(1 + rand() % 2);
+    cgp_warp_mem m = mem((unsigned)(rand() % 3), addr, 32, 0);
+    cgp_analysis_warp_mem(s, &m);
+  }
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  double misses = t.st_dram, trans = t.st_trans;
+  for (int c = 0; c < CGP_NCLASS; c++) { misses += t.ld_dram[c]; trans += t.ld_trans[c]; }
+  rewind(cfg.din);
+  cgp_l2_ref *ref = cgp_l2_ref_new(4096, 32, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  int label;
+  unsigned long long a;
+  uint64_t n = 0, refmiss = 0;
+  while (fscanf(cfg.din, "%d %llx", &label, &a) == 2) {
+    cr_assert(label == 0 || label == 1);
+    n++;
+    refmiss += cgp_l2_ref_access(ref, a / 32) == 0;
+  }
+  cr_assert_eq(n, (uint64_t)trans);
+  cr_assert_eq(refmiss, (uint64_t)misses);
+  cgp_l2_ref_free(ref);
+  fclose(cfg.din);
+  unlink(path);
+  cgp_analysis_set_free(s);
 }
