@@ -8,6 +8,11 @@
    - Loads go through the L1 of their block's SM when the device caches global loads there
      (flushed when a launch starts, as CUDA's L1 is not coherent across kernels); the units the
      L1 misses go to the L2. Each L1 is LRU over its capacity (fully associative).
+   - An L1 lookup of a unit whose fill is still in flight is not a hit: it merges with the miss
+     (MSHR) and waits as long. In flight means requested by a memory instruction issued on the
+     same SM within the last round of its resident warps (the round-robin issue order of
+     MODEL.md section 4: a round of N warps' memory instructions takes less than one L2 round
+     trip). It adds no L2 traffic; it is counted as an L1 miss (l1_trans without l1_hit).
    - Stores and atomics go to the L2 (L1 write-through without allocation); the L2 allocates on
      write (write-back), so a store miss costs DRAM traffic. An atomic is one L2 operation per
      lane: same-address atomics serialise there.
@@ -18,9 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FILLS 1024              /* recent L1 fills remembered per SM (direct mapped) */
+
+typedef struct {
+  uint64_t unit, stamp;
+} fill;
+
 typedef struct {
   const cgp_analysis_cfg *cfg;
   int counting;
+  uint64_t round;                 /* memory instructions per SM in one round of its warps */
+  uint64_t *clock;                /* per SM: memory instructions issued */
+  fill *fills;                    /* per SM: FILLS recent fills */
   cgp_l2 *l2, *own_l2;
   cgp_l2 **l1;                    /* per SM, created when first used */
   int use_l1;
@@ -36,11 +50,17 @@ static void *create(const cgp_analysis_cfg *cfg) {
   c->l2 = cfg->l2;
   if (!c->l2) c->l2 = c->own_l2 = cgp_l2_new(cfg->l2_bytes, cfg->l2_unit_bytes, cfg->l2_assoc, cfg->l2_index);
   c->use_l1 = cfg->l1_caches_global && cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
-  if (c->use_l1) c->l1 = calloc(cfg->no_sm, sizeof *c->l1);
+  if (c->use_l1) {
+    c->l1 = calloc(cfg->no_sm, sizeof *c->l1);
+    c->clock = calloc(cfg->no_sm, sizeof *c->clock);
+    c->fills = calloc((size_t)cfg->no_sm * FILLS, sizeof *c->fills);
+  }
   c->site = calloc(cfg->nsid ? cfg->nsid : 1, sizeof *c->site);
-  if (!c->l2 || !c->site || (c->use_l1 && !c->l1)) {
+  if (!c->l2 || !c->site || (c->use_l1 && (!c->l1 || !c->clock || !c->fills))) {
     cgp_l2_free(c->own_l2);
     free(c->l1);
+    free(c->clock);
+    free(c->fills);
     free(c->site);
     free(c);
     return NULL;
@@ -51,13 +71,23 @@ static void *create(const cgp_analysis_cfg *cfg) {
 static void flush_l1(void *self) {
   cache *c = self;
   if (!c->use_l1) return;
+  memset(c->fills, 0, (size_t)c->cfg->no_sm * FILLS * sizeof *c->fills);
   for (unsigned s = 0; s < c->cfg->no_sm; s++)
     if (c->l1[s]) cgp_l2_reset(c->l1[s]);
 }
 
 static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblocks) {
-  (void)nwarps; (void)nblocks;
-  ((cache *)self)->counting = counting;
+  cache *c = self;
+  c->counting = counting;
+  /* blocks go one per SM first: the busiest SM holds ceil(nwarps / min(nblocks, no_sm)) warps */
+  unsigned sms = nblocks < c->cfg->no_sm ? nblocks : c->cfg->no_sm;
+  c->round = sms ? (nwarps + sms - 1) / sms : nwarps;
+}
+
+/* Was `unit` filled on this SM less than a round ago (its data still on the way)? */
+static int in_flight(const cache *c, unsigned sm, uint64_t unit) {
+  const fill *f = &c->fills[(size_t)sm * FILLS + unit % FILLS];
+  return f->unit == unit && f->stamp && c->clock[sm] - f->stamp < c->round;
 }
 
 static cgp_l2 *l1_of(cache *c, unsigned sm) {
@@ -94,11 +124,18 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     for (unsigned l = 0; l < m->nact; l++) c->unit2[n2++] = m->addr[l] / cfg->l2_unit_bytes;
   } else if (m->kind == CGP_LOAD && c->use_l1) {
     n1 = units(m, cfg->l1_unit_bytes, c->unit1);
-    cgp_l2 *l1 = l1_of(c, m->sm);
+    unsigned sm = m->sm % cfg->no_sm;
+    cgp_l2 *l1 = l1_of(c, sm);
     unsigned nmiss = 0;
+    c->clock[sm]++;
     for (unsigned i = 0; i < n1; i++) {
-      if (l1 && cgp_l2_access(l1, c->unit1[i])) hits1++;
-      else c->unit1[nmiss++] = c->unit1[i];
+      uint64_t u = c->unit1[i];
+      if (l1 && cgp_l2_access(l1, u)) {
+        hits1 += !in_flight(c, sm, u);              /* a hit on a fill in flight waits for it */
+        continue;
+      }
+      c->fills[(size_t)sm * FILLS + u % FILLS] = (fill){u, c->clock[sm]};
+      c->unit1[nmiss++] = u;
     }
     n2 = to_l2_units(c, c->unit1, nmiss, c->unit2);
   } else {
@@ -149,6 +186,8 @@ static void destroy(void *self) {
   if (c->use_l1)
     for (unsigned s = 0; s < c->cfg->no_sm; s++) cgp_l2_free(c->l1[s]);
   free(c->l1);
+  free(c->clock);
+  free(c->fills);
   cgp_l2_free(c->own_l2);
   free(c->site);
   free(c);

@@ -290,3 +290,32 @@ Test(stream, din_export_replays_to_the_same_misses) {
   unlink(path);
   cgp_analysis_set_free(s);
 }
+
+/* MSHR merge: 4 warps on one SM load the same row in one round; the first misses, the other
+   three find it in the L1 but still in flight: no L1 hit, no L2 traffic. The next round all
+   four hit. */
+Test(stream, l1_hit_on_a_fill_in_flight_waits_for_it) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cfg.no_sm = 1;
+  cfg.l1_caches_global = 1;
+  cfg.l1_bytes = 4096;
+  cfg.l1_unit_bytes = 32;
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  uint64_t a[32];
+  row(0x8000, a);
+  cgp_analysis_begin_launch(s);
+  cgp_analysis_begin_batch(s, 1, 4, 1);
+  for (int round = 0; round < 2; round++)
+    for (unsigned w = 0; w < 4; w++) {
+      cgp_warp_mem m = mem(0, a, 32, 0);
+      m.warp = w;
+      cgp_analysis_warp_mem(s, &m);
+    }
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.l1_trans[CGP_CLASS_COAL], 8 * 4);
+  cr_assert_eq(t.l1_hit[CGP_CLASS_COAL], 4 * 4, "only the second round hits");
+  cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4, "the merged lookups send nothing to the L2");
+  cgp_analysis_set_free(s);
+}
