@@ -1,12 +1,19 @@
-/* cgp_analyzer.h: what one warp memory instruction costs, and how the L2 treats a stream of them.
-   The runtime hands in warp memory instructions; this module classifies them (MODEL.md
-   section 3), counts their L2 lines, simulates the L2 by reuse distance (section 4) and
-   measures shared-memory bank conflicts (section 8). No function prints or exits. */
+/* cgp_analyzer.h: what the warps of a kernel do to the memory system.
+
+   Two layers. The building blocks (classification, line counting, an LRU cache by reuse
+   distance, bank-conflict degree) are plain functions. Above them, the analyses: the runtime
+   forms threads, warps, blocks and batches and emits one stream of events (launch begins, warp
+   memory instruction, block execution of a warp, end of batch, launch ends) through
+   cgp_analysis_ops, a small table of callbacks, as DynamoRIO's drcachesim feeds its tools. Each
+   analysis is one file (cgp_an_*.c), knows nothing of the others, and adds its part to a
+   cgp_totals, which the runtime turns into the model's per-warp cgp_kernel_stats. A new
+   analysis is a new file and one line in cgp_analyses[]. No function prints or exits. */
 #ifndef CGP_ANALYZER_H
 #define CGP_ANALYZER_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---- Classification and transactions (MODEL.md section 3) ------------------------------- */
 
@@ -70,39 +77,6 @@ int cgp_l2_ref_access(cgp_l2_ref *r, uint64_t line);
 /* Release the reference model; NULL is allowed. */
 void cgp_l2_ref_free(cgp_l2_ref *r);
 
-/* ---- Batches of resident warps ------------------------------------------------------------ */
-
-/* One warp memory instruction after folding: its static id, class and how many distinct L2
-   lines it touches (8 bytes: a warp of a triangular kernel holds millions of them). */
-typedef struct {
-  uint32_t sid;          /* static memory instruction id inside the kernel */
-  uint8_t cls;           /* cgp_class */
-  uint8_t is_store;
-  uint16_t nlines;       /* number of distinct lines, >= 1 */
-} cgp_winst;
-
-/* One warp's instructions in program order, and their lines: those of inst[0] first, each
-   instruction's ascending, as cgp_lines writes them. */
-typedef struct {
-  const cgp_winst *inst;
-  size_t n;
-  const uint64_t *lines;
-} cgp_warp_trace;
-
-typedef struct {
-  double insts[CGP_NCLASS]; /* warp memory instructions */
-  double trans[CGP_NCLASS]; /* L2 transactions (lines) */
-  double dram[CGP_NCLASS];  /* L2 misses = DRAM transactions */
-} cgp_class_totals;
-
-/* Feed the warps resident together through l2 round robin, one warp instruction at a time
-   (warp 0's first, warp 1's first, ..., warp 0's second ...; a finished warp drops out), each
-   instruction's lines in the order given. With `count` nonzero, adds per-class totals to *tot
-   (if not NULL) and, per static id < nsid, transactions to sid_trans[sid] and misses to
-   sid_miss[sid] (either may be NULL); with count 0 the batch only warms the cache. */
-void cgp_l2_run_batch(cgp_l2 *l2, const cgp_warp_trace *warps, size_t nwarps, int count,
-                      cgp_class_totals *tot, uint64_t *sid_trans, uint64_t *sid_miss, size_t nsid);
-
 /* ---- Shared memory (MODEL.md section 8) --------------------------------------------------- */
 
 /* Most distinct bank words one warp access may touch (32 lanes, up to 8 words each). */
@@ -114,5 +88,149 @@ void cgp_l2_run_batch(cgp_l2 *l2, const cgp_warp_trace *warps, size_t nwarps, in
    bank_bytes is 0 or the access touches more than CGP_BANK_MAX_WORDS words. */
 unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
                                   unsigned bank_bytes);
+
+/* ---- The event stream and the analyses ----------------------------------------------------- */
+
+/* What a memory site does. */
+typedef enum { CGP_LOAD = 0, CGP_STORE = 1, CGP_ATOMIC = 2 } cgp_mem_kind;
+
+#define CGP_WARP 32
+
+/* One warp memory instruction: one static site executed by the lanes that reach it at the same
+   point of the warp's execution (same iteration of every enclosing loop; docs/pipeline.md,
+   "Reconvergent warps"). Lanes are in lane order. */
+typedef struct {
+  uint32_t sid;             /* static memory site of the kernel */
+  uint8_t kind;             /* cgp_mem_kind */
+  uint8_t cls;              /* cgp_class of the addresses, computed once by the runtime */
+  uint8_t nact;             /* lanes taking part, >= 1 */
+  uint8_t warp_threads;     /* threads the warp has (lanes that ran at all) */
+  unsigned size;            /* bytes per lane */
+  const uint64_t *addr;     /* nact byte addresses, as the GPU sees them (cudaMalloc alignment) */
+  const uint8_t *lane;      /* their lane numbers */
+  const uint64_t *thread;   /* per lane 0..31: the thread's packed coordinate (cgp_thread_key) */
+  unsigned warp;            /* warp within the batch, 0-based, round-robin order */
+  unsigned sm;              /* SM its block runs on within the batch */
+} cgp_warp_mem;
+
+/* One execution of a thread-body block by a warp: `nact` of its `warp_threads` lanes. */
+typedef struct {
+  uint32_t bid;
+  uint8_t nact, warp_threads;
+  unsigned warp, sm;
+} cgp_block_exec;
+
+/* Static facts an analysis may need about the kernel and the device it models. */
+typedef struct {
+  size_t nsid, nbid;
+  const uint8_t *sid_kind;          /* cgp_mem_kind per site */
+  const uint8_t *sid_shared;        /* 1 for sites of arrays kept in shared memory (pragma shared()) */
+  const double *bid_total, *bid_core, *bid_fp32, *bid_fp64, *bid_int, *bid_sfu; /* PTX per block */
+  /* device geometry; a size of 0 means "absent" */
+  unsigned no_sm;
+  uint64_t l1_bytes;
+  unsigned l1_unit_bytes;           /* L1 transaction unit: sector if sectored, else line */
+  int l1_caches_global;
+  uint64_t l2_bytes;
+  unsigned l2_line_bytes, l2_unit_bytes, l2_assoc;
+  cgp_l2_index l2_index;
+  struct cgp_l2 *l2;                /* the device's L2, owned by the caller and kept from kernel to
+                                       kernel (what one leaves there is there for the next); NULL:
+                                       the cache analysis makes its own */
+  unsigned smem_banks, smem_bank_bytes;
+  int dims;                         /* thread coordinates packing, cgp_thread_key */
+  /* If not NULL, every L2 access is written here in Dinero IV's din format ("0 <hex byte
+     address>" for a read, "1 ..." for a write, one per transaction unit, in the order the L2
+     sees them), so a classic simulator can check the miss counts (docs/model.md section 4). */
+  FILE *din;
+} cgp_analysis_cfg;
+
+/* Sums over the warps an analysis saw with counting on (see begin_batch); the runtime scales and
+   divides them by `warps` to get cgp_kernel_stats (model/cgp_model.h), field for field. */
+typedef struct {
+  double warps, blocks;
+  double ld_insts[CGP_NCLASS], ld_trans[CGP_NCLASS], ld_dram[CGP_NCLASS];
+  double l1_trans[CGP_NCLASS], l1_hit[CGP_NCLASS];
+  double st_insts, st_trans, st_dram;
+  double total_insts, core_insts, fp32_insts, fp64_insts, int_insts, sfu_insts;
+  double masked_slots, divergent_warps;
+  double smem_insts[CGP_NCLASS], smem_conflict[CGP_NCLASS];   /* conflict: sum of degrees */
+} cgp_totals;
+
+/* Per static site, what the analyses measured (device dependent: transactions and misses). */
+typedef struct {
+  uint64_t insts[CGP_NCLASS];       /* warp instructions by class */
+  uint64_t trans, miss, l1_hit;     /* transactions reaching the L2, their misses; L1 hits */
+  uint64_t lanes;                   /* lane accesses */
+  uint64_t bank_degree_sum;         /* shared sites: sum of conflict degrees */
+} cgp_site_totals;
+
+/* Packs thread coordinates so that the packed values are ordered as the sequential loop nest
+   visits the threads (z, then y, then x): 1-D: x; 2-D: y << 32 | x; 3-D: 21 bits each. */
+uint64_t cgp_thread_key(int dims, uint64_t x, uint64_t y, uint64_t z);
+void cgp_thread_unkey(int dims, uint64_t key, uint64_t xyz[3]);
+
+/* An analysis. Every callback may be NULL. `counting` in begin_batch says whether the batch is
+   measured (1) or only warms state such as caches (0); analyses that sum must then not add. */
+typedef struct {
+  const char *name;
+  void *(*create)(const cgp_analysis_cfg *cfg);
+  void (*begin_launch)(void *self);             /* a kernel launch starts (L1s are flushed) */
+  void (*begin_window)(void *self);             /* sampled blocks far from the previous ones */
+  void (*begin_batch)(void *self, int counting, unsigned nwarps, unsigned nblocks);
+  void (*warp_mem)(void *self, const cgp_warp_mem *m);
+  void (*block_exec)(void *self, const cgp_block_exec *b);
+  void (*end_warp)(void *self, unsigned warp);  /* the warp has no more events in this batch */
+  void (*end_batch)(void *self);
+  void (*end_launch)(void *self);
+  /* Add what was measured since the last call to *tot and sites[0..nsid), then start over. */
+  void (*results)(void *self, cgp_totals *tot, cgp_site_totals *sites);
+  void (*destroy)(void *self);
+} cgp_analysis_ops;
+
+/* The analyses of the product, NULL-terminated: classes, cache, insts, divergence, bank. */
+extern const cgp_analysis_ops *const cgp_analyses[];
+
+/* Analyses of one device: each created once, fed the same events. */
+typedef struct cgp_analysis_set cgp_analysis_set;
+cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_analysis_ops *const *ops);
+void cgp_analysis_set_free(cgp_analysis_set *s);
+void cgp_analysis_begin_launch(cgp_analysis_set *s);
+void cgp_analysis_begin_window(cgp_analysis_set *s);
+void cgp_analysis_begin_batch(cgp_analysis_set *s, int counting, unsigned nwarps, unsigned nblocks);
+void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m);
+void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b);
+void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp);
+void cgp_analysis_end_batch(cgp_analysis_set *s);
+void cgp_analysis_end_launch(cgp_analysis_set *s);
+void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites);
+
+/* ---- Dependences through memory (device independent) ---------------------------------------- */
+
+typedef enum { CGP_DEP_RAW = 0, CGP_DEP_WAR = 1, CGP_DEP_WAW = 2 } cgp_dep_kind;
+
+/* One kind of conflict between two sites, with an example: `first` is the access of the
+   thread that comes first in the sequential loop nest. */
+typedef struct {
+  cgp_dep_kind kind;
+  uint32_t first_sid, second_sid;
+  uint64_t first_thread, second_thread;     /* cgp_thread_key values */
+  uint64_t addr;
+  uint64_t count;                           /* conflicting access pairs seen (lower bound) */
+  int reduction;                            /* every thread reads, modifies and writes it */
+} cgp_dep;
+
+/* Exact detection of inter-thread conflicts within one launch, in bounded memory: per element
+   address (the access's first byte) the earliest two distinct reader threads and writer threads.
+   Past `max_addresses` distinct addresses, new addresses are not tracked (partial). */
+typedef struct cgp_deps cgp_deps;
+cgp_deps *cgp_deps_new(size_t max_addresses);
+void cgp_deps_free(cgp_deps *d);
+void cgp_deps_reset(cgp_deps *d);                      /* a new launch */
+void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t thread, uint32_t sid, int is_store);
+/* Conflicts found so far, one per (kind, first site, second site); valid until the next call. */
+const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n);
+int cgp_deps_partial(const cgp_deps *d);
+uint64_t cgp_deps_addresses(const cgp_deps *d);
 
 #endif

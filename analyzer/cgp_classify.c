@@ -22,11 +22,16 @@ cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem) {
 }
 
 unsigned cgp_lines(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, uint64_t *out) {
-  unsigned k = 0;
+  unsigned k = 0, shift = 0;
+  int pow2 = line_bytes && !(line_bytes & (line_bytes - 1));
+  while (pow2 && (1u << shift) < line_bytes) shift++;
+  uint64_t span = (elem ? elem : 1) - 1;
   for (unsigned l = 0; l < n; l++) {
-    uint64_t first = addr[l] / line_bytes, last = (addr[l] + (elem ? elem : 1) - 1) / line_bytes;
+    uint64_t first = pow2 ? addr[l] >> shift : addr[l] / line_bytes;
+    uint64_t last = pow2 ? (addr[l] + span) >> shift : (addr[l] + span) / line_bytes;
     for (uint64_t m = first; m <= last; m++) {
-      unsigned i = k;                         /* insertion sort, dropping duplicates */
+      if (k && out[k - 1] == m) continue;     /* ascending lanes: the common case, O(1) */
+      unsigned i = k;                         /* else insertion sort, dropping duplicates */
       while (i > 0 && out[i - 1] > m) i--;
       if (i > 0 && out[i - 1] == m) continue;
       for (unsigned j = k; j > i; j--) out[j] = out[j - 1];

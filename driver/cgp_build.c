@@ -1,9 +1,11 @@
 /* cgp_build.c: a compiler command line, with the marked sources compiled for tracing.
 
    For a source holding `#pragma cgpredict kernel`:
-     clang-14 -O1 -g -fno-vectorize -fno-slp-vectorize -fno-unroll-loops -emit-llvm -c src
-       (scalars in registers, no vector or unrolled copies of the loop body: the loads and stores
-        left are the array accesses a CUDA thread would make; DESIGN.md)
+     clang-14 -O1 -Xclang -disable-llvm-passes -g -fno-vectorize -fno-slp-vectorize
+       -fno-unroll-loops -emit-llvm -c src
+       (unoptimized bitcode, but without optnone: pass/ marks the source-level accesses, then
+        runs the -O1 pipeline itself: scalars in registers, no vector or unrolled copies of the
+        loop body; docs/pipeline.md)
      -> pass/ instruments the marked nests -> clang-14 -O2 -c -> object
    Other sources and every flag go to the user's compiler unchanged; a link step gets the
    runtime archive and its libraries appended. */
@@ -184,7 +186,7 @@ static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk
   push(&a, clang_path());
   /* -fno-builtin: a loop that only clears or copies stays a loop instead of becoming memset;
      -fno-discard-value-names: arrays keep their names for the report */
-  const char *ir_flags[] = {"-O1", "-g", "-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops",
+  const char *ir_flags[] = {"-O1", "-Xclang", "-disable-llvm-passes", "-g", "-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops",
                             "-fno-builtin", "-fno-discard-value-names", "-Wno-unknown-pragmas",
                             "-emit-llvm", "-c", NULL};
   for (int i = 0; ir_flags[i]; i++) push(&a, ir_flags[i]);

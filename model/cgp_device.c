@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +16,38 @@
 #define CGP_DEVICES_DIR "devices"
 #endif
 
-typedef enum { F_UINT, F_U64, F_DOUBLE } ftype;
+/* Field kinds. Counts are JSON numbers with no fractional part that fit their C type
+   (F_UINT: 0 .. 2^32 - 1; F_U64: 0 .. 2^53, the integers a JSON number holds exactly). */
+typedef enum { F_UINT, F_U64, F_DOUBLE, F_BOOL } ftype;
+
+/* Constraints beyond the type: positive (> 0) or non-negative; a power of two; optional (may be
+   absent, left 0). Every field present needs a string in "sources" under its key. */
+enum { POS = 1, NONNEG = 2, POW2 = 4, OPT = 8 };
 
 typedef struct {
   const char *key;
   ftype type;
   size_t offset;
+  unsigned flags;
 } field;
 
-#define U(k) {#k, F_UINT, offsetof(cgp_device, k)}
-#define D(k) {#k, F_DOUBLE, offsetof(cgp_device, k)}
+#define U(k, f) {#k, F_UINT, offsetof(cgp_device, k), f}
+#define D(k, f) {#k, F_DOUBLE, offsetof(cgp_device, k), f}
 static const field fields[] = {
-  U(no_sm), U(cores_per_sm), U(schedulers_per_sm), U(issue_per_scheduler), U(warp_size), D(freq_hz),
-  U(max_threads_per_sm), U(max_threads_per_block), U(max_blocks_per_sm), U(regs_per_sm), U(smem_per_sm),
-  {"l2_bytes", F_U64, offsetof(cgp_device, l2_bytes)}, U(l2_line_bytes), U(l2_assoc),
-  D(lat_smem), D(lat_l2), D(lat_dram), D(smem_load_const), D(dd_l2), D(dd_dram), D(inst_cycle),
-  D(dram_bandwidth_bytes_per_s), U(smem_banks), U(smem_bank_bytes),
+  U(no_sm, POS), U(cores_per_sm, POS), U(schedulers_per_sm, POS), U(issue_per_scheduler, POS), U(warp_size, POS),
+  D(freq_hz, POS), D(dram_freq_hz, POS | OPT),
+  U(max_threads_per_sm, POS), U(max_threads_per_block, POS), U(max_blocks_per_sm, POS), U(max_warps_per_sm, POS),
+  U(regs_per_sm, POS), U(max_regs_per_thread, POS), U(smem_per_sm, POS), U(smem_per_block, POS),
+  U(l1_smem_unified_bytes, POS | OPT),
+  U(fp32_lanes, POS), U(fp64_lanes, POS), U(int_lanes, POS), U(sfu_lanes, POS),
+  U(l1_bytes, POS), U(l1_line_bytes, POS | POW2), U(l1_sector_bytes, POS | POW2), U(l1_assoc, POS),
+  U(l1_sets, POS | POW2 | OPT), {"l1_caches_global", F_BOOL, offsetof(cgp_device, l1_caches_global), 0},
+  D(lat_l1, POS),
+  {"l2_bytes", F_U64, offsetof(cgp_device, l2_bytes), POS}, U(l2_line_bytes, POS | POW2),
+  U(l2_sector_bytes, POS | POW2), U(l2_assoc, POS), U(l2_sets, POS | POW2 | OPT),
+  D(lat_smem, POS), D(lat_l2, POS), D(lat_dram, POS), D(smem_load_const, POS), D(dd_l2, POS), D(dd_dram, POS),
+  D(inst_cycle, POS), D(dram_bandwidth_bytes_per_s, POS), U(smem_banks, POS), U(smem_bank_bytes, POS | POW2),
+  D(launch_overhead_cycles, NONNEG),
 };
 #undef U
 #undef D
@@ -67,25 +84,42 @@ static void position(const char *text, const char *at, unsigned *line, unsigned 
   }
 }
 
+static int fail(char *err, size_t errlen, const char *path, const char *key, const char *why) {
+  snprintf(err, errlen, "%s: field \"%s\": %s", path, key, why);
+  return -1;
+}
+
+static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+static int has_source(const cJSON *sources, const char *key) {
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(sources, key);
+  return cJSON_IsString(s) && s->valuestring[0];
+}
+
 static int load_field(const cJSON *root, const cJSON *sources, const field *f, cgp_device *dev,
                       const char *path, char *err, size_t errlen) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, f->key);
-  if (!cJSON_IsNumber(v) || !(v->valuedouble > 0)) {
-    snprintf(err, errlen, "%s: field \"%s\": %s", path, f->key, v ? "expected a positive number" : "missing");
-    return -1;
-  }
-  if (f->type != F_DOUBLE && v->valuedouble != (double)(uint64_t)v->valuedouble) {
-    snprintf(err, errlen, "%s: field \"%s\": expected a whole number", path, f->key);
-    return -1;
-  }
-  if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(sources, f->key))) {
-    snprintf(err, errlen, "%s: field \"%s\": no source cited in \"sources\"", path, f->key);
-    return -1;
-  }
   char *dst = (char *)dev + f->offset;
-  if (f->type == F_UINT) *(unsigned *)dst = (unsigned)v->valuedouble;
-  else if (f->type == F_U64) *(uint64_t *)dst = (uint64_t)v->valuedouble;
-  else *(double *)dst = v->valuedouble;
+  if (!v) return f->flags & OPT ? 0 : fail(err, errlen, path, f->key, "missing");
+  if (f->type == F_BOOL) {
+    if (!cJSON_IsBool(v)) return fail(err, errlen, path, f->key, "expected true or false");
+    *(int *)dst = cJSON_IsTrue(v);
+  } else {
+    const char *want = f->flags & POS ? "expected a positive number" : "expected a non-negative number";
+    if (!cJSON_IsNumber(v)) return fail(err, errlen, path, f->key, want);
+    double x = v->valuedouble;
+    if (!isfinite(x) || (f->flags & POS ? !(x > 0) : !(x >= 0))) return fail(err, errlen, path, f->key, want);
+    if (f->type != F_DOUBLE && x != floor(x)) return fail(err, errlen, path, f->key, "expected a whole number");
+    if (f->type == F_UINT && x > 4294967295.0)
+      return fail(err, errlen, path, f->key, "does not fit an unsigned 32-bit count (at most 4294967295)");
+    if (f->type == F_U64 && x > 9007199254740992.0)
+      return fail(err, errlen, path, f->key, "too large (at most 2^53)");
+    if (f->flags & POW2 && !is_pow2((uint64_t)x)) return fail(err, errlen, path, f->key, "expected a power of two");
+    if (f->type == F_UINT) *(unsigned *)dst = (unsigned)x;
+    else if (f->type == F_U64) *(uint64_t *)dst = (uint64_t)x;
+    else *(double *)dst = x;
+  }
+  if (!has_source(sources, f->key)) return fail(err, errlen, path, f->key, "no source cited in \"sources\"");
   return 0;
 }
 
@@ -100,19 +134,139 @@ static int load_string(const cJSON *root, const char *key, char *dst, size_t cap
   return 0;
 }
 
+static int is_index(const char *s) {
+  return !strcmp(s, "fully_associative") || !strcmp(s, "modulo") || !strcmp(s, "xor");
+}
+
+/* One cache's geometry, as the analyzer builds it (analyzer/cgp_l2.c): a power-of-two line, a
+   sector dividing it, a capacity of whole line x assoc groups; set-indexed: a power-of-two set
+   count given in <c>_sets with sets x assoc x line = capacity; at most 2^29 lines. */
+static int check_cache(const char *c, uint64_t bytes, unsigned line, unsigned sector, unsigned assoc,
+                       unsigned sets, const char *index, const char *path, char *err, size_t errlen) {
+  char key[32], why[160];
+  if (line % sector) {
+    snprintf(key, sizeof key, "%s_sector_bytes", c);
+    snprintf(why, sizeof why, "%u does not divide the line (%u bytes)", sector, line);
+    return fail(err, errlen, path, key, why);
+  }
+  if (bytes % ((uint64_t)line * assoc)) {
+    snprintf(key, sizeof key, "%s_bytes", c);
+    snprintf(why, sizeof why, "%llu is not a multiple of line x assoc = %llu", (unsigned long long)bytes,
+             (unsigned long long)line * assoc);
+    return fail(err, errlen, path, key, why);
+  }
+  if (bytes / line > (uint64_t)INT32_MAX / 4) {
+    snprintf(key, sizeof key, "%s_bytes", c);
+    return fail(err, errlen, path, key, "more lines than the analyzer can hold (2^29)");
+  }
+  snprintf(key, sizeof key, "%s_sets", c);
+  if (strcmp(index, "fully_associative") != 0) {
+    if (!sets) return fail(err, errlen, path, key, "missing (required when the cache is set-indexed)");
+    if ((uint64_t)sets * assoc * line != bytes) {
+      snprintf(why, sizeof why, "%u sets x %u ways x %u bytes is not the capacity %llu", sets, assoc, line,
+               (unsigned long long)bytes);
+      return fail(err, errlen, path, key, why);
+    }
+  } else if (sets) {
+    return fail(err, errlen, path, key, "given for a fully associative cache (one set)");
+  }
+  return 0;
+}
+
 static int check_consistency(const cgp_device *d, const char *path, char *err, size_t errlen) {
-  const char *bad = NULL;
-  if (strcmp(d->l2_index, "fully_associative") && strcmp(d->l2_index, "modulo") && strcmp(d->l2_index, "xor"))
-    bad = "l2_index\": expected \"fully_associative\", \"modulo\" or \"xor";
-  else if (d->l2_line_bytes & (d->l2_line_bytes - 1)) bad = "l2_line_bytes\": expected a power of two";
-  else if (d->l2_bytes % d->l2_line_bytes) bad = "l2_bytes\": expected a whole number of lines";
-  else if (strcmp(d->l2_index, "fully_associative") && (d->l2_bytes / d->l2_line_bytes) % d->l2_assoc)
-    bad = "l2_assoc\": the line count l2_bytes / l2_line_bytes is not a multiple of it";
-  else if (d->max_threads_per_block > d->max_threads_per_sm) bad = "max_threads_per_block\": more than max_threads_per_sm";
-  else if (d->max_threads_per_sm % d->warp_size) bad = "max_threads_per_sm\": expected a multiple of warp_size";
-  if (!bad) return 0;
-  snprintf(err, errlen, "%s: field \"%s\"", path, bad);
-  return -1;
+  if (!is_index(d->l2_index)) return fail(err, errlen, path, "l2_index", "expected \"fully_associative\", \"modulo\" or \"xor\"");
+  if (!is_index(d->l1_index)) return fail(err, errlen, path, "l1_index", "expected \"fully_associative\", \"modulo\" or \"xor\"");
+  if (d->warp_size != 32) return fail(err, errlen, path, "warp_size", "expected 32 (the analyzer forms 32-thread warps)");
+  if (d->max_threads_per_block > d->max_threads_per_sm)
+    return fail(err, errlen, path, "max_threads_per_block", "more than max_threads_per_sm");
+  if (d->max_threads_per_sm % d->warp_size) return fail(err, errlen, path, "max_threads_per_sm", "expected a multiple of warp_size");
+  if ((uint64_t)d->max_warps_per_sm * d->warp_size < d->max_threads_per_sm)
+    return fail(err, errlen, path, "max_warps_per_sm", "fewer warps than max_threads_per_sm / warp_size");
+  if (d->smem_per_block > d->smem_per_sm) return fail(err, errlen, path, "smem_per_block", "more than smem_per_sm");
+  if (d->l1_smem_unified_bytes && d->l1_smem_unified_bytes < d->smem_per_sm)
+    return fail(err, errlen, path, "l1_smem_unified_bytes", "smaller than smem_per_sm");
+  for (unsigned i = 0; i < d->n_smem_carveouts; i++)
+    if (d->smem_carveout_bytes[i] > d->smem_per_sm)
+      return fail(err, errlen, path, "smem_carveout_bytes", "a carve-out larger than smem_per_sm");
+  if (check_cache("l1", d->l1_bytes, d->l1_line_bytes, d->l1_sector_bytes, d->l1_assoc, d->l1_sets, d->l1_index, path,
+                  err, errlen) ||
+      check_cache("l2", d->l2_bytes, d->l2_line_bytes, d->l2_sector_bytes, d->l2_assoc, d->l2_sets, d->l2_index, path,
+                  err, errlen))
+    return -1;
+  return 0;
+}
+
+/* Optional "smem_carveout_bytes": the shared-memory sizes a unified L1 / shared pool allows,
+   an array of at most 16 non-negative whole numbers; only with l1_smem_unified_bytes. */
+static int load_carveouts(const cJSON *root, const cJSON *sources, cgp_device *dev, const char *path, char *err,
+                          size_t errlen) {
+  const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "smem_carveout_bytes");
+  if (!a) return dev->l1_smem_unified_bytes ? fail(err, errlen, path, "smem_carveout_bytes", "missing (required with l1_smem_unified_bytes)") : 0;
+  if (!dev->l1_smem_unified_bytes) return fail(err, errlen, path, "smem_carveout_bytes", "given without l1_smem_unified_bytes");
+  int n = cJSON_GetArraySize(a);
+  if (!cJSON_IsArray(a) || n < 1 || n > 16)
+    return fail(err, errlen, path, "smem_carveout_bytes", "expected an array of 1 to 16 byte counts");
+  for (int i = 0; i < n; i++) {
+    const cJSON *v = cJSON_GetArrayItem(a, i);
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble != floor(v->valuedouble) ||
+        v->valuedouble > 4294967295.0)
+      return fail(err, errlen, path, "smem_carveout_bytes", "expected whole non-negative byte counts below 2^32");
+    dev->smem_carveout_bytes[i] = (unsigned)v->valuedouble;
+  }
+  dev->n_smem_carveouts = (unsigned)n;
+  if (!has_source(sources, "smem_carveout_bytes")) return fail(err, errlen, path, "smem_carveout_bytes", "no source cited in \"sources\"");
+  return 0;
+}
+
+/* "host_link": {"kind": "pcie" | "nvlink" | "shared_memory", "bandwidth_bytes_per_s" >= 0,
+   "latency_s" >= 0}; sources under "host_link.kind", "host_link.bandwidth_bytes_per_s",
+   "host_link.latency_s". */
+static int load_host_link(const cJSON *root, const cJSON *sources, cgp_device *dev, const char *path, char *err,
+                          size_t errlen) {
+  const cJSON *h = cJSON_GetObjectItemCaseSensitive(root, "host_link");
+  if (!h) return fail(err, errlen, path, "host_link", "missing");
+  if (!cJSON_IsObject(h)) return fail(err, errlen, path, "host_link", "expected an object");
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(h, "kind");
+  if (!k) return fail(err, errlen, path, "host_link.kind", "missing");
+  if (!cJSON_IsString(k) || (strcmp(k->valuestring, "pcie") && strcmp(k->valuestring, "nvlink") &&
+                             strcmp(k->valuestring, "shared_memory")))
+    return fail(err, errlen, path, "host_link.kind", "expected \"pcie\", \"nvlink\" or \"shared_memory\"");
+  snprintf(dev->host_link_kind, sizeof dev->host_link_kind, "%s", k->valuestring);
+  const char *keys[2] = {"bandwidth_bytes_per_s", "latency_s"};
+  double *dst[2] = {&dev->host_link_bandwidth_bytes_per_s, &dev->host_link_latency_s};
+  char full[64];
+  for (int i = 0; i < 2; i++) {
+    snprintf(full, sizeof full, "host_link.%s", keys[i]);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(h, keys[i]);
+    if (!v) return fail(err, errlen, path, full, "missing");
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || !isfinite(v->valuedouble))
+      return fail(err, errlen, path, full, "expected a non-negative number");
+    *dst[i] = v->valuedouble;
+  }
+  const char *cite[3] = {"host_link.kind", "host_link.bandwidth_bytes_per_s", "host_link.latency_s"};
+  for (int i = 0; i < 3; i++)
+    if (!has_source(sources, cite[i])) return fail(err, errlen, path, cite[i], "no source cited in \"sources\"");
+  cJSON *it;
+  cJSON_ArrayForEach(it, h) if (strcmp(it->string, "kind") && strcmp(it->string, keys[0]) && strcmp(it->string, keys[1])) {
+    snprintf(full, sizeof full, "host_link.%.40s", it->string);
+    return fail(err, errlen, path, full, "unknown field");
+  }
+  return 0;
+}
+
+/* Top-level keys the schema knows; anything else is a typo to refuse. */
+static int known_key(const char *key) {
+  static const char *const other[] = {"name", "description", "l2_index", "l1_index", "host_link",
+                                      "smem_carveout_bytes", "sources", "$schema"};
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+    if (!strcmp(key, fields[i].key)) return 1;
+  for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+    if (!strcmp(key, other[i])) return 1;
+  return 0;
+}
+
+unsigned cgp_transaction_bytes(const cgp_device *d) {
+  return d->l2_sector_bytes && d->l2_sector_bytes < d->l2_line_bytes ? d->l2_sector_bytes : d->l2_line_bytes;
 }
 
 int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t errlen) {
@@ -137,9 +291,16 @@ int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t er
   }
   if (!rc) rc = load_string(root, "name", dev->name, sizeof dev->name, path, err, errlen);
   if (!rc) rc = load_string(root, "description", dev->description, sizeof dev->description, path, err, errlen);
+  const cJSON *it;
+  cJSON_ArrayForEach(it, root) if (!rc && !known_key(it->string)) rc = fail(err, errlen, path, it->string, "unknown field");
   if (!rc) rc = load_string(root, "l2_index", dev->l2_index, sizeof dev->l2_index, path, err, errlen);
+  if (!rc) rc = load_string(root, "l1_index", dev->l1_index, sizeof dev->l1_index, path, err, errlen);
+  if (!rc && (!has_source(sources, "l2_index") || !has_source(sources, "l1_index")))
+    rc = fail(err, errlen, path, has_source(sources, "l2_index") ? "l1_index" : "l2_index", "no source cited in \"sources\"");
   for (size_t i = 0; !rc && i < sizeof fields / sizeof *fields; i++)
     rc = load_field(root, sources, &fields[i], dev, path, err, errlen);
+  if (!rc) rc = load_carveouts(root, sources, dev, path, err, errlen);
+  if (!rc) rc = load_host_link(root, sources, dev, path, err, errlen);
   if (!rc) rc = check_consistency(dev, path, err, errlen);
   cJSON_Delete(root);
   free(text);
@@ -150,7 +311,36 @@ static int cmp_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The default set: <dir>/default-devices.txt (one name a line, '#' comments) when present,
+   else every device file. Names that have no file are skipped. */
 size_t cgp_device_names(char ***names) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/default-devices.txt", cgp_devices_dir());
+  FILE *f = fopen(path, "r");
+  if (!f) return cgp_device_all_names(names);
+  char **all;
+  size_t nall = cgp_device_all_names(&all), n = 0;
+  *names = NULL;
+  char line[256];
+  while (fgets(line, sizeof line, f)) {
+    char *p = line, *e;
+    while (*p == ' ' || *p == '\t') p++;
+    for (e = p; *e && *e != '\n' && *e != '\r' && *e != '#' && *e != ' ' && *e != '\t'; e++) {}
+    *e = '\0';
+    if (!*p) continue;
+    for (size_t i = 0; i < nall; i++)
+      if (!strcmp(all[i], p)) {
+        *names = realloc(*names, (n + 1) * sizeof **names);
+        (*names)[n++] = strdup(p);
+        break;
+      }
+  }
+  fclose(f);
+  cgp_device_names_free(all, nall);
+  return n;
+}
+
+size_t cgp_device_all_names(char ***names) {
   *names = NULL;
   DIR *dir = opendir(cgp_devices_dir());
   if (!dir) return 0;
@@ -158,6 +348,7 @@ size_t cgp_device_names(char ***names) {
   for (struct dirent *e; (e = readdir(dir));) {
     size_t len = strlen(e->d_name);
     if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+    if (len >= 12 && strcmp(e->d_name + len - 12, ".schema.json") == 0) continue; /* the schema, not a device */
     *names = realloc(*names, (n + 1) * sizeof **names);
     (*names)[n] = strndup(e->d_name, len - 5);
     n++;
@@ -185,7 +376,7 @@ int cgp_device_find(const char *name, cgp_device *dev, char *err, size_t errlen)
     return cgp_device_load_file(path, dev, err, errlen);
   }
   char **names;
-  size_t n = cgp_device_names(&names), used;
+  size_t n = cgp_device_all_names(&names), used;
   used = (size_t)snprintf(err, errlen, "unknown device '%s' (known:", name);
   for (size_t i = 0; i < n && used < errlen; i++) used += (size_t)snprintf(err + used, errlen - used, " %s", names[i]);
   if (used < errlen) snprintf(err + used, errlen - used, "%s)", n ? "" : " none");

@@ -7,15 +7,20 @@
 #include <math.h>
 
 /* Section 2. Threads are allocated per warp, so a 48-thread block takes 64 thread slots (and
-   64 threads' registers). Registers unknown (0) do not limit. */
+   64 threads' registers). Registers unknown (0) do not limit; a count above the device's
+   max_regs_per_thread is capped there (the compiler spills the rest). Limits a device file does
+   not give (0) do not apply. */
 unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsigned smem_per_block,
                            unsigned regs_per_thread) {
   if (!threads_per_block || threads_per_block > d->max_threads_per_block) return 0;
-  unsigned slots = (threads_per_block + d->warp_size - 1) / d->warp_size * d->warp_size;
+  if (smem_per_block && d->smem_per_block && smem_per_block > d->smem_per_block) return 0;
+  unsigned warps = (threads_per_block + d->warp_size - 1) / d->warp_size, slots = warps * d->warp_size;
   unsigned b = d->max_blocks_per_sm;
   if (d->max_threads_per_sm / slots < b) b = d->max_threads_per_sm / slots;
+  if (d->max_warps_per_sm && d->max_warps_per_sm / warps < b) b = d->max_warps_per_sm / warps;
   if (smem_per_block && d->smem_per_sm / smem_per_block < b) b = d->smem_per_sm / smem_per_block;
   if (regs_per_thread) {
+    if (d->max_regs_per_thread && regs_per_thread > d->max_regs_per_thread) regs_per_thread = d->max_regs_per_thread;
     uint64_t regs_per_block = (uint64_t)regs_per_thread * slots;
     if (d->regs_per_sm / regs_per_block < b) b = (unsigned)(d->regs_per_sm / regs_per_block);
   }
@@ -33,6 +38,20 @@ double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double
   if (c == CGP_STATS_CONST) return d->lat_l2 + dram_pw * d->lat_dram;
   if (dram_pw <= 1.0) return d->lat_l2 + fmax(trans_pw - 1.0, 0.0) * d->dd_l2;
   return d->lat_l2 + d->lat_dram + (dram_pw - 1.0) * d->dd_dram;
+}
+
+/* Section 5 with an L1 (section 5c). h = l1_hit_pw / l1_trans_pw of a class is the fraction of
+   its L1 lookups that hit; hits are taken as whole warp instructions (temporal reuse), so a
+   fraction h of the instructions costs lat_l1 and the rest pay the L2/DRAM latency of their own
+   misses, trans_pw / (1 - h) and dram_pw / (1 - h) each (trans_pw and dram_pw count only L1
+   misses, averaged over all of the class's instructions). No L1 for global loads on the device,
+   or nothing looked up: the plain section 5 latency. */
+double cgp_mem_latency_class_l1(const cgp_device *d, int c, double trans_pw, double dram_pw, double l1_trans_pw,
+                                double l1_hit_pw) {
+  if (!d->l1_caches_global || !(l1_trans_pw > 0)) return cgp_mem_latency_class(d, c, trans_pw, dram_pw);
+  double h = fmin(fmax(l1_hit_pw / l1_trans_pw, 0.0), 1.0);
+  if (h >= 1.0) return d->lat_l1;
+  return h * d->lat_l1 + (1.0 - h) * cgp_mem_latency_class(d, c, trans_pw / (1.0 - h), dram_pw / (1.0 - h));
 }
 
 double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw) {
@@ -88,6 +107,40 @@ double cgp_exec_cycles_paper(double mem_cycles, double comp_cycles, double mem_l
 /* Section 8 (CGPredict eqs. 19-23, after Hong & Kim): MWP - 1 requests wait behind each barrier. */
 double cgp_sync_cycles(double departure_delay, double mwp, double sync_insts, unsigned B, uint64_t batch) {
   return departure_delay * fmax(mwp - 1.0, 0.0) * sync_insts * B * (double)batch;
+}
+
+/* Section 6b: a warp instruction on unit u occupies the SM's lanes_u lanes for warp_size / lanes_u
+   cycles, and never less than one issue slot (inst_cycle). Instructions outside the measured
+   mix (total_insts minus the four units, memory and control among them) take one issue slot.
+   An unmeasured mix (all four 0) is today's inst_cycle * total_insts. */
+static const char *const unit_names[4] = {"fp32", "fp64", "int", "sfu"};
+
+static void unit_mix(const cgp_device *d, const cgp_kernel_stats *k, double insts[4], double lanes[4]) {
+  insts[0] = k->fp32_insts; insts[1] = k->fp64_insts; insts[2] = k->int_insts; insts[3] = k->sfu_insts;
+  lanes[0] = d->fp32_lanes; lanes[1] = d->fp64_lanes; lanes[2] = d->int_lanes; lanes[3] = d->sfu_lanes;
+}
+
+double cgp_comp_cycles_units(const cgp_device *d, const cgp_kernel_stats *k) {
+  double insts[4], lanes[4], in_units = 0, cycles = 0;
+  unit_mix(d, k, insts, lanes);
+  for (int u = 0; u < 4; u++) {
+    if (!(insts[u] > 0)) continue;
+    double per = lanes[u] > 0 ? fmax(d->inst_cycle, d->warp_size / lanes[u]) : d->inst_cycle;
+    cycles += insts[u] * per;
+    in_units += insts[u];
+  }
+  return cycles + fmax(k->total_insts - in_units, 0.0) * d->inst_cycle;
+}
+
+double cgp_units_cpw(const cgp_device *d, const cgp_kernel_stats *k, const char **unit) {
+  double insts[4], lanes[4], best = 0;
+  unit_mix(d, k, insts, lanes);
+  *unit = "none";
+  for (int u = 0; u < 4; u++) {
+    double cpw = insts[u] > 0 && lanes[u] > 0 ? insts[u] * d->warp_size / lanes[u] : 0;
+    if (cpw > best) { best = cpw; *unit = unit_names[u]; }
+  }
+  return best;
 }
 
 /* Section 9, Volkov / Gajger: cycles one SM must spend per warp, whatever the latency hiding. */

@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A GPU, every number from its device file (each cited there). */
+/* A GPU, every number from its device file (each cited there). Schema v2:
+   devices/device.schema.json states every rule the loader enforces. */
 typedef struct cgp_device {
   char name[64];
   char description[160];
@@ -21,7 +22,33 @@ typedef struct cgp_device {
   double lat_smem, lat_l2, lat_dram, smem_load_const, dd_l2, dd_dram, inst_cycle;
   double dram_bandwidth_bytes_per_s;
   unsigned smem_banks, smem_bank_bytes;
+  /* ---- schema v2 ---- */
+  double dram_freq_hz;          /* optional, 0 = not given (informational) */
+  unsigned max_warps_per_sm, max_regs_per_thread, smem_per_block;
+  /* Unified L1 / shared memory (Volta and later): total bytes of the pool and the shared-memory
+     carve-outs it allows; 0 / none where L1 and shared memory are apart. */
+  unsigned l1_smem_unified_bytes;
+  unsigned smem_carveout_bytes[16];
+  unsigned n_smem_carveouts;
+  /* Per-SM results per clock of each functional unit (CUDA C Programming Guide, arithmetic
+     instruction throughput table). */
+  unsigned fp32_lanes, fp64_lanes, int_lanes, sfu_lanes;
+  /* L1 data cache: bytes available to global loads when no shared memory is used, geometry,
+     whether plain global loads are cached there by default, hit latency. */
+  unsigned l1_bytes, l1_line_bytes, l1_sector_bytes, l1_assoc, l1_sets;
+  char l1_index[24];            /* as l2_index */
+  int l1_caches_global;         /* 1 = global loads go through L1 by default */
+  double lat_l1;
+  unsigned l2_sector_bytes;     /* = l2_line_bytes when the L2 is not sectored */
+  unsigned l2_sets;             /* set-indexed L2 only (l2_index modulo/xor); 0 when fully associative */
+  double launch_overhead_cycles; /* fixed cost per kernel launch, core cycles (0 = not modelled) */
+  char host_link_kind[16];      /* "pcie", "nvlink" or "shared_memory" */
+  double host_link_bandwidth_bytes_per_s, host_link_latency_s; /* 0 = not modelled */
 } cgp_device;
+
+/* Bytes one L2 transaction moves to or from DRAM: the sector when the L2 is sectored, else the
+   line (docs/model.md section 4). */
+unsigned cgp_transaction_bytes(const cgp_device *d);
 
 /* Load and check a device file. On failure returns nonzero and writes a message naming the
    file and the field (or the JSON syntax error's position) into err. */
@@ -29,8 +56,12 @@ int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t er
 /* Find <dir>/<name>.json, dir = $CGPREDICT_DEVICES_DIR or the built-in devices/ folder. An
    unknown name fails with a message listing the known ones. */
 int cgp_device_find(const char *name, cgp_device *dev, char *err, size_t errlen);
-/* Names of the devices in that folder, sorted; free with cgp_device_names_free. */
+/* The default devices (what a program predicts when CGPREDICT_DEVICE is not set): the names
+   listed in <dir>/default-devices.txt, in its order, if that file exists, else every device in
+   the folder. Free with cgp_device_names_free. */
 size_t cgp_device_names(char ***names);
+/* Every device file in that folder (*.json but *.schema.json), sorted by name. */
+size_t cgp_device_all_names(char ***names);
 void cgp_device_names_free(char **names, size_t n);
 /* The folder device names are looked up in. */
 const char *cgp_devices_dir(void);
@@ -97,6 +128,19 @@ typedef struct cgp_prediction {
      "memory_latency" (case 2, MWP set by mem_l / departure_delay), "dram_bandwidth" (case 2,
      MWP set by the bandwidth limit), "compute" (case 3); "none" for an empty launch. */
   const char *bound;
+  /* Section 2: waves. With more blocks than one round holds, batch - 1 full rounds of B blocks
+     per SM and a last, partial round of tail_blocks blocks, run with its own B and N
+     (tail_B, tail_N; 0 when the last round is full or there is a single round). cycles_full_wave
+     and tail_cycles are the MWP/CWP cycles of one full round and of the partial round. */
+  uint64_t tail_blocks;
+  unsigned tail_B, tail_N;
+  double cycles_full_wave, tail_cycles;
+  /* Section 6: cycles per warp of the busiest functional unit (insts_u * warp_size / lanes_u) and
+     its name ("fp32", "fp64", "int", "sfu"; "none" when the mix is not measured). */
+  double cpw_units;
+  const char *unit_bound;
+  /* Section 7b: the fixed launch cost included in cycles (the device's launch_overhead_cycles). */
+  double launch_cycles;
 } cgp_prediction;
 
 /* Section 2: active blocks per SM, B = min of the four limits (registers only when known). */
@@ -107,6 +151,19 @@ uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_block
 /* Section 5, eqs. 1-8: memory latency of one warp instruction of class c (CGP_STATS_*), from its
    L2 transactions and DRAM transactions per warp instruction. */
 double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
+/* Section 5c: the same with a per-SM L1 in front (devices whose l1_caches_global): a fraction
+   l1_hit_pw / l1_trans_pw of the instructions hit at lat_l1, the others pay the L2/DRAM latency
+   of trans_pw and dram_pw (L1 misses) concentrated on them. Equal to cgp_mem_latency_class when
+   the device's L1 does not cache global loads or l1_trans_pw is 0. */
+double cgp_mem_latency_class_l1(const cgp_device *d, int c, double trans_pw, double dram_pw, double l1_trans_pw,
+                                double l1_hit_pw);
+/* Section 6b: compute cycles per warp of the instruction mix: sum over units of
+   insts_u * max(inst_cycle, warp_size / lanes_u) + the other instructions * inst_cycle
+   (= inst_cycle * total_insts when the mix is not measured). */
+double cgp_comp_cycles_units(const cgp_device *d, const cgp_kernel_stats *k);
+/* Section 9: cycles per warp of the busiest unit, max_u insts_u * warp_size / lanes_u; writes its
+   name ("fp32", "fp64", "int", "sfu", or "none" when the mix is not measured). */
+double cgp_units_cpw(const cgp_device *d, const cgp_kernel_stats *k, const char **unit);
 /* Section 5: departure delay of one warp instruction of class c (CGP_STATS_*). */
 double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
 /* Section 7: MWP = min(mem_l / departure_delay, bandwidth limit, N), at least 1; writes both limits

@@ -14,7 +14,10 @@ static int check_stats(const cgp_kernel_stats *k, char *err, size_t errlen) {
     {"insts", k->insts, 3}, {"trans_pw", k->trans_pw, 3}, {"dram_pw", k->dram_pw, 3},
     {"total_insts", &k->total_insts, 1}, {"core_insts", &k->core_insts, 1}, {"sync_insts", &k->sync_insts, 1},
     {"smem_insts", k->smem_insts, 3}, {"smem_conflict", k->smem_conflict, 3},
-    {"smem_load_insts", &k->smem_load_insts, 1},
+    {"smem_load_insts", &k->smem_load_insts, 1}, {"st_insts", &k->st_insts, 1}, {"st_trans_pw", &k->st_trans_pw, 1},
+    {"st_dram_pw", &k->st_dram_pw, 1}, {"masked_slots", &k->masked_slots, 1}, {"l1_trans_pw", k->l1_trans_pw, 3},
+    {"l1_hit_pw", k->l1_hit_pw, 3}, {"fp32_insts", &k->fp32_insts, 1}, {"fp64_insts", &k->fp64_insts, 1},
+    {"int_insts", &k->int_insts, 1}, {"sfu_insts", &k->sfu_insts, 1},
   };
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     for (int c = 0; c < f[i].n; c++)
@@ -26,15 +29,23 @@ static int check_stats(const cgp_kernel_stats *k, char *err, size_t errlen) {
   return 0;
 }
 
-/* Warps that overlap on one SM: B blocks' warps, or fewer when the grid is small. */
-static unsigned resident_warps(const cgp_device *d, const cgp_kernel_stats *k, unsigned B) {
+/* Warps that overlap on one SM: B blocks' warps, at most `cap` (the warps that have an active
+   thread), at least 1. */
+static unsigned resident_warps(const cgp_device *d, const cgp_kernel_stats *k, unsigned B, uint64_t cap) {
   unsigned wpb = (k->threads_per_block + d->warp_size - 1) / d->warp_size;
   uint64_t n = (uint64_t)B * wpb;
-  uint64_t per_sm = (k->total_warps + d->no_sm - 1) / d->no_sm;
-  if (per_sm < n) n = per_sm;
+  if (cap < n) n = cap;
   return n ? (unsigned)n : 1;
 }
 
+/* Active warps of B average blocks of the launch, ceil(B x total_warps / blocks). */
+static uint64_t warps_of_blocks(const cgp_kernel_stats *k, uint64_t B) {
+  return k->blocks ? (B * k->total_warps + k->blocks - 1) / k->blocks : 0;
+}
+
+/* Section 2. Blocks go round robin over the SMs, one per SM first: a round of at most
+   B_max x no_sm blocks puts ceil(blocks_in_round / no_sm) on the busiest SM. Full rounds use
+   B_max; a last partial round (tail) gets its own B and N. */
 static int occupancy_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *p, char *err,
                            size_t errlen) {
   unsigned bmax = cgp_active_blocks(d, k->threads_per_block, k->smem_per_block, k->regs_per_thread);
@@ -43,10 +54,21 @@ static int occupancy_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_p
              k->threads_per_block, k->smem_per_block, k->regs_per_thread, d->name);
     return -1;
   }
-  uint64_t blocks_per_sm = (k->blocks + d->no_sm - 1) / d->no_sm;
-  p->B = blocks_per_sm < bmax ? (unsigned)(blocks_per_sm ? blocks_per_sm : 1) : bmax;
-  p->N = resident_warps(d, k, p->B);
+  uint64_t per_round = (uint64_t)bmax * d->no_sm;
   p->batch = cgp_batches(d, k->blocks, bmax);
+  if (k->blocks <= per_round) {
+    uint64_t blocks_per_sm = (k->blocks + d->no_sm - 1) / d->no_sm;
+    p->B = (unsigned)(blocks_per_sm ? blocks_per_sm : 1);
+    p->N = resident_warps(d, k, p->B, warps_of_blocks(k, p->B));
+  } else {
+    p->B = bmax;
+    p->N = resident_warps(d, k, p->B, (k->total_warps + d->no_sm - 1) / d->no_sm);
+    p->tail_blocks = k->blocks % per_round;
+    if (p->tail_blocks) {
+      p->tail_B = (unsigned)((p->tail_blocks + d->no_sm - 1) / d->no_sm);
+      p->tail_N = resident_warps(d, k, p->tail_B, warps_of_blocks(k, p->tail_B));
+    }
+  }
   p->occupancy = (double)p->N * d->warp_size / d->max_threads_per_sm;
   return 0;
 }
@@ -54,7 +76,7 @@ static int occupancy_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_p
 static void memory_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *p) {
   double dep = 0;
   for (int c = 0; c < CGP_STATS_NCLASS; c++) {
-    p->mem_l_c[c] = cgp_mem_latency_class(d, c, k->trans_pw[c], k->dram_pw[c]);
+    p->mem_l_c[c] = cgp_mem_latency_class_l1(d, c, k->trans_pw[c], k->dram_pw[c], k->l1_trans_pw[c], k->l1_hit_pw[c]);
     p->dep_del_c[c] = cgp_departure_delay_class(d, c, k->trans_pw[c], k->dram_pw[c]);
     p->no_mem_insts += k->insts[c];
     p->mem_cycles += p->mem_l_c[c] * k->insts[c];
@@ -70,20 +92,25 @@ static void compute_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_pr
   double smem = 0;
   for (int c = 0; c < CGP_STATS_NCLASS; c++) smem += k->smem_insts[c] * (k->smem_conflict[c] > 0 ? k->smem_conflict[c] : 1);
   p->mem_cycles += k->smem_load_insts * d->smem_load_const;
-  p->comp_cycles = d->inst_cycle * k->total_insts + d->lat_smem * smem;
+  p->comp_cycles = cgp_comp_cycles_units(d, k) + d->lat_smem * smem;
 }
 
+/* Sections 4 and 5d: bytes a warp moves to or from DRAM, load misses and store write traffic,
+   each transaction of cgp_transaction_bytes (the L2 sector, or the line when not sectored). */
 static double dram_bytes_per_warp(const cgp_device *d, const cgp_kernel_stats *k) {
-  double misses = 0;
-  for (int c = 0; c < CGP_STATS_NCLASS; c++) misses += k->insts[c] * k->dram_pw[c];
-  return misses * d->l2_line_bytes;
+  double trans = k->st_insts * k->st_dram_pw;
+  for (int c = 0; c < CGP_STATS_NCLASS; c++) trans += k->insts[c] * k->dram_pw[c];
+  return trans * cgp_transaction_bytes(d);
 }
 
 static const char *binding_limit(const cgp_prediction *p) {
-  if (!(p->cycles > 0)) return "none";
+  double work = p->cycles - p->launch_cycles;
+  if (!(work > 0)) return p->launch_cycles > 0 ? "launch_overhead" : "none";
+  if (p->launch_cycles > work) return "launch_overhead";
   if (p->throughput_cycles >= p->cycles_mwp_cwp) {
-    if (p->cpw_dram >= p->cpw_issue && p->cpw_dram >= p->cpw_cores) return "dram_bandwidth";
-    return p->cpw_issue >= p->cpw_cores ? "issue" : "cores";
+    if (p->cpw_dram >= p->cpw_issue && p->cpw_dram >= p->cpw_cores && p->cpw_dram >= p->cpw_units) return "dram_bandwidth";
+    if (p->cpw_issue >= p->cpw_cores && p->cpw_issue >= p->cpw_units) return "issue";
+    return p->cpw_cores >= p->cpw_units ? "cores" : p->unit_bound;
   }
   if (p->exec_case == 1) return "occupancy";
   if (p->exec_case == 3) return "compute";
@@ -92,31 +119,63 @@ static const char *binding_limit(const cgp_prediction *p) {
 
 static void littles_law_terms(const cgp_device *d, const cgp_kernel_stats *k, double dram_bytes,
                               cgp_prediction *p) {
-  p->cpw_bound = cgp_throughput_cpw(d, k, dram_bytes, &p->cpw_cores, &p->cpw_issue, &p->cpw_dram);
+  p->cpw_units = cgp_units_cpw(d, k, &p->unit_bound);
+  p->cpw_bound = fmax(cgp_throughput_cpw(d, k, dram_bytes, &p->cpw_cores, &p->cpw_issue, &p->cpw_dram), p->cpw_units);
   p->throughput_cycles = cgp_throughput_cycles(d, k->total_warps, p->cpw_bound);
   p->latency_bound_cycles = p->mem_cycles + p->comp_cycles;
   p->littles_law_cycles = cgp_littles_law_cycles(d, k->total_warps, p->N, p->latency_bound_cycles, p->cpw_bound,
                                                  &p->warp_throughput);
 }
 
+/* Section 7 for `rounds` rounds of N warps and B blocks per SM: MWP, CWP, the execution case,
+   the sync cost; writes them into p when `keep`. Returns the Hong & Kim cycles (sync included)
+   and adds the printed eq. 16 form to *paper. */
+static double rounds_cycles(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *p, double dram_bytes,
+                            unsigned N, unsigned B, uint64_t rounds, int keep, double *paper) {
+  double mwp_lat, mwp_bw, cwp_full;
+  int exec_case;
+  double mwp = cgp_mwp(d, p->mem_l, p->departure_delay, p->no_mem_insts > 0 ? dram_bytes / p->no_mem_insts : 0, N,
+                       &mwp_lat, &mwp_bw);
+  double cwp = cgp_cwp(p->mem_cycles, p->comp_cycles, N, &cwp_full);
+  double sync = cgp_sync_cycles(p->departure_delay, mwp, k->sync_insts, B, rounds);
+  double cycles = sync + cgp_exec_cycles(p->mem_cycles, p->comp_cycles, p->mem_l, p->no_mem_insts, mwp, cwp, N, rounds,
+                                         &exec_case);
+  *paper += sync + cgp_exec_cycles_paper(p->mem_cycles, p->comp_cycles, p->mem_l, p->no_mem_insts, mwp, cwp, N, rounds);
+  if (keep) {
+    p->mwp = mwp; p->mwp_lat = mwp_lat; p->mwp_bw = mwp_bw;
+    p->cwp = cwp; p->cwp_full = cwp_full;
+    p->exec_case = exec_case;
+  }
+  return cycles;
+}
+
 int cgp_predict(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *p, char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
   p->bound = "none";
+  p->unit_bound = "none";
   if (check_stats(k, err, errlen) || occupancy_terms(d, k, p, err, errlen)) return -1;
   memory_terms(d, k, p);
   compute_terms(d, k, p);
   double dram_bytes = dram_bytes_per_warp(d, k);
-  p->mwp = cgp_mwp(d, p->mem_l, p->departure_delay, p->no_mem_insts > 0 ? dram_bytes / p->no_mem_insts : 0, p->N,
-                   &p->mwp_lat, &p->mwp_bw);
-  p->cwp = cgp_cwp(p->mem_cycles, p->comp_cycles, p->N, &p->cwp_full);
-  p->sync_cycles = cgp_sync_cycles(p->departure_delay, p->mwp, k->sync_insts, p->B, p->batch);
-  p->cycles_mwp_cwp = p->sync_cycles + cgp_exec_cycles(p->mem_cycles, p->comp_cycles, p->mem_l, p->no_mem_insts,
-                                                       p->mwp, p->cwp, p->N, p->batch, &p->exec_case);
-  p->cycles_paper = p->sync_cycles + cgp_exec_cycles_paper(p->mem_cycles, p->comp_cycles, p->mem_l,
-                                                           p->no_mem_insts, p->mwp, p->cwp, p->N, p->batch);
+  /* Section 2: batch - 1 full rounds and a partial one with its own N, or batch full rounds */
+  uint64_t full = p->tail_blocks ? p->batch - 1 : p->batch;
+  double paper = 0, ignored = 0;
+  p->cycles_full_wave = full ? rounds_cycles(d, k, p, dram_bytes, p->N, p->B, 1, 0, &ignored) : 0;
+  p->cycles_mwp_cwp = rounds_cycles(d, k, p, dram_bytes, p->N, p->B, full, 1, &paper);
+  p->sync_cycles = cgp_sync_cycles(p->departure_delay, p->mwp, k->sync_insts, p->B, full);
+  if (p->tail_blocks) {
+    /* the reported MWP, CWP and case stay those of the full rounds */
+    double tail_mwp = cgp_mwp(d, p->mem_l, p->departure_delay, p->no_mem_insts > 0 ? dram_bytes / p->no_mem_insts : 0,
+                              p->tail_N, &ignored, &ignored);
+    p->tail_cycles = rounds_cycles(d, k, p, dram_bytes, p->tail_N, p->tail_B, 1, 0, &paper);
+    p->sync_cycles += cgp_sync_cycles(p->departure_delay, tail_mwp, k->sync_insts, p->tail_B, 1);
+    p->cycles_mwp_cwp += p->tail_cycles;
+  }
+  p->cycles_paper = paper;
   littles_law_terms(d, k, dram_bytes, p);
-  /* Section 9: never faster than the throughput bound */
-  p->cycles = fmax(p->cycles_mwp_cwp, p->throughput_cycles);
+  /* Section 9: never faster than the throughput bound; section 7b: plus one launch */
+  p->launch_cycles = d->launch_overhead_cycles;
+  p->cycles = fmax(p->cycles_mwp_cwp, p->throughput_cycles) + p->launch_cycles;
   p->time_ms = p->cycles / d->freq_hz * 1e3;
   p->bound = binding_limit(p);
   if (!isfinite(p->cycles)) {

@@ -39,6 +39,16 @@ cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s) {
   cJSON_AddItemToObject(o, "smem_insts", arr3(s->smem_insts));
   cJSON_AddItemToObject(o, "smem_conflict", arr3(s->smem_conflict));
   cJSON_AddNumberToObject(o, "smem_load_insts", s->smem_load_insts);
+  cJSON_AddNumberToObject(o, "st_insts", s->st_insts);
+  cJSON_AddNumberToObject(o, "st_trans_pw", s->st_trans_pw);
+  cJSON_AddNumberToObject(o, "st_dram_pw", s->st_dram_pw);
+  cJSON_AddNumberToObject(o, "masked_slots", s->masked_slots);
+  cJSON_AddItemToObject(o, "l1_trans_pw", arr3(s->l1_trans_pw));
+  cJSON_AddItemToObject(o, "l1_hit_pw", arr3(s->l1_hit_pw));
+  cJSON_AddNumberToObject(o, "fp32_insts", s->fp32_insts);
+  cJSON_AddNumberToObject(o, "fp64_insts", s->fp64_insts);
+  cJSON_AddNumberToObject(o, "int_insts", s->int_insts);
+  cJSON_AddNumberToObject(o, "sfu_insts", s->sfu_insts);
   return o;
 }
 
@@ -91,6 +101,15 @@ static int get_arr3(const cJSON *o, const char *key, double *out, char *err, siz
   return 0;
 }
 
+/* Fields added after schema 1's first reports: absent means 0 (not measured). */
+static int opt_num(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
+  return cJSON_GetObjectItemCaseSensitive(o, key) ? get_num(o, key, out, err, errlen) : 0;
+}
+
+static int opt_arr3(const cJSON *o, const char *key, double *out, char *err, size_t errlen) {
+  return cJSON_GetObjectItemCaseSensitive(o, key) ? get_arr3(o, key, out, err, errlen) : 0;
+}
+
 int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, size_t errlen) {
   double blocks, tpb, warps, smem, regs;
   memset(s, 0, sizeof *s);
@@ -105,7 +124,13 @@ int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, s
       get_num(o, "sync_insts", &s->sync_insts, err, errlen) ||
       get_arr3(o, "smem_insts", s->smem_insts, err, errlen) ||
       get_arr3(o, "smem_conflict", s->smem_conflict, err, errlen) ||
-      get_num(o, "smem_load_insts", &s->smem_load_insts, err, errlen))
+      get_num(o, "smem_load_insts", &s->smem_load_insts, err, errlen) ||
+      opt_num(o, "st_insts", &s->st_insts, err, errlen) || opt_num(o, "st_trans_pw", &s->st_trans_pw, err, errlen) ||
+      opt_num(o, "st_dram_pw", &s->st_dram_pw, err, errlen) ||
+      opt_num(o, "masked_slots", &s->masked_slots, err, errlen) ||
+      opt_arr3(o, "l1_trans_pw", s->l1_trans_pw, err, errlen) || opt_arr3(o, "l1_hit_pw", s->l1_hit_pw, err, errlen) ||
+      opt_num(o, "fp32_insts", &s->fp32_insts, err, errlen) || opt_num(o, "fp64_insts", &s->fp64_insts, err, errlen) ||
+      opt_num(o, "int_insts", &s->int_insts, err, errlen) || opt_num(o, "sfu_insts", &s->sfu_insts, err, errlen))
     return -1;
   s->blocks = (uint64_t)blocks;
   s->threads_per_block = (unsigned)tpb;
@@ -207,8 +232,9 @@ static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *
   cJSON *sug = cJSON_AddArrayToObject(pred, "suggestions");
   kernel_total t;
   char err[512];
+  /* offered only when it predicts a gain (1 % or more) */
   if (base->rep_stats.insts[2] > 0 && predict_kernel(kernel, dev, &t, coalesce_all, err, sizeof err) == 0 &&
-      t.time_ms > 0) {
+      t.time_ms > 0 && t.time_ms < 0.99 * base->time_ms) {
     cJSON *o = cJSON_CreateObject();
     char text[400];
     snprintf(text, sizeof text, "make the uncoalesced accesses coalesced (interchange the loops or transpose "
@@ -410,20 +436,26 @@ int cgp_report_load(const char *path, cJSON **report, char *err, size_t errlen) 
 
 /* ---- the table -------------------------------------------------------------------------------- */
 
-static void class_shares(const cJSON *pred_kernel, const char *dev, double share[3], double *hit) {
-  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pred_kernel, "samples"), 0);
-  const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "analysis"), dev);
-  cgp_kernel_stats st;
-  char e[128];
-  memset(share, 0, 3 * sizeof *share);
-  *hit = 0;
-  if (!an || cgp_report_stats_from_json(an, &st, e, sizeof e) != 0) return;
-  double n = st.insts[0] + st.insts[1] + st.insts[2], tr = 0, miss = 0;
-  for (int c = 0; c < 3; c++) {
-    share[c] = n > 0 ? 100.0 * st.insts[c] / n : 0;
-    tr += st.insts[c] * st.trans_pw[c];
-    miss += st.insts[c] * st.dram_pw[c];
+/* Class mix and L2 hit rate of a kernel on a device, from the same samples, weighted the same way,
+   as its predicted time: each sample counts its launches (weight) times its warps. */
+static void class_shares(const cJSON *kernel, const char *dev, double share[3], double *hit) {
+  double insts[3] = {0}, tr = 0, miss = 0;
+  const cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(kernel, "samples")) {
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "analysis"), dev);
+    cgp_kernel_stats st;
+    char e[128];
+    if (!an || cgp_report_stats_from_json(an, &st, e, sizeof e) != 0) continue;
+    double w = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "weight")) * (double)st.total_warps;
+    if (!(w > 0)) continue;
+    for (int c = 0; c < 3; c++) {
+      insts[c] += w * st.insts[c];
+      tr += w * st.insts[c] * st.trans_pw[c];
+      miss += w * st.insts[c] * st.dram_pw[c];
+    }
   }
+  double n = insts[0] + insts[1] + insts[2];
+  for (int c = 0; c < 3; c++) share[c] = n > 0 ? 100.0 * insts[c] / n : 0;
   *hit = tr > 0 ? 100.0 * (1.0 - miss / tr) : 0;
 }
 
@@ -453,6 +485,11 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(p, "suggestions"))
         fprintf(f, "    suggestion: %s\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "change")));
     }
+    const cJSON *safe = cJSON_GetObjectItemCaseSensitive(k, "parallel_safe");
+    if (cJSON_IsFalse(safe))
+      fprintf(f, "    not parallel as written: %d dependence(s) between threads (see \"dependences\" in the "
+              "report); the time above is for the loop as if it were\n",
+              cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "dependences")));
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));

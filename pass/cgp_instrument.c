@@ -20,6 +20,7 @@
    The hooks' meaning is specified in runtime/cgp_rt.h. */
 #include "cgp_pass.h"
 #include "cgp_cfg.h"
+#include "cgp_mark.h"
 
 #include <cjson/cJSON.h>
 #include <llvm-c/Analysis.h>
@@ -49,10 +50,19 @@ typedef struct {
   LLVMTypeRef i8p, i32, i64, voidt;
   LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_end;
   LLVMValueRef f_begin, f_thread, f_mem, f_bb, f_end, f_hoisted;
+  LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
   msgbuf err, warn;
   int failed;
 } pass_ctx;
+
+/* One memory site of a nest: a marker call (may_alias reading) or an access (noalias). */
+typedef struct {
+  LLVMValueRef inst;
+  int kind;                         /* CGP_SITE_* */
+  int block;                        /* bid of its thread-body block, -1 if hoisted */
+  unsigned order;                   /* position among the sites of its block */
+} mem_site;
 
 /* One marked nest being instrumented. */
 typedef struct {
@@ -62,9 +72,11 @@ typedef struct {
   unsigned dims;
   LLVMValueRef iv[CGP_MAX_DIMS];    /* [0] = x (innermost mapped loop) */
   long long step[CGP_MAX_DIMS];
-  LLVMValueRef *mem; size_t nmem;   /* loads and stores of the thread body, in block order, then
-                                       the loads hoisted out of it (between mapped loops) */
+  int may_alias;                    /* the reading: marker calls are the sites */
+  mem_site *mem; size_t nmem;       /* sites of the thread body, in block order, then the loads
+                                       hoisted out of it (between mapped loops) */
   size_t nthread_mem;
+  cJSON *carried;
   LLVMValueRef *slice; size_t nslice;
   int can_skip;
   cJSON *warnings;
@@ -82,7 +94,7 @@ static void msg_add(msgbuf *mb, const char *fmt, ...) {
 }
 
 #define NEST_ERROR(pc, n, ...) do { \
-    char m_[1024]; snprintf(m_, sizeof m_, __VA_ARGS__); \
+    char m_[8192]; snprintf(m_, sizeof m_, __VA_ARGS__); \
     msg_add(&(pc)->err, "%s:%u:%u: error: %s", (n)->k->file, (n)->k->for_line, (n)->k->for_col, m_); \
     (pc)->failed = 1; } while (0)
 
@@ -161,16 +173,41 @@ static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
 }
 
 static int is_mem(LLVMValueRef i) {
-  LLVMOpcode op = LLVMGetInstructionOpcode(i);
-  return op == LLVMLoad || op == LLVMStore;
+  LLVMValueRef ptr;
+  return cgp_pass_access_kind(i, &ptr) >= 0;
 }
 
+static int is_marker(const pass_ctx *pc, LLVMValueRef i) {
+  return pc->f_site && LLVMGetInstructionOpcode(i) == LLVMCall && LLVMGetCalledValue(i) == pc->f_site;
+}
+
+/* A call other than an intrinsic or a marker. */
 static int is_real_call(LLVMValueRef i) {
   if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
   LLVMValueRef callee = LLVMGetCalledValue(i);
   size_t len = 0;
   const char *name = (callee && LLVMIsAFunction(callee)) ? LLVMGetValueName2(callee, &len) : "";
-  return strncmp(name, "llvm.", 5) != 0;
+  return strncmp(name, "llvm.", 5) != 0 && strcmp(name, CGP_SITE_MARKER) != 0;
+}
+
+/* Is i a memory site of the nest in its reading? *kind gets its CGP_SITE_* kind. */
+static int site_kind(const pass_ctx *pc, const nest *n, LLVMValueRef i, int *kind) {
+  LLVMValueRef ptr;
+  if (!n->may_alias) return (*kind = cgp_pass_access_kind(i, &ptr)) >= 0;
+  if (!is_marker(pc, i)) return 0;
+  *kind = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(i, 2));
+  return 1;
+}
+
+/* Address and base pointer of a site. */
+static void site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LLVMValueRef *base) {
+  if (is_marker(pc, i)) {
+    *ptr = LLVMGetOperand(i, 0);
+    *base = LLVMGetOperand(i, 1);
+    return;
+  }
+  cgp_pass_access_kind(i, ptr);
+  *base = cgp_pass_underlying_base(*ptr);
 }
 
 /* ---- finding the mapped loops --------------------------------------------------------------- */
@@ -190,12 +227,14 @@ static size_t child_loops(cgp_loop *loops, size_t nl, const cgp_loop *outer, cgp
   return nk;
 }
 
-/* First load, store or call of `outer` that lies outside `inner` (NULL if none). */
-static LLVMValueRef between_loops(const cgp_cfg *cfg, const cgp_loop *outer, const cgp_loop *inner) {
+/* First access or call of `outer` that lies outside `inner` (NULL if none). In a prepared
+   module the accesses are the source's (the markers): a load LICM hoisted does not count. */
+static LLVMValueRef between_loops(const pass_ctx *pc, const cgp_cfg *cfg, const cgp_loop *outer,
+                                  const cgp_loop *inner) {
   for (size_t b = 0; b < cfg->n; b++) {
     if (!outer->in[b] || inner->in[b]) continue;
     for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i))
-      if (is_mem(i) || is_real_call(i)) return i;
+      if ((pc->f_site ? is_marker(pc, i) : is_mem(i)) || is_real_call(i)) return i;
   }
   return NULL;
 }
@@ -208,7 +247,7 @@ static int choose_mapped_loops(pass_ctx *pc, nest *n, cgp_loop *loops, size_t nl
   while (n->dims < want) {
     cgp_loop *outer = n->mapped[n->dims - 1];
     size_t nk = child_loops(loops, nl, outer, kids);
-    LLVMValueRef stray = nk == 1 ? between_loops(n->cfg, outer, kids[0]) : NULL;
+    LLVMValueRef stray = nk == 1 ? between_loops(pc, n->cfg, outer, kids[0]) : NULL;
     if (!n->k->dims && (nk != 1 || stray)) break;       /* default: the perfect nest, at most 3 */
     if (nk != 1) {
       NEST_ERROR(pc, n, "kernel '%s': dims(%u) maps %u loops, but the loop at line %u contains %zu "
@@ -289,6 +328,29 @@ static LLVMValueRef incoming_for(LLVMValueRef phi, LLVMBasicBlockRef from) {
   return NULL;
 }
 
+/* The skip block makes the latch's successors reachable without running the body: a value
+   the body defines may then be used outside the thread loop only by a phi of a latch successor,
+   on the edge from the latch, and only if the skip block recomputes it (it is in the slice).
+   A goto out of the nest that carries the inner index (`out: print(i, j)`) breaks this. */
+static int body_values_stay_inside(nest *n, const cgp_loop *t, LLVMBasicBlockRef latch) {
+  for (size_t b = 0; b < n->cfg->n; b++) {
+    if (!t->in[b]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+      if (b == t->header && LLVMIsAPHINode(i)) continue;          /* available on the skip path */
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsAInstruction(user)) return 0;
+        LLVMBasicBlockRef ub = LLVMGetInstructionParent(user);
+        if (t->in[cgp_cfg_index(n->cfg, ub)]) continue;
+        if (!LLVMIsAPHINode(user) || !in_list(n->slice, n->nslice, i)) return 0;
+        for (unsigned k = 0; k < LLVMCountIncoming(user); k++)
+          if (LLVMGetIncomingValue(user, k) == i && LLVMGetIncomingBlock(user, k) != latch) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 static void decide_skip(nest *n) {
   const cgp_loop *t = n->mapped[n->dims - 1];
   enum { SLICE_CAP = 64 };
@@ -311,7 +373,7 @@ static void decide_skip(nest *n) {
          phi = LLVMGetNextInstruction(phi))
       if (!slice_add(n, t, incoming_for(phi, latch), n->slice, SLICE_CAP)) return;
   }
-  n->can_skip = 1;
+  n->can_skip = body_values_stay_inside(n, t, latch);
 }
 
 /* ---- the descriptor ------------------------------------------------------------------------- */
@@ -322,15 +384,6 @@ static LLVMValueRef underlying_base_step(LLVMValueRef p) {
   if (LLVMIsAConstantExpr(p)) {
     LLVMOpcode op = LLVMGetConstOpcode(p);
     if (op == LLVMGetElementPtr || op == LLVMBitCast) return LLVMGetOperand(p, 0);
-  }
-  return p;
-}
-
-static LLVMValueRef underlying_base(LLVMValueRef p) {
-  for (int guard = 0; guard < 64; guard++) {
-    LLVMValueRef next = underlying_base_step(p);
-    if (next == p) break;
-    p = next;
   }
   return p;
 }
@@ -424,41 +477,167 @@ static int name_in_source(const char *file, unsigned line, unsigned col, char *b
   return found;
 }
 
-static cJSON *mem_site_json(pass_ctx *pc, LLVMValueRef i, int hoisted) {
+static const char *const kind_names[] = {"load", "store", "atomic"};
+
+/* For each site, the first site of the nest whose address is the same SSA value: after -O1's CSE
+   two accesses with one address expression share it, which is what a compiler can prove equal
+   (the runtime forwards a load only from a site of the same addr_id). Sorting keeps it n log n. */
+typedef struct { uintptr_t ptr; size_t idx; } site_ptr;
+
+static int cmp_site_ptr(const void *a, const void *b) {
+  const site_ptr *x = a, *y = b;
+  if (x->ptr != y->ptr) return x->ptr < y->ptr ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static size_t *addr_ids(const pass_ctx *pc, const nest *n) {
+  site_ptr *v = malloc((n->nmem ? n->nmem : 1) * sizeof *v);
+  size_t *id = malloc((n->nmem ? n->nmem : 1) * sizeof *id);
+  if (!v || !id) { free(v); free(id); return NULL; }
+  for (size_t i = 0; i < n->nmem; i++) {
+    LLVMValueRef p, b;
+    site_pointers(pc, n->mem[i].inst, &p, &b);
+    v[i] = (site_ptr){(uintptr_t)p, i};
+  }
+  qsort(v, n->nmem, sizeof *v, cmp_site_ptr);
+  for (size_t i = 0; i < n->nmem; i++) id[v[i].idx] = i && v[i].ptr == v[i - 1].ptr ? id[v[i - 1].idx] : v[i].idx;
+  free(v);
+  return id;
+}
+
+static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, size_t id) {
+  LLVMValueRef i = site->inst, ptr, base;
   cJSON *s = cJSON_CreateObject();
-  int store = LLVMGetInstructionOpcode(i) == LLVMStore;
-  LLVMTypeRef ty = LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i);
+  site_pointers(pc, i, &ptr, &base);
   unsigned flen = 0;
   const char *file = LLVMGetDebugLocFilename(i, &flen);
   char fbuf[512] = "";
   if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
   char bname[128];
   if (!name_in_source(fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), bname, sizeof bname))
-    source_name(pc, LLVMGetOperand(i, store ? 1 : 0), bname, sizeof bname);
+    source_name(pc, ptr, bname, sizeof bname);
   cJSON_AddStringToObject(s, "file", fbuf);
   cJSON_AddNumberToObject(s, "line", LLVMGetDebugLocLine(i));
   cJSON_AddNumberToObject(s, "column", LLVMGetDebugLocColumn(i));
-  cJSON_AddStringToObject(s, "kind", store ? "store" : "load");
-  cJSON_AddNumberToObject(s, "size", (double)LLVMStoreSizeOfType(pc->td, ty));
+  cJSON_AddStringToObject(s, "kind", kind_names[site->kind]);
+  cJSON_AddNumberToObject(s, "size", (double)(is_marker(pc, i) ? cgp_pass_site_size(pc->td, i)
+                                                               : cgp_pass_access_size(pc->td, i)));
   cJSON_AddStringToObject(s, "array", bname);
-  if (hoisted) cJSON_AddBoolToObject(s, "hoisted", 1);
+  cJSON_AddStringToObject(s, "reading", n->may_alias ? "may_alias" : "noalias");
+  cJSON_AddNumberToObject(s, "block", site->block);
+  cJSON_AddNumberToObject(s, "order", site->order);
+  cJSON_AddNumberToObject(s, "addr_id", (double)id);
+  if (site->block < 0) cJSON_AddBoolToObject(s, "hoisted", 1);
   return s;
 }
 
-static cJSON *block_json(LLVMBasicBlockRef bb) {
+/* PTX-equivalent counts of a block: total, on CUDA cores, memory, and by functional unit. */
+static cJSON *block_json(LLVMBasicBlockRef bb, int rpo, int loop) {
   unsigned total = 0, core = 0, mem = 0;
+  cgp_ptx_units u = {0};
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
     int c = 0;
     unsigned k = cgp_pass_ptx_cost(i, &c);
     total += k;
     core += c ? k : 0;
     mem += is_mem(i);
+    cgp_pass_ptx_units(i, &u);
   }
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "total", total);
   cJSON_AddNumberToObject(o, "core", core);
   cJSON_AddNumberToObject(o, "mem", mem);
+  cJSON_AddNumberToObject(o, "fp32", u.fp32);
+  cJSON_AddNumberToObject(o, "fp64", u.fp64);
+  cJSON_AddNumberToObject(o, "int", u.integer);
+  cJSON_AddNumberToObject(o, "sfu", u.sfu);
+  cJSON_AddNumberToObject(o, "rpo", rpo);
+  cJSON_AddNumberToObject(o, "loop", loop);
   return o;
+}
+
+/* ---- the thread body's structure: reverse postorder and inner loops -------------------------- */
+
+typedef struct {
+  size_t n;                 /* thread-body blocks */
+  size_t *cfg_of;           /* bid -> cfg index */
+  size_t *bid_of;           /* cfg index -> bid, or SIZE_MAX */
+  int *rpo, *loop_of;       /* per bid */
+  const cgp_loop **inner;   /* loops strictly inside the thread loop, header layout order */
+  size_t ninner;
+} body_shape;
+
+/* Is the edge u -> v a back edge (v heads a loop that contains u)? */
+static int back_edge(const cgp_loop *loops, size_t nl, size_t u, size_t v) {
+  for (size_t l = 0; l < nl; l++)
+    if (loops[l].header == v && loops[l].in[u]) return 1;
+  return 0;
+}
+
+static int innermost(const body_shape *bs, size_t b, const cgp_loop *except) {
+  int best = -1;
+  for (size_t l = 0; l < bs->ninner; l++)
+    if (bs->inner[l] != except && bs->inner[l]->in[b] &&
+        (best < 0 || bs->inner[l]->nblocks < bs->inner[best]->nblocks))
+      best = (int)l;
+  return best;
+}
+
+static void body_shape_build(const nest *n, const cgp_loop *loops, size_t nl, body_shape *bs) {
+  const cgp_cfg *cfg = n->cfg;
+  const cgp_loop *t = n->mapped[n->dims - 1];
+  memset(bs, 0, sizeof *bs);
+  bs->cfg_of = calloc(cfg->n + 1, sizeof *bs->cfg_of);
+  bs->bid_of = calloc(cfg->n + 1, sizeof *bs->bid_of);
+  for (size_t b = 0; b < cfg->n; b++) {
+    bs->bid_of[b] = SIZE_MAX;
+    if (t->in[b]) { bs->bid_of[b] = bs->n; bs->cfg_of[bs->n++] = b; }
+  }
+  bs->rpo = calloc(bs->n + 1, sizeof *bs->rpo);
+  bs->loop_of = calloc(bs->n + 1, sizeof *bs->loop_of);
+  bs->inner = calloc(nl + 1, sizeof *bs->inner);
+  for (size_t l = 0; l < nl; l++)
+    if (&loops[l] != t && cgp_loop_contains(t, &loops[l])) bs->inner[bs->ninner++] = &loops[l];
+  /* iterative depth-first search from the header over forward edges; postorder numbers */
+  size_t *stack = calloc(bs->n + 1, sizeof *stack), *next = calloc(bs->n + 1, sizeof *next), top = 0, post = 0;
+  unsigned char *seen = calloc(bs->n + 1, 1);
+  stack[top++] = bs->bid_of[t->header];
+  seen[stack[0]] = 1;
+  while (top) {
+    size_t v = stack[top - 1], cv = bs->cfg_of[v];
+    if (next[v] < cfg->nsucc[cv]) {
+      size_t w = cfg->succ[cv][next[v]++];
+      if (!t->in[w] || back_edge(loops, nl, cv, w) || seen[bs->bid_of[w]]) continue;
+      seen[bs->bid_of[w]] = 1;
+      stack[top++] = bs->bid_of[w];
+    } else {
+      bs->rpo[v] = (int)post++;
+      top--;
+    }
+  }
+  for (size_t v = 0; v < bs->n; v++) {
+    bs->rpo[v] = seen[v] ? (int)post - 1 - bs->rpo[v] : (int)v;   /* every body block is reached */
+    bs->loop_of[v] = innermost(bs, bs->cfg_of[v], NULL);
+  }
+  free(stack); free(next); free(seen);
+}
+
+static void body_shape_free(body_shape *bs) {
+  free(bs->cfg_of); free(bs->bid_of); free(bs->rpo); free(bs->loop_of); free(bs->inner);
+}
+
+static cJSON *loops_json(const body_shape *bs) {
+  cJSON *a = cJSON_CreateArray();
+  for (size_t l = 0; l < bs->ninner; l++) {
+    const cgp_loop *lp = bs->inner[l];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "header", (double)bs->bid_of[lp->header]);
+    cJSON_AddNumberToObject(o, "parent", innermost(bs, lp->header, lp));
+    cJSON_AddNumberToObject(o, "line", lp->line);
+    cJSON_AddNumberToObject(o, "column", lp->col);
+    cJSON_AddItemToArray(a, o);
+  }
+  return a;
 }
 
 static cJSON *uint_array(const unsigned *v, int n) {
@@ -467,10 +646,9 @@ static cJSON *uint_array(const unsigned *v, int n) {
   return a;
 }
 
-static char *descriptor(pass_ctx *pc, nest *n) {
+static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   const cgp_kernel_pragma *k = n->k;
   const cgp_cfg *cfg = n->cfg;
-  const cgp_loop *t = n->mapped[n->dims - 1];
   cJSON *d = cJSON_CreateObject();
   cJSON_AddNumberToObject(d, "abi", CGP_PASS_ABI);
   cJSON_AddStringToObject(d, "name", k->name);
@@ -489,13 +667,18 @@ static char *descriptor(pass_ctx *pc, nest *n) {
   for (unsigned i = 0; i < k->nshared; i++) cJSON_AddItemToArray(sh, cJSON_CreateString(k->shared[i]));
   cJSON_AddItemToObject(d, "shared", sh);
   cJSON_AddNumberToObject(d, "tile", k->tile);
+  cJSON_AddStringToObject(d, "reading", n->may_alias ? "may_alias" : "noalias");
   cJSON *mem = cJSON_CreateArray();
-  for (size_t i = 0; i < n->nmem; i++) cJSON_AddItemToArray(mem, mem_site_json(pc, n->mem[i], i >= n->nthread_mem));
+  size_t *ids = addr_ids(pc, n);
+  for (size_t i = 0; i < n->nmem; i++) cJSON_AddItemToArray(mem, mem_site_json(pc, n, &n->mem[i], ids ? ids[i] : i));
+  free(ids);
   cJSON_AddItemToObject(d, "mem", mem);
   cJSON *blocks = cJSON_CreateArray();
-  for (size_t b = 0; b < cfg->n; b++)
-    if (t->in[b]) cJSON_AddItemToArray(blocks, block_json(cfg->bb[b]));
+  for (size_t b = 0; b < bs->n; b++)
+    cJSON_AddItemToArray(blocks, block_json(cfg->bb[bs->cfg_of[b]], bs->rpo[b], bs->loop_of[b]));
   cJSON_AddItemToObject(d, "blocks", blocks);
+  cJSON_AddItemToObject(d, "loops", loops_json(bs));
+  cJSON_AddItemToObject(d, "carried", cJSON_Duplicate(n->carried, 1));
   cJSON_AddItemToObject(d, "warnings", cJSON_Duplicate(n->warnings, 1));
   char *s = cJSON_PrintUnformatted(d);
   cJSON_Delete(d);
@@ -555,15 +738,15 @@ static LLVMValueRef cast_i8p(pass_ctx *pc, LLVMValueRef p) {
   return LLVMBuildPointerCast(pc->b, p, pc->i8p, "");
 }
 
+/* A hook before each site; a marker is replaced by its hook. */
 static void insert_mem_hooks(pass_ctx *pc, nest *n) {
   for (size_t s = 0; s < n->nmem; s++) {
-    LLVMValueRef i = n->mem[s];
-    int store = LLVMGetInstructionOpcode(i) == LLVMStore;
-    LLVMValueRef ptr = LLVMGetOperand(i, store ? 1 : 0);
-    LLVMValueRef base = underlying_base(ptr);
+    LLVMValueRef i = n->mem[s].inst, ptr, base;
+    site_pointers(pc, i, &ptr, &base);
     LLVMPositionBuilderBefore(pc->b, i);
     LLVMValueRef args[3] = {LLVMConstInt(pc->i32, s, 0), cast_i8p(pc, ptr), cast_i8p(pc, base)};
     LLVMBuildCall2(pc->b, pc->t_mem, s < n->nthread_mem ? pc->f_mem : pc->f_hoisted, args, 3, "");
+    if (is_marker(pc, i)) LLVMInstructionEraseFromParent(i);
   }
 }
 
@@ -665,19 +848,25 @@ static void insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc) {
 
 /* ---- one nest -------------------------------------------------------------------------------- */
 
-/* Loads between mapped loops are what LICM hoisted out of the thread loop (u1[i] of GEMVER's
-   A[i][j] += u1[i]*v1[j]): in CUDA every thread makes them, so the runtime charges them to each
-   thread of the row. Stores and calls there run outside any thread: a warning says so. */
+static void add_site(nest *n, size_t *cap, LLVMValueRef i, int kind, int block, unsigned order) {
+  if (n->nmem == *cap) n->mem = realloc(n->mem, (*cap *= 2) * sizeof *n->mem);
+  n->mem[n->nmem++] = (mem_site){i, kind, block, order};
+}
+
+/* Loads between mapped loops run in every thread in CUDA: a source-level one (may_alias), or
+   one LICM hoisted out of the thread loop (noalias: u1[i] of GEMVER's A[i][j] += u1[i]*v1[j]).
+   The runtime charges them to each thread of the row. Stores and calls there run outside any
+   thread: a warning says so. */
 static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
   const cgp_cfg *cfg = n->cfg;
   for (unsigned m = 0; m + 1 < n->dims; m++)
     for (size_t b = 0; b < cfg->n; b++) {
       if (!n->mapped[m]->in[b] || n->mapped[m + 1]->in[b]) continue;
       for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
-        if (LLVMGetInstructionOpcode(i) == LLVMLoad) {
-          if (n->nmem == *cap) n->mem = realloc(n->mem, (*cap *= 2) * sizeof *n->mem);
-          n->mem[n->nmem++] = i;
-        } else if (is_mem(i) || is_real_call(i)) {
+        int kind;
+        if (site_kind(pc, n, i, &kind) && kind == CGP_SITE_LOAD) {
+          add_site(n, cap, i, kind, -1, 0);
+        } else if ((site_kind(pc, n, i, &kind)) || is_real_call(i)) {
           nest_warn(pc, n, LLVMGetDebugLocLine(i), "a store or call between mapped loops runs outside "
                     "any thread and is not traced");
         }
@@ -685,18 +874,77 @@ static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
     }
 }
 
+/* Is phi stepped by a constant each iteration (an integer or pointer induction variable)? Each
+   thread can compute such a value from its index: it carries nothing. */
+static int affine_phi(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi) {
+  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+    if (!l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) continue;
+    LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+    if (!LLVMIsAInstruction(v) || LLVMGetOperand(v, 0) != phi) return 0;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    if ((op == LLVMAdd || op == LLVMSub) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) continue;
+    if (op == LLVMGetElementPtr && LLVMGetNumOperands(v) == 2 && LLVMIsAConstantInt(LLVMGetOperand(v, 1)))
+      continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* Scalars carried from one iteration of a mapped loop to the next are an inter-thread
+   dependence (a reduction in CUDA): a warning and a "carried" entry each. */
+static void collect_carried(pass_ctx *pc, nest *n) {
+  const cgp_cfg *cfg = n->cfg;
+  for (unsigned d = 0; d < n->dims; d++) {
+    const cgp_loop *l = n->mapped[n->dims - 1 - d];
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(cfg->bb[l->header]); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi)) {
+      if (phi == n->iv[d] || affine_phi(cfg, l, phi)) continue;
+      LLVMTypeKind tk = LLVMGetTypeKind(LLVMTypeOf(phi));
+      const char *type = tk == LLVMIntegerTypeKind ? "int" : tk == LLVMPointerTypeKind ? "pointer"
+                       : (tk == LLVMFloatTypeKind || tk == LLVMDoubleTypeKind || tk == LLVMHalfTypeKind) ? "float"
+                       : "other";
+      /* the location of the value the next iteration receives (s += a[i]: the +=) */
+      LLVMValueRef from = NULL;
+      for (unsigned k = 0; k < LLVMCountIncoming(phi) && !from; k++)
+        if (l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) from = LLVMGetIncomingValue(phi, k);
+      unsigned line = l->line, col = l->col, flen = 0;
+      const char *file = l->file;
+      if (from && LLVMIsAInstruction(from) && LLVMGetDebugLocLine(from)) {
+        line = LLVMGetDebugLocLine(from);
+        col = LLVMGetDebugLocColumn(from);
+        const char *f = LLVMGetDebugLocFilename(from, &flen);
+        if (f) file = f;
+      } else {
+        flen = (unsigned)strlen(file);
+      }
+      cJSON *c = cJSON_CreateObject();
+      char fbuf[512];
+      snprintf(fbuf, sizeof fbuf, "%.*s", (int)flen, file);
+      cJSON_AddStringToObject(c, "file", fbuf);
+      cJSON_AddNumberToObject(c, "line", line);
+      cJSON_AddNumberToObject(c, "column", col);
+      cJSON_AddStringToObject(c, "type", type);
+      cJSON_AddItemToArray(n->carried, c);
+      nest_warn(pc, n, l->line, "a value is carried from one iteration of the mapped loop at line "
+                "%u to the next: threads would depend on each other (a reduction in CUDA)", l->line);
+    }
+  }
+}
+
 static void collect_body(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
   const cgp_loop *t = n->mapped[n->dims - 1];
   size_t cap = 16;
+  int bid = 0;
   n->mem = malloc(cap * sizeof *n->mem);
   n->nmem = 0;
   for (size_t b = 0; b < cfg->n; b++) {
     if (!t->in[b]) continue;
+    unsigned order = 0;
     for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
-      if (is_mem(i)) {
-        if (n->nmem == cap) n->mem = realloc(n->mem, (cap *= 2) * sizeof *n->mem);
-        n->mem[n->nmem++] = i;
+      int kind;
+      if (site_kind(pc, n, i, &kind)) {
+        add_site(n, &cap, i, kind, bid, order++);
       } else if (is_real_call(i)) {
         LLVMValueRef callee = LLVMGetCalledValue(i);
         size_t len = 0;
@@ -708,24 +956,42 @@ static void collect_body(pass_ctx *pc, nest *n) {
                     "accesses are not traced", name);
       }
     }
+    bid++;
   }
   n->nthread_mem = n->nmem;
   collect_hoisted(pc, n, &cap);
-  /* Scalars carried from one thread to the next are an inter-thread dependence. */
-  for (unsigned d = 0; d < n->dims; d++) {
-    const cgp_loop *l = n->mapped[n->dims - 1 - d];
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(cfg->bb[l->header]); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi))
-      if (phi != n->iv[d] && LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind &&
-          LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMPointerTypeKind)
-        nest_warn(pc, n, l->line, "a value is carried from one iteration of the mapped loop at line "
-                  "%u to the next: threads would depend on each other (a reduction in CUDA)", l->line);
+  collect_carried(pc, n);
+}
+
+/* The reading of a nest: noalias when the pragma says so, when the module was not prepared
+   (only the compiled accesses exist), or when every site's base is a `noalias` (C `restrict`)
+   argument; else may_alias, the CUDA reading of pointer arguments. */
+static int reading_may_alias(pass_ctx *pc, const nest *n) {
+  if (!pc->f_site || n->k->noalias) return 0;
+  const cgp_cfg *cfg = n->cfg;
+  unsigned noalias_kind = LLVMGetEnumAttributeKindForName("noalias", 7);
+  size_t sites = 0;
+  for (size_t b = 0; b < cfg->n; b++) {
+    if (!n->mapped[0]->in[b]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+      if (!is_marker(pc, i)) continue;
+      sites++;
+      LLVMValueRef base = LLVMGetOperand(i, 1);
+      while (LLVMIsABitCastInst(base) || (LLVMIsAConstantExpr(base) && LLVMGetConstOpcode(base) == LLVMBitCast))
+        base = LLVMGetOperand(base, 0);
+      if (!LLVMIsAArgument(base)) return 1;
+      LLVMValueRef fn = LLVMGetParamParent(base);
+      unsigned idx = 0;
+      while (LLVMGetParam(fn, idx) != base) idx++;
+      if (!LLVMGetEnumAttributeAtIndex(fn, idx + 1, noalias_kind)) return 1;
+    }
   }
+  return sites == 0;
 }
 
 static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_cfg *cfg,
                            cgp_loop *loops, size_t nl, cgp_loop *l0) {
-  nest n = {.k = k, .cfg = cfg, .warnings = cJSON_CreateArray()};
+  nest n = {.k = k, .cfg = cfg, .warnings = cJSON_CreateArray(), .carried = cJSON_CreateArray()};
   int rc = -1;
   if (choose_mapped_loops(pc, &n, loops, nl, l0) != 0) goto out;
   for (unsigned d = 0; d < n.dims; d++) {
@@ -738,9 +1004,13 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
       goto out;
     }
   }
+  n.may_alias = reading_may_alias(pc, &n);
   collect_body(pc, &n);
   decide_skip(&n);
-  char *desc = descriptor(pc, &n);
+  body_shape bs;
+  body_shape_build(&n, loops, nl, &bs);
+  char *desc = descriptor(pc, &n, &bs);
+  body_shape_free(&bs);
 
   const cgp_loop *t = n.mapped[n.dims - 1];
   LLVMBasicBlockRef header = cfg->bb[t->header], latch = cfg->bb[t->latch[0]];
@@ -767,6 +1037,7 @@ out:
   free(n.mem);
   free(n.slice);
   cJSON_Delete(n.warnings);
+  cJSON_Delete(n.carried);
   return rc;
 }
 
@@ -818,6 +1089,7 @@ int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size
   pc.i8p = LLVMPointerType(LLVMInt8TypeInContext(pc.ctx), 0);
   pc.voidt = LLVMVoidTypeInContext(pc.ctx);
   pc.md_loop = LLVMGetMDKindIDInContext(pc.ctx, "llvm.loop", 9);
+  pc.f_site = LLVMGetNamedFunction(m, CGP_SITE_MARKER);
   declare_hooks(&pc);
   for (size_t i = 0; i < nk && !pc.failed; i++) {
     size_t found = 0;
@@ -835,6 +1107,11 @@ int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size
   }
   LLVMDisposeBuilder(pc.b);
   if (pc.failed) return -1;
+  if (pc.f_site) {                /* markers outside marked nests, and of noalias nests */
+    LLVMUseRef u;
+    while ((u = LLVMGetFirstUse(pc.f_site))) LLVMInstructionEraseFromParent(LLVMGetUser(u));
+    LLVMDeleteFunction(pc.f_site);
+  }
   char *vmsg = NULL;
   if (LLVMVerifyModule(m, LLVMReturnStatusAction, &vmsg)) {
     snprintf(err, errlen, "internal error: instrumented module does not verify: %.900s", vmsg ? vmsg : "");
@@ -860,7 +1137,8 @@ int cgp_pass_instrument_file(const char *bc_in, const char *bc_out,
   int rc = -1;
   if (LLVMParseBitcodeInContext2(ctx, buf, &m)) {
     snprintf(err, errlen, "%s: not valid LLVM bitcode", bc_in);
-  } else if (cgp_pass_instrument_module(m, k, nk, err, errlen, warn, warnlen) == 0) {
+  } else if (cgp_pass_prepare_module(m, err, errlen) == 0 &&
+             cgp_pass_instrument_module(m, k, nk, err, errlen, warn, warnlen) == 0) {
     rc = LLVMWriteBitcodeToFile(m, bc_out) == 0 ? 0 : -1;
     if (rc) snprintf(err, errlen, "%s: cannot write bitcode", bc_out);
   }

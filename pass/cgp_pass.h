@@ -11,14 +11,20 @@
 
 /* Version of the contract between instrumented code and the runtime (hook signatures and the
    kernel descriptor's JSON schema). */
-#define CGP_PASS_ABI 1
+#define CGP_PASS_ABI 2
 
-/* Instrument the marked loop nests of module m. On failure returns nonzero and writes
+/* Phase 1, on the module clang -O1 -Xclang -disable-llvm-passes made: mark every source-level
+   access to non-private memory with a call to cgp_rt_site (the CUDA reading: arrays may alias),
+   then run the -O1 pipeline (no vectorization, interleaving or unrolling). 0 on success. */
+int cgp_pass_prepare_module(LLVMModuleRef m, char *err, size_t errlen);
+
+/* Phase 2: instrument the marked loop nests of module m (prepared by phase 1; a module that
+   was not prepared is traced as compiled, in the noalias reading). On failure returns nonzero and writes
    `file:line:col: error: ...` into err; warnings (one per line, same form) go to warn. */
 int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk,
                                char *err, size_t errlen, char *warn, size_t warnlen);
 
-/* Read bitcode from bc_in, instrument, verify, write bitcode to bc_out. */
+/* Read unoptimized bitcode from bc_in, run both phases, verify, write bitcode to bc_out. */
 int cgp_pass_instrument_file(const char *bc_in, const char *bc_out,
                              const cgp_kernel_pragma *k, size_t nk,
                              char *err, size_t errlen, char *warn, size_t warnlen);
@@ -26,5 +32,14 @@ int cgp_pass_instrument_file(const char *bc_in, const char *bc_out,
 /* PTX-equivalent instruction count of one LLVM instruction (MODEL.md section 6); sets *core to 1
    when those instructions run on CUDA cores. Exposed for tests. */
 unsigned cgp_pass_ptx_cost(LLVMValueRef inst, int *core);
+
+/* PTX-equivalent instructions by the functional unit that runs them (cgp_ptx.c says how each
+   instruction counts; an instruction may count in two units). */
+typedef struct cgp_ptx_units {
+  unsigned fp32, fp64, integer, sfu;
+} cgp_ptx_units;
+
+/* Add inst's PTX-equivalent instructions to *u; returns cgp_pass_ptx_cost(inst). */
+unsigned cgp_pass_ptx_units(LLVMValueRef inst, cgp_ptx_units *u);
 
 #endif

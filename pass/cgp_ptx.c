@@ -47,7 +47,7 @@ static unsigned call_cost(LLVMValueRef inst, int *core) {
 unsigned cgp_pass_ptx_cost(LLVMValueRef inst, int *core) {
   *core = 0;
   switch (LLVMGetInstructionOpcode(inst)) {
-  case LLVMLoad: case LLVMStore:
+  case LLVMLoad: case LLVMStore: case LLVMAtomicRMW: case LLVMAtomicCmpXchg:
     return 1;
   case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
   case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMICmp: case LLVMFCmp: case LLVMSelect:
@@ -76,4 +76,59 @@ unsigned cgp_pass_ptx_cost(LLVMValueRef inst, int *core) {
   default:                                   /* phi, casts that vanish, alloca, ret ... */
     return 0;
   }
+}
+
+/* ---- functional units ------------------------------------------------------------------------
+
+   Only instructions that run on CUDA cores (core != 0 above) count; memory instructions,
+   branches and calls to other functions run on no arithmetic unit. Each counts k times, k its
+   PTX-equivalent count:
+     - sfu:  fdiv and frem (f32 division is a reciprocal approximation on the SFU plus an fma),
+             calls and intrinsics of sqrt, exp, log, sin, cos and pow;
+     - fp64: every instruction with a double operand or result, sfu ones included (the double
+             versions are fp64 instruction sequences, so a double sqrt counts in sfu and fp64);
+     - fp32: other instructions with a float or half operand or result that are not sfu;
+     - int:  the rest (integer arithmetic, compares, selects, address adds, int<->int casts). */
+
+static int is_sfu_call(const char *name) {
+  static const char *const sfu[] = {"sqrt", "sqrtf", "exp", "expf", "log", "logf", "sin", "sinf",
+                                    "cos", "cosf", "pow", "powf", NULL};
+  for (int i = 0; sfu[i]; i++)
+    if (strcmp(name, sfu[i]) == 0) return 1;
+  return strncmp(name, "llvm.sqrt.", 10) == 0 || strncmp(name, "llvm.exp", 8) == 0 ||
+         strncmp(name, "llvm.log", 8) == 0 || strncmp(name, "llvm.sin.", 9) == 0 ||
+         strncmp(name, "llvm.cos.", 9) == 0 || strncmp(name, "llvm.pow", 8) == 0;
+}
+
+/* 2 if inst has a double operand or result, 1 if a float or half one, else 0. */
+static int fp_width(LLVMValueRef inst) {
+  int w = 0;
+  int n = LLVMGetNumOperands(inst);
+  for (int o = -1; o < n; o++) {
+    LLVMTypeRef t = LLVMTypeOf(o < 0 ? inst : LLVMGetOperand(inst, (unsigned)o));
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    if (k == LLVMVectorTypeKind) k = LLVMGetTypeKind(LLVMGetElementType(t));
+    if (k == LLVMDoubleTypeKind) return 2;
+    if (k == LLVMFloatTypeKind || k == LLVMHalfTypeKind) w = 1;
+  }
+  return w;
+}
+
+unsigned cgp_pass_ptx_units(LLVMValueRef inst, cgp_ptx_units *u) {
+  int core = 0;
+  unsigned k = cgp_pass_ptx_cost(inst, &core);
+  if (!k || !core) return k;
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  int sfu = op == LLVMFDiv || op == LLVMFRem;
+  if (op == LLVMCall) {
+    LLVMValueRef callee = LLVMGetCalledValue(inst);
+    size_t len = 0;
+    sfu = callee && LLVMIsAFunction(callee) && is_sfu_call(LLVMGetValueName2(callee, &len));
+  }
+  int w = fp_width(inst);
+  if (sfu) u->sfu += k;
+  if (w == 2) u->fp64 += k;
+  else if (w == 1 && !sfu) u->fp32 += k;
+  else if (w == 0) u->integer += k;
+  return k;
 }

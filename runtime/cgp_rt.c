@@ -1,123 +1,93 @@
 /* cgp_rt.c: the hooks. Pseudo-threads arrive in the sequential program's order, which is
    lexicographic in (z, y, x); this file turns them into warps and blocks and decides what to trace.
 
-   Sampling (docs/model.md, "Sampling"): a launch traces windows of W consecutive blocks (block
+   Sampling (docs/pipeline.md, "Sampling"): a launch traces windows of W consecutive blocks (block
    ids [0, W), [2W, 3W), [4W, 5W), [8W, 9W) ...), W = 2 batches of the device with the most
    resident blocks; each window stands for the blocks up to the next one. Launches 0, 1, 2, 4,
    8 ... of a kernel are analysed, each standing for the launches up to the next one.
-   CGPREDICT_SAMPLE=full traces every block of every launch.
+   CGPREDICT_SAMPLE=full traces every block of every launch, window after window.
 
-   Invariants that make streaming possible:
-   - a warp is complete once its last lane has finished or the program has moved past the
-     warp's last row; it is then folded into warp memory instructions and its raw trace freed;
+   Invariants that make streaming possible, in bounded memory:
+   - a thread's accesses are recorded as runs keyed by program point (cgp_rt_warp.h), not one by
+     one; a warp is complete once its last lane has finished or the program has moved past the
+     warp's last row; it is then grouped into a compact warp and its lanes' runs are reused;
    - a window is complete once the program has moved past the last cell of its last block,
-     because blocks finish in block-id order in a lexicographic sweep. */
+     because blocks finish in block-id order in a lexicographic sweep; it is then analysed and
+     freed;
+   - past the memory budget (CGPREDICT_MEMORY_MB), no new thread of the launch is traced and the
+     report says so.
+
+   The CUDA kernel's memory stream (docs/model.md, "The memory stream"): sites in the may_alias
+   reading are every source-level access; a load of an address the same thread loaded or stored
+   since its last store to another address is served from a register, as nvcc does when it
+   cannot prove the kernel's pointers distinct, and is not issued. */
 #include "cgp_rt_internal.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 rt_global cgp_rt_g;
+
+/* Threads: the hooks keep one nest's state, so one thread at a time is traced. The first thread
+   to enter a marked nest owns the runtime until it leaves; a thread entering one meanwhile runs
+   it untraced (its hooks return at once) and is counted (report: runtime.concurrent_entries). */
+static atomic_int rt_busy;
+static _Thread_local int rt_owner;
+static atomic_ulong rt_concurrent;
+unsigned long rt_concurrent_entries(void) { return atomic_load(&rt_concurrent); }
 int cgp_rt_tracing;          /* read by the pass's inlined guards: nonzero while a lane is traced */
 
 #define RT_MAX_HOISTED 64
+#define RT_FWD 16            /* addresses a thread holds in registers for forwarding */
 #define ROW(y, z) ((int64_t)(((uint64_t)(z) << 32) | (uint32_t)(y)))
 #define NEVER INT64_MAX
 
+/* A warp whose lanes are still being traced. */
+typedef struct {
+  uint64_t block_id;
+  unsigned widx;
+  int64_t last_row;          /* row key of its last lane: z * 2^32 + y */
+  int used;
+  unsigned arrived, lanes;   /* lanes traced so far; lanes the warp has (32, fewer at a block's end) */
+  uint8_t active[RT_WARP];
+  uint64_t thread[RT_WARP];
+  rt_lane_rec lane[RT_WARP];
+} rt_pending;
+
 static struct {
   rt_kernel *k;
-  int active, sampled;
+  int active, sampled, over_budget;
+  int unordered;                          /* the sweep went back (a descending loop): windows and
+                                             batches are complete only at the nest's end */
+  int64_t prev_x;
   unsigned bx, by, bz, tpb;
   uint64_t W;
   int64_t maxx, maxy, maxz, cur_row;
   uint64_t gdx, gdy;
   int gdx_known, gdy_known;
-  rt_lane *lane;
+  rt_tracker *tracker;
+  rt_lane_rec *lane;                      /* the lane being traced, NULL if none */
   rt_pending *lane_warp;
-  unsigned lane_tid;
   rt_pending *pend;
   size_t npend;
   rt_window *win;
   size_t nwin;
-  rt_wstat (*wstat)[RT_MAX_DEVICES];      /* per window index k */
-  rt_access hoist[RT_MAX_HOISTED];        /* cgp_rt_hoisted: prepended to every traced thread */
+  rt_wstat (*wstat)[RT_MAX_DEVICES];      /* per closed window */
+  size_t nwstat;
+  size_t stored;                          /* bytes of complete warps waiting in windows */
+  uint32_t hoist_sid[RT_MAX_HOISTED];     /* cgp_rt_hoisted: issued first by every traced thread */
+  uint64_t hoist_addr[RT_MAX_HOISTED];
   unsigned nhoist;
-  unsigned nwstat;
+  uint64_t fwd[RT_FWD];                   /* (address, address expression) held in registers */
+  uint32_t fwd_id[RT_FWD];
+  unsigned nfwd, fwd_next;
   uint64_t threads;
+  cgp_deps *deps;
 } L;
 
-static void *xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q) {
-    fputs("cgpredict: out of memory while tracing\n", stderr);
-    abort();
-  }
-  return q;
-}
-
-/* ---- folding a warp ---------------------------------------------------------------------------- */
-
-static void warp_add_inst(rt_warp *w, const rt_kernel *k, uint32_t sid, const uint64_t *addr, unsigned n) {
-  unsigned size = k->mem_size[sid];
-  if (w->n == w->cap) w->inst = xrealloc(w->inst, (w->cap = w->cap ? 2 * w->cap : 64) * sizeof *w->inst);
-  if (w->nl + 2 * n > w->capl) {
-    while (w->nl + 2 * n > w->capl) w->capl = w->capl ? 2 * w->capl : 256;
-    w->lines = xrealloc(w->lines, w->capl * sizeof *w->lines);
-  }
-  cgp_winst *in = &w->inst[w->n++];
-  in->sid = sid;
-  in->cls = (uint8_t)cgp_classify(addr, n, size);
-  in->is_store = k->mem_store[sid];
-  in->nlines = (uint16_t)cgp_lines(addr, n, size, cgp_rt_g.line0, w->lines + w->nl);
-  w->nl += in->nlines;
-}
-
-/* Pair the k-th access of every lane; lanes whose k-th access has another static id form
-   another warp instruction (divergence: an extra issue). */
-static rt_warp *fold(rt_kernel *k, rt_pending *p) {
-  rt_warp *w = calloc(1, sizeof *w);
-  size_t maxn = 0, minn = SIZE_MAX;
-  unsigned act[RT_WARP], na = 0;
-  for (unsigned l = 0; l < RT_WARP; l++)
-    if (p->lane[l].active) {
-      act[na++] = l;
-      if (p->lane[l].n > maxn) maxn = p->lane[l].n;
-      if (p->lane[l].n < minn) minn = p->lane[l].n;
-    }
-  int divergent = na && minn != maxn;
-  uint64_t addr[RT_WARP];
-  unsigned char taken[RT_WARP];
-  for (size_t i = 0; i < maxn; i++) {
-    memset(taken, 0, sizeof taken);
-    unsigned groups = 0;
-    for (unsigned a = 0; a < na; a++) {
-      const rt_lane *la = &p->lane[act[a]];
-      if (taken[a] || la->n <= i) continue;
-      uint32_t sid = RT_SID(la->acc[i]);
-      unsigned n = 0;
-      for (unsigned b = a; b < na; b++) {
-        const rt_lane *lb = &p->lane[act[b]];
-        if (!taken[b] && lb->n > i && RT_SID(lb->acc[i]) == sid) { taken[b] = 1; addr[n++] = RT_ADDR(lb->acc[i]); }
-      }
-      warp_add_inst(w, k, sid, addr, n);
-      groups++;
-    }
-    if (groups > 1) { divergent = 1; k->extra_issue += groups - 1; }
-  }
-  for (size_t b = 0; b < k->nbb; b++) {
-    uint32_t most = 0;
-    for (unsigned a = 0; a < na; a++)
-      if (p->lane[act[a]].bbcnt[b] > most) most = p->lane[act[a]].bbcnt[b];
-    w->total_insts += k->bb_total[b] * most;
-    w->core_insts += k->bb_core[b] * most;
-  }
-  k->warps_folded++;
-  k->divergent_warps += divergent;
-  return w;
-}
-
-/* ---- windows --------------------------------------------------------------------------------- */
+/* ---- pending warps ----------------------------------------------------------------------------- */
 
 static rt_window *window_of(uint64_t id) {
   for (size_t i = 0; i < L.nwin; i++)
@@ -125,90 +95,21 @@ static rt_window *window_of(uint64_t id) {
   return NULL;
 }
 
-/* Index and start of the window holding block `id`, or -1. */
-static int window_index(uint64_t id, uint64_t *start) {
-  uint64_t W = L.W;
-  if (id < W) { *start = 0; return 0; }
-  unsigned k = 1;
-  while (k < 63 && (W << (k + 1)) <= id) k++;
-  *start = W << k;
-  return id - *start < W ? (int)k : -1;
-}
-
-static void window_done_cell(rt_window *w) {
-  uint64_t last = w->start + w->size - 1, bxl, byl = 0, bzl = 0;
-  w->done_row = NEVER;
-  if (cgp_rt_g.sample_mode == 2) return;                 /* one window: closes at kernel end */
-  if (L.k->dims == 1) {
-    bxl = last;
-  } else {
-    if (!L.gdx_known) return;                            /* known once the first row is done */
-    bxl = last % L.gdx;
-    byl = last / L.gdx;
-    if (L.k->dims == 3) {
-      if (!L.gdy_known) return;
-      bzl = byl / L.gdy;
-      byl %= L.gdy;
+static void complete_warp(rt_pending *p) {
+  rt_window *win = window_of(p->block_id);
+  if (win) {
+    rt_wwarp *w = rt_wwarp_build(L.k->shape, p->lane, p->active, p->thread);
+    if (w) {
+      L.stored += rt_wwarp_bytes(w);
+      rt_window_put(win, p->block_id - win->start, w);
     }
   }
-  w->done_row = ROW((byl + 1) * L.by - 1, (bzl + 1) * L.bz - 1);
-  w->done_x = (int64_t)((bxl + 1) * L.bx - 1);
-}
-
-static rt_window *open_window(unsigned k, uint64_t start) {
-  L.win = xrealloc(L.win, (L.nwin + 1) * sizeof *L.win);
-  rt_window *w = &L.win[L.nwin++];
-  memset(w, 0, sizeof *w);
-  w->k = k;
-  w->start = start;
-  w->size = cgp_rt_g.sample_mode == 2 ? UINT64_MAX / 4 : L.W;
-  window_done_cell(w);
-  return w;
-}
-
-static void flush_pending_if(int (*pred)(const rt_pending *, const void *), const void *arg);
-
-static int pending_in_window(const rt_pending *p, const void *arg) {
-  const rt_window *w = arg;
-  return p->block_id >= w->start && p->block_id - w->start < w->size;
-}
-
-static void close_window(size_t i) {
-  rt_window *w = &L.win[i];
-  flush_pending_if(pending_in_window, w);
-  if (w->k >= L.nwstat) {
-    unsigned n = w->k + 1;
-    L.wstat = xrealloc(L.wstat, n * sizeof *L.wstat);
-    memset(L.wstat + L.nwstat, 0, (n - L.nwstat) * sizeof *L.wstat);
-    L.nwstat = n;
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    p->active[l] = 0;
+    p->lane[l].n = 0;
   }
-  rt_window_analyze(L.k, w, L.tpb, L.wstat[w->k]);
-  rt_window_release(w);
-  L.win[i] = L.win[--L.nwin];
-}
-
-static void close_passed_windows(int64_t row, int64_t x) {
-  for (size_t i = 0; i < L.nwin;) {
-    rt_window *w = &L.win[i];
-    if (row > w->done_row || (row == w->done_row && x > w->done_x)) close_window(i);
-    else i++;
-  }
-}
-
-/* ---- pending warps ----------------------------------------------------------------------------- */
-
-static void add_to_block(uint64_t block_id, unsigned widx, rt_warp *w) {
-  rt_window *win = window_of(block_id);
-  if (!win) { rt_warp_free(w); return; }
-  uint64_t b = block_id - win->start;
-  rt_window_put(win, b, widx, w);
-}
-
-static void complete_warp(rt_pending *p) {
-  rt_warp *w = fold(L.k, p);
-  add_to_block(p->block_id, p->widx, w);
-  for (unsigned l = 0; l < RT_WARP; l++) p->lane[l].active = 0;
   p->used = 0;
+  p->arrived = 0;
 }
 
 static void flush_pending_if(int (*pred)(const rt_pending *, const void *), const void *arg) {
@@ -220,6 +121,12 @@ static int pending_before_row(const rt_pending *p, const void *arg) {
   return p->last_row < *(const int64_t *)arg;
 }
 
+
+static int pending_in_window(const rt_pending *p, const void *arg) {
+  const rt_window *w = arg;
+  return p->block_id >= w->start && p->block_id - w->start < w->size;
+}
+
 static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_row) {
   rt_pending *free_slot = NULL;
   for (size_t i = 0; i < L.npend; i++) {
@@ -228,7 +135,9 @@ static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_ro
     if (!p->used && !free_slot) free_slot = p;
   }
   if (!free_slot) {
-    L.pend = xrealloc(L.pend, (L.npend + 1) * sizeof *L.pend);
+    rt_pending *np = realloc(L.pend, (L.npend + 1) * sizeof *np);
+    if (!np) return NULL;
+    L.pend = np;
     free_slot = &L.pend[L.npend++];
     memset(free_slot, 0, sizeof *free_slot);
   }
@@ -236,7 +145,156 @@ static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_ro
   free_slot->block_id = block_id;
   free_slot->widx = widx;
   free_slot->last_row = last_row;
+  free_slot->arrived = 0;
   return free_slot;
+}
+
+/* ---- windows --------------------------------------------------------------------------------- */
+
+/* Index of the window holding block `id` (its start and the end of the blocks it stands for), or -1. */
+static int window_index(uint64_t id, uint64_t *start, uint64_t *region_end) {
+  uint64_t W = L.W;
+  if (cgp_rt_g.sample_mode == 2) {
+    *start = id / W * W;
+    *region_end = *start + W;
+    return 0;
+  }
+  if (id < W) { *start = 0; *region_end = 2 * W; return 0; }
+  unsigned k = 1;
+  while (k < 62 && (W << (k + 1)) <= id) k++;
+  *start = W << k;
+  *region_end = k < 62 ? W << (k + 1) : UINT64_MAX;
+  return id - *start < W ? (int)k : -1;
+}
+
+/* The last cell (row, x) of block `id` in the sweep; NEVER while the grid's extent is unknown. */
+static void cell_of(uint64_t id, int64_t *row, int64_t *x) {
+  uint64_t bxl, byl = 0, bzl = 0;
+  *row = NEVER;
+  *x = NEVER;
+  if (L.k->dims == 1) {
+    bxl = id;
+  } else {
+    if (!L.gdx_known) return;                            /* known once the first row is done */
+    bxl = id % L.gdx;
+    byl = id / L.gdx;
+    if (L.k->dims == 3) {
+      if (!L.gdy_known) return;
+      bzl = byl / L.gdy;
+      byl %= L.gdy;
+    }
+  }
+  *row = ROW((byl + 1) * L.by - 1, (bzl + 1) * L.bz - 1);
+  *x = (int64_t)((bxl + 1) * L.bx - 1);
+}
+
+static int passed(int64_t row, int64_t x, int64_t r, int64_t c) { return row > r || (row == r && x > c); }
+
+/* Sampled mode: outside a launch's first window, a window's first batch only warms the caches. */
+static int warms(const rt_window *w) { return cgp_rt_g.sample_mode != 2 && w->start > 0; }
+
+static void window_cells(rt_window *w) {
+  cell_of(w->start + w->size - 1, &w->done_row, &w->done_x);
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+    uint64_t e = w->next[d] + rt_batch_blocks(d, L.tpb);
+    cell_of(w->start + (e < w->size ? e : w->size) - 1, &w->next_row[d], &w->next_x[d]);
+  }
+}
+
+static rt_window *open_window(uint64_t start, uint64_t region_end) {
+  rt_window *nw = realloc(L.win, (L.nwin + 1) * sizeof *nw);
+  if (!nw) return NULL;
+  L.win = nw;
+  rt_window *w = &L.win[L.nwin++];
+  memset(w, 0, sizeof *w);
+  w->start = start;
+  w->size = L.W;
+  w->region_end = region_end;
+  window_cells(w);
+  return w;
+}
+
+static int pending_in_range(const rt_pending *p, const void *arg) {
+  const uint64_t *r = arg;
+  return p->block_id >= r[0] && p->block_id < r[1];
+}
+
+/* Analyse device d's next batch of window w: its blocks are complete. */
+static void analyse_next_batch(rt_window *w, size_t d) {
+  uint64_t bpb = rt_batch_blocks(d, L.tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
+  uint64_t range[2] = {w->start + b0, w->start + b1};
+  flush_pending_if(pending_in_range, range);
+  int counting = !(warms(w) && b0 == 0);
+  if (b0 == 0) cgp_analysis_begin_window(rt_kernel_analyses(L.k, d));
+  /* dependences: device independent, checked on a launch's first window (docs/pipeline.md) */
+  rt_window_batch(L.k, w, d, b0, b1, counting, d == 0 && w->start == 0 ? L.deps : NULL);
+  w->counted[d] += counting;
+  w->next[d] = b1;
+}
+
+/* Release the blocks every device has analysed (a warming window keeps its first batch, which
+   counts after all if no second batch comes). */
+static void release_analysed(rt_window *w) {
+  uint64_t lo = w->size;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+    uint64_t keep = warms(w) && !w->counted[d] ? 0 : w->next[d];
+    if (keep < lo) lo = keep;
+  }
+  size_t bytes = rt_window_free_below(w, lo);
+  L.stored -= bytes < L.stored ? bytes : L.stored;
+}
+
+static void close_window(size_t i) {
+  rt_window *w = &L.win[i];
+  flush_pending_if(pending_in_window, w);
+  rt_wstat (*ns)[RT_MAX_DEVICES] = realloc(L.wstat, (L.nwstat + 1) * sizeof *ns);
+  if (ns) {
+    L.wstat = ns;
+    rt_wstat *out = L.wstat[L.nwstat++];
+    memset(out, 0, sizeof *ns);
+    uint64_t last = w->nblk < w->size ? w->nblk : w->size;
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+      cgp_analysis_set *an = rt_kernel_analyses(L.k, d);
+      if (!an) continue;
+      while (w->next[d] < last) analyse_next_batch(w, d);
+      if (!w->counted[d] && w->next[d] > 0) {            /* only the warming batch came */
+        uint64_t b1 = rt_batch_blocks(d, L.tpb);
+        rt_window_batch(L.k, w, d, 0, b1, 1, NULL);
+        w->counted[d] = 1;
+        out[d].first_counted = w->start;
+      } else {
+        out[d].first_counted = w->start + (warms(w) ? rt_batch_blocks(d, L.tpb) : 0);
+      }
+      out[d].end = w->start + w->size;
+      out[d].region_start = w->start;
+      out[d].region_end = w->region_end;
+      out[d].budget_hit = w->budget_hit;
+      cgp_analysis_results(an, &out[d].tot, L.k->site[d]);
+      out[d].seen_blocks = out[d].tot.blocks;
+    }
+  }
+  size_t bytes = rt_window_free_below(w, w->nblk);
+  L.stored -= bytes < L.stored ? bytes : L.stored;
+  rt_window_release(w);
+  L.win[i] = L.win[--L.nwin];
+}
+
+/* Close the windows the sweep has left and analyse the batches it has completed. */
+static void advance_windows(int64_t row, int64_t x) {
+  if (L.unordered) return;
+  for (size_t i = 0; i < L.nwin;) {
+    rt_window *w = &L.win[i];
+    if (passed(row, x, w->done_row, w->done_x)) { close_window(i); continue; }
+    int moved = 0;
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+      while (w->next[d] < w->size && passed(row, x, w->next_row[d], w->next_x[d])) {
+        analyse_next_batch(w, d);
+        window_cells(w);
+        moved = 1;
+      }
+    if (moved) release_analysed(w);
+    i++;
+  }
 }
 
 /* ---- the hooks --------------------------------------------------------------------------------- */
@@ -244,13 +302,14 @@ static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_ro
 static void finish_lane(void) {
   if (!L.lane) return;
   rt_pending *p = L.lane_warp;
-  unsigned tid = L.lane_tid;
-  cgp_rt_g.traced_accesses += L.lane->n;
+  if (L.lane->failed) L.k->budget_hit = 1;
   cgp_rt_g.traced_threads++;
   L.lane = NULL;
   cgp_rt_tracing = 0;
   L.lane_warp = NULL;
-  if (tid % RT_WARP == RT_WARP - 1 || tid == L.tpb - 1) complete_warp(p);
+  /* complete once all its lanes ran, in whatever order the sweep visits them (a descending loop
+     runs lane 31 first); lanes that never come (index guards) wait for the row or the end */
+  if (++p->arrived >= p->lanes) complete_warp(p);
 }
 
 static void on_row_change(int64_t row) {
@@ -262,7 +321,7 @@ static void on_row_change(int64_t row) {
     L.gdy = (uint64_t)(L.maxy + 1 + L.by - 1) / L.by;
     L.gdy_known = 1;
   }
-  for (size_t i = 0; i < L.nwin; i++) window_done_cell(&L.win[i]);
+  for (size_t i = 0; i < L.nwin; i++) window_cells(&L.win[i]);
   flush_pending_if(pending_before_row, &row);
   L.cur_row = row;
 }
@@ -279,8 +338,16 @@ static int block_id_of(int64_t x, int64_t y, int64_t z, uint64_t *id) {
   return 1;
 }
 
+static int over_budget(void) {
+  if (!L.over_budget && rt_run_bytes + L.stored > cgp_rt_g.budget_bytes) {
+    L.over_budget = 1;
+    L.k->budget_hit = 1;
+  }
+  return L.over_budget;
+}
+
 int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
-  if (!L.active) return CGP_RT_PLAIN;
+  if (!rt_owner || !L.active) return CGP_RT_PLAIN;
   rt_kernel *k = L.k;
   if (k->step[0] > 1 || k->step[0] < -1) x /= k->step[0] < 0 ? -k->step[0] : k->step[0];
   if (k->step[1] > 1 || k->step[1] < -1) y /= k->step[1] < 0 ? -k->step[1] : k->step[1];
@@ -292,73 +359,120 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   if (y > L.maxy) L.maxy = y;
   if (z > L.maxz) L.maxz = z;
   int64_t row = ROW(y, z);
+  if (L.threads > 1 && (row < L.cur_row || (row == L.cur_row && x < L.prev_x))) L.unordered = 1;
+  L.prev_x = x;
   if (L.threads == 1) L.cur_row = row;          /* the sweep may start on any row (stencils: 1) */
   else if (row != L.cur_row) on_row_change(row);
-  if (L.nwin) close_passed_windows(row, x);
+  if (L.nwin) advance_windows(row, x);
   if (!L.sampled) return untraced();
-  uint64_t id, start = 0;
+  uint64_t id, start = 0, region_end = 0;
   if (!block_id_of(x, y, z, &id)) return untraced();
-  int wk = cgp_rt_g.sample_mode == 2 ? 0 : window_index(id, &start);
-  if (wk < 0) return untraced();
-  if (!window_of(id)) open_window((unsigned)wk, start);
+  if (window_index(id, &start, &region_end) < 0) return untraced();
   unsigned tid = (unsigned)(x % L.bx) + (unsigned)(y % L.by) * L.bx + (unsigned)(z % L.bz) * L.bx * L.by;
   unsigned widx = tid / RT_WARP, last = widx * RT_WARP + RT_WARP - 1;
   if (last >= L.tpb) last = L.tpb - 1;
   int64_t last_row = ROW(y - (int64_t)(y % L.by) + (last / L.bx) % L.by,
                          z - (int64_t)(z % L.bz) + last / (L.bx * L.by));
-  rt_pending *p = pending_for(id, widx, last_row);
-  rt_lane *ln = &p->lane[tid % RT_WARP];
-  if (!ln->bbcnt) ln->bbcnt = xrealloc(NULL, (k->nbb ? k->nbb : 1) * sizeof *ln->bbcnt);
-  memset(ln->bbcnt, 0, (k->nbb ? k->nbb : 1) * sizeof *ln->bbcnt);
-  if (ln->cap < L.nhoist) ln->acc = xrealloc(ln->acc, (ln->cap = 256) * sizeof *ln->acc);
-  if (L.nhoist) memcpy(ln->acc, L.hoist, L.nhoist * sizeof *ln->acc);
-  ln->n = L.nhoist;
-  ln->active = 1;
-  L.lane = ln;
+  rt_pending *p = NULL;
+  for (size_t i = 0; i < L.npend && !p; i++)
+    if (L.pend[i].used && L.pend[i].block_id == id && L.pend[i].widx == widx) p = &L.pend[i];
+  if (!p && over_budget()) {                    /* a warp begun is finished; no new one starts */
+    rt_window *w = window_of(id);
+    if (w) w->budget_hit = 1;
+    return untraced();
+  }
+  if (!window_of(id) && !open_window(start, region_end)) return untraced();
+  if (!p) p = pending_for(id, widx, last_row);
+  if (!p) return untraced();
+  p->lanes = last - widx * RT_WARP + 1;
+  unsigned l = tid % RT_WARP;
+  p->active[l] = 1;
+  p->thread[l] = cgp_thread_key((int)k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
+  L.lane = &p->lane[l];
+  rt_tracker_start(L.tracker, L.lane);
+  for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
+  L.nfwd = 0;
   cgp_rt_tracing = 1;
   L.lane_warp = p;
-  L.lane_tid = tid;
   return CGP_RT_TRACE;
 }
 
-/* An access as the GPU would see it: every array shifted to start on a cudaMalloc boundary. */
-static rt_access pack(uint32_t sid, const void *addr, const void *base) {
-  uintptr_t shift = (uintptr_t)base % RT_ALLOC_ALIGN;
-  return (uint64_t)sid << RT_ADDR_BITS | (((uint64_t)(uintptr_t)addr - shift) & RT_ADDR_MASK);
+/* An address as the GPU would see it: every array shifted to start on a cudaMalloc boundary. */
+static uint64_t gpu_addr(const void *addr, const void *base) {
+  return (uint64_t)(uintptr_t)addr - (uintptr_t)base % RT_ALLOC_ALIGN;
+}
+
+/* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards
+   only what it can prove equal: the same address expression (addr_id), not an address two
+   different expressions happen to share (A[i][k] and A[j][k] when i == j). */
+static int forwarded(uint8_t kind, uint64_t a, uint32_t id) {
+  if (kind == CGP_LOAD) {
+    for (unsigned i = 0; i < L.nfwd; i++)
+      if (L.fwd[i] == a && L.fwd_id[i] == id) return 1;
+  } else {
+    L.nfwd = 0;                                /* a store may overwrite anything held */
+    if (kind == CGP_ATOMIC) return 0;
+  }
+  unsigned slot = L.nfwd < RT_FWD ? L.nfwd++ : L.fwd_next++ % RT_FWD;
+  L.fwd[slot] = a;
+  L.fwd_id[slot] = id;
+  return 0;
 }
 
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
-  rt_lane *ln = L.lane;
-  if (!ln || sid >= RT_MAX_SIDS) return;
-  if (ln->n == ln->cap) ln->acc = xrealloc(ln->acc, (ln->cap = ln->cap ? 2 * ln->cap : 256) * sizeof *ln->acc);
-  ln->acc[ln->n++] = pack(sid, addr, base);
+  if (!rt_owner || !L.lane || sid >= L.k->nmem) return;
+  uint64_t a = gpu_addr(addr, base);
+  if (!L.k->mem_noalias[sid] && forwarded(L.k->mem_kind[sid], a, L.k->mem_addr_id[sid])) {
+    L.k->forwarded[sid]++;
+    return;
+  }
+  if (rt_run_bytes > 2 * cgp_rt_g.budget_bytes) L.lane->failed = 1;   /* hard limit: cut the lane */
+  cgp_rt_g.traced_accesses++;
+  rt_tracker_access(L.tracker, sid, a);
 }
 
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
-  if (!L.active || sid >= RT_MAX_SIDS) return;
+  if (!rt_owner || !L.active || sid >= L.k->nmem) return;
   unsigned i = 0;
-  while (i < L.nhoist && RT_SID(L.hoist[i]) != sid) i++;
+  while (i < L.nhoist && L.hoist_sid[i] != sid) i++;
   if (i == RT_MAX_HOISTED) return;
   if (i == L.nhoist) L.nhoist++;
-  L.hoist[i] = pack(sid, addr, base);
+  L.hoist_sid[i] = sid;
+  L.hoist_addr[i] = gpu_addr(addr, base);
 }
 
 void cgp_rt_bb(uint32_t bid) {
-  if (L.lane) L.lane->bbcnt[bid]++;
+  if (rt_owner && L.lane) rt_tracker_block(L.tracker, bid);
 }
 
 /* ---- launches ---------------------------------------------------------------------------------- */
+
+static void end_nest(void);
 
 static int launch_sampled(uint64_t launch) {
   return cgp_rt_g.sample_mode == 2 || launch == 0 || (launch & (launch - 1)) == 0;
 }
 
 void cgp_rt_kernel_begin(const char *desc) {
-  if (L.active) cgp_rt_kernel_end();          /* the previous nest was left without its exit */
+  if (!rt_owner) {
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&rt_busy, &idle, 1)) {
+      atomic_fetch_add(&rt_concurrent, 1);
+      return;
+    }
+    rt_owner = 1;
+  }
+  if (L.active) end_nest();                   /* the previous nest was left without its exit */
   rt_report_install();
+  if (cgp_rt_g.disabled) return;
   rt_kernel *k = rt_kernel_for(desc);
   if (!k) return;
+  cgp_deps *deps = L.deps;
   memset(&L, 0, sizeof L);
+  L.deps = deps ? deps : cgp_deps_new(RT_DEPS_MAX_ADDRESSES);
+  L.tracker = rt_tracker_new(k->shape);
+  if (!L.tracker || !L.deps) return;
+  cgp_deps_reset(L.deps);
   L.k = k;
   L.active = 1;
   L.sampled = launch_sampled(k->launches++);
@@ -372,15 +486,54 @@ void cgp_rt_kernel_begin(const char *desc) {
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
     uint64_t per_batch = (uint64_t)rt_active_blocks(&cgp_rt_g.dev[d], L.tpb) * cgp_rt_g.dev[d].no_sm;
     if (per_batch > most) most = per_batch;
+    if (L.sampled && rt_kernel_analyses(k, d)) cgp_analysis_begin_launch(k->an[d]);
   }
-  L.W = 2 * most;                             /* one batch to warm the L2, one to measure */
+  L.W = 2 * most;                             /* one batch to warm the caches, one to measure */
 }
 
-/* Blocks of the grid that window k stands for: [s_k, s_{k+1}) clipped to the grid. */
-static double region_blocks(unsigned k, uint64_t W, uint64_t G) {
-  uint64_t s = k ? W << k : 0, e = W << (k + 1);
-  if (s >= G) return 0;
-  return (double)((e < G ? e : G) - s);
+/* Per-warp averages of a launch from its windows' sums, each window scaled to the blocks it
+   stands for (clipped to the grid of G blocks). */
+static void launch_stats(size_t d, uint64_t G, cgp_kernel_stats *st, double *traced_warps) {
+  cgp_totals sum = {0};
+  for (size_t w = 0; w < L.nwstat; w++) {
+    const rt_wstat *ws = &L.wstat[w][d];
+    uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
+    if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) continue;
+    /* a window the memory budget cut short stands on the blocks it saw */
+    double measured = ws->budget_hit && ws->seen_blocks > 0 ? ws->seen_blocks : (double)(end - ws->first_counted);
+    double scale = (double)(rend - ws->region_start) / measured;
+    const double *src = (const double *)&ws->tot;
+    double *dst = (double *)&sum;
+    for (size_t i = 0; i < sizeof sum / sizeof(double); i++) dst[i] += scale * src[i];
+    if (traced_warps) *traced_warps += ws->tot.warps;
+  }
+  memset(st, 0, sizeof *st);
+  /* blocks and warps with at least one active thread: a CUDA block or warp whose threads all
+     fail the index guard costs next to nothing */
+  st->blocks = (uint64_t)(sum.blocks + 0.5);
+  st->threads_per_block = L.tpb;
+  st->total_warps = (uint64_t)(sum.warps + 0.5);
+  for (int c = 0; c < CGP_NCLASS; c++) st->smem_conflict[c] = 1;
+  if (sum.warps <= 0) return;
+  double w = sum.warps;
+  for (int c = 0; c < CGP_NCLASS; c++) {
+    double n = sum.ld_insts[c];
+    st->insts[c] = n / w;
+    st->trans_pw[c] = n > 0 ? sum.ld_trans[c] / n : 0;
+    st->dram_pw[c] = n > 0 ? sum.ld_dram[c] / n : 0;
+    st->l1_trans_pw[c] = n > 0 ? sum.l1_trans[c] / n : 0;
+    st->l1_hit_pw[c] = n > 0 ? sum.l1_hit[c] / n : 0;
+  }
+  st->st_insts = sum.st_insts / w;
+  st->st_trans_pw = sum.st_insts > 0 ? sum.st_trans / sum.st_insts : 0;
+  st->st_dram_pw = sum.st_insts > 0 ? sum.st_dram / sum.st_insts : 0;
+  st->total_insts = sum.total_insts / w;
+  st->core_insts = sum.core_insts / w;
+  st->fp32_insts = sum.fp32_insts / w;
+  st->fp64_insts = sum.fp64_insts / w;
+  st->int_insts = sum.int_insts / w;
+  st->sfu_insts = sum.sfu_insts / w;
+  st->masked_slots = sum.masked_slots / w;
 }
 
 static void finish_launch(void) {
@@ -390,66 +543,53 @@ static void finish_launch(void) {
   if (L.maxx < 0) gx = gy = gz = 0;
   uint64_t G = gx * gy * gz;
   uint64_t grid[3] = {(uint64_t)(L.maxx + 1), (uint64_t)(L.maxy + 1), (uint64_t)(L.maxz + 1)};
-  for (int d = 0; d < 3; d++)
+  uint64_t gb[3] = {gx, gy, gz};
+  for (int d = 0; d < 3; d++) {
     if (grid[d] > k->grid_max[d]) k->grid_max[d] = grid[d];
+    if (gb[d] > k->gridblocks_max[d]) k->gridblocks_max[d] = gb[d];
+  }
   if (!L.sampled || G == 0) return;
   rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L.threads};
   memcpy(s.grid, grid, sizeof grid);
-  unsigned wpb = (L.tpb + RT_WARP - 1) / RT_WARP;
-  s.total_warps = G * wpb;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    rt_wstat sum = {0};
-    for (unsigned w = 0; w < L.nwstat; w++) {
-      const rt_wstat *ws = &L.wstat[w][d];
-      uint64_t end = ws->end < G ? ws->end : G;
-      if (ws->blocks <= 0 || end <= ws->first_counted) continue;
-      double scale = cgp_rt_g.sample_mode == 2 ? 1.0 : region_blocks(w, L.W, G) / (double)(end - ws->first_counted);
-      sum.blocks += scale * ws->blocks;
-      sum.warps += scale * ws->warps;
-      sum.total_insts += scale * ws->total_insts;
-      sum.core_insts += scale * ws->core_insts;
-      for (int c = 0; c < CGP_NCLASS; c++) {
-        sum.tot.insts[c] += scale * ws->tot.insts[c];
-        sum.tot.trans[c] += scale * ws->tot.trans[c];
-        sum.tot.dram[c] += scale * ws->tot.dram[c];
-      }
-      if (d == 0) s.traced_warps += ws->warps;
-    }
-    cgp_kernel_stats *st = &s.stats[d];
-    memset(st, 0, sizeof *st);
-    /* blocks and warps with at least one active thread: a CUDA block or warp whose threads all
-       fail the index guard costs next to nothing */
-    st->blocks = (uint64_t)(sum.blocks + 0.5);
-    st->threads_per_block = L.tpb;
-    st->total_warps = (uint64_t)(sum.warps + 0.5);
-    for (int c = 0; c < CGP_NCLASS; c++) {
-      st->smem_conflict[c] = 1;
-      if (sum.warps <= 0) continue;
-      st->insts[c] = sum.tot.insts[c] / sum.warps;
-      st->trans_pw[c] = sum.tot.insts[c] > 0 ? sum.tot.trans[c] / sum.tot.insts[c] : 0;
-      st->dram_pw[c] = sum.tot.insts[c] > 0 ? sum.tot.dram[c] / sum.tot.insts[c] : 0;
-    }
-    st->total_insts = sum.warps > 0 ? sum.total_insts / sum.warps : 0;
-    st->core_insts = sum.warps > 0 ? sum.core_insts / sum.warps : 0;
+  memcpy(s.gridblocks, gb, sizeof gb);
+  s.total_warps = G * ((L.tpb + RT_WARP - 1) / RT_WARP);
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    launch_stats(d, G, &s.stats[d], d == 0 ? &s.traced_warps : NULL);
+  for (size_t w = 0; w < L.nwstat; w++) {
+    k->warps_traced += (uint64_t)L.wstat[w][0].tot.warps;
+    k->divergent_warps += (uint64_t)L.wstat[w][0].tot.divergent_warps;
+    k->masked_slots += L.wstat[w][0].tot.masked_slots;
   }
   rt_record_launch(k, &s);
+  rt_record_deps(k, s.launch, L.deps);
 }
 
-void cgp_rt_kernel_end(void) {
+static void end_nest(void) {
   if (!L.active) return;
   finish_lane();
   flush_pending_if(NULL, NULL);
   while (L.nwin) close_window(0);
   finish_launch();
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    if (L.sampled && L.k->an[d]) cgp_analysis_end_launch(L.k->an[d]);
   for (size_t i = 0; i < L.npend; i++)
-    for (unsigned l = 0; l < RT_WARP; l++) { free(L.pend[i].lane[l].acc); free(L.pend[i].lane[l].bbcnt); }
+    for (unsigned l = 0; l < RT_WARP; l++) rt_lane_free(&L.pend[i].lane[l]);
   free(L.pend);
   free(L.win);
   free(L.wstat);
+  rt_tracker_free(L.tracker);
   L.active = 0;
   L.pend = NULL;
   L.win = NULL;
   L.wstat = NULL;
+  L.tracker = NULL;
+}
+
+void cgp_rt_kernel_end(void) {
+  if (!rt_owner) return;
+  end_nest();
+  rt_owner = 0;
+  atomic_store(&rt_busy, 0);
 }
 
 int rt_in_kernel(void) { return L.active; }

@@ -1,4 +1,6 @@
-/* cgp_rt_internal.h: state shared by the runtime's files. Not installed, not a contract. */
+/* cgp_rt_internal.h: the runtime's own state, shared by its files. Not installed, not a contract.
+   cgp_rt.c (hooks, threads, warps, windows) -> cgp_rt_window.c (batches through the analyses)
+   -> cgp_rt_kernel.c (kernels, descriptors, launches) -> cgp_rt_report.c (set-up, report). */
 #ifndef CGP_RT_INTERNAL_H
 #define CGP_RT_INTERNAL_H
 
@@ -9,84 +11,51 @@
 #include "cgp_analyzer.h"
 #include "cgp_model.h"
 #include "cgp_rt.h"
+#include "cgp_rt_warp.h"
 
-#define RT_WARP 32
-#define RT_MAX_DEVICES 8
+#define RT_MAX_DEVICES 16
 #define RT_ALLOC_ALIGN 256      /* cudaMalloc returns 256-byte aligned memory (CUDA C Programming
                                    Guide, "Device Memory Accesses"); arrays are placed likewise */
+#define RT_DEFAULT_BUDGET_MB 64 /* trace state (runs, stored warps) the runtime may hold: README */
+#define RT_DEPS_MAX_ADDRESSES (1u << 18)   /* element addresses the dependence check follows per launch */
 
-/* One traced access, packed in 8 bytes (a lane of a triangular kernel can make millions):
-   the address in the low 47 bits (user space on x86-64 and AArch64 with 4-level tables), the
-   static id above it. */
-typedef uint64_t rt_access;
-#define RT_ADDR_BITS 47
-#define RT_ADDR_MASK ((UINT64_C(1) << RT_ADDR_BITS) - 1)
-#define RT_MAX_SIDS (1u << (64 - RT_ADDR_BITS))
-#define RT_SID(a) ((uint32_t)((a) >> RT_ADDR_BITS))
-#define RT_ADDR(a) ((a) & RT_ADDR_MASK)
-
-/* One traced thread's accesses and block counts. */
+/* A window: consecutive blocks [start, start + size) traced fully, standing for [start,
+   region_end). Its batches are analysed per device as soon as their blocks are complete, and
+   their warps freed once every device has analysed them. */
 typedef struct {
-  rt_access *acc;
-  size_t n, cap;
-  uint32_t *bbcnt;
-  int active;
-} rt_lane;
-
-/* A warp whose lanes are still being traced. */
-typedef struct {
-  uint64_t block_id;
-  unsigned widx;
-  int64_t last_row;          /* row key of its last lane: z * 2^32 + y */
-  int used;
-  rt_lane lane[RT_WARP];
-} rt_pending;
-
-/* A folded warp: its warp memory instructions and instruction counts. */
-typedef struct {
-  cgp_winst *inst;
-  size_t n, cap;
-  uint64_t *lines;
-  size_t nl, capl;
-  double total_insts, core_insts;
-} rt_warp;
-
-typedef struct {
-  rt_warp **warp;
-  size_t n, cap;
-} rt_block;
-
-/* A window: consecutive blocks [start, start + size) traced fully. */
-typedef struct {
-  unsigned k;                /* window index: starts at 0, 2W, 4W, 8W ... */
-  uint64_t start, size;
-  rt_block *blk;             /* blk[b] holds block start + b; nblk grows as blocks appear */
+  uint64_t start, size, region_end;
+  rt_wwarp ***blk;           /* blk[b]: the warps of block start + b */
+  size_t *nw;
   size_t nblk;
   int64_t done_row, done_x;  /* complete once the thread position passes (row, x) */
+  uint64_t next[RT_MAX_DEVICES];              /* per device: first block not yet analysed */
+  int64_t next_row[RT_MAX_DEVICES], next_x[RT_MAX_DEVICES];   /* last cell of that batch */
+  unsigned counted[RT_MAX_DEVICES];           /* batches analysed with counting on */
+  uint64_t freed;            /* blocks [0, freed) released */
+  int budget_hit;            /* tracing stopped inside it: scale by the blocks it saw */
 } rt_window;
 
-/* Per device, what one window measured (counted batches only). Blocks from first_counted on
-   were counted; those with no active thread count as blocks too, with no warps. */
+/* Per device, what one window measured; blocks from first_counted on were counted. */
 typedef struct {
-  uint64_t first_counted, end;
-  double blocks, warps;
-  cgp_class_totals tot;
-  double total_insts, core_insts;
+  uint64_t first_counted, end, region_start, region_end;
+  double seen_blocks;        /* blocks with a traced warp, counted (when the budget cut it) */
+  int budget_hit;
+  cgp_totals tot;
 } rt_wstat;
 
 /* One sampled launch, per device per-warp averages ready for the model. */
 typedef struct {
   uint64_t launch;
-  double weight;
-  uint64_t grid[3], blocks, total_warps, threads;
+  uint64_t grid[3], gridblocks[3], blocks, total_warps, threads;
   double traced_warps;
   cgp_kernel_stats stats[RT_MAX_DEVICES];
 } rt_sample;
 
+/* A dependence found in some launch, as the report lists it. */
 typedef struct {
-  uint64_t insts[CGP_NCLASS];
-  uint64_t trans, miss;
-} rt_sid_stat;
+  cgp_dep d;
+  uint64_t launch;
+} rt_dep;
 
 typedef struct rt_kernel {
   const char *desc_ptr;
@@ -96,24 +65,36 @@ typedef struct rt_kernel {
   long long step[3];
   size_t nmem, nbb;
   unsigned *mem_size;
-  unsigned char *mem_store;
-  double *bb_total, *bb_core;
+  uint8_t *mem_kind, *mem_noalias, *mem_shared;
+  uint32_t *mem_addr_id;      /* sites sharing one address expression share it (forwarding) */
+  double *bb_total, *bb_core, *bb_fp32, *bb_fp64, *bb_int, *bb_sfu;
+  rt_shape *shape;
   uint64_t launches;
   rt_sample *samples;
   size_t nsamples, capsamples;
-  rt_sid_stat *sid[RT_MAX_DEVICES];
-  uint64_t warps_folded, divergent_warps, extra_issue;
-  uint64_t grid_max[3];
+  cgp_analysis_cfg cfg[RT_MAX_DEVICES];
+  cgp_analysis_set *an[RT_MAX_DEVICES];
+  cgp_site_totals *site[RT_MAX_DEVICES];
+  uint64_t *forwarded;       /* per site: loads served from a value the thread held (may_alias) */
+  uint64_t warps_traced, divergent_warps;
+  double masked_slots;
+  rt_dep *deps;
+  size_t ndeps;
+  int deps_partial, budget_hit;
+  uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;
 } rt_kernel;
 
 typedef struct {
   int initialised, quiet;
+  int disabled;                           /* a set-up error: the program runs untraced, no report */
   int sample_mode;                        /* 0 run, 1 skip, 2 full */
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;
-  unsigned line0;                         /* smallest L2 line among devices */
+  cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */
+  FILE *din[RT_MAX_DEVICES];              /* CGPREDICT_DIN: each device's L2 stream, din format */
   unsigned env_block[3][3];               /* CGPREDICT_BLOCK per grid dimensionality */
+  size_t budget_bytes;                    /* CGPREDICT_MEMORY_MB */
   rt_kernel **kernels;
   size_t nkernels;
   char report_path[4096];
@@ -122,17 +103,32 @@ typedef struct {
 
 extern rt_global cgp_rt_g;
 
-/* cgp_rt_window.c: blocks of a window, and their analysis per device */
-void rt_window_put(rt_window *win, uint64_t b, unsigned widx, rt_warp *w);
-void rt_window_analyze(rt_kernel *k, const rt_window *w, unsigned tpb, rt_wstat out[RT_MAX_DEVICES]);
+/* cgp_rt_window.c: a window's blocks, and their analysis per device */
+void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
+/* Issue the warps of blocks [b0, b1) (offsets in the window) as one batch into kernel k's
+   analyses for device d; deps, if not NULL, sees every access. */
+void rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
+                     cgp_deps *deps);
+/* Release the warps of blocks [freed, b); returns the bytes released. */
+size_t rt_window_free_below(rt_window *w, uint64_t b);
 void rt_window_release(rt_window *w);
-void rt_warp_free(rt_warp *w);
 unsigned rt_active_blocks(const cgp_device *d, unsigned tpb);
+/* Blocks resident together on device d: B x no_sm. */
+uint64_t rt_batch_blocks(size_t d, unsigned tpb);
 
 /* cgp_rt_kernel.c: the kernels seen, their descriptors and sampled launches */
 rt_kernel *rt_kernel_for(const char *desc);
 void rt_resolve_block(const rt_kernel *k, unsigned block[3]);
 void rt_record_launch(rt_kernel *k, const rt_sample *s);
+void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d);
+/* A device's L2 transaction unit (sector, else line) and a new, empty L2 of its geometry. */
+unsigned rt_l2_unit(const cgp_device *d);
+cgp_l2 *rt_device_l2(const cgp_device *d);
+/* The analyses of kernel k for device d (created at first use); NULL when out of memory. */
+cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d);
+
+/* cgp_rt.c: marked nests entered by a thread while another was inside one (run untraced) */
+unsigned long rt_concurrent_entries(void);
 
 /* cgp_rt_report.c: set-up at the first launch, the report at exit */
 void rt_report_install(void);

@@ -1,6 +1,7 @@
 /* cgp_rt_kernel.c: the kernels the program has launched. Each is known by its descriptor
    pointer (the pass emits one constant JSON string per marked nest), parsed once. */
 #include "cgp_rt_internal.h"
+#include "cgp_abi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,57 @@ static const char *str(const cJSON *o, const char *key) {
   return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+static int in_shared(const cJSON *d, const char *array) {
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(d, "shared"))
+    if (cJSON_IsString(a) && strcmp(a->valuestring, array) == 0) return 1;
+  return 0;
+}
+
+static void *alloc0(size_t n, size_t size) { return calloc(n ? n : 1, size); }
+
+/* The static shape of the thread body, for reconvergent warps (cgp_rt_warp.h). */
+static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
+  const cJSON *loops = cJSON_GetObjectItemCaseSensitive(d, "loops");
+  size_t nl = (size_t)cJSON_GetArraySize(loops);
+  int *mb = alloc0(nmem, sizeof *mb), *bl = alloc0(nbb, sizeof *bl), *lh = alloc0(nl, sizeof *lh),
+      *lp = alloc0(nl, sizeof *lp);
+  unsigned *mo = alloc0(nmem, sizeof *mo), *rpo = alloc0(nbb, sizeof *rpo);
+  rt_shape *sh = NULL;
+  if (mb && bl && lh && lp && mo && rpo) {
+    size_t i = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(d, "mem")) {
+      if (i >= nmem) break;
+      mb[i] = (int)num(m, "block", -1);
+      mo[i++] = (unsigned)num(m, "order", 0);
+    }
+    i = 0;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(d, "blocks")) {
+      rpo[i] = (unsigned)num(m, "rpo", (double)i);
+      bl[i++] = (int)num(m, "loop", -1);
+    }
+    i = 0;
+    cJSON_ArrayForEach(m, loops) {
+      lh[i] = (int)num(m, "header", -1);
+      lp[i++] = (int)num(m, "parent", -1);
+    }
+    char err[256];
+    sh = rt_shape_new(nmem, mb, mo, nbb, rpo, bl, nl, lh, lp, err, sizeof err);
+    if (!sh) fprintf(stderr, "cgpredict: kernel descriptor: %s\n", err);
+  }
+  free(mb); free(bl); free(lh); free(lp); free(mo); free(rpo);
+  return sh;
+}
+
+static void kernel_free(rt_kernel *k) {
+  cJSON_Delete(k->desc);
+  free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id);
+  free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
+  rt_shape_free(k->shape);
+  free(k);
+}
+
 static rt_kernel *parse_kernel(const char *desc) {
   cJSON *d = cJSON_Parse(desc);
   if (!d) {
@@ -23,11 +75,19 @@ static rt_kernel *parse_kernel(const char *desc) {
     return NULL;
   }
   rt_kernel *k = calloc(1, sizeof *k);
+  if (!k) { cJSON_Delete(d); return NULL; }
   k->desc_ptr = desc;
   k->desc = d;
   k->name = str(d, "name");
   k->file = str(d, "file");
   k->line = (unsigned)num(d, "line", 0);
+  if ((int)num(d, "abi", 0) != CGP_ABI_VERSION) {
+    fprintf(stderr, "cgpredict: kernel '%s' (%s:%u) was instrumented by another version of cgpredict "
+            "(descriptor ABI %d, runtime ABI %d): rebuild it with this one; it is not analysed\n",
+            k->name, k->file, k->line, (int)num(d, "abi", 0), CGP_ABI_VERSION);
+    kernel_free(k);
+    return NULL;
+  }
   k->dims = (unsigned)num(d, "dims", 1);
   k->can_skip = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "can_skip"));
   const cJSON *blk = cJSON_GetObjectItemCaseSensitive(d, "block");
@@ -39,32 +99,94 @@ static rt_kernel *parse_kernel(const char *desc) {
   }
   const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "mem");
   k->nmem = (size_t)cJSON_GetArraySize(mem);
-  if (k->nmem > RT_MAX_SIDS) {
-    fprintf(stderr, "cgpredict: kernel '%s' has %zu memory instructions; at most %u can be traced\n",
-            k->name, k->nmem, RT_MAX_SIDS);
-    k->nmem = RT_MAX_SIDS;
-  }
-  k->mem_size = calloc(k->nmem ? k->nmem : 1, sizeof *k->mem_size);
-  k->mem_store = calloc(k->nmem ? k->nmem : 1, 1);
+  k->mem_size = alloc0(k->nmem, sizeof *k->mem_size);
+  k->mem_kind = alloc0(k->nmem, 1);
+  k->mem_noalias = alloc0(k->nmem, 1);
+  k->mem_shared = alloc0(k->nmem, 1);
+  k->forwarded = alloc0(k->nmem, sizeof *k->forwarded);
+  k->mem_addr_id = alloc0(k->nmem, sizeof *k->mem_addr_id);
+  const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks");
+  k->nbb = (size_t)cJSON_GetArraySize(bbs);
+  double **cols[] = {&k->bb_total, &k->bb_core, &k->bb_fp32, &k->bb_fp64, &k->bb_int, &k->bb_sfu};
+  const char *keys[] = {"total", "core", "fp32", "fp64", "int", "sfu"};
+  int ok = k->mem_size && k->mem_kind && k->mem_noalias && k->mem_shared && k->forwarded && k->mem_addr_id;
+  for (size_t c = 0; c < 6; c++) ok &= (*cols[c] = alloc0(k->nbb, sizeof **cols[c])) != NULL;
+  if (!ok) { kernel_free(k); return NULL; }
   size_t i = 0;
   const cJSON *m;
   cJSON_ArrayForEach(m, mem) {
     k->mem_size[i] = (unsigned)num(m, "size", 4);
-    k->mem_store[i] = strcmp(str(m, "kind"), "store") == 0;
+    const char *kind = str(m, "kind");
+    k->mem_kind[i] = strcmp(kind, "store") == 0 ? CGP_STORE : strcmp(kind, "atomic") == 0 ? CGP_ATOMIC : CGP_LOAD;
+    k->mem_noalias[i] = strcmp(str(m, "reading"), "noalias") == 0;
+    k->mem_shared[i] = in_shared(d, str(m, "array"));
+    double id = num(m, "addr_id", (double)i);
+    k->mem_addr_id[i] = id >= 0 && id < (double)k->nmem ? (uint32_t)id : (uint32_t)i;
     i++;
   }
-  const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks");
-  k->nbb = (size_t)cJSON_GetArraySize(bbs);
-  k->bb_total = calloc(k->nbb ? k->nbb : 1, sizeof *k->bb_total);
-  k->bb_core = calloc(k->nbb ? k->nbb : 1, sizeof *k->bb_core);
   i = 0;
   cJSON_ArrayForEach(m, bbs) {
-    k->bb_total[i] = num(m, "total", 0);
-    k->bb_core[i] = num(m, "core", 0);
+    for (size_t c = 0; c < 6; c++) (*cols[c])[i] = num(m, keys[c], 0);
     i++;
   }
-  for (size_t dv = 0; dv < cgp_rt_g.ndev; dv++) k->sid[dv] = calloc(k->nmem ? k->nmem : 1, sizeof **k->sid);
+  k->shape = parse_shape(d, k->nmem, k->nbb);
+  if (!k->shape) { kernel_free(k); return NULL; }
+  for (size_t dv = 0; dv < cgp_rt_g.ndev; dv++) {
+    k->site[dv] = alloc0(k->nmem, sizeof **k->site);
+    if (!k->site[dv]) { kernel_free(k); return NULL; }
+  }
   return k;
+}
+
+static cgp_l2_index l2_index_of(const cgp_device *d) {
+  if (strcmp(d->l2_index, "modulo") == 0) return CGP_L2_MODULO;
+  if (strcmp(d->l2_index, "xor") == 0) return CGP_L2_XOR;
+  return CGP_L2_FULLY_ASSOCIATIVE;
+}
+
+unsigned rt_l2_unit(const cgp_device *d) { return d->l2_sector_bytes ? d->l2_sector_bytes : d->l2_line_bytes; }
+
+cgp_l2 *rt_device_l2(const cgp_device *d) {
+  return cgp_l2_new(d->l2_bytes, rt_l2_unit(d), d->l2_assoc * (d->l2_line_bytes / rt_l2_unit(d)), l2_index_of(d));
+}
+
+cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
+  if (k->an[d]) return k->an[d];
+  const cgp_device *dev = &cgp_rt_g.dev[d];
+  cgp_analysis_cfg *c = &k->cfg[d];
+  *c = (cgp_analysis_cfg){.nsid = k->nmem, .nbid = k->nbb, .sid_kind = k->mem_kind, .sid_shared = k->mem_shared,
+                          .bid_total = k->bb_total, .bid_core = k->bb_core, .bid_fp32 = k->bb_fp32,
+                          .bid_fp64 = k->bb_fp64, .bid_int = k->bb_int, .bid_sfu = k->bb_sfu,
+                          .no_sm = dev->no_sm, .l1_bytes = dev->l1_bytes,
+                          .l1_unit_bytes = dev->l1_sector_bytes ? dev->l1_sector_bytes : dev->l1_line_bytes,
+                          .l1_caches_global = dev->l1_caches_global, .l2_bytes = dev->l2_bytes,
+                          .l2_line_bytes = dev->l2_line_bytes, .l2_unit_bytes = rt_l2_unit(dev),
+                          .l2_assoc = dev->l2_assoc, .l2_index = l2_index_of(dev), .l2 = cgp_rt_g.l2[d],
+                          .smem_banks = dev->smem_banks, .smem_bank_bytes = dev->smem_bank_bytes,
+                          .dims = (int)k->dims, .din = cgp_rt_g.din[d]};
+  k->an[d] = cgp_analysis_set_new(c, cgp_analyses);
+  return k->an[d];
+}
+
+void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *dp) {
+  size_t n;
+  const cgp_dep *f = cgp_deps_found(dp, &n);
+  k->deps_partial |= cgp_deps_partial(dp);
+  for (size_t i = 0; i < n; i++) {
+    size_t j = 0;
+    while (j < k->ndeps && !(k->deps[j].d.kind == f[i].kind && k->deps[j].d.first_sid == f[i].first_sid &&
+                             k->deps[j].d.second_sid == f[i].second_sid))
+      j++;
+    if (j < k->ndeps) {
+      k->deps[j].d.count += f[i].count;
+      k->deps[j].d.reduction |= f[i].reduction;
+      continue;
+    }
+    rt_dep *p = realloc(k->deps, (k->ndeps + 1) * sizeof *p);
+    if (!p) return;
+    k->deps = p;
+    k->deps[k->ndeps++] = (rt_dep){f[i], launch};
+  }
 }
 
 rt_kernel *rt_kernel_for(const char *desc) {
@@ -72,7 +194,9 @@ rt_kernel *rt_kernel_for(const char *desc) {
     if (cgp_rt_g.kernels[i]->desc_ptr == desc) return cgp_rt_g.kernels[i];
   rt_kernel *k = parse_kernel(desc);
   if (!k) return NULL;
-  cgp_rt_g.kernels = realloc(cgp_rt_g.kernels, (cgp_rt_g.nkernels + 1) * sizeof *cgp_rt_g.kernels);
+  rt_kernel **p = realloc(cgp_rt_g.kernels, (cgp_rt_g.nkernels + 1) * sizeof *p);
+  if (!p) { kernel_free(k); return NULL; }
+  cgp_rt_g.kernels = p;
   cgp_rt_g.kernels[cgp_rt_g.nkernels++] = k;
   return k;
 }
@@ -95,8 +219,11 @@ void rt_resolve_block(const rt_kernel *k, unsigned block[3]) {
 
 void rt_record_launch(rt_kernel *k, const rt_sample *s) {
   if (k->nsamples == k->capsamples) {
-    k->capsamples = k->capsamples ? 2 * k->capsamples : 8;
-    k->samples = realloc(k->samples, k->capsamples * sizeof *k->samples);
+    size_t cap = k->capsamples ? 2 * k->capsamples : 8;
+    rt_sample *p = realloc(k->samples, cap * sizeof *p);
+    if (!p) return;                          /* the launch is not predicted; the others are */
+    k->samples = p;
+    k->capsamples = cap;
   }
   k->samples[k->nsamples++] = *s;
 }

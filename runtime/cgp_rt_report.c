@@ -14,44 +14,78 @@
 
 #define RT_DEFAULT_REPORT "cgpredict-report.json"
 
+/* A set-up error (environment, device files): the program comes first, so it runs on untraced;
+   the message says what failed and that no report will be written (CGPREDICT_STRICT=1 turns its
+   exit status 0 into 1). */
 static void fatal_setup(const char *msg) {
-  fflush(stdout);
-  fprintf(stderr, "cgpredict: %s\n", msg);
-  exit(2);
+  char m[4600];
+  snprintf(m, sizeof m, "%s; the program runs on without cgpredict, no report is written", msg);
+  rt_tool_failure(m);
+  cgp_rt_g.disabled = 1;
 }
 
+/* One device by name into the next slot; 0 on success, else the tool is disabled. */
+static int add_device(const char *name) {
+  char err[1024], msg[1200];
+  if (cgp_rt_g.ndev == RT_MAX_DEVICES) {
+    snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: more than %d devices", RT_MAX_DEVICES);
+    fatal_setup(msg);
+    return -1;
+  }
+  if (cgp_device_find(name, &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) {
+    snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
+    fatal_setup(msg);
+    return -1;
+  }
+  cgp_rt_g.ndev++;
+  return 0;
+}
+
+/* CGPREDICT_DEVICE: a comma-separated list, or "all" (every device file); unset: the default
+   set (devices/default-devices.txt, else every file). */
 static void load_devices(void) {
   const char *env = getenv("CGPREDICT_DEVICE");
-  char err[1024];
-  if (env && *env) {
+  if (env && *env && strcmp(env, "all") != 0) {
     char *list = strdup(env), *save = NULL;
-    for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-      if (cgp_rt_g.ndev == RT_MAX_DEVICES) fatal_setup("CGPREDICT_DEVICE: too many devices");
-      if (cgp_device_find(name, &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) {
-        char msg[1200];
-        snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
-        fatal_setup(msg);
-      }
-      cgp_rt_g.ndev++;
-    }
+    for (char *name = list ? strtok_r(list, ",", &save) : NULL; name; name = strtok_r(NULL, ",", &save))
+      if (add_device(name) != 0) break;
     free(list);
   } else {
     char **names = NULL;
-    size_t n = cgp_device_names(&names);
-    for (size_t i = 0; i < n && cgp_rt_g.ndev < RT_MAX_DEVICES; i++) {
-      if (cgp_device_find(names[i], &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) fatal_setup(err);
-      cgp_rt_g.ndev++;
-    }
+    size_t n = env && *env ? cgp_device_all_names(&names) : cgp_device_names(&names);
+    for (size_t i = 0; i < n; i++)
+      if (add_device(names[i]) != 0) break;
     cgp_device_names_free(names, n);
   }
+  if (cgp_rt_g.disabled) return;
   if (!cgp_rt_g.ndev) {
     char msg[4200];
     snprintf(msg, sizeof msg, "no device files found in %s (set CGPREDICT_DEVICES_DIR)", cgp_devices_dir());
     fatal_setup(msg);
+    return;
   }
-  cgp_rt_g.line0 = cgp_rt_g.dev[0].l2_line_bytes;
-  for (size_t i = 1; i < cgp_rt_g.ndev; i++)
-    if (cgp_rt_g.dev[i].l2_line_bytes < cgp_rt_g.line0) cgp_rt_g.line0 = cgp_rt_g.dev[i].l2_line_bytes;
+  const char *din = getenv("CGPREDICT_DIN");
+  for (size_t i = 0; i < cgp_rt_g.ndev && din && *din; i++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s.%s.din", din, cgp_rt_g.dev[i].name);
+    cgp_rt_g.din[i] = fopen(path, "w");
+    if (!cgp_rt_g.din[i]) {
+      char msg[4400];
+      snprintf(msg, sizeof msg, "CGPREDICT_DIN: cannot write %s", path);
+      fatal_setup(msg);
+      return;
+    }
+  }
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
+    cgp_rt_g.l2[i] = rt_device_l2(&cgp_rt_g.dev[i]);
+    if (!cgp_rt_g.l2[i]) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "device '%s': its L2 geometry cannot be simulated (or out of memory)",
+               cgp_rt_g.dev[i].name);
+      fatal_setup(msg);
+      return;
+    }
+  }
 }
 
 /* CGPREDICT_BLOCK="256,32x32": each shape applies to grids of its own dimensionality. */
@@ -73,6 +107,7 @@ static void parse_env_block(void) {
       char msg[256];
       snprintf(msg, sizeof msg, "CGPREDICT_BLOCK: '%s' is not a block shape like 256 or 32x8 (at most 1024 threads)", shape);
       fatal_setup(msg);
+      break;
     }
     memcpy(cgp_rt_g.env_block[n - 1], v, sizeof v);
   }
@@ -87,6 +122,11 @@ static void parse_env(void) {
   else if (strcmp(s, "skip") == 0) cgp_rt_g.sample_mode = 1;
   else if (strcmp(s, "full") == 0) cgp_rt_g.sample_mode = 2;
   else fatal_setup("CGPREDICT_SAMPLE: expected run, skip or full");
+  const char *mb = getenv("CGPREDICT_MEMORY_MB");
+  char *end = NULL;
+  unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_BUDGET_MB;
+  if (mb && *mb && (*end || v == 0 || v > (1ul << 20))) fatal_setup("CGPREDICT_MEMORY_MB: expected a number of MiB, 1 to 1048576");
+  cgp_rt_g.budget_bytes = (size_t)v << 20;
   const char *r = getenv("CGPREDICT_REPORT");
   snprintf(cgp_rt_g.report_path, sizeof cgp_rt_g.report_path, "%s", r && *r ? r : RT_DEFAULT_REPORT);
   parse_env_block();
@@ -106,11 +146,25 @@ static cJSON *u64_array(const uint64_t *v, int n) {
   return num_array(d, n);
 }
 
-static const char *dominant_class(const rt_sid_stat *s) {
+static const char *dominant_class(const cgp_site_totals *s) {
   int best = 0;
   for (int c = 1; c < CGP_NCLASS; c++)
     if (s->insts[c] > s->insts[best]) best = c;
   return s->insts[best] ? cgp_class_name((cgp_class)best) : "not_executed";
+}
+
+static const char *const reading_text[2] = {
+    "may_alias: the CUDA kernel's pointers may alias, so every source-level access is issued, a "
+    "store every iteration, a load again after any store; a load of a value the thread still "
+    "holds is served from a register",
+    "noalias (restrict or the pragma's noalias): values stay in registers as the compiler keeps them"};
+
+static void site_stats(cJSON *o, const cgp_site_totals *s) {
+  uint64_t n = s->insts[0] + s->insts[1] + s->insts[2];
+  uint64_t looked = s->trans + s->l1_hit;
+  cJSON_AddNumberToObject(o, "transactions_per_warp", n ? (double)s->trans / (double)n : 0);
+  cJSON_AddNumberToObject(o, "l2_hit_rate", s->trans ? 1.0 - (double)s->miss / (double)s->trans : 0);
+  if (s->l1_hit) cJSON_AddNumberToObject(o, "l1_hit_rate", looked ? (double)s->l1_hit / (double)looked : 0);
 }
 
 static cJSON *memory_json(const rt_kernel *k) {
@@ -119,27 +173,96 @@ static cJSON *memory_json(const rt_kernel *k) {
   size_t i = 0;
   const cJSON *site;
   cJSON_ArrayForEach(site, sites) {
+    if (i >= k->nmem) break;
     cJSON *m = cJSON_Duplicate(site, 1);
-    const rt_sid_stat *s = &k->sid[0][i];
+    const cgp_site_totals *s = &k->site[0][i];
     uint64_t n = s->insts[0] + s->insts[1] + s->insts[2];
+    cJSON_DeleteItemFromObjectCaseSensitive(m, "block");
+    cJSON_DeleteItemFromObjectCaseSensitive(m, "order");
     cJSON_AddStringToObject(m, "class", dominant_class(s));
     cJSON_AddNumberToObject(m, "warp_instructions_traced", (double)n);
-    cJSON_AddNumberToObject(m, "transactions_per_warp", n ? (double)s->trans / (double)n : 0);
-    cJSON_AddNumberToObject(m, "l2_hit_rate", s->trans ? 1.0 - (double)s->miss / (double)s->trans : 0);
+    cJSON_AddNumberToObject(m, "active_lanes_per_warp_instruction", n ? (double)s->lanes / (double)n : 0);
+    site_stats(m, s);
+    if (k->mem_kind[i] == CGP_LOAD)
+      cJSON_AddNumberToObject(m, "forwarded_from_register", (double)k->forwarded[i]);
+    if (k->mem_shared[i] && n)
+      cJSON_AddNumberToObject(m, "bank_conflict_degree", (double)s->bank_degree_sum / (double)n);
     cJSON *by = cJSON_AddObjectToObject(m, "by_device");
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-      const rt_sid_stat *sd = &k->sid[d][i];
-      uint64_t nd = sd->insts[0] + sd->insts[1] + sd->insts[2];
-      cJSON *o = cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name);
-      cJSON_AddNumberToObject(o, "transactions_per_warp", nd ? (double)sd->trans / (double)nd : 0);
-      cJSON_AddNumberToObject(o, "l2_hit_rate", sd->trans ? 1.0 - (double)sd->miss / (double)sd->trans : 0);
-    }
-    cJSON_AddStringToObject(m, "accumulation_reading", "as compiled: a value the compiler keeps in a register "
-                            "across an inner loop is loaded and stored once, not every iteration");
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++) site_stats(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
+    cJSON_AddStringToObject(m, "reading_explained", reading_text[k->mem_noalias[i]]);
     cJSON_AddItemToArray(arr, m);
     i++;
   }
   return arr;
+}
+
+static const char *const dep_kind[3] = {"raw", "war", "waw"};
+
+static cJSON *site_loc(const rt_kernel *k, uint32_t sid) {
+  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
+  cJSON *o = cJSON_CreateObject();
+  const char *f = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "file"));
+  cJSON_AddStringToObject(o, "file", f ? f : "");
+  cJSON_AddNumberToObject(o, "line", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "line")));
+  cJSON_AddNumberToObject(o, "column", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "column")));
+  const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "array"));
+  if (a) cJSON_AddStringToObject(o, "array", a);
+  return o;
+}
+
+static cJSON *coords(const rt_kernel *k, uint64_t key) {
+  uint64_t xyz[3];
+  cgp_thread_unkey((int)k->dims, key, xyz);
+  cJSON *a = cJSON_CreateArray();
+  for (unsigned d = 0; d < (k->dims ? k->dims : 1) && d < 3; d++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)xyz[d]));
+  return a;
+}
+
+/* Dependences through memory (traced threads) and scalars carried across threads (the pass). */
+static void dependences_json(cJSON *o, const rt_kernel *k) {
+  cJSON *list = cJSON_CreateArray();
+  for (size_t i = 0; i < k->ndeps; i++) {
+    const cgp_dep *d = &k->deps[i].d;
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "kind", dep_kind[d->kind]);
+    cJSON_AddItemToObject(e, "first", site_loc(k, d->first_sid));
+    cJSON_AddItemToObject(e, "second", site_loc(k, d->second_sid));
+    cJSON *ex = cJSON_AddObjectToObject(e, "example");
+    cJSON_AddItemToObject(ex, "first_thread", coords(k, d->first_thread));
+    cJSON_AddItemToObject(ex, "second_thread", coords(k, d->second_thread));
+    cJSON_AddNumberToObject(ex, "launch", (double)k->deps[i].launch);
+    cJSON_AddNumberToObject(e, "pairs_seen", (double)d->count);
+    if (d->reduction) {
+      cJSON_AddBoolToObject(e, "reduction", 1);
+      cJSON_AddStringToObject(e, "remedy", "a reduction: every thread adds into one element. In CUDA use atomicAdd "
+                              "on it, or a tree reduction (per-block partial sums in shared memory, then one "
+                              "more pass)");
+    } else {
+      cJSON_AddStringToObject(e, "remedy", d->kind == CGP_DEP_RAW
+                                               ? "a thread reads what another thread of the same launch writes: "
+                                                 "split the loop into launches at the dependence, or restructure"
+                                               : "two threads touch one element and one writes it: the result "
+                                                 "depends on their order; give each thread its own element");
+    }
+    cJSON_AddItemToArray(list, e);
+  }
+  const cJSON *c;
+  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(k->desc, "carried")) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "kind", "carried");
+    cJSON_AddItemToObject(e, "first", cJSON_Duplicate(c, 1));
+    cJSON_AddItemToObject(e, "second", cJSON_Duplicate(c, 1));
+    cJSON_AddStringToObject(e, "remedy", "a scalar carried from one thread to the next (a running sum or a "
+                            "recurrence): threads cannot see each other's registers; a sum is a reduction "
+                            "(atomicAdd, or a tree reduction), a recurrence is not parallel as written");
+    cJSON_AddItemToArray(list, e);
+  }
+  cJSON_AddBoolToObject(o, "parallel_safe", cJSON_GetArraySize(list) == 0);
+  cJSON_AddItemToObject(o, "dependences", list);
+  cJSON *dc = cJSON_AddObjectToObject(o, "dependence_check");
+  cJSON_AddStringToObject(dc, "scope", "exact among the traced threads of each analysed launch (see samples: "
+                          "traced_warps), element addresses; a value carried in a register is found by the pass");
+  cJSON_AddBoolToObject(dc, "partial", k->deps_partial);
 }
 
 static cJSON *sample_json(const rt_kernel *k, size_t i) {
@@ -148,7 +271,8 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "launch", (double)s->launch);
   cJSON_AddNumberToObject(o, "weight", (double)(next - s->launch));
-  cJSON_AddItemToObject(o, "grid", u64_array(s->grid, 3));
+  cJSON_AddItemToObject(o, "grid", u64_array(s->gridblocks, 3));
+  cJSON_AddItemToObject(o, "threads_extent", u64_array(s->grid, 3));
   cJSON_AddNumberToObject(o, "threads", (double)s->threads);
   cJSON_AddNumberToObject(o, "blocks", (double)s->blocks);
   cJSON_AddNumberToObject(o, "total_warps", (double)s->total_warps);
@@ -169,15 +293,20 @@ static cJSON *kernel_json(const rt_kernel *k) {
   cJSON_AddNumberToObject(o, "dims", k->dims);
   cJSON_AddNumberToObject(o, "launches", (double)k->launches);
   cJSON_AddNumberToObject(o, "launches_sampled", (double)k->nsamples);
-  cJSON_AddItemToObject(o, "grid", u64_array(k->grid_max, 3));
+  cJSON_AddItemToObject(o, "grid", u64_array(k->gridblocks_max, 3));          /* blocks, as gridDim */
+  cJSON_AddItemToObject(o, "threads_extent", u64_array(k->grid_max, 3));    /* threads per dimension */
   double b[3] = {block[0], block[1], block[2]};
   cJSON_AddItemToObject(o, "block", num_array(b, 3));
   cJSON_AddBoolToObject(o, "threads_skippable", k->can_skip);
   cJSON_AddItemToObject(o, "memory", memory_json(k));
   cJSON *dv = cJSON_AddObjectToObject(o, "divergence");
-  cJSON_AddNumberToObject(dv, "warps_traced", (double)k->warps_folded);
+  cJSON_AddNumberToObject(dv, "warps_traced", (double)k->warps_traced);
   cJSON_AddNumberToObject(dv, "divergent_warps", (double)k->divergent_warps);
-  cJSON_AddNumberToObject(dv, "extra_issue_slots", (double)k->extra_issue);
+  cJSON_AddNumberToObject(dv, "masked_issue_slots_per_warp", k->warps_traced ? k->masked_slots / (double)k->warps_traced : 0);
+  dependences_json(o, k);
+  if (k->budget_hit)
+    cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached: "
+                            "later threads of a launch were not traced, so fewer blocks stand for the grid");
   cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->desc, "warnings"), 1));
   cJSON *samples = cJSON_AddArrayToObject(o, "samples");
   for (size_t i = 0; i < k->nsamples; i++) cJSON_AddItemToArray(samples, sample_json(k, i));
@@ -190,6 +319,11 @@ static void write_report(void) {
   cJSON *rt = cJSON_AddObjectToObject(r, "runtime");
   cJSON_AddNumberToObject(rt, "traced_threads", (double)cgp_rt_g.traced_threads);
   cJSON_AddNumberToObject(rt, "traced_accesses", (double)cgp_rt_g.traced_accesses);
+  cJSON_AddNumberToObject(rt, "concurrent_entries", (double)rt_concurrent_entries());
+  if (rt_concurrent_entries())
+    cJSON_AddStringToObject(rt, "threads_note", "marked nests were entered by a thread while another thread was "
+                            "inside one: the first thread was traced, the others ran untraced (their work is "
+                            "not in the predictions)");
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
   char err[2048], msg[2400];
@@ -210,6 +344,8 @@ static void write_report(void) {
 }
 
 static void at_exit(void) {
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (cgp_rt_g.din[i] && fclose(cgp_rt_g.din[i]) != 0) rt_tool_failure("CGPREDICT_DIN: a din file could not be written whole");
   const rt_kernel *k = rt_current_kernel();
   if (k) {
     fflush(stdout);
@@ -247,7 +383,8 @@ void rt_report_install(void) {
   if (cgp_rt_g.initialised) return;
   cgp_rt_g.initialised = 1;
   parse_env();
-  load_devices();
+  if (!cgp_rt_g.disabled) load_devices();
+  if (cgp_rt_g.disabled) return;
   atexit(at_exit);
   int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {

@@ -1,41 +1,61 @@
-/* cgp_rt_window.c: a window's blocks and their analysis. Per device, the window's blocks are
-   cut into batches of B x no_sm blocks (the blocks resident together), and each batch's warps go
-   through the L2 together, interleaved round robin (analyzer/cgp_analyzer.h). The L2 starts
-   empty in each window; outside the first window, the window's first batch only warms it. */
+/* cgp_rt_window.c: a window's blocks through the analyses. Per device, the window's blocks are cut
+   into batches of B x no_sm blocks (the blocks resident together; block j of a batch on SM
+   j mod no_sm), and each batch's warps issue round robin, one warp memory instruction at a time
+   [MODEL.md section 4 choice], every warp's events in the order its reconverged lanes run them
+   (cgp_rt_warp.h). cgp_rt.c decides when a batch is complete and whether it counts. */
 #include "cgp_rt_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void rt_warp_free(rt_warp *w) {
-  if (!w) return;
-  free(w->inst);
-  free(w->lines);
-  free(w);
-}
-
-void rt_window_put(rt_window *win, uint64_t b, unsigned widx, rt_warp *w) {
+void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w) {
   if (b >= win->nblk) {
     size_t n = win->nblk ? win->nblk : 8;
     while (n <= b) n *= 2;
-    win->blk = realloc(win->blk, n * sizeof *win->blk);
-    memset(win->blk + win->nblk, 0, (n - win->nblk) * sizeof *win->blk);
+    rt_wwarp ***blk = realloc(win->blk, n * sizeof *blk);
+    size_t *nw = realloc(win->nw, n * sizeof *nw);
+    if (!blk || !nw) {                       /* the warp is lost, the window still counts */
+      if (blk) win->blk = blk;
+      if (nw) win->nw = nw;
+      rt_wwarp_free(w);
+      return;
+    }
+    memset(blk + win->nblk, 0, (n - win->nblk) * sizeof *blk);
+    memset(nw + win->nblk, 0, (n - win->nblk) * sizeof *nw);
+    win->blk = blk;
+    win->nw = nw;
     win->nblk = n;
   }
-  rt_block *blk = &win->blk[b];
-  if (blk->n == blk->cap) blk->warp = realloc(blk->warp, (blk->cap = blk->cap ? 2 * blk->cap : 8) * sizeof *blk->warp);
-  (void)widx;                                  /* warps arrive as they complete: in warp-id order
-                                                  in a sweep, the partial ones at the edge last */
-  blk->warp[blk->n++] = w;
+  rt_wwarp **list = realloc(win->blk[b], (win->nw[b] + 1) * sizeof *list);
+  if (!list) { rt_wwarp_free(w); return; }
+  list[win->nw[b]++] = w;                    /* warps arrive as they complete: in warp-id order in
+                                                a sweep, the partial ones at the edge last */
+  win->blk[b] = list;
+}
+
+size_t rt_window_free_below(rt_window *w, uint64_t b) {
+  size_t bytes = 0;
+  for (; w->freed < b && w->freed < w->nblk; w->freed++) {
+    for (size_t i = 0; i < w->nw[w->freed]; i++) {
+      bytes += rt_wwarp_bytes(w->blk[w->freed][i]);
+      rt_wwarp_free(w->blk[w->freed][i]);
+    }
+    free(w->blk[w->freed]);
+    w->blk[w->freed] = NULL;
+    w->nw[w->freed] = 0;
+  }
+  return bytes;
 }
 
 void rt_window_release(rt_window *w) {
   for (size_t b = 0; b < w->nblk; b++) {
-    for (size_t i = 0; i < w->blk[b].n; i++) rt_warp_free(w->blk[b].warp[i]);
-    free(w->blk[b].warp);
+    for (size_t i = 0; i < w->nw[b]; i++) rt_wwarp_free(w->blk[b][i]);
+    free(w->blk[b]);
   }
   free(w->blk);
+  free(w->nw);
   w->blk = NULL;
+  w->nw = NULL;
   w->nblk = 0;
 }
 
@@ -44,99 +64,74 @@ unsigned rt_active_blocks(const cgp_device *d, unsigned tpb) {
   return b ? b : 1;
 }
 
-static cgp_l2_index l2_index_of(const cgp_device *d) {
-  if (strcmp(d->l2_index, "modulo") == 0) return CGP_L2_MODULO;
-  if (strcmp(d->l2_index, "xor") == 0) return CGP_L2_XOR;
-  return CGP_L2_FULLY_ASSOCIATIVE;
-}
-
-/* The warp at a coarser line size (lines are sorted, so duplicates are adjacent): its
-   instructions with new line counts in *inst, their lines in *pool. */
-static void coarsen(const rt_warp *w, unsigned shift, cgp_winst **inst, uint64_t **pool) {
-  cgp_winst *in = malloc((w->n ? w->n : 1) * sizeof *in);
-  uint64_t *out = malloc((w->nl ? w->nl : 1) * sizeof *out);
-  const uint64_t *src = w->lines;
-  size_t nout = 0;
-  for (size_t i = 0; i < w->n; i++) {
-    in[i] = w->inst[i];
-    unsigned n = 0;
-    for (unsigned j = 0; j < w->inst[i].nlines; j++) {
-      uint64_t l = src[j] >> shift;
-      if (!n || out[nout - 1] != l) { out[nout++] = l; n++; }
-    }
-    src += w->inst[i].nlines;
-    in[i].nlines = (uint16_t)n;
-  }
-  *inst = in;
-  *pool = out;
-}
-
-static unsigned log2u(unsigned v) {
-  unsigned s = 0;
-  while ((1u << s) < v) s++;
-  return s;
-}
-
-static void analyze_device(rt_kernel *k, const rt_window *w, unsigned tpb, size_t d, rt_wstat *out) {
+uint64_t rt_batch_blocks(size_t d, unsigned tpb) {
   const cgp_device *dev = &cgp_rt_g.dev[d];
-  uint64_t bpb = (uint64_t)rt_active_blocks(dev, tpb) * dev->no_sm;
-  cgp_l2 *l2 = cgp_l2_new(dev->l2_bytes, dev->l2_line_bytes, dev->l2_assoc, l2_index_of(dev));
-  if (!l2) return;
-  unsigned shift = log2u(dev->l2_line_bytes) - log2u(cgp_rt_g.line0);
-  size_t nbatches = (w->nblk + bpb - 1) / bpb, used = 0;
-  for (size_t j = 0; j < nbatches; j++)
-    for (size_t b = j * bpb; b < (j + 1) * bpb && b < w->nblk; b++)
-      if (w->blk[b].n) { used = j + 1; break; }
-  int warmup = w->start > 0 && used >= 2;
-  out->first_counted = w->start + (warmup ? bpb : 0);
-  out->end = w->start + w->size;
-  uint64_t *st = calloc(k->nmem ? k->nmem : 1, sizeof *st), *sm = calloc(k->nmem ? k->nmem : 1, sizeof *sm);
-  for (size_t j = 0; j < used; j++) {
-    size_t nw = 0, cap = 0, nblocks = 0;
-    cgp_warp_trace *tr = NULL;
-    uint64_t **pools = NULL;
-    int count = !(warmup && j == 0);
-    for (size_t b = j * bpb; b < (j + 1) * bpb && b < w->nblk; b++) {
-      const rt_block *blk = &w->blk[b];
-      nblocks += blk->n > 0;
-      for (size_t i = 0; i < blk->n; i++) {
-        const rt_warp *wp = blk->warp[i];
-        if (nw == cap) {
-          cap = cap ? 2 * cap : 64;
-          tr = realloc(tr, cap * sizeof *tr);
-          pools = realloc(pools, cap * sizeof *pools);
-        }
-        tr[nw].n = wp->n;
-        if (shift) {
-          cgp_winst *in;
-          coarsen(wp, shift, &in, &pools[nw]);
-          tr[nw].inst = in;
-          tr[nw].lines = pools[nw];
-        } else {
-          tr[nw].inst = wp->inst;
-          tr[nw].lines = wp->lines;
-        }
-        nw++;
-        if (!count) continue;
-        out->warps += 1;
-        out->total_insts += wp->total_insts;
-        out->core_insts += wp->core_insts;
-        for (size_t m = 0; m < wp->n; m++) k->sid[d][wp->inst[m].sid].insts[wp->inst[m].cls]++;
-      }
-    }
-    cgp_l2_run_batch(l2, tr, nw, count, &out->tot, st, sm, k->nmem);
-    if (count) out->blocks += (double)nblocks;
-    for (size_t i = 0; i < nw; i++)
-      if (shift) { free((void *)tr[i].inst); free(pools[i]); }
-    free(tr);
-    free(pools);
-  }
-  for (size_t s = 0; s < k->nmem; s++) { k->sid[d][s].trans += st[s]; k->sid[d][s].miss += sm[s]; }
-  free(st);
-  free(sm);
-  cgp_l2_free(l2);
+  return (uint64_t)rt_active_blocks(dev, tpb) * dev->no_sm;
 }
 
-void rt_window_analyze(rt_kernel *k, const rt_window *w, unsigned tpb, rt_wstat out[RT_MAX_DEVICES]) {
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) analyze_device(k, w, tpb, d, &out[d]);
+typedef struct {
+  rt_witer *it;
+  const rt_wwarp *w;
+  unsigned sm;
+} live_warp;
+
+/* Events of one warp up to and including its next memory instruction; 0 when it has none left. */
+static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx, cgp_deps *deps) {
+  rt_wevent ev;
+  while (rt_witer_next(lw->it, &ev)) {
+    unsigned threads = rt_wwarp_threads(lw->w);
+    if (!ev.is_mem) {
+      cgp_block_exec b = {ev.id, (uint8_t)ev.nact, (uint8_t)threads, widx, lw->sm};
+      cgp_analysis_block_exec(an, &b);
+      continue;
+    }
+    uint32_t sid = ev.id;
+    cgp_warp_mem m = {.sid = sid, .kind = k->mem_kind[sid], .nact = (uint8_t)ev.nact,
+                      .warp_threads = (uint8_t)threads, .size = k->mem_size[sid], .addr = ev.addr,
+                      .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm};
+    m.cls = (uint8_t)cgp_classify(ev.addr, ev.nact, m.size);
+    cgp_analysis_warp_mem(an, &m);
+    if (deps && m.kind != CGP_ATOMIC) {
+      /* lanes reading one address: its two earliest readers are the first two lanes, which is
+         all the check keeps of readers (cgp_an_deps.c) */
+      unsigned n = m.cls == CGP_CLASS_CONST && m.kind == CGP_LOAD && ev.nact > 2 ? 2 : ev.nact;
+      for (unsigned l = 0; l < n; l++)
+        cgp_deps_access(deps, ev.addr[l], m.thread[ev.lane[l]], sid, m.kind == CGP_STORE);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+void rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
+                     cgp_deps *deps) {
+  cgp_analysis_set *an = rt_kernel_analyses(k, d);
+  if (!an) return;
+  if (b1 > w->nblk) b1 = w->nblk;
+  size_t nw = 0, nblocks = 0;
+  for (size_t b = b0; b < b1; b++) { nw += w->nw[b]; nblocks += w->nw[b] > 0; }
+  if (!nw) return;
+  live_warp *lw = calloc(nw, sizeof *lw);
+  if (!lw) return;
+  unsigned no_sm = cgp_rt_g.dev[d].no_sm;
+  size_t i = 0;
+  for (size_t b = b0; b < b1; b++)
+    for (size_t j = 0; j < w->nw[b]; j++, i++) {
+      lw[i].w = w->blk[b][j];
+      lw[i].it = rt_witer_new(k->shape, lw[i].w);
+      lw[i].sm = (unsigned)((b - b0) % no_sm);
+    }
+  cgp_analysis_begin_batch(an, counting, (unsigned)nw, (unsigned)nblocks);
+  for (size_t live = nw; live;) {
+    live = 0;
+    for (i = 0; i < nw; i++) {
+      if (!lw[i].it) continue;
+      if (step(k, an, &lw[i], (unsigned)i, deps)) { live++; continue; }
+      cgp_analysis_end_warp(an, (unsigned)i);
+      rt_witer_free(lw[i].it);
+      lw[i].it = NULL;
+    }
+  }
+  cgp_analysis_end_batch(an);
+  free(lw);
 }

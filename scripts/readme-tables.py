@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Copy the tables benchmarks/polybench/run and speed wrote (results.md, speed.md) into README.md,
-between the <!-- accuracy:begin/end --> and <!-- speed:begin/end --> markers. Never type them in."""
+"""Copy the tables benchmarks/polybench/run and speed and benchmarks/gpgpusim/score wrote
+(results.md, speed.md, gpgpusim/results.md) into README.md, between the <!-- accuracy:begin/end -->,
+<!-- speed:begin/end --> and <!-- gpgpusim:begin/end --> markers. Never type them in."""
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
-TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md"}
+TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md",
+          "gpgpusim": "benchmarks/gpgpusim/results.md"}
 
 
 def main():

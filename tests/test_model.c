@@ -378,3 +378,180 @@ Test(model, bad_inputs_are_errors_naming_the_field) {
   cr_expect_neq(cgp_predict(&tk1, &k, &p, err, sizeof err), 0);
   cr_expect_not_null(strstr(err, "2048 threads"), "%s", err);
 }
+
+/* ---- Schema v2 terms (docs/model.md sections 2, 5c, 5d, 6b, 7b): each inert when its input is 0 ---- */
+
+Test(model, launch_overhead_is_added_once_per_launch) {
+  /* the case-1 kernel above (1715 cycles) on a TK1 with a 5000-cycle launch: 6715 */
+  cgp_device d = tk1;
+  d.launch_overhead_cycles = 5000;
+  cgp_kernel_stats k = {.blocks = 1, .threads_per_block = 64, .total_warps = 2,
+                        .insts = {0, 10, 0}, .trans_pw = {0, 2, 0}, .dram_pw = {0, 2.0 / 32, 0},
+                        .total_insts = 100, .core_insts = 60};
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&d, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_float_eq(p.launch_cycles, 5000, EPS);
+  cr_expect_float_eq(p.cycles, 1715 + 5000, 1e-6);
+  cr_expect_float_eq(p.time_ms, 6715 / 852e6 * 1e3, 1e-12);
+  cr_expect_str_eq(p.bound, "launch_overhead", "5000 > 1715 of work");
+  cr_assert_eq(cgp_predict(&tk1, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_float_eq(p.launch_cycles, 0, EPS);
+  cr_expect_float_eq(p.cycles, 1715, 1e-6);
+}
+
+Test(model, tail_round_has_its_own_n) {
+  /* 9 blocks of 256 threads, pure compute (100 insts: 50 cycles a warp), TK1 B_max = 8:
+     one full round (B 8, N 64): case 3, 50 x 64 = 3200; the tail is 1 block (B 1, N 8): 50 x 8 = 400.
+     3600 in all (2 x 3200 = 6400 if the tail cost a full round). Floor 72 x 12.5 = 900. */
+  cgp_kernel_stats k = {.blocks = 9, .threads_per_block = 256, .total_warps = 72, .total_insts = 100};
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&tk1, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(p.batch, 2);
+  cr_expect_eq(p.B, 8);
+  cr_expect_eq(p.N, 64);
+  cr_expect_eq(p.tail_blocks, 1);
+  cr_expect_eq(p.tail_B, 1);
+  cr_expect_eq(p.tail_N, 8);
+  cr_expect_float_eq(p.cycles_full_wave, 3200, EPS);
+  cr_expect_float_eq(p.tail_cycles, 400, EPS);
+  cr_expect_float_eq(p.cycles, 3600, EPS);
+  /* 16 blocks: two full rounds, no tail: 6400 as before */
+  k.blocks = 16;
+  k.total_warps = 128;
+  cr_assert_eq(cgp_predict(&tk1, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(p.tail_blocks, 0);
+  cr_expect_float_eq(p.cycles, 6400, EPS);
+}
+
+Test(model, blocks_spread_one_per_sm_first) {
+  /* a 4-SM TK1: 3 blocks of 256 threads go one per SM: B = 1, N = 8; 10 blocks: ceil(10/4) = 3
+     blocks on the busiest SM, N = 24, one round (B_max x 4 = 32 >= 10) */
+  cgp_device d = tk1;
+  d.no_sm = 4;
+  cgp_kernel_stats k = {.blocks = 3, .threads_per_block = 256, .total_warps = 24, .total_insts = 10};
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&d, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(p.B, 1);
+  cr_expect_eq(p.N, 8);
+  k.blocks = 10;
+  k.total_warps = 80;
+  cr_assert_eq(cgp_predict(&d, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(p.B, 3);
+  cr_expect_eq(p.N, 24);
+  cr_expect_eq(p.batch, 1);
+  cr_expect_eq(p.tail_blocks, 0);
+}
+
+Test(model, compute_by_functional_unit) {
+  /* TK1: inst_cycle 0.5, 192 FP32 and 8 FP64 lanes. 100 insts: 20 fp64 (32/8 = 4 cycles each),
+     40 fp32 (32/192 = 0.167 < 0.5: one issue slot), 40 others at 0.5: 80 + 20 + 20 = 120.
+     Busiest unit: fp64, 20 x 32 / 8 = 80 cycles a warp (fp32: 40 x 32 / 192 = 6.67). */
+  cgp_kernel_stats k = {.blocks = 8, .threads_per_block = 256, .total_warps = 64, .total_insts = 100,
+                        .fp32_insts = 40, .fp64_insts = 20};
+  const char *unit;
+  cr_expect_float_eq(cgp_comp_cycles_units(&tk1, &k), 120, EPS);
+  cr_expect_float_eq(cgp_units_cpw(&tk1, &k, &unit), 80, EPS);
+  cr_expect_str_eq(unit, "fp64");
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&tk1, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_float_eq(p.comp_cycles, 120, EPS);
+  cr_expect_float_eq(p.cpw_units, 80, EPS);
+  cr_expect_float_eq(p.cycles, 120 * 64, EPS, "case 3: comp x N");
+  /* unmeasured mix: inst_cycle x total, as before */
+  cgp_kernel_stats plain = {.total_insts = 100};
+  cr_expect_float_eq(cgp_comp_cycles_units(&tk1, &plain), 50, EPS);
+  cr_expect_float_eq(cgp_units_cpw(&tk1, &plain, &unit), 0, EPS);
+  cr_expect_str_eq(unit, "none");
+}
+
+Test(model, busiest_unit_floor_is_named) {
+  /* a TK1 with 1 FP64 lane and a 1-block launch: comp = 10 x 32 + 0.5 x 0 = 320 a warp, N = 8:
+     case 3 = 320 x 8 = 2560. With 8 warps the floor is 8 x 320 = 2560 too: the floor (>=) binds
+     and is named after the unit. */
+  cgp_device d = tk1;
+  d.fp64_lanes = 1;
+  cgp_kernel_stats k = {.blocks = 1, .threads_per_block = 256, .total_warps = 8, .total_insts = 10, .fp64_insts = 10};
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&d, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_float_eq(p.cycles_mwp_cwp, 2560, EPS);
+  cr_expect_float_eq(p.throughput_cycles, 2560, EPS);
+  cr_expect_str_eq(p.bound, "fp64");
+}
+
+Test(model, stores_add_dram_bytes_not_latency) {
+  /* TK1 at 1 GB/s (1.1737 B/cycle). One coalesced load (2 transactions, L2 hits): mem_l 166, dd 4.
+     Plus one store with 2 DRAM transactions a warp: 128 bytes, not in mem_l nor dd.
+     MWP_bw = 1.1737 x 166 / (128 / 1) = 1.522 < MWP_lat 41.5; cpw_dram = 128 / 1.1737 = 109.06. */
+  cgp_device slow = tk1;
+  slow.dram_bandwidth_bytes_per_s = 1e9;
+  cgp_kernel_stats k = {.blocks = 8, .threads_per_block = 256, .total_warps = 64,
+                        .insts = {0, 1, 0}, .trans_pw = {0, 2, 0}, .total_insts = 4,
+                        .st_insts = 1, .st_trans_pw = 2, .st_dram_pw = 2};
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&slow, &k, &p, err, sizeof err), 0, "%s", err);
+  double bpc = 1e9 / 852e6;
+  cr_expect_float_eq(p.mem_l, 166, EPS);
+  cr_expect_float_eq(p.departure_delay, 4, EPS);
+  cr_expect(rel(p.mwp_bw, bpc * 166 / 128) < 1e-9, "mwp_bw %g", p.mwp_bw);
+  cr_expect(rel(p.mwp, bpc * 166 / 128) < 1e-9);
+  cr_expect(rel(p.cpw_dram, 128 / bpc) < 1e-9);
+  cr_expect_str_eq(p.bound, "dram_bandwidth");
+  /* without the store no byte reaches DRAM */
+  k.st_insts = 0;
+  cr_assert_eq(cgp_predict(&slow, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect(isinf(p.mwp_bw));
+}
+
+Test(model, l1_hits_cost_lat_l1_and_no_departure_delay) {
+  /* A TK1 whose L1 caches global loads (lat_l1 67). Coalesced: 2 L1 lookups, 1 hit, 1 miss going
+     on to the L2 (trans_pw 1, no DRAM): h = 0.5; the missing half of the instructions has
+     1 / 0.5 = 2 L2 transactions: 164 + 2 = 166. mem_l = 0.5 x 67 + 0.5 x 166 = 116.5;
+     dd = max(1 x 2, 0) = 2. All hits: 67. Without L1 caching: plain 164 (1 transaction). */
+  cgp_device d = tk1;
+  d.l1_caches_global = 1;
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 1, 0, 2, 1), 116.5, EPS);
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 0, 0, 2, 2), 67, EPS);
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&tk1, CGP_STATS_COAL, 1, 0, 2, 1), 164, EPS);
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 1, 0, 0, 0), 164, EPS, "nothing looked up");
+  cgp_kernel_stats k = {.blocks = 8, .threads_per_block = 256, .total_warps = 64, .insts = {0, 1, 0},
+                        .trans_pw = {0, 1, 0}, .l1_trans_pw = {0, 2, 0}, .l1_hit_pw = {0, 1, 0}, .total_insts = 4};
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&d, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_float_eq(p.mem_l, 116.5, EPS);
+  cr_expect_float_eq(p.departure_delay, 2, EPS);
+}
+
+Test(model, registers_are_capped_at_the_device_maximum) {
+  /* 256 threads: 300 registers a thread is capped at 255 (spilled): 65536 / (255 x 256) = 1 block,
+     not 0; max_warps_per_sm 32 limits 1024-thread blocks (32 warps) to 1 */
+  cr_expect_eq(cgp_active_blocks(&tk1, 256, 0, 300), 1);
+  cgp_device d = tk1;
+  d.max_warps_per_sm = 32;
+  cr_expect_eq(cgp_active_blocks(&d, 1024, 0, 0), 1);
+  d.smem_per_block = 16384;
+  cr_expect_eq(cgp_active_blocks(&d, 256, 16385, 0), 0, "more shared memory than a block may have");
+}
+
+Test(model, dram_transactions_are_l2_sectors) {
+  /* the dram_floor kernel (32 DRAM transactions a warp) on a TK1 with 32-byte sectors in its
+     64-byte lines: 32 x 32 = 1024 bytes a warp, half the unsectored 2048 */
+  cgp_device d = tk1;
+  d.dram_bandwidth_bytes_per_s = 1e9;
+  d.l2_sector_bytes = 32;
+  cr_expect_eq(cgp_transaction_bytes(&d), 32);
+  cr_expect_eq(cgp_transaction_bytes(&tk1), 64);
+  cgp_kernel_stats k = {.blocks = 8, .threads_per_block = 256, .total_warps = 64,
+                        .insts = {0, 0, 1}, .trans_pw = {0, 0, 32}, .dram_pw = {0, 0, 32},
+                        .total_insts = 4, .core_insts = 2};
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&d, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect(rel(p.cpw_dram, 1024 / (1e9 / 852e6)) < 1e-9);
+}

@@ -1,0 +1,198 @@
+/* cgp_an_cache.c: the caches a warp memory instruction goes through (MODEL.md section 4;
+   docs/model.md, "L1" and "Stores").
+
+   What it models:
+   - A transaction is one cache unit: a 32-byte sector where the device's cache is sectored, else
+     a line. An instruction's transactions are the distinct units its active lanes touch
+     (cgp_lines), an access straddling a boundary touching both.
+   - Loads go through the L1 of their block's SM when the device caches global loads there
+     (flushed when a launch starts, as CUDA's L1 is not coherent across kernels); the units the
+     L1 misses go to the L2. Each L1 is LRU over its capacity (fully associative).
+   - An L1 lookup of a unit whose fill is still in flight is not a hit: it merges with the miss
+     (MSHR) and waits as long. In flight means requested by a memory instruction issued on the
+     same SM within the last round of its resident warps (the round-robin issue order of
+     MODEL.md section 4: a round of N warps' memory instructions takes less than one L2 round
+     trip). It adds no L2 traffic; it is counted as an L1 miss (l1_trans without l1_hit).
+   - Stores and atomics go to the L2 (L1 write-through without allocation); the L2 allocates on
+     write (write-back), so a store miss costs DRAM traffic. An atomic is one L2 operation per
+     lane: same-address atomics serialise there.
+   - The L2 is the device's, passed in the configuration, and keeps its contents from launch to
+     launch and kernel to kernel. */
+#include "cgp_analyzer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FILLS 1024              /* recent L1 fills remembered per SM (direct mapped) */
+
+typedef struct {
+  uint64_t unit, stamp;
+} fill;
+
+typedef struct {
+  const cgp_analysis_cfg *cfg;
+  int counting;
+  uint64_t round;                 /* memory instructions per SM in one round of its warps */
+  uint64_t *clock;                /* per SM: memory instructions issued */
+  fill *fills;                    /* per SM: FILLS recent fills */
+  cgp_l2 *l2, *own_l2;
+  cgp_l2 **l1;                    /* per SM, created when first used */
+  int use_l1;
+  cgp_totals t;
+  cgp_site_totals *site;
+  uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
+} cache;
+
+static void *create(const cgp_analysis_cfg *cfg) {
+  cache *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->cfg = cfg;
+  c->l2 = cfg->l2;
+  if (!c->l2) c->l2 = c->own_l2 = cgp_l2_new(cfg->l2_bytes, cfg->l2_unit_bytes, cfg->l2_assoc, cfg->l2_index);
+  c->use_l1 = cfg->l1_caches_global && cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
+  if (c->use_l1) {
+    c->l1 = calloc(cfg->no_sm, sizeof *c->l1);
+    c->clock = calloc(cfg->no_sm, sizeof *c->clock);
+    c->fills = calloc((size_t)cfg->no_sm * FILLS, sizeof *c->fills);
+  }
+  c->site = calloc(cfg->nsid ? cfg->nsid : 1, sizeof *c->site);
+  if (!c->l2 || !c->site || (c->use_l1 && (!c->l1 || !c->clock || !c->fills))) {
+    cgp_l2_free(c->own_l2);
+    free(c->l1);
+    free(c->clock);
+    free(c->fills);
+    free(c->site);
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static void flush_l1(void *self) {
+  cache *c = self;
+  if (!c->use_l1) return;
+  memset(c->fills, 0, (size_t)c->cfg->no_sm * FILLS * sizeof *c->fills);
+  for (unsigned s = 0; s < c->cfg->no_sm; s++)
+    if (c->l1[s]) cgp_l2_reset(c->l1[s]);
+}
+
+static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblocks) {
+  cache *c = self;
+  c->counting = counting;
+  /* blocks go one per SM first: the busiest SM holds ceil(nwarps / min(nblocks, no_sm)) warps */
+  unsigned sms = nblocks < c->cfg->no_sm ? nblocks : c->cfg->no_sm;
+  c->round = sms ? (nwarps + sms - 1) / sms : nwarps;
+}
+
+/* Was `unit` filled on this SM less than a round ago (its data still on the way)? */
+static int in_flight(const cache *c, unsigned sm, uint64_t unit) {
+  const fill *f = &c->fills[(size_t)sm * FILLS + unit % FILLS];
+  return f->unit == unit && f->stamp && c->clock[sm] - f->stamp < c->round;
+}
+
+static cgp_l2 *l1_of(cache *c, unsigned sm) {
+  sm %= c->cfg->no_sm;
+  if (!c->l1[sm]) c->l1[sm] = cgp_l2_new(c->cfg->l1_bytes, c->cfg->l1_unit_bytes, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  return c->l1[sm];
+}
+
+/* Units of `bytes` covering the lanes' accesses: sorted, distinct. */
+static unsigned units(const cgp_warp_mem *m, unsigned bytes, uint64_t *out) {
+  unsigned elem = m->size ? m->size : 1;
+  if (elem > bytes * 7) elem = bytes * 7;          /* <= 8 units per lane, out[]'s room; wider
+                                                      elements are cut (docs/model.md) */
+  return cgp_lines(m->addr, m->nact, elem, bytes, out);
+}
+
+/* L2 units of the L1 units in[0..n): L1 units may be larger or smaller than the L2's. */
+static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint64_t *out) {
+  unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes, k = 0;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t first = in[i] * a / b, last = (in[i] * a + a - 1) / b;
+    for (uint64_t u = first; u <= last && k < sizeof c->unit2 / sizeof *c->unit2; u++)
+      if (!k || out[k - 1] != u) out[k++] = u;       /* inputs ascending: outputs ascending */
+  }
+  return k;
+}
+
+static void warp_mem(void *self, const cgp_warp_mem *m) {
+  cache *c = self;
+  const cgp_analysis_cfg *cfg = c->cfg;
+  unsigned n2, hits1 = 0, n1 = 0, miss = 0;
+  if (m->kind == CGP_ATOMIC) {
+    n2 = 0;
+    for (unsigned l = 0; l < m->nact; l++) c->unit2[n2++] = m->addr[l] / cfg->l2_unit_bytes;
+  } else if (m->kind == CGP_LOAD && c->use_l1) {
+    n1 = units(m, cfg->l1_unit_bytes, c->unit1);
+    unsigned sm = m->sm % cfg->no_sm;
+    cgp_l2 *l1 = l1_of(c, sm);
+    unsigned nmiss = 0;
+    c->clock[sm]++;
+    for (unsigned i = 0; i < n1; i++) {
+      uint64_t u = c->unit1[i];
+      if (l1 && cgp_l2_access(l1, u)) {
+        hits1 += !in_flight(c, sm, u);              /* a hit on a fill in flight waits for it */
+        continue;
+      }
+      c->fills[(size_t)sm * FILLS + u % FILLS] = (fill){u, c->clock[sm]};
+      c->unit1[nmiss++] = u;
+    }
+    n2 = to_l2_units(c, c->unit1, nmiss, c->unit2);
+  } else {
+    n2 = units(m, cfg->l2_unit_bytes, c->unit2);
+  }
+  for (unsigned i = 0; i < n2; i++) miss += !cgp_l2_access(c->l2, c->unit2[i]);
+  if (cfg->din)
+    for (unsigned i = 0; i < n2; i++)
+      fprintf(cfg->din, "%d %llx\n", m->kind != CGP_LOAD, (unsigned long long)(c->unit2[i] * cfg->l2_unit_bytes));
+  if (!c->counting) return;
+  if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
+    c->t.l1_trans[m->cls] += n1;
+    c->t.l1_hit[m->cls] += hits1;
+    c->t.ld_trans[m->cls] += n2;
+    c->t.ld_dram[m->cls] += miss;
+  } else {
+    c->t.st_trans += n2;
+    c->t.st_dram += miss;
+  }
+  if (m->sid < cfg->nsid) {
+    c->site[m->sid].trans += n2;
+    c->site[m->sid].miss += miss;
+    c->site[m->sid].l1_hit += hits1;
+  }
+}
+
+static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
+  cache *c = self;
+  for (int k = 0; k < CGP_NCLASS; k++) {
+    tot->l1_trans[k] += c->t.l1_trans[k];
+    tot->l1_hit[k] += c->t.l1_hit[k];
+    tot->ld_trans[k] += c->t.ld_trans[k];
+    tot->ld_dram[k] += c->t.ld_dram[k];
+  }
+  tot->st_trans += c->t.st_trans;
+  tot->st_dram += c->t.st_dram;
+  for (size_t s = 0; s < c->cfg->nsid; s++) {
+    sites[s].trans += c->site[s].trans;
+    sites[s].miss += c->site[s].miss;
+    sites[s].l1_hit += c->site[s].l1_hit;
+    memset(&c->site[s], 0, sizeof c->site[s]);
+  }
+  c->t = (cgp_totals){0};
+}
+
+static void destroy(void *self) {
+  cache *c = self;
+  if (c->use_l1)
+    for (unsigned s = 0; s < c->cfg->no_sm; s++) cgp_l2_free(c->l1[s]);
+  free(c->l1);
+  free(c->clock);
+  free(c->fills);
+  cgp_l2_free(c->own_l2);
+  free(c->site);
+  free(c);
+}
+
+const cgp_analysis_ops cgp_an_cache = {.name = "cache", .create = create, .begin_launch = flush_l1,
+                                       .begin_window = flush_l1, .begin_batch = begin_batch,
+                                       .warp_mem = warp_mem, .results = results, .destroy = destroy};

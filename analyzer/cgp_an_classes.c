@@ -1,0 +1,60 @@
+/* cgp_an_classes.c: how many warp memory instructions of each class a warp issues (MODEL.md
+   section 3). Loads by class; stores and atomics apart, since a warp does not wait for them
+   (docs/model.md, "Stores"). The class itself is computed once per instruction by the runtime
+   (cgp_classify), as it does not depend on the device. */
+#include "cgp_analyzer.h"
+
+#include <stdlib.h>
+
+typedef struct {
+  int counting;
+  size_t nsid;
+  cgp_totals t;
+  cgp_site_totals *site;
+} classes;
+
+static void *create(const cgp_analysis_cfg *cfg) {
+  classes *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->nsid = cfg->nsid;
+  c->site = calloc(cfg->nsid ? cfg->nsid : 1, sizeof *c->site);
+  if (!c->site) { free(c); return NULL; }
+  return c;
+}
+
+static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblocks) {
+  (void)nwarps; (void)nblocks;
+  ((classes *)self)->counting = counting;
+}
+
+static void warp_mem(void *self, const cgp_warp_mem *m) {
+  classes *c = self;
+  if (!c->counting || m->cls >= CGP_NCLASS) return;
+  if (m->kind == CGP_LOAD) c->t.ld_insts[m->cls] += 1;
+  else c->t.st_insts += 1;
+  if (m->sid < c->nsid) {
+    c->site[m->sid].insts[m->cls]++;
+    c->site[m->sid].lanes += m->nact;
+  }
+}
+
+static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
+  classes *c = self;
+  for (int k = 0; k < CGP_NCLASS; k++) tot->ld_insts[k] += c->t.ld_insts[k];
+  tot->st_insts += c->t.st_insts;
+  for (size_t s = 0; s < c->nsid; s++) {
+    for (int k = 0; k < CGP_NCLASS; k++) sites[s].insts[k] += c->site[s].insts[k];
+    sites[s].lanes += c->site[s].lanes;
+    c->site[s] = (cgp_site_totals){0};
+  }
+  c->t = (cgp_totals){0};
+}
+
+static void destroy(void *self) {
+  classes *c = self;
+  free(c->site);
+  free(c);
+}
+
+const cgp_analysis_ops cgp_an_classes = {.name = "classes", .create = create, .begin_batch = begin_batch,
+                                         .warp_mem = warp_mem, .results = results, .destroy = destroy};

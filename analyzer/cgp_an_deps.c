@@ -1,0 +1,171 @@
+/* cgp_an_deps.c: inter-thread dependences through memory within one launch.
+
+   Invariant: for every element address seen (the first byte of an access), the table holds the
+   two earliest distinct threads (in the sequential nest's order, cgp_thread_key) that read it and
+   the two earliest that wrote it, each with its site. Two are enough: a new access by thread T
+   conflicts with an earlier one iff some other thread accessed the element, and of two distinct
+   threads at least one is not T. Kinds follow the sequential program: the earlier thread's access
+   first (write then read: raw; read then write: war; write then write: waw). Detection is exact
+   for the accesses fed in, whatever their order (the runtime feeds warps round robin).
+
+   Bounded memory: an open-addressing table of at most max_addresses entries; once full, new
+   addresses are not tracked (cgp_deps_partial), tracked ones still are. */
+#include "cgp_analyzer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT64_MAX
+
+typedef struct {
+  uint64_t addr;                 /* NONE: empty slot */
+  uint64_t rd[2], wr[2];         /* thread keys, NONE if absent; [0] < [1] */
+  uint32_t rd_sid[2], wr_sid[2];
+  uint8_t rmw;                   /* a thread read then wrote it */
+} entry;
+
+struct cgp_deps {
+  entry *tab;
+  size_t cap, used, max;
+  int partial;
+  cgp_dep *found;
+  size_t nfound, capfound;
+};
+
+static uint64_t hash(uint64_t x) {
+  x ^= x >> 33; x *= UINT64_C(0xff51afd7ed558ccd);
+  x ^= x >> 33; x *= UINT64_C(0xc4ceb9fe1a85ec53);
+  return x ^ (x >> 33);
+}
+
+cgp_deps *cgp_deps_new(size_t max_addresses) {
+  cgp_deps *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->max = max_addresses ? max_addresses : 1;
+  d->cap = 1024;
+  while (d->cap < 2 * d->max && d->cap < ((size_t)1 << 20)) d->cap *= 2;
+  d->tab = malloc(d->cap * sizeof *d->tab);
+  if (!d->tab) { free(d); return NULL; }
+  cgp_deps_reset(d);
+  return d;
+}
+
+void cgp_deps_free(cgp_deps *d) {
+  if (!d) return;
+  free(d->tab);
+  free(d->found);
+  free(d);
+}
+
+void cgp_deps_reset(cgp_deps *d) {
+  for (size_t i = 0; i < d->cap; i++) d->tab[i].addr = NONE;
+  d->used = 0;
+  d->partial = 0;
+  d->nfound = 0;
+}
+
+static int grow(cgp_deps *d) {
+  size_t ncap = d->cap * 2;
+  entry *n = malloc(ncap * sizeof *n);
+  if (!n) return -1;
+  for (size_t i = 0; i < ncap; i++) n[i].addr = NONE;
+  for (size_t i = 0; i < d->cap; i++) {
+    if (d->tab[i].addr == NONE) continue;
+    size_t j = hash(d->tab[i].addr) & (ncap - 1);
+    while (n[j].addr != NONE) j = (j + 1) & (ncap - 1);
+    n[j] = d->tab[i];
+  }
+  free(d->tab);
+  d->tab = n;
+  d->cap = ncap;
+  return 0;
+}
+
+static entry *lookup(cgp_deps *d, uint64_t addr) {
+  size_t i = hash(addr) & (d->cap - 1);
+  while (d->tab[i].addr != NONE && d->tab[i].addr != addr) i = (i + 1) & (d->cap - 1);
+  if (d->tab[i].addr == addr) return &d->tab[i];
+  if (d->used >= d->max) { d->partial = 1; return NULL; }
+  if (2 * (d->used + 1) > d->cap) {
+    if (grow(d) != 0) { d->partial = 1; return NULL; }
+    return lookup(d, addr);
+  }
+  entry *e = &d->tab[i];
+  e->addr = addr;
+  e->rd[0] = e->rd[1] = e->wr[0] = e->wr[1] = NONE;
+  e->rmw = 0;
+  d->used++;
+  return e;
+}
+
+static void note(cgp_deps *d, cgp_dep_kind kind, uint64_t t1, uint32_t s1, uint64_t t2, uint32_t s2,
+                 uint64_t addr, int reduction) {
+  for (size_t i = 0; i < d->nfound; i++) {
+    cgp_dep *f = &d->found[i];
+    if (f->kind == kind && f->first_sid == s1 && f->second_sid == s2) {
+      f->count++;
+      f->reduction |= reduction;
+      return;
+    }
+  }
+  if (d->nfound == d->capfound) {
+    size_t n = d->capfound ? 2 * d->capfound : 8;
+    cgp_dep *p = realloc(d->found, n * sizeof *p);
+    if (!p) return;
+    d->found = p;
+    d->capfound = n;
+  }
+  d->found[d->nfound++] = (cgp_dep){kind, s1, s2, t1, t2, addr, 1, reduction};
+}
+
+/* Another thread than t among the two recorded, or NONE. */
+static int other(const uint64_t th[2], uint64_t t) {
+  if (th[0] != NONE && th[0] != t) return 0;
+  if (th[1] != NONE && th[1] != t) return 1;
+  return -1;
+}
+
+static void keep(uint64_t th[2], uint32_t sid[2], uint64_t t, uint32_t s) {
+  if (th[0] == t || th[1] == t) return;
+  if (th[0] == NONE || t < th[0]) {
+    th[1] = th[0]; sid[1] = sid[0];
+    th[0] = t; sid[0] = s;
+  } else if (th[1] == NONE || t < th[1]) {
+    th[1] = t; sid[1] = s;
+  }
+}
+
+void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t t, uint32_t sid, int is_store) {
+  entry *e = lookup(d, addr);
+  if (!e) return;
+  int w = other(e->wr, t);
+  if (is_store) {
+    int r = other(e->rd, t);
+    int own_read = e->rd[0] == t || e->rd[1] == t;
+    if (own_read) e->rmw = 1;
+    if (w >= 0) {
+      int red = e->rmw && own_read;
+      if (e->wr[w] < t) note(d, CGP_DEP_WAW, e->wr[w], e->wr_sid[w], t, sid, addr, red);
+      else note(d, CGP_DEP_WAW, t, sid, e->wr[w], e->wr_sid[w], addr, red);
+    }
+    if (r >= 0) {
+      if (e->rd[r] < t) note(d, CGP_DEP_WAR, e->rd[r], e->rd_sid[r], t, sid, addr, 0);
+      else note(d, CGP_DEP_RAW, t, sid, e->rd[r], e->rd_sid[r], addr, 0);
+    }
+    keep(e->wr, e->wr_sid, t, sid);
+  } else {
+    if (w >= 0) {
+      if (e->wr[w] < t) note(d, CGP_DEP_RAW, e->wr[w], e->wr_sid[w], t, sid, addr, 0);
+      else note(d, CGP_DEP_WAR, t, sid, e->wr[w], e->wr_sid[w], addr, 0);
+    }
+    keep(e->rd, e->rd_sid, t, sid);
+  }
+}
+
+const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n) {
+  *n = d->nfound;
+  return d->found;
+}
+
+int cgp_deps_partial(const cgp_deps *d) { return d->partial; }
+uint64_t cgp_deps_addresses(const cgp_deps *d) { return d->used; }

@@ -1,0 +1,67 @@
+/* cgp_analysis.c: the analyses of the product, and one device's set of them fed one stream. */
+#include "cgp_analyzer.h"
+
+#include <stdlib.h>
+
+extern const cgp_analysis_ops cgp_an_classes, cgp_an_cache, cgp_an_insts, cgp_an_divergence, cgp_an_bank;
+
+const cgp_analysis_ops *const cgp_analyses[] = {&cgp_an_classes, &cgp_an_cache, &cgp_an_insts,
+                                                &cgp_an_divergence, &cgp_an_bank, NULL};
+
+struct cgp_analysis_set {
+  size_t n;
+  const cgp_analysis_ops *ops[16];
+  void *self[16];
+};
+
+cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_analysis_ops *const *ops) {
+  cgp_analysis_set *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  for (; *ops && s->n < 16; ops++) {
+    void *self = (*ops)->create ? (*ops)->create(cfg) : NULL;
+    if ((*ops)->create && !self) {
+      cgp_analysis_set_free(s);
+      return NULL;
+    }
+    s->ops[s->n] = *ops;
+    s->self[s->n++] = self;
+  }
+  return s;
+}
+
+void cgp_analysis_set_free(cgp_analysis_set *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->n; i++)
+    if (s->ops[i]->destroy) s->ops[i]->destroy(s->self[i]);
+  free(s);
+}
+
+#define EACH(call)                                                                           \
+  for (size_t i = 0; i < s->n; i++)                                                          \
+    if (s->ops[i]->call) s->ops[i]->call
+
+void cgp_analysis_begin_launch(cgp_analysis_set *s) { EACH(begin_launch)(s->self[i]); }
+void cgp_analysis_begin_window(cgp_analysis_set *s) { EACH(begin_window)(s->self[i]); }
+void cgp_analysis_begin_batch(cgp_analysis_set *s, int counting, unsigned nwarps, unsigned nblocks) {
+  EACH(begin_batch)(s->self[i], counting, nwarps, nblocks);
+}
+void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m) { EACH(warp_mem)(s->self[i], m); }
+void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) { EACH(block_exec)(s->self[i], b); }
+void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) { EACH(end_warp)(s->self[i], warp); }
+void cgp_analysis_end_batch(cgp_analysis_set *s) { EACH(end_batch)(s->self[i]); }
+void cgp_analysis_end_launch(cgp_analysis_set *s) { EACH(end_launch)(s->self[i]); }
+void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites) {
+  EACH(results)(s->self[i], tot, sites);
+}
+
+uint64_t cgp_thread_key(int dims, uint64_t x, uint64_t y, uint64_t z) {
+  if (dims <= 1) return x;
+  if (dims == 2) return y << 32 | (x & 0xffffffffu);
+  return (z & 0x1fffff) << 42 | (y & 0x1fffff) << 21 | (x & 0x1fffff);
+}
+
+void cgp_thread_unkey(int dims, uint64_t key, uint64_t xyz[3]) {
+  if (dims <= 1) { xyz[0] = key; xyz[1] = xyz[2] = 0; return; }
+  if (dims == 2) { xyz[0] = key & 0xffffffffu; xyz[1] = key >> 32; xyz[2] = 0; return; }
+  xyz[0] = key & 0x1fffff; xyz[1] = key >> 21 & 0x1fffff; xyz[2] = key >> 42 & 0x1fffff;
+}

@@ -1,0 +1,174 @@
+/* cgp_mark.c: phase 1 of the pass, on the module clang produced without optimizing it.
+
+   A CUDA kernel receives its arrays as pointer arguments that may alias, so nvcc issues a load
+   or store for nearly every access written in the source (an accumulator is stored every
+   iteration, a value is reloaded after any store). The CPU optimizer, which sees global arrays
+   or malloc'd memory, keeps such values in registers. To trace the CUDA stream, every
+   source-level access to memory that is not thread-private is marked before any optimization:
+
+       call void @cgp_rt_site(i8* addr, i8* base, i32 kind)     ; kind 0 load, 1 store, 2 atomic
+
+   with the access's debug location and its size in bytes as !cgp.size metadata (the access itself
+   may be optimized away). The marker only touches memory the module cannot see
+   (inaccessiblememonly) and captures nothing, so the optimizer still keeps user values in
+   registers, but it can neither delete, merge nor hoist the markers. Accesses whose underlying
+   object is an alloca (a local scalar or array: a register or local memory on the GPU) are not
+   marked. Then the -O1 pipeline runs as clang -O1 would run it, without vectorization,
+   interleaving or unrolling, so that loop shapes and !llvm.loop locations match what the
+   second phase (cgp_instrument.c) expects. */
+#include "cgp_pass.h"
+#include "cgp_mark.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdio.h>
+#include <string.h>
+
+static void add_fn_attr(LLVMContextRef ctx, LLVMValueRef f, unsigned idx, const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(f, idx, LLVMCreateEnumAttribute(ctx, kind, 0));
+}
+
+LLVMValueRef cgp_pass_site_marker(LLVMModuleRef m) {
+  LLVMValueRef f = LLVMGetNamedFunction(m, CGP_SITE_MARKER);
+  if (f) return f;
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMTypeRef i8p = LLVMPointerType(LLVMInt8TypeInContext(ctx), 0);
+  LLVMTypeRef params[3] = {i8p, i8p, LLVMInt32TypeInContext(ctx)};
+  f = LLVMAddFunction(m, CGP_SITE_MARKER, LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 3, 0));
+  add_fn_attr(ctx, f, LLVMAttributeFunctionIndex, "inaccessiblememonly");
+  add_fn_attr(ctx, f, LLVMAttributeFunctionIndex, "nounwind");
+  add_fn_attr(ctx, f, LLVMAttributeFunctionIndex, "willreturn");
+  for (unsigned p = 1; p <= 2; p++) {          /* the pointers are only reported, never used */
+    add_fn_attr(ctx, f, p, "nocapture");
+    add_fn_attr(ctx, f, p, "readnone");
+  }
+  return f;
+}
+
+/* The pointer p is indexed from: down GEPs and casts, instructions or constant expressions. */
+LLVMValueRef cgp_pass_underlying_base(LLVMValueRef p) {
+  for (int guard = 0; guard < 64; guard++) {
+    LLVMValueRef next = p;
+    if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p) || LLVMIsAAddrSpaceCastInst(p)) {
+      next = LLVMGetOperand(p, 0);
+    } else if (LLVMIsAConstantExpr(p)) {
+      LLVMOpcode op = LLVMGetConstOpcode(p);
+      if (op == LLVMGetElementPtr || op == LLVMBitCast || op == LLVMAddrSpaceCast) next = LLVMGetOperand(p, 0);
+    }
+    if (next == p) break;
+    p = next;
+  }
+  return p;
+}
+
+/* kind of a memory access (CGP_SITE_LOAD ...), or -1; *ptr gets its address */
+int cgp_pass_access_kind(LLVMValueRef i, LLVMValueRef *ptr) {
+  switch (LLVMGetInstructionOpcode(i)) {
+  case LLVMLoad: *ptr = LLVMGetOperand(i, 0); return CGP_SITE_LOAD;
+  case LLVMStore: *ptr = LLVMGetOperand(i, 1); return CGP_SITE_STORE;
+  case LLVMAtomicRMW: case LLVMAtomicCmpXchg: *ptr = LLVMGetOperand(i, 0); return CGP_SITE_ATOMIC;
+  default: return -1;
+  }
+}
+
+unsigned long long cgp_pass_access_size(LLVMTargetDataRef td, LLVMValueRef i) {
+  LLVMTypeRef ty;
+  switch (LLVMGetInstructionOpcode(i)) {
+  case LLVMStore: ty = LLVMTypeOf(LLVMGetOperand(i, 0)); break;
+  case LLVMAtomicCmpXchg: ty = LLVMTypeOf(LLVMGetOperand(i, 2)); break;
+  default: ty = LLVMTypeOf(i); break;
+  }
+  return LLVMStoreSizeOfType(td, ty);
+}
+
+unsigned long long cgp_pass_site_size(LLVMTargetDataRef td, LLVMValueRef marker) {
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(marker));
+  LLVMValueRef md = LLVMGetMetadata(marker, LLVMGetMDKindIDInContext(ctx, CGP_SITE_SIZE_MD, strlen(CGP_SITE_SIZE_MD)));
+  if (md && LLVMGetMDNodeNumOperands(md) == 1) {
+    LLVMValueRef v;
+    LLVMGetMDNodeOperands(md, &v);
+    if (v && LLVMIsAConstantInt(v)) return LLVMConstIntGetZExtValue(v);
+  }
+  LLVMValueRef p = LLVMGetOperand(marker, 0);          /* no size: the address's pointee type */
+  while (LLVMIsABitCastInst(p) || (LLVMIsAConstantExpr(p) && LLVMGetConstOpcode(p) == LLVMBitCast))
+    p = LLVMGetOperand(p, 0);
+  return LLVMStoreSizeOfType(td, LLVMGetElementType(LLVMTypeOf(p)));
+}
+
+static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef marker,
+                          unsigned md_dbg) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
+  unsigned md_size = LLVMGetMDKindIDInContext(ctx, CGP_SITE_SIZE_MD, strlen(CGP_SITE_SIZE_MD));
+  LLVMTypeRef i8p = LLVMPointerType(LLVMInt8TypeInContext(ctx), 0), i32 = LLVMInt32TypeInContext(ctx);
+  LLVMTypeRef ty = LLVMGlobalGetValueType(marker);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMValueRef ptr;
+      int kind = cgp_pass_access_kind(i, &ptr);
+      if (kind < 0) continue;
+      LLVMValueRef base = cgp_pass_underlying_base(ptr);
+      if (LLVMIsAAllocaInst(base)) continue;
+      LLVMPositionBuilderBefore(b, i);
+      LLVMValueRef args[3] = {LLVMBuildPointerCast(b, ptr, i8p, ""), LLVMBuildPointerCast(b, base, i8p, ""),
+                              LLVMConstInt(i32, (unsigned long long)kind, 0)};
+      LLVMValueRef call = LLVMBuildCall2(b, ty, marker, args, 3, "");
+      LLVMValueRef loc = LLVMGetMetadata(i, md_dbg);
+      if (loc) LLVMSetMetadata(call, md_dbg, loc);
+      LLVMValueRef size = LLVMConstInt(i32, cgp_pass_access_size(td, i), 0);
+      LLVMSetMetadata(call, md_size, LLVMMDNodeInContext(ctx, &size, 1));
+    }
+}
+
+/* The -O1 pipeline of clang -O1 -fno-vectorize -fno-slp-vectorize -fno-unroll-loops. */
+static int run_o1(LLVMModuleRef m, char *err, size_t errlen) {
+  static int inited;
+  if (!inited) {
+    LLVMInitializeNativeTarget();
+    inited = 1;
+  }
+  const char *triple = LLVMGetTarget(m);
+  char *deftriple = NULL;
+  if (!triple || !triple[0]) triple = deftriple = LLVMGetDefaultTargetTriple();
+  LLVMTargetRef target = NULL;
+  char *msg = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &msg) == 0)
+    tm = LLVMCreateTargetMachine(target, triple, "", "", LLVMCodeGenLevelLess, LLVMRelocPIC,
+                                 LLVMCodeModelDefault);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeMessage(deftriple);
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  LLVMPassBuilderOptionsSetLoopVectorization(opts, 0);
+  LLVMPassBuilderOptionsSetSLPVectorization(opts, 0);
+  LLVMPassBuilderOptionsSetLoopUnrolling(opts, 0);
+  LLVMPassBuilderOptionsSetLoopInterleaving(opts, 0);
+  LLVMErrorRef e = LLVMRunPasses(m, "default<O1>", tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  if (tm) LLVMDisposeTargetMachine(tm);
+  if (e) {
+    char *s = LLVMGetErrorMessage(e);
+    snprintf(err, errlen, "internal error: the -O1 pipeline failed: %s", s);
+    LLVMDisposeErrorMessage(s);
+    return -1;
+  }
+  return 0;
+}
+
+int cgp_pass_prepare_module(LLVMModuleRef m, char *err, size_t errlen) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMValueRef marker = cgp_pass_site_marker(m);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  unsigned md_dbg = LLVMGetMDKindIDInContext(ctx, "dbg", 3);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+    size_t len = 0;
+    if (LLVMCountBasicBlocks(fn) == 0 || strncmp(LLVMGetValueName2(fn, &len), "cgp_rt_", 7) == 0) continue;
+    mark_function(m, b, fn, marker, md_dbg);
+  }
+  LLVMDisposeBuilder(b);
+  return run_o1(m, err, errlen);
+}

@@ -1,0 +1,24 @@
+/* cgp_mark.h: the source-level access markers phase 1 inserts and phase 2 reads. Internal to pass/. */
+#ifndef CGP_MARK_H
+#define CGP_MARK_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+/* void cgp_rt_site(i8* addr, i8* base, i32 kind): never reaches the object file. */
+#define CGP_SITE_MARKER "cgp_rt_site"
+#define CGP_SITE_SIZE_MD "cgp.size"         /* !cgp.size !{i32 bytes} on each marker call */
+enum { CGP_SITE_LOAD = 0, CGP_SITE_STORE = 1, CGP_SITE_ATOMIC = 2 };
+
+/* The marker's declaration in m (added if missing). */
+LLVMValueRef cgp_pass_site_marker(LLVMModuleRef m);
+/* The pointer p is indexed from (down GEPs and casts). */
+LLVMValueRef cgp_pass_underlying_base(LLVMValueRef p);
+/* CGP_SITE_* of a load, store, atomicrmw or cmpxchg (address in *ptr), else -1. */
+int cgp_pass_access_kind(LLVMValueRef inst, LLVMValueRef *ptr);
+/* Bytes a load, store or atomic accesses. */
+unsigned long long cgp_pass_access_size(LLVMTargetDataRef td, LLVMValueRef inst);
+/* Bytes the access a marker call stands for accessed. */
+unsigned long long cgp_pass_site_size(LLVMTargetDataRef td, LLVMValueRef marker);
+
+#endif

@@ -1,0 +1,431 @@
+/* cgp_rt_warp.c: reconvergent warps from lanes recorded one after another (cgp_rt_warp.h).
+
+   Loops nested deeper than RT_MAXD - 1 inside the thread body are not told apart: their blocks
+   count as blocks of their ancestor at that depth, so two iterations of such a loop share a key.
+   The iterator never puts one lane twice into an instruction, so such events still issue in lane
+   lockstep, one per iteration in order; only their interleaving with other sites is approximate. */
+#include "cgp_rt_warp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rt_shape {
+  size_t nmem, nbb, nev, nloops;
+  uint8_t *depth;              /* per event */
+  uint32_t (*pos)[RT_MAXD];    /* per event: p0..p_depth */
+  int *eff_loop;               /* per block: innermost tracked loop, -1 */
+  uint8_t *is_header;          /* per block: header of its eff_loop */
+  uint8_t *ldepth;             /* per loop: 1 + depth of its parent */
+};
+
+struct rt_run {
+  uint32_t ev, count;
+  uint32_t t[RT_MAXD - 1];     /* iterations of the loops at depth 1..m at the first element */
+  uint32_t gen;                /* which instance of the innermost loop (tracker's entry count) */
+  uint64_t a0, stride;         /* address of element i: a0 + i * stride (mod 2^64) */
+};
+
+struct rt_tracker {
+  const rt_shape *s;
+  rt_lane_rec *lane;
+  unsigned d;
+  int loop_at[RT_MAXD];
+  uint32_t t_at[RT_MAXD], gen_at[RT_MAXD], gen;
+  int32_t *open;               /* per event: its open run in the lane, -1 */
+};
+
+size_t rt_run_bytes;
+
+/* ---- shape ----------------------------------------------------------------------------------- */
+
+void rt_shape_free(rt_shape *s) {
+  if (!s) return;
+  free(s->depth);
+  free(s->pos);
+  free(s->eff_loop);
+  free(s->is_header);
+  free(s->ldepth);
+  free(s);
+}
+
+size_t rt_shape_events(const rt_shape *s) { return s->nev; }
+
+/* Positions of an event in block b: its own at its depth, its loops' headers above. */
+static void chain(const rt_shape *s, const unsigned *bb_rpo, const int *loop_header, const int *loop_parent,
+                  int b, uint32_t own, uint8_t *depth, uint32_t pos[RT_MAXD]) {
+  int l = s->eff_loop[b];
+  unsigned m = l >= 0 ? s->ldepth[l] : 0;
+  *depth = (uint8_t)m;
+  pos[m] = ((bb_rpo[b] + 1) << 16) | own;
+  for (unsigned j = m; j >= 1; j--) {           /* loop l sits at depth j: its header at level j-1 */
+    pos[j - 1] = (bb_rpo[loop_header[l]] + 1) << 16;
+    l = loop_parent[l];
+  }
+}
+
+rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_order, size_t nbb,
+                       const unsigned *bb_rpo, const int *bb_loop, size_t nloops, const int *loop_header,
+                       const int *loop_parent, char *err, size_t errlen) {
+  rt_shape *s = calloc(1, sizeof *s);
+  if (!s) { snprintf(err, errlen, "out of memory"); return NULL; }
+  s->nmem = nmem; s->nbb = nbb; s->nev = nmem + nbb; s->nloops = nloops;
+  s->depth = calloc(s->nev ? s->nev : 1, 1);
+  s->pos = calloc(s->nev ? s->nev : 1, sizeof *s->pos);
+  s->eff_loop = calloc(nbb ? nbb : 1, sizeof *s->eff_loop);
+  s->is_header = calloc(nbb ? nbb : 1, 1);
+  s->ldepth = calloc(nloops ? nloops : 1, 1);
+  if (!s->depth || !s->pos || !s->eff_loop || !s->is_header || !s->ldepth) {
+    snprintf(err, errlen, "out of memory");
+    goto fail;
+  }
+  for (size_t l = 0; l < nloops; l++) {
+    unsigned d = 1;
+    int p = loop_parent[l];
+    while (p >= 0 && d <= nloops) {
+      if ((size_t)p >= nloops) { snprintf(err, errlen, "loop %zu: parent %d out of range", l, p); goto fail; }
+      p = loop_parent[p];
+      d++;
+    }
+    if (d > nloops) { snprintf(err, errlen, "loop %zu: its parents form a cycle", l); goto fail; }
+    if (loop_header[l] < 0 || (size_t)loop_header[l] >= nbb) {
+      snprintf(err, errlen, "loop %zu: header %d is not a thread-body block", l, loop_header[l]);
+      goto fail;
+    }
+    s->ldepth[l] = (uint8_t)(d < 255 ? d : 255);
+  }
+  for (size_t b = 0; b < nbb; b++) {
+    if (bb_rpo[b] >= 0xfffe) { snprintf(err, errlen, "block %zu: too many blocks in the thread body", b); goto fail; }
+    int l = bb_loop[b];
+    if (l >= 0 && (size_t)l >= nloops) { snprintf(err, errlen, "block %zu: loop %d out of range", b, l); goto fail; }
+    while (l >= 0 && s->ldepth[l] > RT_MAXD - 1) l = loop_parent[l];
+    s->eff_loop[b] = l;
+    s->is_header[b] = l >= 0 && loop_header[l] == (int)b;
+  }
+  unsigned hoisted = 0;
+  for (size_t i = 0; i < nmem; i++) {
+    if (mem_block[i] < 0) {                     /* issued first, in site order */
+      s->depth[i] = 0;
+      s->pos[i][0] = ++hoisted;
+      continue;
+    }
+    if ((size_t)mem_block[i] >= nbb) { snprintf(err, errlen, "site %zu: block %d out of range", i, mem_block[i]); goto fail; }
+    unsigned own = mem_order[i] + 1 < 0xffff ? mem_order[i] + 1 : 0xffff;
+    chain(s, bb_rpo, loop_header, loop_parent, mem_block[i], own, &s->depth[i], s->pos[i]);
+  }
+  for (size_t b = 0; b < nbb; b++)
+    chain(s, bb_rpo, loop_header, loop_parent, (int)b, 0, &s->depth[nmem + b], s->pos[nmem + b]);
+  return s;
+fail:
+  rt_shape_free(s);
+  return NULL;
+}
+
+/* ---- recording a lane -------------------------------------------------------------------------- */
+
+rt_tracker *rt_tracker_new(const rt_shape *s) {
+  rt_tracker *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->s = s;
+  t->open = malloc((s->nev ? s->nev : 1) * sizeof *t->open);
+  if (!t->open) { free(t); return NULL; }
+  return t;
+}
+
+void rt_tracker_free(rt_tracker *t) {
+  if (!t) return;
+  free(t->open);
+  free(t);
+}
+
+void rt_lane_free(rt_lane_rec *lane) {
+  rt_run_bytes -= lane->cap * sizeof *lane->run;
+  free(lane->run);
+  memset(lane, 0, sizeof *lane);
+}
+
+void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
+  t->lane = lane;
+  lane->n = 0;
+  lane->failed = 0;
+  t->d = 0;
+  t->gen = 0;
+  for (size_t e = 0; e < t->s->nev; e++) t->open[e] = -1;
+}
+
+static void record(rt_tracker *t, uint32_t e, uint64_t addr) {
+  rt_lane_rec *lane = t->lane;
+  if (!lane || lane->failed) return;
+  unsigned m = t->s->depth[e];
+  if (m > t->d) m = t->d;                       /* a site reached without its loop's header: keep going */
+  int32_t r = t->open[e];
+  if (r >= 0 && m > 0) {
+    rt_run *R = &lane->run[r];
+    if (R->gen == t->gen_at[m] && t->t_at[m] == R->t[m - 1] + R->count) {
+      if (R->count == 1) { R->stride = addr - R->a0; R->count = 2; return; }
+      if (addr == R->a0 + R->count * R->stride && R->count < UINT32_MAX) { R->count++; return; }
+    }
+  }
+  if (lane->n == lane->cap) {
+    size_t cap = lane->cap ? 2 * lane->cap : 16;
+    rt_run *p = realloc(lane->run, cap * sizeof *p);
+    if (!p) { lane->failed = 1; return; }
+    rt_run_bytes += (cap - lane->cap) * sizeof *p;
+    lane->run = p;
+    lane->cap = cap;
+  }
+  rt_run *R = &lane->run[lane->n];
+  memset(R, 0, sizeof *R);
+  R->ev = e;
+  R->count = 1;
+  R->a0 = addr;
+  R->gen = m ? t->gen_at[m] : 0;
+  for (unsigned j = 1; j <= m; j++) R->t[j - 1] = t->t_at[j];
+  t->open[e] = (int32_t)lane->n++;
+}
+
+void rt_tracker_block(rt_tracker *t, uint32_t bid) {
+  const rt_shape *s = t->s;
+  if (bid >= s->nbb) return;
+  int l = s->eff_loop[bid];
+  if (l >= 0 && s->is_header[bid]) {
+    unsigned dl = s->ldepth[l];
+    if (t->d >= dl && t->loop_at[dl] == l) {
+      t->t_at[dl]++;
+    } else {
+      t->loop_at[dl] = l;
+      t->t_at[dl] = 0;
+      t->gen_at[dl] = ++t->gen;
+    }
+    t->d = dl;
+  } else {
+    t->d = l >= 0 ? s->ldepth[l] : 0;
+  }
+  record(t, (uint32_t)(s->nmem + bid), 0);
+}
+
+void rt_tracker_access(rt_tracker *t, uint32_t sid, uint64_t addr) {
+  if (sid < t->s->nmem) record(t, sid, addr);
+}
+
+/* ---- a warp ---------------------------------------------------------------------------------- */
+
+typedef struct {
+  uint32_t ev, maxcount;
+  uint32_t t[RT_MAXD - 1];
+  uint32_t seg0, nseg;
+} rt_wrun;
+
+typedef struct {
+  uint32_t lane, count;
+  uint64_t a0, stride;
+} rt_seg;
+
+struct rt_wwarp {
+  rt_wrun *run;
+  size_t nrun;
+  rt_seg *seg;
+  size_t nseg;
+  unsigned threads;
+  uint64_t thread[RT_WARP];
+};
+
+typedef struct {
+  const rt_run *r;
+  uint32_t lane;
+} lane_run;
+
+static const rt_shape *sort_shape;
+
+/* Order of runs by program point of their first element, then lane. */
+static int cmp_first(const void *a, const void *b) {
+  const lane_run *x = a, *y = b;
+  if (x->r->ev != y->r->ev) return x->r->ev < y->r->ev ? -1 : 1;
+  unsigned m = sort_shape->depth[x->r->ev];
+  for (unsigned j = 0; j < m; j++)
+    if (x->r->t[j] != y->r->t[j]) return x->r->t[j] < y->r->t[j] ? -1 : 1;
+  return x->lane < y->lane ? -1 : x->lane > y->lane;
+}
+
+rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                         const uint64_t thread[RT_WARP]) {
+  size_t total = 0;
+  rt_wwarp *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    w->thread[l] = thread[l];
+    if (!active[l]) continue;
+    w->threads++;
+    total += lanes[l].n;
+  }
+  lane_run *all = malloc((total ? total : 1) * sizeof *all);
+  w->seg = malloc((total ? total : 1) * sizeof *w->seg);
+  w->run = malloc((total ? total : 1) * sizeof *w->run);
+  if (!all || !w->seg || !w->run) {
+    free(all);
+    rt_wwarp_free(w);
+    return NULL;
+  }
+  size_t k = 0;
+  for (unsigned l = 0; l < RT_WARP; l++)
+    if (active[l])
+      for (size_t i = 0; i < lanes[l].n; i++) all[k++] = (lane_run){&lanes[l].run[i], l};
+  sort_shape = s;
+  qsort(all, total, sizeof *all, cmp_first);
+  for (size_t i = 0; i < total;) {
+    rt_wrun *wr = &w->run[w->nrun++];
+    memset(wr, 0, sizeof *wr);
+    wr->ev = all[i].r->ev;
+    memcpy(wr->t, all[i].r->t, sizeof wr->t);
+    wr->seg0 = (uint32_t)w->nseg;
+    uint32_t last_lane = UINT32_MAX;
+    for (; i < total; i++) {
+      const rt_run *r = all[i].r;
+      if (r->ev != wr->ev || memcmp(r->t, wr->t, s->depth[r->ev] * sizeof *r->t) != 0) break;
+      if (all[i].lane == last_lane) break;     /* a lane twice at one point: a run of its own */
+      last_lane = all[i].lane;
+      w->seg[w->nseg++] = (rt_seg){all[i].lane, r->count, r->a0, r->stride};
+      if (r->count > wr->maxcount) wr->maxcount = r->count;
+      wr->nseg++;
+    }
+  }
+  free(all);
+  return w;
+}
+
+void rt_wwarp_free(rt_wwarp *w) {
+  if (!w) return;
+  free(w->run);
+  free(w->seg);
+  free(w);
+}
+
+size_t rt_wwarp_bytes(const rt_wwarp *w) {
+  return sizeof *w + w->nrun * sizeof *w->run + w->nseg * sizeof *w->seg;
+}
+
+unsigned rt_wwarp_threads(const rt_wwarp *w) { return w->threads; }
+const uint64_t *rt_wwarp_thread_keys(const rt_wwarp *w) { return w->thread; }
+
+/* ---- issuing a warp's events in order ---------------------------------------------------------- */
+
+typedef struct {
+  uint32_t run, i;
+} cursor;
+
+struct rt_witer {
+  const rt_shape *s;
+  const rt_wwarp *w;
+  cursor *heap;
+  size_t n;
+  cursor *hold;
+};
+
+/* Program order of two (run, element) points: positions level by level, iterations between. */
+static int cmp_key(const rt_witer *it, cursor a, cursor b) {
+  const rt_shape *s = it->s;
+  const rt_wrun *x = &it->w->run[a.run], *y = &it->w->run[b.run];
+  unsigned mx = s->depth[x->ev], my = s->depth[y->ev], m = mx < my ? mx : my;
+  for (unsigned j = 0;; j++) {
+    uint32_t px = s->pos[x->ev][j], py = s->pos[y->ev][j];
+    if (px != py) return px < py ? -1 : 1;
+    if (j == m) break;
+    uint32_t tx = x->t[j] + (j + 1 == mx ? a.i : 0), ty = y->t[j] + (j + 1 == my ? b.i : 0);
+    if (tx != ty) return tx < ty ? -1 : 1;
+  }
+  return mx == my ? 0 : mx < my ? -1 : 1;
+}
+
+static void sift_down(rt_witer *it, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < it->n && cmp_key(it, it->heap[l], it->heap[m]) < 0) m = l;
+    if (r < it->n && cmp_key(it, it->heap[r], it->heap[m]) < 0) m = r;
+    if (m == i) return;
+    cursor c = it->heap[i]; it->heap[i] = it->heap[m]; it->heap[m] = c;
+    i = m;
+  }
+}
+
+static void push(rt_witer *it, cursor c) {
+  size_t i = it->n++;
+  it->heap[i] = c;
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (cmp_key(it, it->heap[i], it->heap[p]) >= 0) break;
+    cursor t = it->heap[i]; it->heap[i] = it->heap[p]; it->heap[p] = t;
+    i = p;
+  }
+}
+
+static cursor pop(rt_witer *it) {
+  cursor c = it->heap[0];
+  it->heap[0] = it->heap[--it->n];
+  sift_down(it, 0);
+  return c;
+}
+
+rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w) {
+  rt_witer *it = calloc(1, sizeof *it);
+  if (!it) return NULL;
+  it->s = s;
+  it->w = w;
+  it->heap = malloc((w->nrun ? w->nrun : 1) * sizeof *it->heap);
+  it->hold = malloc((w->nrun ? w->nrun : 1) * sizeof *it->hold);
+  if (!it->heap || !it->hold) { rt_witer_free(it); return NULL; }
+  for (size_t r = 0; r < w->nrun; r++) push(it, (cursor){(uint32_t)r, 0});
+  return it;
+}
+
+void rt_witer_free(rt_witer *it) {
+  if (!it) return;
+  free(it->heap);
+  free(it->hold);
+  free(it);
+}
+
+/* Lanes of run element c: 0 if one of them is already in ev (then c waits for the next event). */
+static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) {
+  const rt_wrun *r = &it->w->run[c.run];
+  const rt_seg *sg = &it->w->seg[r->seg0];
+  uint32_t mask = 0;
+  for (uint32_t k = 0; k < r->nseg; k++)
+    if (sg[k].count > c.i) mask |= UINT32_C(1) << sg[k].lane;
+  if (mask & *present) return 0;
+  *present |= mask;
+  for (uint32_t k = 0; k < r->nseg; k++) {
+    if (sg[k].count <= c.i) continue;
+    unsigned j = ev->nact++;                    /* insertion by lane: lanes in lane order */
+    while (j > 0 && ev->lane[j - 1] > sg[k].lane) {
+      ev->lane[j] = ev->lane[j - 1];
+      ev->addr[j] = ev->addr[j - 1];
+      j--;
+    }
+    ev->lane[j] = (uint8_t)sg[k].lane;
+    ev->addr[j] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
+  }
+  return 1;
+}
+
+int rt_witer_next(rt_witer *it, rt_wevent *ev) {
+  if (!it->n) return 0;
+  size_t nhold = 0;
+  uint32_t present = 0;
+  cursor first = pop(it);
+  const rt_wrun *r = &it->w->run[first.run];
+  ev->is_mem = r->ev < it->s->nmem;
+  ev->id = ev->is_mem ? r->ev : (uint32_t)(r->ev - it->s->nmem);
+  ev->nact = 0;
+  take(it, first, ev, &present);
+  if (first.i + 1 < r->maxcount) it->hold[nhold++] = (cursor){first.run, first.i + 1};
+  while (it->n && cmp_key(it, it->heap[0], first) == 0) {
+    cursor c = pop(it);
+    if (take(it, c, ev, &present)) {
+      if (c.i + 1 < it->w->run[c.run].maxcount) it->hold[nhold++] = (cursor){c.run, c.i + 1};
+    } else {
+      it->hold[nhold++] = c;
+    }
+  }
+  for (size_t i = 0; i < nhold; i++) push(it, it->hold[i]);
+  return 1;
+}

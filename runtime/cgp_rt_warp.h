@@ -1,0 +1,93 @@
+/* cgp_rt_warp.h: reconvergent warps (docs/pipeline.md, "Reconvergent warps").
+
+   A GPU runs the 32 lanes of a warp in lockstep and reconverges them after a branch or a loop
+   (SIMT stack, immediate post-dominator): a warp memory instruction is one static site executed
+   by the lanes that reach it at the same iteration of every enclosing loop of the thread body.
+   The CPU runs the lanes one after another, so each lane's events are recorded with their
+   program point, its key:
+
+       key = [p0, t1, p1, t2, p2, ..., tm, pm]
+
+   where m is the depth of the event's innermost loop inside the thread body, tj the iteration
+   (0, 1, ...) of the enclosing loop at depth j, pm the event's own position and pj (j < m) the
+   position of the depth-(j+1) loop containing it; positions are reverse-postorder numbers of the
+   thread body's blocks (a site adds its order in its block), so along any one lane keys increase,
+   and lanes at the same program point have equal keys. Merging the lanes' events by key gives
+   the warp's instructions in issue order, lanes that left a loop or took the other side of a
+   branch masked.
+
+   Bounded memory: a lane keeps runs, not accesses. A run is one event at consecutive iterations
+   of its innermost loop (same outer iterations) whose addresses step by a constant; an affine
+   loop of any trip count is one run per site. A warp keeps runs grouped across lanes. */
+#ifndef CGP_RT_WARP_H
+#define CGP_RT_WARP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RT_WARP 32
+#define RT_MAXD 8              /* loop depths tracked inside a thread body (deeper: see .c) */
+
+/* The thread body's static shape. Events 0..nmem-1 are memory sites, nmem..nmem+nbb-1 blocks. */
+typedef struct rt_shape rt_shape;
+
+/* mem_block[s]: block of site s (-1: a load hoisted out of the thread loop, issued first);
+   mem_order[s]: its position among its block's sites; bb_rpo[b]: reverse-postorder number of
+   block b in the thread body; bb_loop[b]: innermost loop (inside the thread loop) holding b, or
+   -1; loop_header[l], loop_parent[l] (-1: directly in the thread loop). NULL on inconsistent
+   input (err says what). */
+rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_order, size_t nbb,
+                       const unsigned *bb_rpo, const int *bb_loop, size_t nloops, const int *loop_header,
+                       const int *loop_parent, char *err, size_t errlen);
+void rt_shape_free(rt_shape *s);
+size_t rt_shape_events(const rt_shape *s);
+
+/* One lane's recorded runs. */
+typedef struct rt_run rt_run;
+typedef struct {
+  rt_run *run;
+  size_t n, cap;
+  int failed;                  /* out of memory or over budget: the lane's record is cut short */
+} rt_lane_rec;
+
+/* The lane being traced (one at a time: the CPU runs threads one after another). */
+typedef struct rt_tracker rt_tracker;
+rt_tracker *rt_tracker_new(const rt_shape *s);
+void rt_tracker_free(rt_tracker *t);
+/* Start recording a new thread into lane (whose previous contents are dropped). */
+void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane);
+/* The thread enters block bid (loop iterations are counted at loop headers). */
+void rt_tracker_block(rt_tracker *t, uint32_t bid);
+/* The thread accesses addr through site sid. */
+void rt_tracker_access(rt_tracker *t, uint32_t sid, uint64_t addr);
+/* Bytes the lanes' runs hold in all, across trackers (for the memory budget). */
+extern size_t rt_run_bytes;
+void rt_lane_free(rt_lane_rec *lane);
+
+/* A complete warp: its lanes' runs grouped, ready to be issued any number of times. */
+typedef struct rt_wwarp rt_wwarp;
+/* lanes[l] with active[l] set took part; thread[l] is the lane's packed coordinate. */
+rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                         const uint64_t thread[RT_WARP]);
+void rt_wwarp_free(rt_wwarp *w);
+size_t rt_wwarp_bytes(const rt_wwarp *w);
+unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part */
+const uint64_t *rt_wwarp_thread_keys(const rt_wwarp *w);
+
+/* One event of a warp in issue order. */
+typedef struct {
+  int is_mem;
+  uint32_t id;                 /* site (is_mem) or block */
+  unsigned nact;
+  uint8_t lane[RT_WARP];
+  uint64_t addr[RT_WARP];
+} rt_wevent;
+
+/* Walks a warp's events; several iterators may walk one warp at once. */
+typedef struct rt_witer rt_witer;
+rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w);
+/* Next event: 1, or 0 at the end. */
+int rt_witer_next(rt_witer *it, rt_wevent *ev);
+void rt_witer_free(rt_witer *it);
+
+#endif

@@ -1,0 +1,106 @@
+/* e2e_util.h: helpers of the end-to-end tests (one temp dir per test, shell commands, report
+   look-ups). Included by each tests/test_e2e*.c; static, so each test program has its own. */
+#ifndef CGP_E2E_UTIL_H
+#define CGP_E2E_UTIL_H
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static inline void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/cgp-e2e.XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static inline void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+static inline void write_file(const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The file's text in one of a few static buffers (tests compare two files at a time), or NULL. */
+static inline char *read_file(const char *name) {
+  static char buf[4][1 << 18];
+  static unsigned next;
+  char path[512], *b = buf[next++ % 4];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+  b[n] = '\0';
+  fclose(f);
+  return b;
+}
+
+/* Run a shell command in the temp dir; stdout and stderr go to out.txt and err.txt. */
+static inline int sh(const char *fmt, ...) {
+  char body[2048], cmd[3072];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(body, sizeof body, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "cd '%s' && (%s) >out.txt 2>err.txt", dir, body);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static inline cJSON *report(const char *name) {
+  char *text = read_file(name);
+  cr_assert_not_null(text, "report %s was not written; stderr: %s", name, read_file("err.txt"));
+  cJSON *r = cJSON_Parse(text);
+  cr_assert_not_null(r);
+  return r;
+}
+
+static inline cJSON *kernel_named(cJSON *r, const char *name) {
+  cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItem(r, "kernels"))
+    if (strcmp(cJSON_GetObjectItem(k, "name")->valuestring, name) == 0) return k;
+  cr_assert_fail("no kernel %s in report", name);
+  return NULL;
+}
+
+/* The memory site at a source line with a given kind and array name. */
+static inline cJSON *site(cJSON *k, int line, const char *kind, const char *array) {
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory"))
+    if ((int)cJSON_GetObjectItem(m, "line")->valuedouble == line &&
+        strcmp(cJSON_GetObjectItem(m, "kind")->valuestring, kind) == 0 &&
+        strcmp(cJSON_GetObjectItem(m, "array")->valuestring, array) == 0)
+      return m;
+  cr_assert_fail("no %s of %s at line %d", kind, array, line);
+  return NULL;
+}
+
+static inline double num(cJSON *o, const char *key) {
+  cJSON *v = cJSON_GetObjectItem(o, key);
+  cr_assert(cJSON_IsNumber(v), "field %s missing", key);
+  return v->valuedouble;
+}
+
+static inline cJSON *prediction(cJSON *k, const char *dev) {
+  cJSON *p;
+  cJSON_ArrayForEach(p, cJSON_GetObjectItem(k, "predictions"))
+    if (strcmp(cJSON_GetObjectItem(p, "device")->valuestring, dev) == 0) return p;
+  cr_assert_fail("no prediction for %s", dev);
+  return NULL;
+}
+
+#endif

@@ -1,0 +1,321 @@
+/* The analyses behind cgp_analysis_ops, fed hand-made event streams: per-class counts,
+   transactions in sectors, L1 and L2 misses against brute-force LRU references, masked issue
+   slots, and dependences with their kinds and example threads. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgp_analyzer.h"
+
+static const uint8_t kinds[4] = {CGP_LOAD, CGP_LOAD, CGP_STORE, CGP_ATOMIC};
+static const double ptx[3] = {10, 4, 7};
+
+static cgp_analysis_cfg base_cfg(void) {
+  cgp_analysis_cfg c = {.nsid = 4, .nbid = 3, .sid_kind = kinds, .bid_total = ptx, .bid_core = ptx,
+                        .no_sm = 2, .l2_bytes = 4096, .l2_line_bytes = 128, .l2_unit_bytes = 32,
+                        .l2_assoc = 0, .l2_index = CGP_L2_FULLY_ASSOCIATIVE, .dims = 1};
+  return c;
+}
+
+static cgp_warp_mem mem(uint32_t sid, const uint64_t *addr, unsigned n, unsigned sm) {
+  static uint8_t lanes[32];
+  static uint64_t thread[32];
+  for (unsigned l = 0; l < 32; l++) { lanes[l] = (uint8_t)l; thread[l] = l; }
+  cgp_warp_mem m = {.sid = sid, .kind = kinds[sid], .nact = (uint8_t)n, .warp_threads = 32, .size = 4,
+                    .addr = addr, .lane = lanes, .thread = thread, .sm = sm};
+  m.cls = (uint8_t)cgp_classify(addr, n, 4);
+  return m;
+}
+
+/* 32 consecutive floats from `a`: 128 bytes, 4 sectors of 32 bytes when aligned. */
+static void row(uint64_t a, uint64_t out[32]) {
+  for (unsigned l = 0; l < 32; l++) out[l] = a + 4 * l;
+}
+
+Test(stream, classes_and_sector_transactions) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  cr_assert_not_null(s);
+  uint64_t a[32], same[32];
+  row(0x10000, a);
+  for (unsigned l = 0; l < 32; l++) same[l] = 0x20000;
+  cgp_analysis_begin_launch(s);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  cgp_warp_mem m0 = mem(0, a, 32, 0), m1 = mem(1, same, 32, 0), m2 = mem(2, a, 32, 0);
+  cgp_analysis_warp_mem(s, &m0);          /* coalesced: 4 sectors, all miss */
+  cgp_analysis_warp_mem(s, &m1);          /* constant: 1 sector, miss */
+  cgp_analysis_warp_mem(s, &m2);          /* store over the first row: 4 sectors, all hit */
+  cgp_analysis_end_warp(s, 0);
+  cgp_analysis_end_batch(s);
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.warps, 1);
+  cr_assert_eq(t.ld_insts[CGP_CLASS_COAL], 1);
+  cr_assert_eq(t.ld_insts[CGP_CLASS_CONST], 1);
+  cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4);
+  cr_assert_eq(t.ld_dram[CGP_CLASS_COAL], 4);
+  cr_assert_eq(t.ld_trans[CGP_CLASS_CONST], 1);
+  cr_assert_eq(t.st_insts, 1);
+  cr_assert_eq(t.st_trans, 4);
+  cr_assert_eq(t.st_dram, 0, "the store hits what the load brought in (write-allocate L2)");
+  cr_assert_eq(site[0].trans, 4);
+  cr_assert_eq(site[2].miss, 0);
+  cgp_analysis_set_free(s);
+}
+
+/* A warp of 32 lanes with one block executed by 16 of them: 10 slots counted once, masked. */
+Test(stream, masked_block_counts_its_slots_once) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  cgp_analysis_begin_batch(s, 1, 2, 1);
+  cgp_block_exec full = {.bid = 1, .nact = 32, .warp_threads = 32, .warp = 0};
+  cgp_block_exec half = {.bid = 0, .nact = 16, .warp_threads = 32, .warp = 1};
+  cgp_analysis_block_exec(s, &full);
+  cgp_analysis_block_exec(s, &half);
+  cgp_analysis_end_warp(s, 0);
+  cgp_analysis_end_warp(s, 1);
+  cgp_analysis_end_batch(s);
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.total_insts, 14);
+  cr_assert_eq(t.masked_slots, 10);
+  cr_assert_eq(t.divergent_warps, 1);
+  cgp_analysis_set_free(s);
+}
+
+/* L1 per SM then L2, against two brute-force LRUs (cgp_l2_ref) fed the same sector streams. */
+Test(stream, l1_and_l2_agree_with_reference_lru) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cfg.l1_caches_global = 1;
+  cfg.l1_bytes = 1024;
+  cfg.l1_unit_bytes = 32;
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  cgp_l2_ref *l1[2] = {cgp_l2_ref_new(1024, 32, 0, CGP_L2_FULLY_ASSOCIATIVE),
+                       cgp_l2_ref_new(1024, 32, 0, CGP_L2_FULLY_ASSOCIATIVE)};
+  cgp_l2_ref *l2 = cgp_l2_ref_new(4096, 32, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  uint64_t hits1 = 0, miss2 = 0, trans2 = 0;
+  srand(7);
+  cgp_analysis_begin_launch(s);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  for (int i = 0; i < 5000; i++) {
+    uint64_t addr[32], units[64];
+    unsigned sm = (unsigned)(rand() % 2), sid = (unsigned)(rand() % 3);
+    uint64_t base = (uint64_t)(rand() % 512) * 16;
+    for (unsigned l = 0; l < 32; l++) addr[l] = base + (uint64_t)(rand() % 3 == 0 ? l * 36 : l * 4);
+    cgp_warp_mem m = mem(sid, addr, 32, sm);
+    cgp_analysis_warp_mem(s, &m);
+    unsigned n = cgp_lines(addr, 32, 4, 32, units);
+    for (unsigned j = 0; j < n; j++) {
+      if (kinds[sid] == CGP_LOAD && cgp_l2_ref_access(l1[sm], units[j]) == 1) { hits1++; continue; }
+      trans2++;
+      miss2 += cgp_l2_ref_access(l2, units[j]) == 0;
+    }
+  }
+  cgp_analysis_end_batch(s);
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  double h1 = 0, tr2 = t.st_trans, m2 = t.st_dram;
+  for (int c = 0; c < CGP_NCLASS; c++) { h1 += t.l1_hit[c]; tr2 += t.ld_trans[c]; m2 += t.ld_dram[c]; }
+  cr_assert_eq((uint64_t)h1, hits1);
+  cr_assert_eq((uint64_t)tr2, trans2);
+  cr_assert_eq((uint64_t)m2, miss2);
+  cr_assert_gt(hits1, 0);
+  cr_assert_gt(miss2, 0);
+  cgp_l2_ref_free(l1[0]);
+  cgp_l2_ref_free(l1[1]);
+  cgp_l2_ref_free(l2);
+  cgp_analysis_set_free(s);
+}
+
+/* A warming batch moves the caches but counts nothing. */
+Test(stream, warming_batch_counts_nothing) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  uint64_t a[32];
+  row(0x4000, a);
+  cgp_warp_mem m = mem(0, a, 32, 0);
+  cgp_analysis_begin_batch(s, 0, 1, 1);
+  cgp_analysis_warp_mem(s, &m);
+  cgp_analysis_end_batch(s);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  cgp_analysis_warp_mem(s, &m);
+  cgp_analysis_end_batch(s);
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.warps, 1);
+  cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4);
+  cr_assert_eq(t.ld_dram[CGP_CLASS_COAL], 0, "the warming batch brought the row in");
+  cgp_analysis_set_free(s);
+}
+
+/* ---- dependences ---------------------------------------------------------------------------- */
+
+static const cgp_dep *find(const cgp_deps *d, cgp_dep_kind kind) {
+  size_t n;
+  const cgp_dep *f = cgp_deps_found(d, &n);
+  for (size_t i = 0; i < n; i++)
+    if (f[i].kind == kind) return &f[i];
+  return NULL;
+}
+
+/* Thread 5 writes A (site 1), thread 6 reads it (site 0): raw, thread 5 first, whatever order
+   the two accesses are fed in. */
+Test(deps, raw_is_ordered_by_the_sequential_nest) {
+  for (int order = 0; order < 2; order++) {
+    cgp_deps *d = cgp_deps_new(100);
+    if (order == 0) {
+      cgp_deps_access(d, 0x100, 5, 1, 1);
+      cgp_deps_access(d, 0x100, 6, 0, 0);
+    } else {
+      cgp_deps_access(d, 0x100, 6, 0, 0);
+      cgp_deps_access(d, 0x100, 5, 1, 1);
+    }
+    const cgp_dep *r = find(d, CGP_DEP_RAW);
+    cr_assert_not_null(r, "feed order %d", order);
+    cr_assert_eq(r->first_thread, 5);
+    cr_assert_eq(r->second_thread, 6);
+    cr_assert_eq(r->first_sid, 1);
+    cr_assert_eq(r->second_sid, 0);
+    cr_assert_null(find(d, CGP_DEP_WAR));
+    cgp_deps_free(d);
+  }
+}
+
+/* A thread reading and writing its own element is no dependence; another reading it after is a
+   raw even when the first reader was the writer itself. */
+Test(deps, own_element_is_no_dependence) {
+  cgp_deps *d = cgp_deps_new(100);
+  cgp_deps_access(d, 0x200, 3, 0, 0);
+  cgp_deps_access(d, 0x200, 3, 1, 1);
+  size_t n;
+  cgp_deps_found(d, &n);
+  cr_assert_eq(n, 0);
+  cgp_deps_access(d, 0x200, 4, 0, 0);          /* thread 4 reads what thread 3 wrote */
+  cr_assert_not_null(find(d, CGP_DEP_RAW));
+  cgp_deps_free(d);
+}
+
+/* Thread 1 reads x, thread 0 then writes it (fed in that order): in the nest, thread 0's write
+   comes first: raw 0 -> 1. Thread 2 writes it after thread 1 read it: war 1 -> 2. */
+Test(deps, war_and_raw_from_the_two_earliest_readers) {
+  cgp_deps *d = cgp_deps_new(100);
+  cgp_deps_access(d, 0x300, 0, 0, 0);          /* thread 0 reads */
+  cgp_deps_access(d, 0x300, 1, 0, 0);          /* thread 1 reads */
+  cgp_deps_access(d, 0x300, 0, 1, 1);          /* thread 0 writes: thread 1 read it later */
+  const cgp_dep *r = find(d, CGP_DEP_RAW);
+  cr_assert_not_null(r);
+  cr_assert_eq(r->first_thread, 0);
+  cr_assert_eq(r->second_thread, 1);
+  cgp_deps_access(d, 0x300, 2, 1, 1);          /* thread 2 writes after 0 and 1 read */
+  cr_assert_not_null(find(d, CGP_DEP_WAR));
+  cr_assert_not_null(find(d, CGP_DEP_WAW));
+  cgp_deps_free(d);
+}
+
+/* Every thread reads, adds and writes one bin: waw marked as a reduction. */
+Test(deps, read_modify_write_by_every_thread_is_a_reduction) {
+  cgp_deps *d = cgp_deps_new(100);
+  for (uint64_t t = 0; t < 8; t++) {
+    cgp_deps_access(d, 0x400, t, 0, 0);
+    cgp_deps_access(d, 0x400, t, 1, 1);
+  }
+  const cgp_dep *w = find(d, CGP_DEP_WAW);
+  cr_assert_not_null(w);
+  cr_assert(w->reduction);
+  cr_assert_eq(w->count, 7);
+  cgp_deps_free(d);
+}
+
+/* Past max_addresses, new addresses are not followed: partial, memory bounded. */
+Test(deps, table_is_bounded) {
+  cgp_deps *d = cgp_deps_new(10);
+  for (uint64_t a = 0; a < 1000; a++) cgp_deps_access(d, a * 4, a, 0, 1);
+  cr_assert(cgp_deps_partial(d));
+  cr_assert_eq(cgp_deps_addresses(d), 10);
+  cgp_deps_reset(d);
+  cr_assert(!cgp_deps_partial(d));
+  cr_assert_eq(cgp_deps_addresses(d), 0);
+  cgp_deps_free(d);
+}
+
+Test(deps, thread_keys_order_like_the_sequential_nest) {
+  uint64_t xyz[3];
+  cr_assert_lt(cgp_thread_key(2, 31, 0, 0), cgp_thread_key(2, 0, 1, 0));
+  cr_assert_lt(cgp_thread_key(3, 5, 9, 0), cgp_thread_key(3, 0, 0, 1));
+  cgp_thread_unkey(3, cgp_thread_key(3, 7, 8, 9), xyz);
+  cr_assert(xyz[0] == 7 && xyz[1] == 8 && xyz[2] == 9);
+}
+
+/* The din export replays through a brute-force LRU to the cache analysis's own miss count. */
+Test(stream, din_export_replays_to_the_same_misses) {
+  cgp_analysis_cfg cfg = base_cfg();
+  char path[] = "/tmp/cgp-din-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  cfg.din = fdopen(fd, "w+");
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  srand(11);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  for (int i = 0; i < 3000; i++) {
+    uint64_t addr[32];
+    uint64_t base = (uint64_t)(rand() % 400) * 32;
+    for (unsigned l = 0; l < 32; l++) addr[l] = base + 4 * l * (unsigned)(1 + rand() % 2);
+    cgp_warp_mem m = mem((unsigned)(rand() % 3), addr, 32, 0);
+    cgp_analysis_warp_mem(s, &m);
+  }
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  double misses = t.st_dram, trans = t.st_trans;
+  for (int c = 0; c < CGP_NCLASS; c++) { misses += t.ld_dram[c]; trans += t.ld_trans[c]; }
+  rewind(cfg.din);
+  cgp_l2_ref *ref = cgp_l2_ref_new(4096, 32, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  int label;
+  unsigned long long a;
+  uint64_t n = 0, refmiss = 0;
+  while (fscanf(cfg.din, "%d %llx", &label, &a) == 2) {
+    cr_assert(label == 0 || label == 1);
+    n++;
+    refmiss += cgp_l2_ref_access(ref, a / 32) == 0;
+  }
+  cr_assert_eq(n, (uint64_t)trans);
+  cr_assert_eq(refmiss, (uint64_t)misses);
+  cgp_l2_ref_free(ref);
+  fclose(cfg.din);
+  unlink(path);
+  cgp_analysis_set_free(s);
+}
+
+/* MSHR merge: 4 warps on one SM load the same row in one round; the first misses, the other
+   three find it in the L1 but still in flight: no L1 hit, no L2 traffic. The next round all
+   four hit. */
+Test(stream, l1_hit_on_a_fill_in_flight_waits_for_it) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cfg.no_sm = 1;
+  cfg.l1_caches_global = 1;
+  cfg.l1_bytes = 4096;
+  cfg.l1_unit_bytes = 32;
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  uint64_t a[32];
+  row(0x8000, a);
+  cgp_analysis_begin_launch(s);
+  cgp_analysis_begin_batch(s, 1, 4, 1);
+  for (int round = 0; round < 2; round++)
+    for (unsigned w = 0; w < 4; w++) {
+      cgp_warp_mem m = mem(0, a, 32, 0);
+      m.warp = w;
+      cgp_analysis_warp_mem(s, &m);
+    }
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.l1_trans[CGP_CLASS_COAL], 8 * 4);
+  cr_assert_eq(t.l1_hit[CGP_CLASS_COAL], 4 * 4, "only the second round hits");
+  cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4, "the merged lookups send nothing to the L2");
+  cgp_analysis_set_free(s);
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Every device file through devices/device.schema.json (python3-jsonschema) and through the C
+loader (`cgpredict devices NAME`, which loads with model/cgp_device.c), and the two must agree:
+every shipped file accepted by both; every broken variant refused by both, the C loader's message
+naming the file and the field.
+
+    test_devices_schema.py --driver build/driver/cgpredict --source .
+"""
+import argparse
+import copy
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def schema_errors(validator, doc):
+    """All error texts, nested ones (if/then, allOf) included, each with its instance path."""
+    out = []
+
+    def walk(errs):
+        for e in errs:
+            out.append("/".join(str(p) for p in e.absolute_path) + ": " + e.message)
+            walk(e.context or [])
+    walk(validator.iter_errors(doc))
+    return out
+
+
+def c_loader(driver, folder, name):
+    env = dict(os.environ, CGPREDICT_DEVICES_DIR=folder)
+    r = subprocess.run([driver, "devices", name], env=env, capture_output=True, text=True)
+    return r.returncode, r.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--driver", required=True)
+    ap.add_argument("--source", required=True)
+    args = ap.parse_args()
+    devdir = os.path.join(args.source, "devices")
+    with open(os.path.join(devdir, "device.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+
+    shipped = sorted(p for p in glob.glob(os.path.join(devdir, "*.json")) if not p.endswith(".schema.json"))
+    check(len(shipped) >= 11, "expected at least 11 device files, found %d" % len(shipped))
+    for path in shipped:
+        name = os.path.basename(path)[:-5]
+        with open(path) as f:
+            doc = json.load(f)
+        errs = schema_errors(validator, doc)
+        check(not errs, "%s: schema refuses a shipped file: %s" % (name, errs[:3]))
+        rc, err = c_loader(args.driver, devdir, name)
+        check(rc == 0, "%s: C loader refuses a shipped file: %s" % (name, err.strip()))
+        check(doc.get("name") == name, "%s: name field is not the file's base name" % name)
+
+    with open(os.path.join(devdir, "jetson-tk1.json")) as f:
+        tk1 = json.load(f)
+
+    def variant(edit):
+        d = copy.deepcopy(tk1)
+        edit(d)
+        return d
+
+    def set_(k, v):
+        return lambda d: d.__setitem__(k, v)
+
+    def drop(k):
+        return lambda d: d.pop(k)
+
+    def set_indexed(sets, nbytes):
+        def e(d):
+            d["l2_index"] = "modulo"
+            d["l2_assoc"] = 16
+            d["l2_sets"] = sets
+            d["l2_bytes"] = nbytes
+            d["sources"]["l2_sets"] = "test variant"
+        return e
+
+    def drop_source(k):
+        return lambda d: d["sources"].pop(k)
+
+    def host_kind(v):
+        return lambda d: d["host_link"].__setitem__("kind", v)
+
+    # (name, edit, field the C loader must name)
+    broken = [
+        ("missing-field", drop("freq_hz"), "freq_hz"),
+        ("mistyped-field", set_("freq_hz", "fast"), "freq_hz"),
+        ("unsigned-2-32", set_("regs_per_sm", 2 ** 32), "regs_per_sm"),
+        ("negative-clock", set_("freq_hz", -852e6), "freq_hz"),
+        ("non-pow2-line", set_("l2_line_bytes", 96), "l2_line_bytes"),
+        ("non-pow2-sets", set_indexed(96, 96 * 16 * 64), "l2_sets"),
+        ("sector-not-dividing-line", set_("l2_sector_bytes", 128), "l2_sector_bytes"),
+        ("fractional-count", set_("no_sm", 1.5), "no_sm"),
+        ("zero-clock", set_("freq_hz", 0), "freq_hz"),
+        ("missing-source", drop_source("lat_l2"), "lat_l2"),
+        ("unknown-field", set_("freq_mhz", 852), "freq_mhz"),
+        ("set-indexed-without-sets", set_("l2_index", "modulo"), "l2_sets"),
+        ("bad-index", set_("l2_index", "hashed"), "l2_index"),
+        ("bad-host-link", host_kind("usb"), "host_link.kind"),
+        ("bool-as-number", set_("l1_caches_global", 1), "l1_caches_global"),
+        ("warp-size-64", set_("warp_size", 64), "warp_size"),
+    ]
+    accepted = [
+        ("set-indexed-pow2", set_indexed(128, 128 * 16 * 64)),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, edit, field in broken:
+            doc = variant(edit)
+            path = os.path.join(tmp, name + ".json")
+            with open(path, "w") as f:
+                json.dump(doc, f, indent=1)
+            errs = schema_errors(validator, doc)
+            check(errs, "%s: the schema accepts it" % name)
+            key = field.split(".")[-1]
+            check(any(key in e for e in errs), "%s: no schema error mentions %s: %s" % (name, key, errs[:3]))
+            rc, err = c_loader(args.driver, tmp, name)
+            check(rc != 0, "%s: the C loader accepts it" % name)
+            check(path in err, "%s: the C loader's message does not name the file: %s" % (name, err.strip()))
+            check('field "%s"' % field in err, "%s: the C loader's message does not name field %s: %s"
+                  % (name, field, err.strip()))
+        for name, edit in accepted:
+            doc = variant(edit)
+            with open(os.path.join(tmp, name + ".json"), "w") as f:
+                json.dump(doc, f, indent=1)
+            errs = schema_errors(validator, doc)
+            check(not errs, "%s: the schema refuses it: %s" % (name, errs[:3]))
+            rc, err = c_loader(args.driver, tmp, name)
+            check(rc == 0, "%s: the C loader refuses it: %s" % (name, err.strip()))
+
+    print("%d shipped files, %d broken variants, %d accepted variants: %s"
+          % (len(shipped), len(broken), len(accepted), "FAILED" if failures else "ok"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,248 @@
+/* End-to-end, issue "warps as a GPU forms them": small programs as a new user writes them, built
+   with the driver; the program's output is the plain build's, and the report's classes,
+   transactions and dependences are the hand-computed ones. */
+#include "e2e_util.h"
+
+/* Build `src` as prog.c both plainly and with cgpredict, run both, compare their output; return
+   the report (TK1). */
+static cJSON *build_and_run(const char *src) {
+  write_file("prog.c", src);
+  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain prog.c"), 0, "%s", read_file("err.txt"));
+  int plain_status = sh("./plain");
+  char *plain_out = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("%s build -- cc -O2 -o prog prog.c", CGP_DRIVER), 0, "build failed: %s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./prog"), plain_status,
+               "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), plain_out);
+  free(plain_out);
+  return report("r.json");
+}
+
+static int is_true(cJSON *o, const char *key) { return cJSON_IsTrue(cJSON_GetObjectItem(o, key)); }
+
+static int line_of(cJSON *loc) { return (int)cJSON_GetObjectItem(loc, "line")->valuedouble; }
+
+/* The dependence of a kind between two lines, or NULL. */
+static cJSON *dependence(cJSON *k, const char *kind, int first_line, int second_line) {
+  cJSON *d;
+  cJSON_ArrayForEach(d, cJSON_GetObjectItem(k, "dependences"))
+    if (strcmp(cJSON_GetObjectItem(d, "kind")->valuestring, kind) == 0 &&
+        line_of(cJSON_GetObjectItem(d, "first")) == first_line &&
+        line_of(cJSON_GetObjectItem(d, "second")) == second_line)
+      return d;
+  return NULL;
+}
+
+TestSuite(e2e_warps, .init = setup, .fini = teardown, .timeout = 300);
+
+/* Lane i runs i % 64 + 1 iterations: a GPU runs iteration t with the lanes still in the loop, all
+   at one address a[t] (constant, 1 line), and reconverges before x[i] and y[i] (32 lanes, 32
+   consecutive floats: coalesced, 2 lines of 64 bytes). */
+Test(e2e_warps, triangular_loop_reconverges) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 2048\n"
+      "float a[64], x[N], y[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < 64; i++) a[i] = i * 0.5f;\n"
+      "  for (int i = 0; i < N; i++) x[i] = i % 13;\n"
+      "#pragma cgpredict kernel name(tri) block(256)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    float s = 0;\n"
+      "    for (int j = 0; j <= i % 64; j++)\n"
+      "      s += a[j];\n"
+      "    y[i] = x[i] + s;\n"
+      "  }\n"
+      "  double t = 0; for (int i = 0; i < N; i++) t += y[i];\n"
+      "  printf(\"%.1f\\n\", t);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "tri");
+  cJSON *a = site(k, 11, "load", "a"), *x = site(k, 12, "load", "x"), *y = site(k, 12, "store", "y");
+  cr_assert_str_eq(cJSON_GetObjectItem(a, "class")->valuestring, "constant");
+  cr_assert_float_eq(num(a, "transactions_per_warp"), 1.0, 1e-9);
+  cr_assert_str_eq(cJSON_GetObjectItem(x, "class")->valuestring, "coalesced");
+  cr_assert_float_eq(num(x, "transactions_per_warp"), 2.0, 1e-9);
+  cr_assert_str_eq(cJSON_GetObjectItem(y, "class")->valuestring, "coalesced");
+  cr_assert_float_eq(num(y, "transactions_per_warp"), 2.0, 1e-9);
+  /* one x[i] and one y[i] instruction per warp: 2048 / 32 = 64 warps */
+  cr_assert_eq(num(x, "warp_instructions_traced"), 64);
+  /* a[j]: warp w (lanes 32w .. 32w+31, i % 64 = 32(w%2) + lane) issues 32 + 32(w%2) iterations */
+  cr_assert_eq(num(a, "warp_instructions_traced"), 32 * (32 + 64));
+  cr_assert(is_true(k, "parallel_safe"));
+  cr_assert_gt(num(cJSON_GetObjectItem(k, "divergence"), "masked_issue_slots_per_warp"), 0);
+  cJSON_Delete(r);
+}
+
+/* p[i] = p[i-1] + x[i]: thread i reads what thread i-1 wrote (raw, the store first). */
+Test(e2e_warps, prefix_recurrence_is_not_parallel) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 1024\n"
+      "float p[N], x[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) x[i] = i % 3;\n"
+      "#pragma cgpredict kernel name(prefix)\n"
+      "  for (int i = 1; i < N; i++) {\n"
+      "    float prev = p[i - 1];\n"
+      "    p[i] = prev + x[i];\n"
+      "  }\n"
+      "  printf(\"%.1f\\n\", p[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "prefix");
+  cr_assert(!is_true(k, "parallel_safe"));
+  cJSON *d = dependence(k, "raw", 9, 8);
+  cr_assert_not_null(d, "raw from the store of p (line 9) to the load of p[i-1] (line 8) expected");
+  cJSON *ex = cJSON_GetObjectItem(d, "example");
+  double t1 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "first_thread"), 0)->valuedouble;
+  double t2 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "second_thread"), 0)->valuedouble;
+  cr_assert_eq(t2, t1 + 1, "thread %g writes what thread %g reads", t1, t2);
+  cJSON_Delete(r);
+}
+
+/* Every thread adds into one of 16 bins: threads write one element (waw) and read what another
+   wrote (raw): a reduction, with the CUDA remedy in words. */
+Test(e2e_warps, histogram_is_a_reduction) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "int key[N], h[16];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) key[i] = (i * 7) % 31;\n"
+      "#pragma cgpredict kernel name(hist)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    h[key[i] % 16] += 1;\n"
+      "  for (int b = 0; b < 16; b++) printf(\"%d \", h[b]);\n"
+      "  printf(\"\\n\");\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "hist");
+  cr_assert(!is_true(k, "parallel_safe"));
+  cJSON *waw = dependence(k, "waw", 8, 8);
+  cr_assert_not_null(waw);
+  cr_assert(is_true(waw, "reduction"));
+  cr_assert_not_null(strstr(cJSON_GetObjectItem(waw, "remedy")->valuestring, "atomicAdd"));
+  cr_assert_not_null(dependence(k, "raw", 8, 8));
+  cJSON_Delete(r);
+}
+
+/* y[i] = a * x[i] + y[i]: every thread its own elements. */
+Test(e2e_warps, elementwise_kernel_is_parallel) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "float x[N], y[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) { x[i] = i; y[i] = 1; }\n"
+      "#pragma cgpredict kernel name(axpy)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    y[i] = 2.5f * x[i] + y[i];\n"
+      "  printf(\"%.1f\\n\", y[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "axpy");
+  cr_assert(is_true(k, "parallel_safe"));
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "dependences")), 0);
+  cJSON_Delete(r);
+}
+
+/* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
+   loads it: a constant load, 1 transaction, one per warp. */
+Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "float c[4] = {3, 1, 4, 1}, x[N], y[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) x[i] = i % 5;\n"
+      "#pragma cgpredict kernel name(scale)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    y[i] = c[0] * x[i];\n"
+      "  printf(\"%.1f\\n\", y[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "scale");
+  cJSON *c = site(k, 8, "load", "c");
+  cr_assert_str_eq(cJSON_GetObjectItem(c, "class")->valuestring, "constant");
+  cr_assert_float_eq(num(c, "transactions_per_warp"), 1.0, 1e-9);
+  cr_assert_eq(num(c, "warp_instructions_traced"), 4096 / 32);
+  cr_assert_gt(num(c, "line"), 0);
+  cJSON_Delete(r);
+}
+
+/* A descending sweep visits lane 31 of each warp first: the warp is still the 32 threads it is
+   on the GPU, so the prediction equals the ascending loop's (the first version closed the warp at
+   lane 31 and predicted the descending loop 44 % faster). */
+Test(e2e_warps, descending_loop_forms_the_same_warps) {
+  const char *fmt =
+      "#include <stdio.h>\n"
+      "#define N 8192\n"
+      "float x[N], y[N], A[N][16];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) x[i] = i %% 7;\n"
+      "#pragma cgpredict kernel name(k)\n"
+      "  for (int i = %s) {\n"
+      "    float s = 0;\n"
+      "    for (int j = 0; j < 16; j++) s += A[i][j];\n"
+      "    y[i] = x[i] + s;\n"
+      "  }\n"
+      "  printf(\"%%.1f\\n\", y[5]);\n"
+      "  return 0;\n"
+      "}\n";
+  double t[2];
+  const char *loops[2] = {"0; i < N; i++", "N - 1; i >= 0; i--"};
+  for (int d = 0; d < 2; d++) {
+    char src[1024];
+    snprintf(src, sizeof src, fmt, loops[d]);
+    cJSON *r = build_and_run(src);
+    cJSON *k = kernel_named(r, "k");
+    t[d] = num(prediction(k, "jetson-tk1"), "time_ms");
+    cr_assert_str_eq(cJSON_GetObjectItem(site(k, 10, "load", "x"), "class")->valuestring, "coalesced", "loop %s", loops[d]);
+    cr_assert_str_eq(cJSON_GetObjectItem(site(k, 9, "load", "A"), "class")->valuestring, "uncoalesced");
+    cJSON_Delete(r);
+  }
+  cr_assert_lt(fabs(t[1] - t[0]) / t[0], 0.01, "ascending %g ms, descending %g ms", t[0], t[1]);
+}
+
+/* Two threads run the marked nest at once (a barrier lines them up): one is traced, the other
+   runs untraced; both compute the right result (the first version corrupted the heap) and the
+   report counts the concurrent entry. */
+Test(e2e_warps, nest_entered_by_two_threads_at_once) {
+  write_file("thr.c",
+      "#include <pthread.h>\n"
+      "#include <stdio.h>\n"
+      "#define N (1 << 20)\n"
+      "static float x[2][N], y[2][N];\n"
+      "static pthread_barrier_t bar;\n"
+      "static void *work(void *arg) {\n"
+      "  int t = (int)(long)arg;\n"
+      "  for (int i = 0; i < N; i++) x[t][i] = i % 9;\n"
+      "  pthread_barrier_wait(&bar);\n"
+      "#pragma cgpredict kernel name(par)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    y[t][i] = 2 * x[t][i] + 1;\n"
+      "  return NULL;\n"
+      "}\n"
+      "int main(void) {\n"
+      "  pthread_t th[2];\n"
+      "  pthread_barrier_init(&bar, NULL, 2);\n"
+      "  for (long t = 0; t < 2; t++) pthread_create(&th[t], NULL, work, (void *)t);\n"
+      "  for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);\n"
+      "  double s = 0; for (int t = 0; t < 2; t++) for (int i = 0; i < N; i++) s += y[t][i];\n"
+      "  printf(\"%.1f\\n\", s);\n"
+      "  return 0;\n"
+      "}\n");
+  cr_assert_eq(sh("cc -O2 -pthread -Wno-unknown-pragmas -o plain thr.c && ./plain"), 0);
+  char *plain = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("%s build -- cc -O2 -pthread -o thr thr.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./thr"), 0, "%s",
+               read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), plain);
+  free(plain);
+  cJSON *r = report("r.json");
+  cr_assert_eq(num(cJSON_GetObjectItem(r, "runtime"), "concurrent_entries"), 1);
+  cJSON *k = kernel_named(r, "par");
+  cr_assert_eq(num(k, "launches"), 1);
+  cJSON_Delete(r);
+}

@@ -1,0 +1,276 @@
+/* Reconvergent warps on synthetic lanes: each test drives 32 lanes through a small thread body by
+   hand (the calls the instrumented code makes) and checks the warp instructions, their lanes and
+   classes, and the block executions with masked lanes, against a hand count. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgp_analyzer.h"
+#include "cgp_rt_warp.h"
+
+typedef struct {
+  rt_shape *s;
+  rt_tracker *t;
+  rt_lane_rec lane[RT_WARP];
+  uint8_t active[RT_WARP];
+  uint64_t thread[RT_WARP];
+} fixture;
+
+static void setup(fixture *f, size_t nmem, const int *mb, const unsigned *mo, size_t nbb, const unsigned *rpo,
+                  const int *bl, size_t nl, const int *lh, const int *lp) {
+  char err[256] = "";
+  memset(f, 0, sizeof *f);
+  f->s = rt_shape_new(nmem, mb, mo, nbb, rpo, bl, nl, lh, lp, err, sizeof err);
+  cr_assert_not_null(f->s, "%s", err);
+  f->t = rt_tracker_new(f->s);
+  cr_assert_not_null(f->t);
+}
+
+static void lane(fixture *f, unsigned l) {
+  f->active[l] = 1;
+  f->thread[l] = l;
+  rt_tracker_start(f->t, &f->lane[l]);
+}
+
+static void teardown(fixture *f) {
+  for (unsigned l = 0; l < RT_WARP; l++) rt_lane_free(&f->lane[l]);
+  rt_tracker_free(f->t);
+  rt_shape_free(f->s);
+}
+
+/* The warp's events in issue order. */
+typedef struct {
+  rt_wevent ev[512];
+  size_t n;
+} events;
+
+static void issue(fixture *f, events *out) {
+  rt_wwarp *w = rt_wwarp_build(f->s, f->lane, f->active, f->thread);
+  cr_assert_not_null(w);
+  rt_witer *it = rt_witer_new(f->s, w);
+  out->n = 0;
+  while (out->n < 512 && rt_witer_next(it, &out->ev[out->n])) out->n++;
+  rt_witer_free(it);
+  rt_wwarp_free(w);
+}
+
+static size_t count_mem(const events *e, uint32_t sid) {
+  size_t n = 0;
+  for (size_t i = 0; i < e->n; i++) n += e->ev[i].is_mem && e->ev[i].id == sid;
+  return n;
+}
+
+/* Block executions of bid with fewer than `threads` lanes: the masked issues of that block. */
+static size_t masked(const events *e, uint32_t bid, unsigned threads) {
+  size_t n = 0;
+  for (size_t i = 0; i < e->n; i++) n += !e->ev[i].is_mem && e->ev[i].id == bid && e->ev[i].nact < threads;
+  return n;
+}
+
+static cgp_class cls(const rt_wevent *ev, unsigned size) { return cgp_classify(ev->addr, ev->nact, size); }
+
+static unsigned lines64(const rt_wevent *ev, unsigned size) {
+  uint64_t out[2 * RT_WARP];
+  return cgp_lines(ev->addr, ev->nact, size, 64, out);
+}
+
+#define A 0x100000u
+#define X 0x200000u
+#define Y 0x300000u
+
+/* for i { s = 0; for (j = 0; j <= i % 64; j++) s += a[j]; y[i] = x[i] + s; }, warp 0: lane l
+   runs l + 1 iterations. Blocks: 0 thread header, 1 the j loop (header = body), 2 after it.
+   Sites: 0 a[j] (block 1), 1 x[i], 2 y[i] (block 2). By hand: a[j] issues 32 times, the t-th
+   time with lanes t..31, all at one address (constant, 1 line); x[i] and y[i] once each with all
+   32 lanes, coalesced, 2 lines of 64 bytes; block 1 runs 32 times, 31 of them with lanes masked. */
+Test(reconverge, triangular_loop_masks_finished_lanes) {
+  fixture f;
+  const int mb[] = {1, 2, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0, 1}, rpo[] = {0, 1, 2};
+  setup(&f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    lane(&f, l);
+    rt_tracker_block(f.t, 0);
+    for (unsigned j = 0; j <= l; j++) {
+      rt_tracker_block(f.t, 1);
+      rt_tracker_access(f.t, 0, A + 4 * j);
+    }
+    rt_tracker_block(f.t, 2);
+    rt_tracker_access(f.t, 1, X + 4 * l);
+    rt_tracker_access(f.t, 2, Y + 4 * l);
+  }
+  events e;
+  issue(&f, &e);
+  cr_assert_eq(count_mem(&e, 0), 32);
+  cr_assert_eq(count_mem(&e, 1), 1);
+  cr_assert_eq(count_mem(&e, 2), 1);
+  size_t t = 0;
+  for (size_t i = 0; i < e.n; i++) {
+    const rt_wevent *ev = &e.ev[i];
+    if (!ev->is_mem) continue;
+    if (ev->id == 0) {
+      cr_assert_eq(ev->nact, 32 - t, "a[j] at j=%zu: %u lanes", t, ev->nact);
+      cr_assert_eq(ev->lane[0], t);
+      cr_assert_eq(cls(ev, 4), CGP_CLASS_CONST);
+      cr_assert_eq(lines64(ev, 4), 1);
+      t++;
+    } else {
+      cr_assert_eq(t, 32, "x[i] and y[i] issue after the loop");
+      cr_assert_eq(ev->nact, 32);
+      cr_assert_eq(cls(ev, 4), CGP_CLASS_COAL);
+      cr_assert_eq(lines64(ev, 4), 2);
+    }
+  }
+  cr_assert_eq(masked(&e, 1, 32), 31);
+  cr_assert_eq(masked(&e, 0, 32) + masked(&e, 2, 32), 0);
+  teardown(&f);
+}
+
+/* if (lane is even) A[i] = ...; B[i] ... : blocks 0 (head), 1 (then), 2 (join). By hand: A[i]
+   issues once with the 16 even lanes, 8 bytes apart: uncoalesced by the adjacent-lane rule, 2
+   lines of 64 bytes; B[i] once with all 32 lanes; block 1 is the one masked issue. */
+Test(reconverge, branch_taken_by_half_the_lanes) {
+  fixture f;
+  const int mb[] = {1, 2}, bl[] = {-1, -1, -1};
+  const unsigned mo[] = {0, 0}, rpo[] = {0, 1, 2};
+  setup(&f, 2, mb, mo, 3, rpo, bl, 0, NULL, NULL);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    lane(&f, l);
+    rt_tracker_block(f.t, 0);
+    if (l % 2 == 0) {
+      rt_tracker_block(f.t, 1);
+      rt_tracker_access(f.t, 0, A + 4 * l);
+    }
+    rt_tracker_block(f.t, 2);
+    rt_tracker_access(f.t, 1, X + 4 * l);
+  }
+  events e;
+  issue(&f, &e);
+  cr_assert_eq(count_mem(&e, 0), 1);
+  cr_assert_eq(count_mem(&e, 1), 1);
+  for (size_t i = 0; i < e.n; i++) {
+    const rt_wevent *ev = &e.ev[i];
+    if (!ev->is_mem) continue;
+    if (ev->id == 0) {
+      cr_assert_eq(ev->nact, 16);
+      cr_assert_eq(cls(ev, 4), CGP_CLASS_UNCOAL);
+      cr_assert_eq(lines64(ev, 4), 2);
+    } else {
+      cr_assert_eq(ev->nact, 32);
+      cr_assert_eq(cls(ev, 4), CGP_CLASS_COAL);
+    }
+  }
+  cr_assert_eq(masked(&e, 1, 32), 1);
+  cr_assert_eq(masked(&e, 2, 32), 0);
+  teardown(&f);
+}
+
+/* for (k = 0; k < 10; k++) { v = B[k][i]; if (lane 3 && k == 4) break; } C[i] = v; blocks 0
+   (head), 1 (loop header with B's load), 2 (latch), 3 (after). By hand: B issues 10 times, the
+   last 5 without lane 3 (31 lanes); C once with 32 lanes; blocks 1 and 2 are masked 5 and 6
+   times (lane 3 leaves before its 5th latch). */
+Test(reconverge, one_lane_leaves_a_loop_early) {
+  fixture f;
+  const int mb[] = {1, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0}, rpo[] = {0, 1, 2, 3};
+  setup(&f, 2, mb, mo, 4, rpo, bl, 1, lh, lp);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    lane(&f, l);
+    rt_tracker_block(f.t, 0);
+    for (unsigned k = 0; k < 10; k++) {
+      rt_tracker_block(f.t, 1);
+      rt_tracker_access(f.t, 0, A + 128 * k + 4 * l);
+      if (l == 3 && k == 4) break;
+      rt_tracker_block(f.t, 2);
+    }
+    rt_tracker_block(f.t, 3);
+    rt_tracker_access(f.t, 1, Y + 4 * l);
+  }
+  events e;
+  issue(&f, &e);
+  cr_assert_eq(count_mem(&e, 0), 10);
+  cr_assert_eq(count_mem(&e, 1), 1);
+  unsigned k = 0;
+  for (size_t i = 0; i < e.n; i++) {
+    const rt_wevent *ev = &e.ev[i];
+    if (!ev->is_mem || ev->id != 0) continue;
+    cr_assert_eq(ev->nact, k < 5 ? 32u : 31u, "B at k=%u", k);
+    /* lane 3 masked leaves lanes 2 and 4 adjacent, 8 bytes apart: uncoalesced by the rule of
+       MODEL.md section 3, still the same 2 lines */
+    cr_assert_eq(cls(ev, 4), k < 5 ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL);
+    cr_assert_eq(lines64(ev, 4), 2);
+    cr_assert_eq(ev->addr[0], A + 128 * k);
+    k++;
+  }
+  cr_assert_eq(masked(&e, 1, 32), 5);
+  cr_assert_eq(masked(&e, 2, 32), 6);
+  cr_assert_eq(masked(&e, 3, 32), 0);
+  teardown(&f);
+}
+
+/* Nested loops, the inner one's trip count by lane: for k < 2 { for (m = 0; m <= lane % 2; m++)
+   A[k][m]; D[k]; }. Issue order by hand: A(k0,m0) 32 lanes, A(k0,m1) 16 odd lanes, D(k0),
+   A(k1,m0), A(k1,m1), D(k1): the inner loop reconverges before D each k. */
+Test(reconverge, nested_loops_issue_in_program_order) {
+  fixture f;
+  const int mb[] = {2, 3}, bl[] = {-1, 0, 1, 0, -1}, lh[] = {1, 2}, lp[] = {-1, 0};
+  const unsigned mo[] = {0, 0}, rpo[] = {0, 1, 2, 3, 4};
+  setup(&f, 2, mb, mo, 5, rpo, bl, 2, lh, lp);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    lane(&f, l);
+    rt_tracker_block(f.t, 0);
+    for (unsigned k = 0; k < 2; k++) {
+      rt_tracker_block(f.t, 1);
+      for (unsigned m = 0; m <= l % 2; m++) {
+        rt_tracker_block(f.t, 2);
+        rt_tracker_access(f.t, 0, A + 1024 * k + 64 * m);
+      }
+      rt_tracker_block(f.t, 3);
+      rt_tracker_access(f.t, 1, X + 4 * k);
+    }
+    rt_tracker_block(f.t, 4);
+  }
+  events e;
+  issue(&f, &e);
+  const struct { uint32_t sid; unsigned nact; uint64_t addr; } want[] = {
+      {0, 32, A}, {0, 16, A + 64}, {1, 32, X}, {0, 32, A + 1024}, {0, 16, A + 1024 + 64}, {1, 32, X + 4}};
+  size_t k = 0;
+  for (size_t i = 0; i < e.n; i++) {
+    if (!e.ev[i].is_mem) continue;
+    cr_assert_lt(k, 6);
+    cr_assert_eq(e.ev[i].id, want[k].sid, "instruction %zu", k);
+    cr_assert_eq(e.ev[i].nact, want[k].nact, "instruction %zu", k);
+    cr_assert_eq(e.ev[i].addr[0], want[k].addr, "instruction %zu", k);
+    k++;
+  }
+  cr_assert_eq(k, 6);
+  teardown(&f);
+}
+
+/* Bounded memory: an affine loop of any trip count is one run per site and lane. */
+Test(reconverge, affine_loop_keeps_one_run_per_site) {
+  fixture f;
+  const int mb[] = {1, 1}, bl[] = {-1, 0}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 1}, rpo[] = {0, 1};
+  setup(&f, 2, mb, mo, 2, rpo, bl, 1, lh, lp);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    lane(&f, l);
+    rt_tracker_block(f.t, 0);
+    for (unsigned k = 0; k < 100000; k++) {
+      rt_tracker_block(f.t, 1);
+      rt_tracker_access(f.t, 0, A + 4 * k);
+      rt_tracker_access(f.t, 1, X + 4096 * k + 4 * l);
+    }
+    cr_assert_eq(f.lane[l].n, 4, "runs: thread header, loop block, two sites");
+  }
+  rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+  cr_assert_lt(rt_wwarp_bytes(w), 4096);
+  rt_witer *it = rt_witer_new(f.s, w);
+  rt_wevent ev;
+  size_t n = 0;
+  while (rt_witer_next(it, &ev)) n += ev.is_mem;
+  cr_assert_eq(n, 200000);
+  rt_witer_free(it);
+  rt_wwarp_free(w);
+  teardown(&f);
+}
