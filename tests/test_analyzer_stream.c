@@ -319,3 +319,25 @@ Test(stream, l1_hit_on_a_fill_in_flight_waits_for_it) {
   cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4, "the merged lookups send nothing to the L2");
   cgp_analysis_set_free(s);
 }
+
+/* A warp of misaligned 256-byte elements on a device with 4-byte units: each lane would touch 65
+   units; the analysis caps an element at 7 units (docs/model.md, section 3) instead of
+   overrunning its buffers (the first version overflowed the heap in cgp_lines). */
+Test(stream, huge_misaligned_elements_stay_in_bounds) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cfg.l2_unit_bytes = 4;
+  cfg.l2_line_bytes = 4;
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  cr_assert_not_null(s);
+  uint64_t addr[32];
+  for (unsigned l = 0; l < 32; l++) addr[l] = 0x1003 + 256 * l;
+  cgp_warp_mem m = mem(0, addr, 32, 0);
+  m.size = 256;
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  cgp_analysis_warp_mem(s, &m);
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.ld_trans[m.cls], 32 * 8, "7 units of 4 bytes from a misaligned start touch 8");
+  cgp_analysis_set_free(s);
+}
