@@ -246,3 +246,34 @@ Test(e2e_warps, nest_entered_by_two_threads_at_once) {
   cr_assert_eq(num(k, "launches"), 1);
   cJSON_Delete(r);
 }
+
+/* Devices differ the right way, and the report says why in numbers: x and y (16 MiB each) are
+   swept three times; they fit the A100's 40 MB L2 (the second and third launches hit) but not
+   the V100's 6 MB (every launch misses), which the per-site L2 hit rates show. */
+Test(e2e_warps, working_set_fits_the_a100_l2_not_the_v100) {
+  write_file("prog.c",
+      "#include <stdio.h>\n"
+      "#define N (4 << 20)\n"
+      "static float x[N], y[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) x[i] = i % 11;\n"
+      "  for (int t = 0; t < 3; t++) {\n"
+      "#pragma cgpredict kernel name(sweep)\n"
+      "    for (int i = 0; i < N; i++)\n"
+      "      y[i] = 2 * x[i] + y[i];\n"
+      "  }\n"
+      "  printf(\"%.1f\\n\", y[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o prog prog.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=v100-sxm2,a100-sxm4 "
+                  "CGPREDICT_REPORT=r.json ./prog"), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("r.json");
+  cJSON *k = kernel_named(r, "sweep");
+  cJSON *by = cJSON_GetObjectItem(site(k, 9, "load", "x"), "by_device");
+  double v100 = num(cJSON_GetObjectItem(by, "v100-sxm2"), "l2_hit_rate");
+  double a100 = num(cJSON_GetObjectItem(by, "a100-sxm4"), "l2_hit_rate");
+  cr_assert_lt(v100, 0.05, "V100: x misses on every launch (%g)", v100);
+  cr_assert_gt(a100, 0.6, "A100: launches 2 and 3 find x in the L2 (%g)", a100);
+  cJSON_Delete(r);
+}
