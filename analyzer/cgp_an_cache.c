@@ -16,6 +16,8 @@
    - Stores and atomics go to the L2 (L1 write-through without allocation); the L2 allocates on
      write (write-back), so a store miss costs DRAM traffic. An atomic is one L2 operation per
      lane: same-address atomics serialise there.
+   - Each instruction takes LSU wavefronts: one per distinct L1 line (128 bytes) its lanes touch,
+     one per lane for an atomic (docs/model.md section 9).
    - The L2 is the device's, passed in the configuration, and keeps its contents from launch to
      launch and kernel to kernel. */
 #include "cgp_analyzer.h"
@@ -142,10 +144,12 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     n2 = units(m, cfg->l2_unit_bytes, c->unit2);
   }
   for (unsigned i = 0; i < n2; i++) miss += !cgp_l2_access(c->l2, c->unit2[i]);
+  unsigned wf = m->kind == CGP_ATOMIC ? m->nact : units(m, cfg->wavefront_bytes ? cfg->wavefront_bytes : 128, c->unit1);
   if (cfg->din)
     for (unsigned i = 0; i < n2; i++)
       fprintf(cfg->din, "%d %llx\n", m->kind != CGP_LOAD, (unsigned long long)(c->unit2[i] * cfg->l2_unit_bytes));
   if (!c->counting) return;
+  c->t.lsu_wavefronts += wf;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
     c->t.l1_trans[m->cls] += n1;
     c->t.l1_hit[m->cls] += hits1;
@@ -171,6 +175,7 @@ static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
     tot->ld_dram[k] += c->t.ld_dram[k];
   }
   tot->st_trans += c->t.st_trans;
+  tot->lsu_wavefronts += c->t.lsu_wavefronts;
   tot->st_dram += c->t.st_dram;
   for (size_t s = 0; s < c->cfg->nsid; s++) {
     sites[s].trans += c->site[s].trans;

@@ -131,6 +131,7 @@ typedef struct {
   uint64_t l1_bytes;
   unsigned l1_unit_bytes;           /* L1 transaction unit: sector if sectored, else line */
   int l1_caches_global;
+  unsigned wavefront_bytes;         /* L1 line: one LSU wavefront per distinct one (128 if 0) */
   uint64_t l2_bytes;
   unsigned l2_line_bytes, l2_unit_bytes, l2_assoc;
   cgp_l2_index l2_index;
@@ -154,6 +155,7 @@ typedef struct {
   double st_insts, st_trans, st_dram;
   double total_insts, core_insts, fp32_insts, fp64_insts, int_insts, sfu_insts;
   double masked_slots, divergent_warps;
+  double lsu_wavefronts;
   double smem_insts[CGP_NCLASS], smem_conflict[CGP_NCLASS];   /* conflict: sum of degrees */
 } cgp_totals;
 

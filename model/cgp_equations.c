@@ -157,6 +157,16 @@ double cgp_throughput_cycles(const cgp_device *d, uint64_t total_warps, double c
   return (double)total_warps * cpw_bound / d->no_sm;
 }
 
+double cgp_busiest_sm_warps(const cgp_device *d, const cgp_kernel_stats *k) {
+  double wpb = ceil((double)k->threads_per_block / d->warp_size);
+  double per_sm = ceil((double)k->blocks / d->no_sm) * wpb;
+  return fmin(per_sm, (double)k->total_warps);
+}
+
+double cgp_throughput_cycles_sm(double busiest_sm_warps, double cpw_sm, double dram_cycles) {
+  return fmax(busiest_sm_warps * cpw_sm, dram_cycles);
+}
+
 /* Section 9: warps in flight over latency (Little's law), capped by the hardware throughput. */
 double cgp_littles_law_cycles(const cgp_device *d, uint64_t total_warps, unsigned N, double latency_bound,
                               double cpw_bound, double *warp_throughput) {

@@ -100,6 +100,9 @@ typedef struct cgp_kernel_stats {
   double l1_trans_pw[3], l1_hit_pw[3];
   /* Instruction mix per warp by functional unit (PTX-equivalent counts; 0 = not measured). */
   double fp32_insts, fp64_insts, int_insts, sfu_insts;
+  /* L1/LSU wavefronts per warp: each memory instruction takes one per distinct 128-byte L1 line
+     its lanes touch (an atomic, one per lane); the SM processes one per cycle (section 9). */
+  double lsu_wavefronts;
 } cgp_kernel_stats;
 
 /* Every quantity of the model for one launch on one device. */
@@ -138,6 +141,9 @@ typedef struct cgp_prediction {
   /* Section 6: cycles per warp of the busiest functional unit (insts_u * warp_size / lanes_u) and
      its name ("fp32", "fp64", "int", "sfu"; "none" when the mix is not measured). */
   double cpw_units;
+  double cpw_lsu;             /* section 9: L1/LSU wavefronts per warp, one cycle each */
+  double busiest_sm_warps;    /* section 9: warps on the SM with the most blocks */
+  double total_warps_sm_avg;  /* total_warps / no_sm: the DRAM floor's share */
   const char *unit_bound;
   /* Section 7b: the fixed launch cost included in cycles (the device's launch_overhead_cycles). */
   double launch_cycles;
@@ -183,6 +189,16 @@ double cgp_sync_cycles(double departure_delay, double mwp, double sync_insts, un
 /* Section 9: cycles per warp of the throughput bound, max of cores, issue and DRAM; writes all three. */
 double cgp_throughput_cpw(const cgp_device *d, const cgp_kernel_stats *k, double dram_bytes_per_warp,
                           double *cpw_cores, double *cpw_issue, double *cpw_dram);
+/* Section 9: cycles per L1/LSU wavefront: the L1's t-stage processes one wavefront (the lanes'
+   accesses to one 128-byte line) per cycle (NVIDIA Nsight Compute Kernel Profiling Guide,
+   "Memory Tables", L1TEX wavefronts). */
+#define CGP_LSU_CYCLES_PER_WAVEFRONT 1.0
+/* Section 9: warps of the busiest SM: blocks go round robin over the SMs, so it runs
+   ceil(blocks / no_sm) of them (at most total_warps). */
+double cgp_busiest_sm_warps(const cgp_device *d, const cgp_kernel_stats *k);
+/* Section 9: the throughput floor: per-SM resources (cores, issue, units, LSU) for the busiest
+   SM's warps, and the whole launch's DRAM floor; the larger. */
+double cgp_throughput_cycles_sm(double busiest_sm_warps, double cpw_sm, double dram_cycles);
 /* Section 9: the throughput floor of a launch, total_warps * cpw_bound / no_sm cycles. */
 double cgp_throughput_cycles(const cgp_device *d, uint64_t total_warps, double cpw_bound);
 /* Section 9: Volkov's estimate total_warps / (no_sm * min(N / latency_bound, 1 / cpw_bound));

@@ -17,6 +17,7 @@ static int check_stats(const cgp_kernel_stats *k, char *err, size_t errlen) {
     {"smem_load_insts", &k->smem_load_insts, 1}, {"st_insts", &k->st_insts, 1}, {"st_trans_pw", &k->st_trans_pw, 1},
     {"st_dram_pw", &k->st_dram_pw, 1}, {"masked_slots", &k->masked_slots, 1}, {"l1_trans_pw", k->l1_trans_pw, 3},
     {"l1_hit_pw", k->l1_hit_pw, 3}, {"fp32_insts", &k->fp32_insts, 1}, {"fp64_insts", &k->fp64_insts, 1},
+    {"lsu_wavefronts", &k->lsu_wavefronts, 1},
     {"int_insts", &k->int_insts, 1}, {"sfu_insts", &k->sfu_insts, 1},
   };
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
@@ -108,7 +109,9 @@ static const char *binding_limit(const cgp_prediction *p) {
   if (!(work > 0)) return p->launch_cycles > 0 ? "launch_overhead" : "none";
   if (p->launch_cycles > work) return "launch_overhead";
   if (p->throughput_cycles >= p->cycles_mwp_cwp) {
-    if (p->cpw_dram >= p->cpw_issue && p->cpw_dram >= p->cpw_cores && p->cpw_dram >= p->cpw_units) return "dram_bandwidth";
+    double sm = fmax(fmax(p->cpw_cores, p->cpw_issue), fmax(p->cpw_units, p->cpw_lsu)) * p->busiest_sm_warps;
+    if (p->cpw_dram * (double)p->total_warps_sm_avg >= sm) return "dram_bandwidth";
+    if (p->cpw_lsu >= p->cpw_issue && p->cpw_lsu >= p->cpw_cores && p->cpw_lsu >= p->cpw_units) return "lsu_wavefronts";
     if (p->cpw_issue >= p->cpw_cores && p->cpw_issue >= p->cpw_units) return "issue";
     return p->cpw_cores >= p->cpw_units ? "cores" : p->unit_bound;
   }
@@ -120,8 +123,14 @@ static const char *binding_limit(const cgp_prediction *p) {
 static void littles_law_terms(const cgp_device *d, const cgp_kernel_stats *k, double dram_bytes,
                               cgp_prediction *p) {
   p->cpw_units = cgp_units_cpw(d, k, &p->unit_bound);
-  p->cpw_bound = fmax(cgp_throughput_cpw(d, k, dram_bytes, &p->cpw_cores, &p->cpw_issue, &p->cpw_dram), p->cpw_units);
-  p->throughput_cycles = cgp_throughput_cycles(d, k->total_warps, p->cpw_bound);
+  p->cpw_lsu = k->lsu_wavefronts * CGP_LSU_CYCLES_PER_WAVEFRONT;
+  p->cpw_bound = fmax(fmax(cgp_throughput_cpw(d, k, dram_bytes, &p->cpw_cores, &p->cpw_issue, &p->cpw_dram),
+                           p->cpw_units), p->cpw_lsu);
+  p->busiest_sm_warps = cgp_busiest_sm_warps(d, k);
+  p->total_warps_sm_avg = (double)k->total_warps / d->no_sm;
+  p->throughput_cycles = cgp_throughput_cycles_sm(p->busiest_sm_warps, fmax(fmax(p->cpw_cores, p->cpw_issue),
+                                                  fmax(p->cpw_units, p->cpw_lsu)),
+                                                  cgp_throughput_cycles(d, k->total_warps, p->cpw_dram));
   p->latency_bound_cycles = p->mem_cycles + p->comp_cycles;
   p->littles_law_cycles = cgp_littles_law_cycles(d, k->total_warps, p->N, p->latency_bound_cycles, p->cpw_bound,
                                                  &p->warp_throughput);

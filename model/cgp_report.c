@@ -49,6 +49,7 @@ cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s) {
   cJSON_AddNumberToObject(o, "fp64_insts", s->fp64_insts);
   cJSON_AddNumberToObject(o, "int_insts", s->int_insts);
   cJSON_AddNumberToObject(o, "sfu_insts", s->sfu_insts);
+  cJSON_AddNumberToObject(o, "lsu_wavefronts", s->lsu_wavefronts);
   return o;
 }
 
@@ -130,7 +131,8 @@ int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, s
       opt_num(o, "masked_slots", &s->masked_slots, err, errlen) ||
       opt_arr3(o, "l1_trans_pw", s->l1_trans_pw, err, errlen) || opt_arr3(o, "l1_hit_pw", s->l1_hit_pw, err, errlen) ||
       opt_num(o, "fp32_insts", &s->fp32_insts, err, errlen) || opt_num(o, "fp64_insts", &s->fp64_insts, err, errlen) ||
-      opt_num(o, "int_insts", &s->int_insts, err, errlen) || opt_num(o, "sfu_insts", &s->sfu_insts, err, errlen))
+      opt_num(o, "int_insts", &s->int_insts, err, errlen) || opt_num(o, "sfu_insts", &s->sfu_insts, err, errlen) ||
+      opt_num(o, "lsu_wavefronts", &s->lsu_wavefronts, err, errlen))
     return -1;
   s->blocks = (uint64_t)blocks;
   s->threads_per_block = (unsigned)tpb;
@@ -166,6 +168,8 @@ static cJSON *prediction_detail(const cgp_prediction *p) {
   cJSON_AddNumberToObject(o, "cpw_cores", p->cpw_cores);
   cJSON_AddNumberToObject(o, "cpw_issue", p->cpw_issue);
   cJSON_AddNumberToObject(o, "cpw_dram", p->cpw_dram);
+  cJSON_AddNumberToObject(o, "cpw_lsu", p->cpw_lsu);
+  cJSON_AddNumberToObject(o, "busiest_sm_warps", p->busiest_sm_warps);
   cJSON_AddNumberToObject(o, "cpw_bound", p->cpw_bound);
   cJSON_AddNumberToObject(o, "throughput_cycles", p->throughput_cycles);
   cJSON_AddNumberToObject(o, "sync_cycles", p->sync_cycles);

@@ -534,6 +534,7 @@ static void launch_stats(size_t d, uint64_t G, cgp_kernel_stats *st, double *tra
   st->int_insts = sum.int_insts / w;
   st->sfu_insts = sum.sfu_insts / w;
   st->masked_slots = sum.masked_slots / w;
+  st->lsu_wavefronts = sum.lsu_wavefronts / w;
 }
 
 static void finish_launch(void) {

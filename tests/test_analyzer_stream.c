@@ -341,3 +341,23 @@ Test(stream, huge_misaligned_elements_stay_in_bounds) {
   cr_assert_eq(t.ld_trans[m.cls], 32 * 8, "7 units of 4 bytes from a misaligned start touch 8");
   cgp_analysis_set_free(s);
 }
+
+/* LSU wavefronts: one per distinct 128-byte line an instruction touches: a coalesced row of 32
+   floats is 1, a column (lanes 512 bytes apart) 32, a broadcast 1. */
+Test(stream, wavefronts_count_distinct_l1_lines) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  uint64_t rowa[32], col[32], one[32];
+  row(0x10000, rowa);
+  for (unsigned l = 0; l < 32; l++) { col[l] = 0x40000 + 512 * l; one[l] = 0x9000; }
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  cgp_warp_mem a = mem(0, rowa, 32, 0), b = mem(1, col, 32, 0), c = mem(0, one, 32, 0);
+  cgp_analysis_warp_mem(s, &a);
+  cgp_analysis_warp_mem(s, &b);
+  cgp_analysis_warp_mem(s, &c);
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.lsu_wavefronts, 1 + 32 + 1);
+  cgp_analysis_set_free(s);
+}

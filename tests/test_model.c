@@ -555,3 +555,24 @@ Test(model, dram_transactions_are_l2_sectors) {
   cr_assert_eq(cgp_predict(&d, &k, &p, err, sizeof err), 0, "%s", err);
   cr_expect(rel(p.cpw_dram, 1024 / (1e9 / 852e6)) < 1e-9);
 }
+
+Test(model, lsu_wavefronts_floor_counts_the_busiest_sm) {
+  /* a 4-SM TK1, 10 blocks of 256 threads (8 warps): the busiest SM runs ceil(10/4) = 3 blocks =
+     24 warps. Each warp: 1000 LSU wavefronts (an uncoalesced column, 32 lines per instruction),
+     one cycle each: the floor is 24 x 1000 = 24000 cycles, named lsu_wavefronts, although the
+     average SM has only 80 / 4 = 20 warps. */
+  cgp_device d = tk1;
+  d.no_sm = 4;
+  cgp_kernel_stats k = {.blocks = 10, .threads_per_block = 256, .total_warps = 80, .total_insts = 40,
+                        .core_insts = 10, .lsu_wavefronts = 1000};
+  k.insts[CGP_STATS_UNCOAL] = 1;
+  k.trans_pw[CGP_STATS_UNCOAL] = 32;
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&d, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_float_eq(p.busiest_sm_warps, 24.0, 1e-9);
+  cr_expect_float_eq(p.cpw_lsu, 1000.0, 1e-9);
+  cr_expect_float_eq(p.throughput_cycles, 24000.0, 1e-9);
+  cr_expect_geq(p.cycles, 24000.0);
+  cr_expect_str_eq(p.bound, "lsu_wavefronts");
+}
