@@ -473,6 +473,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   L.tracker = rt_tracker_new(k->shape);
   if (!L.tracker || !L.deps) return;
   cgp_deps_reset(L.deps);
+  rt_deps_checked = 0;
   L.k = k;
   L.active = 1;
   L.sampled = launch_sampled(k->launches++);

@@ -18,6 +18,7 @@
                                    Guide, "Device Memory Accesses"); arrays are placed likewise */
 #define RT_DEFAULT_BUDGET_MB 64 /* trace state (runs, stored warps) the runtime may hold: README */
 #define RT_DEPS_MAX_ADDRESSES (1u << 18)   /* element addresses the dependence check follows per launch */
+#define RT_DEPS_MAX_CHECKED (1u << 24)     /* lane accesses it checks per launch (then: partial) */
 
 /* A window: consecutive blocks [start, start + size) traced fully, standing for [start,
    region_end). Its batches are analysed per device as soon as their blocks are complete, and
@@ -109,6 +110,8 @@ void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
    analyses for device d; deps, if not NULL, sees every access. */
 void rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
                      cgp_deps *deps);
+/* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */
+extern uint64_t rt_deps_checked;
 /* Release the warps of blocks [freed, b); returns the bytes released. */
 size_t rt_window_free_below(rt_window *w, uint64_t b);
 void rt_window_release(rt_window *w);

@@ -260,8 +260,9 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
   cJSON_AddBoolToObject(o, "parallel_safe", cJSON_GetArraySize(list) == 0);
   cJSON_AddItemToObject(o, "dependences", list);
   cJSON *dc = cJSON_AddObjectToObject(o, "dependence_check");
-  cJSON_AddStringToObject(dc, "scope", "exact among the traced threads of each analysed launch (see samples: "
-                          "traced_warps), element addresses; a value carried in a register is found by the pass");
+  cJSON_AddStringToObject(dc, "scope", "exact among the traced threads of each analysed launch's first window "
+                          "(its first 2 x B x SMs blocks), element addresses, at most 2^18 addresses and 2^24 "
+                          "accesses a launch; a value carried in a register is found by the pass");
   cJSON_AddBoolToObject(dc, "partial", k->deps_partial);
 }
 

@@ -247,6 +247,12 @@ static int cmp_first(const void *a, const void *b) {
   return x->lane < y->lane ? -1 : x->lane > y->lane;
 }
 
+static int cmp_points(const rt_shape *s, const rt_wrun *x, uint32_t ai, const rt_wrun *y, uint32_t bi);
+
+static int cmp_run_start(const void *a, const void *b) {
+  return cmp_points(sort_shape, a, 0, b, 0);
+}
+
 rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
                          const uint64_t thread[RT_WARP]) {
   size_t total = 0;
@@ -290,6 +296,8 @@ rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], co
     }
   }
   free(all);
+  sort_shape = s;
+  qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
   return w;
 }
 
@@ -316,15 +324,14 @@ typedef struct {
 struct rt_witer {
   const rt_shape *s;
   const rt_wwarp *w;
-  cursor *heap;
-  size_t n;
+  cursor *heap;              /* the runs under way; runs start in first-key order (next_run) */
+  size_t n, next_run;
   cursor *hold;
 };
 
 /* Program order of two (run, element) points: positions level by level, iterations between. */
-static int cmp_key(const rt_witer *it, cursor a, cursor b) {
-  const rt_shape *s = it->s;
-  const rt_wrun *x = &it->w->run[a.run], *y = &it->w->run[b.run];
+static int cmp_points(const rt_shape *s, const rt_wrun *x, uint32_t ai, const rt_wrun *y, uint32_t bi) {
+  cursor a = {0, ai}, b = {0, bi};
   unsigned mx = s->depth[x->ev], my = s->depth[y->ev], m = mx < my ? mx : my;
   for (unsigned j = 0;; j++) {
     uint32_t px = s->pos[x->ev][j], py = s->pos[y->ev][j];
@@ -334,6 +341,10 @@ static int cmp_key(const rt_witer *it, cursor a, cursor b) {
     if (tx != ty) return tx < ty ? -1 : 1;
   }
   return mx == my ? 0 : mx < my ? -1 : 1;
+}
+
+static int cmp_key(const rt_witer *it, cursor a, cursor b) {
+  return cmp_points(it->s, &it->w->run[a.run], a.i, &it->w->run[b.run], b.i);
 }
 
 static void sift_down(rt_witer *it, size_t i) {
@@ -373,7 +384,6 @@ rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w) {
   it->heap = malloc((w->nrun ? w->nrun : 1) * sizeof *it->heap);
   it->hold = malloc((w->nrun ? w->nrun : 1) * sizeof *it->hold);
   if (!it->heap || !it->hold) { rt_witer_free(it); return NULL; }
-  for (size_t r = 0; r < w->nrun; r++) push(it, (cursor){(uint32_t)r, 0});
   return it;
 }
 
@@ -407,7 +417,16 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   return 1;
 }
 
+/* Start the runs whose first element comes no later than every run under way: runs are sorted by
+   first key (rt_wwarp_build), so the heap holds only the runs of the current loop iterations. */
+static void start_runs(rt_witer *it) {
+  while (it->next_run < it->w->nrun &&
+         (!it->n || cmp_key(it, (cursor){(uint32_t)it->next_run, 0}, it->heap[0]) <= 0))
+    push(it, (cursor){(uint32_t)it->next_run++, 0});
+}
+
 int rt_witer_next(rt_witer *it, rt_wevent *ev) {
+  start_runs(it);
   if (!it->n) return 0;
   size_t nhold = 0;
   uint32_t present = 0;
@@ -418,6 +437,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
   ev->nact = 0;
   take(it, first, ev, &present);
   if (first.i + 1 < r->maxcount) it->hold[nhold++] = (cursor){first.run, first.i + 1};
+  start_runs(it);                            /* runs starting at this very point join it */
   while (it->n && cmp_key(it, it->heap[0], first) == 0) {
     cursor c = pop(it);
     if (take(it, c, ev, &present)) {

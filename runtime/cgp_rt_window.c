@@ -69,6 +69,8 @@ uint64_t rt_batch_blocks(size_t d, unsigned tpb) {
   return (uint64_t)rt_active_blocks(dev, tpb) * dev->no_sm;
 }
 
+uint64_t rt_deps_checked;
+
 typedef struct {
   rt_witer *it;
   const rt_wwarp *w;
@@ -91,12 +93,14 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
                       .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm};
     m.cls = (uint8_t)cgp_classify(ev.addr, ev.nact, m.size);
     cgp_analysis_warp_mem(an, &m);
-    if (deps && m.kind != CGP_ATOMIC) {
+    if (deps && m.kind != CGP_ATOMIC && rt_deps_checked < RT_DEPS_MAX_CHECKED) {
       /* lanes reading one address: its two earliest readers are the first two lanes, which is
          all the check keeps of readers (cgp_an_deps.c) */
       unsigned n = m.cls == CGP_CLASS_CONST && m.kind == CGP_LOAD && ev.nact > 2 ? 2 : ev.nact;
       for (unsigned l = 0; l < n; l++)
         cgp_deps_access(deps, ev.addr[l], m.thread[ev.lane[l]], sid, m.kind == CGP_STORE);
+      rt_deps_checked += n;
+      if (rt_deps_checked >= RT_DEPS_MAX_CHECKED) k->deps_partial = 1;
     }
     return 1;
   }
