@@ -8,8 +8,9 @@
    first (write then read: raw; read then write: war; write then write: waw). Detection is exact
    for the accesses fed in, whatever their order (the runtime feeds warps round robin).
 
-   Bounded memory: an open-addressing table of at most max_addresses entries; once full, new
-   addresses are not tracked (cgp_deps_partial), tracked ones still are. */
+   Bounded memory: an open-addressing table that grows with the addresses seen, to at most
+   max_addresses entries; once full, new addresses are not tracked (cgp_deps_partial), tracked
+   ones still are. A reset (each launch) is O(1): entries carry the table's generation. */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -18,7 +19,8 @@
 #define NONE UINT64_MAX
 
 typedef struct {
-  uint64_t addr;                 /* NONE: empty slot */
+  uint64_t addr;                 /* valid only when gen is the table's: a reset is O(1) */
+  uint32_t gen;
   uint64_t rd[2], wr[2];         /* thread keys, NONE if absent; [0] < [1] */
   uint32_t rd_sid[2], wr_sid[2];
   uint8_t rmw;                   /* a thread read then wrote it */
@@ -27,6 +29,7 @@ typedef struct {
 struct cgp_deps {
   entry *tab;
   size_t cap, used, max;
+  uint32_t gen;
   int partial;
   cgp_dep *found;
   size_t nfound, capfound;
@@ -42,11 +45,10 @@ cgp_deps *cgp_deps_new(size_t max_addresses) {
   cgp_deps *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->max = max_addresses ? max_addresses : 1;
-  d->cap = 1024;
-  while (d->cap < 2 * d->max && d->cap < ((size_t)1 << 20)) d->cap *= 2;
-  d->tab = malloc(d->cap * sizeof *d->tab);
+  d->cap = 1024;                 /* grows with the addresses seen, up to 2 x max */
+  d->tab = calloc(d->cap, sizeof *d->tab);
   if (!d->tab) { free(d); return NULL; }
-  cgp_deps_reset(d);
+  d->gen = 1;
   return d;
 }
 
@@ -58,7 +60,10 @@ void cgp_deps_free(cgp_deps *d) {
 }
 
 void cgp_deps_reset(cgp_deps *d) {
-  for (size_t i = 0; i < d->cap; i++) d->tab[i].addr = NONE;
+  if (++d->gen == 0) {           /* wrapped: clear for real once in 2^32 resets */
+    memset(d->tab, 0, d->cap * sizeof *d->tab);
+    d->gen = 1;
+  }
   d->used = 0;
   d->partial = 0;
   d->nfound = 0;
@@ -66,13 +71,12 @@ void cgp_deps_reset(cgp_deps *d) {
 
 static int grow(cgp_deps *d) {
   size_t ncap = d->cap * 2;
-  entry *n = malloc(ncap * sizeof *n);
+  entry *n = calloc(ncap, sizeof *n);
   if (!n) return -1;
-  for (size_t i = 0; i < ncap; i++) n[i].addr = NONE;
   for (size_t i = 0; i < d->cap; i++) {
-    if (d->tab[i].addr == NONE) continue;
+    if (d->tab[i].gen != d->gen) continue;
     size_t j = hash(d->tab[i].addr) & (ncap - 1);
-    while (n[j].addr != NONE) j = (j + 1) & (ncap - 1);
+    while (n[j].gen == d->gen) j = (j + 1) & (ncap - 1);
     n[j] = d->tab[i];
   }
   free(d->tab);
@@ -83,8 +87,8 @@ static int grow(cgp_deps *d) {
 
 static entry *lookup(cgp_deps *d, uint64_t addr) {
   size_t i = hash(addr) & (d->cap - 1);
-  while (d->tab[i].addr != NONE && d->tab[i].addr != addr) i = (i + 1) & (d->cap - 1);
-  if (d->tab[i].addr == addr) return &d->tab[i];
+  while (d->tab[i].gen == d->gen && d->tab[i].addr != addr) i = (i + 1) & (d->cap - 1);
+  if (d->tab[i].gen == d->gen) return &d->tab[i];
   if (d->used >= d->max) { d->partial = 1; return NULL; }
   if (2 * (d->used + 1) > d->cap) {
     if (grow(d) != 0) { d->partial = 1; return NULL; }
@@ -92,6 +96,7 @@ static entry *lookup(cgp_deps *d, uint64_t addr) {
   }
   entry *e = &d->tab[i];
   e->addr = addr;
+  e->gen = d->gen;
   e->rd[0] = e->rd[1] = e->wr[0] = e->wr[1] = NONE;
   e->rmw = 0;
   d->used++;

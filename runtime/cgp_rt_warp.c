@@ -211,7 +211,8 @@ void rt_tracker_access(rt_tracker *t, uint32_t sid, uint64_t addr) {
 /* ---- a warp ---------------------------------------------------------------------------------- */
 
 typedef struct {
-  uint32_t ev, maxcount;
+  uint32_t ev, maxcount, mincount;
+  uint32_t lanes;              /* mask of its lanes: all of them take part in elements < mincount */
   uint32_t t[RT_MAXD - 1];
   uint32_t seg0, nseg;
 } rt_wrun;
@@ -292,6 +293,8 @@ rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], co
       last_lane = all[i].lane;
       w->seg[w->nseg++] = (rt_seg){all[i].lane, r->count, r->a0, r->stride};
       if (r->count > wr->maxcount) wr->maxcount = r->count;
+      if (!wr->nseg || r->count < wr->mincount) wr->mincount = r->count;
+      wr->lanes |= UINT32_C(1) << all[i].lane;
       wr->nseg++;
     }
   }
@@ -399,10 +402,22 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   const rt_wrun *r = &it->w->run[c.run];
   const rt_seg *sg = &it->w->seg[r->seg0];
   uint32_t mask = 0;
-  for (uint32_t k = 0; k < r->nseg; k++)
-    if (sg[k].count > c.i) mask |= UINT32_C(1) << sg[k].lane;
+  if (c.i < r->mincount) {
+    mask = r->lanes;                            /* every lane of the run: the common case */
+  } else {
+    for (uint32_t k = 0; k < r->nseg; k++)
+      if (sg[k].count > c.i) mask |= UINT32_C(1) << sg[k].lane;
+  }
   if (mask & *present) return 0;
   *present |= mask;
+  if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
+    for (uint32_t k = 0; k < r->nseg; k++) {
+      ev->lane[k] = (uint8_t)sg[k].lane;
+      ev->addr[k] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
+    }
+    ev->nact = r->nseg;
+    return 1;
+  }
   for (uint32_t k = 0; k < r->nseg; k++) {
     if (sg[k].count <= c.i) continue;
     unsigned j = ev->nact++;                    /* insertion by lane: lanes in lane order */
