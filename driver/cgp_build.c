@@ -208,7 +208,9 @@ static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk
   snprintf(pre, sizeof pre, "%s/%d.pre.o", tmpdir, idx);
   args b = {0};
   push(&b, clang_path());
-  push(&b, "-O2"); push(&b, "-fPIC"); push(&b, "-c");
+  /* -fno-slp-vectorize: the hooks store each access's address to consecutive slots of a buffer;
+     SLP would try to vectorize those chains, quadratic in the accesses of a block */
+  push(&b, "-O2"); push(&b, "-fno-slp-vectorize"); push(&b, "-fPIC"); push(&b, "-c");
   push(&b, ibc); push(&b, "-o"); push(&b, c->compile_only ? pre : obj);
   rc = run(b.v);
   args_free(&b);

@@ -48,8 +48,8 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMTargetDataRef td;
   LLVMTypeRef i8p, i32, i64, voidt;
-  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_end;
-  LLVMValueRef f_begin, f_thread, f_mem, f_bb, f_end, f_hoisted;
+  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_end, t_flush;
+  LLVMValueRef f_begin, f_thread, f_flush, f_bb, f_end, f_hoisted;
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
   msgbuf err, warn;
@@ -150,6 +150,48 @@ static LLVMValueRef guarded_hook(pass_ctx *pc, const char *name, LLVMValueRef ho
   return f;
 }
 
+/* cgp.mem.flush(i32 first, i32 count, i8** addr, i8** base), always inlined: while the runtime
+   traces a thread, cgp_rt_mem(first + k, addr[k], base[k]) for k < count (count >= 1).
+   A block's sites store their addresses into a buffer and the block calls this once: one
+   branch per block instead of one per access, so the final -O2 compile sees as many blocks as
+   the user's code has (a branch per access made its register allocation quadratic in the
+   number of accesses of a block). */
+static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
+  LLVMValueRef f = LLVMGetNamedFunction(pc->m, "cgp.mem.flush");
+  LLVMTypeRef i8pp = LLVMPointerType(pc->i8p, 0);
+  LLVMTypeRef params[4] = {pc->i32, pc->i32, i8pp, i8pp};
+  pc->t_flush = LLVMFunctionType(pc->voidt, params, 4, 0);
+  if (f) return f;
+  LLVMValueRef flag = LLVMGetNamedGlobal(pc->m, "cgp_rt_tracing");
+  if (!flag) flag = LLVMAddGlobal(pc->m, pc->i32, "cgp_rt_tracing");
+  f = LLVMAddFunction(pc->m, "cgp.mem.flush", pc->t_flush);
+  LLVMSetLinkage(f, LLVMInternalLinkage);
+  unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(pc->ctx, kind, 0));
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(pc->ctx, f, "entry");
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(pc->ctx, f, "trace");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(pc->ctx, f, "done");
+  LLVMPositionBuilderAtEnd(pc->b, entry);
+  LLVMValueRef on = LLVMBuildLoad2(pc->b, pc->i32, flag, "on");
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntNE, on, LLVMConstInt(pc->i32, 0, 0), ""), loop, done);
+  LLVMPositionBuilderAtEnd(pc->b, loop);
+  LLVMValueRef k = LLVMBuildPhi(pc->b, pc->i32, "k");
+  LLVMValueRef ka = LLVMBuildZExt(pc->b, k, pc->i64, "");
+  LLVMValueRef args[3] = {
+    LLVMBuildAdd(pc->b, LLVMGetParam(f, 0), k, "sid"),
+    LLVMBuildLoad2(pc->b, pc->i8p, LLVMBuildInBoundsGEP2(pc->b, pc->i8p, LLVMGetParam(f, 2), &ka, 1, ""), "addr"),
+    LLVMBuildLoad2(pc->b, pc->i8p, LLVMBuildInBoundsGEP2(pc->b, pc->i8p, LLVMGetParam(f, 3), &ka, 1, ""), "base")};
+  LLVMBuildCall2(pc->b, pc->t_mem, hook, args, 3, "");
+  LLVMValueRef k1 = LLVMBuildAdd(pc->b, k, LLVMConstInt(pc->i32, 1, 0), "");
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntULT, k1, LLVMGetParam(f, 1), ""), loop, done);
+  LLVMValueRef in_v[2] = {LLVMConstInt(pc->i32, 0, 0), k1};
+  LLVMBasicBlockRef in_b[2] = {entry, loop};
+  LLVMAddIncoming(k, in_v, in_b, 2);
+  LLVMPositionBuilderAtEnd(pc->b, done);
+  LLVMBuildRetVoid(pc->b);
+  return f;
+}
+
 static void declare_hooks(pass_ctx *pc) {
   LLVMTypeRef p_thread[3] = {pc->i64, pc->i64, pc->i64};
   LLVMTypeRef p_mem[3] = {pc->i32, pc->i8p, pc->i8p};
@@ -160,7 +202,7 @@ static void declare_hooks(pass_ctx *pc) {
   pc->t_end = LLVMFunctionType(pc->voidt, NULL, 0, 0);
   pc->f_begin = declare_hook(pc, "cgp_rt_kernel_begin", pc->t_begin);
   pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
-  pc->f_mem = guarded_hook(pc, "cgp.mem", declare_hook(pc, "cgp_rt_mem", pc->t_mem), pc->t_mem, 3);
+  pc->f_flush = flush_hook(pc, declare_hook(pc, "cgp_rt_mem", pc->t_mem));
   pc->f_bb = guarded_hook(pc, "cgp.bb", declare_hook(pc, "cgp_rt_bb", pc->t_bb), pc->t_bb, 1);
   pc->f_end = declare_hook(pc, "cgp_rt_kernel_end", pc->t_end);
   pc->f_hoisted = declare_hook(pc, "cgp_rt_hoisted", pc->t_mem);
@@ -738,14 +780,42 @@ static LLVMValueRef cast_i8p(pass_ctx *pc, LLVMValueRef p) {
   return LLVMBuildPointerCast(pc->b, p, pc->i8p, "");
 }
 
-/* A hook before each site; a marker is replaced by its hook. */
+static LLVMValueRef site_buffer(pass_ctx *pc, LLVMTypeRef ty, const char *name) {
+  LLVMValueRef g = LLVMAddGlobal(pc->m, ty, name);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetInitializer(g, LLVMConstNull(ty));
+  return g;
+}
+
+/* Thread sites: before each, its address and base go to slot `order` of the nest's buffers;
+   before the last site of a block, cgp.mem.flush reports the block's sites. Hoisted sites call
+   cgp_rt_hoisted directly. A marker is replaced by its hook. */
 static void insert_mem_hooks(pass_ctx *pc, nest *n) {
+  unsigned most = 1;
+  for (size_t s = 0; s < n->nthread_mem; s++)
+    if (n->mem[s].order + 1 > most) most = n->mem[s].order + 1;
+  LLVMTypeRef aty = LLVMArrayType(pc->i8p, most);
+  LLVMValueRef addrs = site_buffer(pc, aty, "cgp.addrs"), bases = site_buffer(pc, aty, "cgp.bases");
+  LLVMValueRef zero[2] = {LLVMConstInt(pc->i64, 0, 0), LLVMConstInt(pc->i64, 0, 0)};
+  size_t first = 0;
   for (size_t s = 0; s < n->nmem; s++) {
     LLVMValueRef i = n->mem[s].inst, ptr, base;
     site_pointers(pc, i, &ptr, &base);
     LLVMPositionBuilderBefore(pc->b, i);
-    LLVMValueRef args[3] = {LLVMConstInt(pc->i32, s, 0), cast_i8p(pc, ptr), cast_i8p(pc, base)};
-    LLVMBuildCall2(pc->b, pc->t_mem, s < n->nthread_mem ? pc->f_mem : pc->f_hoisted, args, 3, "");
+    if (s < n->nthread_mem) {
+      LLVMValueRef slot[2] = {zero[0], LLVMConstInt(pc->i64, n->mem[s].order, 0)};
+      LLVMBuildStore(pc->b, cast_i8p(pc, ptr), LLVMConstInBoundsGEP2(aty, addrs, slot, 2));
+      LLVMBuildStore(pc->b, cast_i8p(pc, base), LLVMConstInBoundsGEP2(aty, bases, slot, 2));
+      if (n->mem[s].order == 0) first = s;
+      if (s + 1 == n->nthread_mem || n->mem[s + 1].block != n->mem[s].block) {
+        LLVMValueRef args[4] = {LLVMConstInt(pc->i32, first, 0), LLVMConstInt(pc->i32, s + 1 - first, 0),
+                                LLVMConstInBoundsGEP2(aty, addrs, zero, 2), LLVMConstInBoundsGEP2(aty, bases, zero, 2)};
+        LLVMBuildCall2(pc->b, pc->t_flush, pc->f_flush, args, 4, "");
+      }
+    } else {
+      LLVMValueRef args[3] = {LLVMConstInt(pc->i32, s, 0), cast_i8p(pc, ptr), cast_i8p(pc, base)};
+      LLVMBuildCall2(pc->b, pc->t_mem, pc->f_hoisted, args, 3, "");
+    }
     if (is_marker(pc, i)) LLVMInstructionEraseFromParent(i);
   }
 }

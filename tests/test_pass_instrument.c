@@ -1,4 +1,5 @@
-/* The instrumentation pass on small C programs compiled by clang-14 as the driver does. */
+/* The instrumentation pass on small C programs compiled by clang-14 as the driver does:
+   unoptimized bitcode, then phase 1 (markers and -O1), then phase 2 (the marked nests). */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <llvm-c/BitReader.h>
@@ -20,7 +21,8 @@ static LLVMModuleRef compile(LLVMContextRef ctx, const char *src) {
   FILE *f = fopen(path, "w");
   fputs(src, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "cd %s && clang-14 -O1 -g -fno-vectorize -fno-slp-vectorize -fno-unroll-loops "
+  snprintf(cmd, sizeof cmd, "cd %s && clang-14 -O1 -Xclang -disable-llvm-passes -g -fno-vectorize "
+           "-fno-slp-vectorize -fno-unroll-loops "
            "-fno-builtin -fno-discard-value-names -Wno-unknown-pragmas -emit-llvm -c k.c -o k.bc", dir);
   cr_assert_eq(system(cmd), 0);
   snprintf(path, sizeof path, "%s/k.bc", dir);
@@ -30,6 +32,8 @@ static LLVMModuleRef compile(LLVMContextRef ctx, const char *src) {
   LLVMModuleRef m;
   cr_assert_eq(LLVMParseBitcodeInContext2(ctx, buf, &m), 0);
   LLVMDisposeMemoryBuffer(buf);
+  char err[1024];
+  cr_assert_eq(cgp_pass_prepare_module(m, err, sizeof err), 0, "%s", err);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_assert_eq(system(cmd), 0);
   return m;
@@ -92,10 +96,13 @@ Test(pass, gemm_nest_maps_two_loops_and_hooks_every_access) {
   cJSON *d = descriptor(m);
   /* default dims: i and j are perfectly nested, k is not (C[i][j] *= beta stands before it) */
   cr_assert_eq(cJSON_GetObjectItem(d, "dims")->valueint, 2);
-  /* -O1 keeps C[i][j] in a register across k: load+store before, A and B inside, store after */
+  /* the CUDA stream: C[i][j] *= beta loads and stores C; each k iteration loads A, B and C
+     and stores C (the arrays may alias, so nvcc keeps no C in a register) */
   cJSON *mem = cJSON_GetObjectItem(d, "mem");
-  cr_assert_eq(cJSON_GetArraySize(mem), 5);
-  cr_assert_eq(count_calls(m, "cgp.mem"), 5);
+  cr_assert_eq(cJSON_GetArraySize(mem), 6);
+  cr_assert_eq(count_calls(m, "cgp.mem.flush"), 2, "one flush per block with sites");
+  cr_assert_eq(count_calls(m, "cgp_rt_site"), 0, "no marker is left");
+  cr_assert_eq(count_calls(m, "cgp.bb"), 3, "every thread-body block reports itself");
   cr_assert_eq(count_calls(m, "cgp_rt_thread"), 1);
   cr_assert_eq(count_calls(m, "cgp_rt_kernel_begin"), 1);
   cr_assert_eq(count_calls(m, "cgp_rt_kernel_end"), 1);
@@ -123,7 +130,7 @@ Test(pass, dims_one_maps_only_the_outer_loop) {
   cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, NULL, 0), 0, "%s", err);
   cJSON *d = descriptor(m);
   cr_assert_eq(cJSON_GetObjectItem(d, "dims")->valueint, 1);
-  cr_assert_eq(count_calls(m, "cgp.mem"), 5);
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem")), 6);
   cJSON_Delete(d);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
@@ -168,24 +175,266 @@ Test(pass, carried_scalar_between_threads_is_reported) {
   LLVMContextDispose(ctx);
 }
 
-Test(pass, loads_hoisted_out_of_the_thread_loop_are_charged_to_threads) {
+Test(pass, loads_between_mapped_loops_are_charged_to_threads) {
   LLVMContextRef ctx = LLVMContextCreate();
-  /* LICM lifts u[i] out of the j loop; in CUDA every thread (i, j) loads it */
+  /* u[i] is read between the mapped loops; in CUDA every thread (i, j) loads it */
   LLVMModuleRef m = compile(ctx,
-    "float A[64][64], u[64], v[64];\nvoid f(void) {\n  for (int i = 0; i < 64; i++)\n"
-    "    for (int j = 0; j < 64; j++) A[i][j] += u[i] * v[j];\n}\n");
+    "float A[64][64], u[64], v[64];\nvoid f(void) {\n  for (int i = 0; i < 64; i++) {\n"
+    "    float t = u[i];\n    for (int j = 0; j < 64; j++) A[i][j] += t * v[j];\n  }\n}\n");
   cgp_kernel_pragma k = pragma("f", 3, 3, 2);
   char err[2048], warn[2048];
   cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
   cr_assert_eq(warn[0], '\0', "no access should be left untraced: %s", warn);
   cr_assert_eq(count_calls(m, "cgp_rt_hoisted"), 1);
-  cr_assert_eq(count_calls(m, "cgp.mem"), 3);        /* A load, v load, A store */
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(descriptor(m), "mem")), 4);  /* + v, A, A */
   cJSON *d = descriptor(m), *site;
   int hoisted = 0;
   cJSON_ArrayForEach(site, cJSON_GetObjectItem(d, "mem"))
     if (cJSON_IsTrue(cJSON_GetObjectItem(site, "hoisted")))
-      hoisted += strcmp(cJSON_GetObjectItem(site, "array")->valuestring, "u") == 0;
+      hoisted += strcmp(cJSON_GetObjectItem(site, "array")->valuestring, "u") == 0 &&
+                 cJSON_GetObjectItem(site, "block")->valueint == -1;
   cr_assert_eq(hoisted, 1);
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* ---- the CUDA memory stream (may_alias reading) and the descriptor for reconvergent warps ---- */
+
+static cJSON *site(cJSON *d, int s) { return cJSON_GetArrayItem(cJSON_GetObjectItem(d, "mem"), s); }
+static const char *str(cJSON *o, const char *key) { return cJSON_GetObjectItem(o, key)->valuestring; }
+static int num(cJSON *o, const char *key) { return cJSON_GetObjectItem(o, key)->valueint; }
+
+/* Instrument `src` with one pragma; returns the descriptor, the module stays in *mp. */
+static cJSON *instrument(LLVMContextRef ctx, const char *src, cgp_kernel_pragma k, LLVMModuleRef *mp,
+                         char *warn, size_t warnlen) {
+  LLVMModuleRef m = compile(ctx, src);
+  char err[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, warnlen), 0, "%s", err);
+  *mp = m;
+  return descriptor(m);
+}
+
+Test(pass, gemm_k_loop_traces_c_a_b_and_stores_c_every_iteration) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  cJSON *d = instrument(ctx, gemm, pragma("gemm", 5, 3, 0), &m, NULL, 0);
+  cr_assert_str_eq(str(d, "reading"), "may_alias");
+  cJSON *loops = cJSON_GetObjectItem(d, "loops");
+  cr_assert_eq(cJSON_GetArraySize(loops), 1, "the k loop");
+  cJSON *kl = cJSON_GetArrayItem(loops, 0);
+  cr_assert_eq(num(kl, "parent"), -1);
+  cr_assert_eq(num(kl, "line"), 8);
+  int kh = num(kl, "header");
+  cJSON *kb = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "blocks"), kh);
+  cr_assert_eq(num(kb, "loop"), 0, "the k loop's header lies in the k loop");
+  /* sites of the k loop's block, in instruction order: clang evaluates the right-hand side of
+     a compound assignment first, so A and B are loaded before C */
+  const char *want[4][2] = {{"A", "load"}, {"B", "load"}, {"C", "load"}, {"C", "store"}};
+  int seen = 0;
+  for (int s = 0; s < cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem")); s++) {
+    cJSON *x = site(d, s);
+    cr_assert_str_eq(str(x, "reading"), "may_alias");
+    if (num(x, "block") != kh) continue;
+    cr_assert_lt(seen, 4);
+    cr_assert_eq(num(x, "order"), seen);
+    cr_assert_str_eq(str(x, "array"), want[seen][0]);
+    cr_assert_str_eq(str(x, "kind"), want[seen][1]);
+    cr_assert_eq(num(x, "line"), 9);
+    seen++;
+  }
+  cr_assert_eq(seen, 4);
+  /* before k: C[i][j] *= beta, a load and a store in the j loop's first block */
+  cr_assert_str_eq(str(site(d, 0), "array"), "C");
+  cr_assert_str_eq(str(site(d, 0), "kind"), "load");
+  cr_assert_str_eq(str(site(d, 1), "kind"), "store");
+  cr_assert_eq(num(site(d, 1), "block"), num(site(d, 0), "block"));
+  cr_assert_eq(num(site(d, 1), "order"), 1);
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+Test(pass, loop_invariant_load_is_traced_in_every_thread) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  cJSON *d = instrument(ctx,
+    "void f(int n, float *y, float *c, float *x) {\n  for (int i = 0; i < n; i++)\n    y[i] = c[0] * x[i];\n}\n",
+    pragma("f", 2, 3, 1), &m, NULL, 0);
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem")), 3);
+  int c = 0;
+  for (int s = 0; s < 3; s++)
+    if (strcmp(str(site(d, s), "array"), "c") == 0) {
+      c++;
+      cr_assert_geq(num(site(d, s), "block"), 0, "c[0] is read inside the thread loop");
+      cr_assert_null(cJSON_GetObjectItem(site(d, s), "hoisted"));
+      cr_assert_str_eq(str(site(d, s), "kind"), "load");
+    }
+  cr_assert_eq(c, 1);
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+Test(pass, restrict_pointers_are_read_as_noalias) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  cJSON *d = instrument(ctx,
+    "void gemm(int n, float *restrict A, float *restrict B, float *restrict C) {\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    for (int j = 0; j < n; j++)\n"
+    "      for (int k = 0; k < n; k++)\n"
+    "        C[i * n + j] += A[i * n + k] * B[k * n + j];\n"
+    "}\n", pragma("gemm", 2, 3, 2), &m, NULL, 0);
+  cr_assert_str_eq(str(d, "reading"), "noalias");
+  int kh = num(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "loops"), 0), "header"), in_k = 0;
+  for (int s = 0; s < cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem")); s++) {
+    cJSON *x = site(d, s);
+    cr_assert_str_eq(str(x, "reading"), "noalias");
+    if (num(x, "block") != kh) continue;
+    cr_assert_str_neq(str(x, "array"), "C", "C stays in a register across k");
+    in_k++;
+  }
+  cr_assert_eq(in_k, 2, "A and B");
+  cr_assert_eq(count_calls(m, "cgp_rt_site"), 0);
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+Test(pass, noalias_clause_traces_the_compiled_accesses) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  cgp_kernel_pragma k = pragma("gemm", 5, 3, 0);
+  k.noalias = 1;
+  cJSON *d = instrument(ctx, gemm, k, &m, NULL, 0);
+  cr_assert_str_eq(str(d, "reading"), "noalias");
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem")), 5, "C load+store before k, A, B, C store after");
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* The rpo of the block holding the first site of `array` with `kind`. */
+static int rpo_of(cJSON *d, const char *array, const char *kind) {
+  for (int s = 0; s < cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem")); s++)
+    if (strcmp(str(site(d, s), "array"), array) == 0 && strcmp(str(site(d, s), "kind"), kind) == 0)
+      return num(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "blocks"), num(site(d, s), "block")), "rpo");
+  cr_assert_fail("no site of %s", array);
+  return -1;
+}
+
+Test(pass, rpo_increases_along_the_body) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  cJSON *d = instrument(ctx,
+    "void f(int n, float *a, float *b, float *c, float *e) {\n"
+    "  for (int i = 0; i < n; i++) {\n"
+    "    if (a[i] > 0) b[i] = 1; else c[i] = 2;\n"
+    "    e[i] = 0;\n"
+    "  }\n}\n", pragma("f", 2, 3, 1), &m, NULL, 0);
+  cJSON *blocks = cJSON_GetObjectItem(d, "blocks"), *b;
+  int nb = cJSON_GetArraySize(blocks);
+  unsigned char used[64] = {0};
+  cr_assert_leq(nb, 64);
+  cJSON_ArrayForEach(b, blocks) {
+    int r = num(b, "rpo");
+    cr_assert(r >= 0 && r < nb && !used[r], "rpo numbers are 0..n-1, each once");
+    used[r] = 1;
+    cr_assert_eq(num(b, "loop"), -1, "no inner loop");
+  }
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d, "loops")), 0);
+  int ra = rpo_of(d, "a", "load"), rb = rpo_of(d, "b", "store"), rc = rpo_of(d, "c", "store"),
+      re = rpo_of(d, "e", "store");
+  cr_assert_eq(ra, 0, "the thread loop's header comes first");
+  cr_assert(ra < rb && ra < rc && rb < re && rc < re, "a %d < b %d, c %d < e %d", ra, rb, rc, re);
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+Test(pass, sum_over_a_mapped_loop_is_a_carried_scalar) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  char warn[2048];
+  cJSON *d = instrument(ctx,
+    "float f(int n, float *a, int *b) {\n  float s = 0;\n  int t = 0;\n"
+    "  for (int i = 0; i < n; i++) {\n    s += a[i];\n    t ^= b[i];\n  }\n  return s + t;\n}\n",
+    pragma("f", 4, 3, 1), &m, warn, sizeof warn);
+  cr_assert(strstr(warn, "depend on each other"), "%s", warn);
+  cJSON *carried = cJSON_GetObjectItem(d, "carried"), *c;
+  cr_assert_eq(cJSON_GetArraySize(carried), 2);
+  int fl = 0, in = 0;
+  cJSON_ArrayForEach(c, carried) {
+    cr_assert_str_eq(str(c, "file"), "k.c");
+    if (strcmp(str(c, "type"), "float") == 0) { fl++; cr_assert_eq(num(c, "line"), 5); cr_assert_eq(num(c, "column"), 7); }
+    if (strcmp(str(c, "type"), "int") == 0) { in++; cr_assert_eq(num(c, "line"), 6); }
+  }
+  cr_assert(fl == 1 && in == 1);
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* The functional-unit counts summed over the instructions of function `fn`. */
+static cgp_ptx_units units_of(LLVMModuleRef m, const char *fn) {
+  cgp_ptx_units u = {0};
+  LLVMValueRef f = LLVMGetNamedFunction(m, fn);
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+      cgp_pass_ptx_units(i, &u);
+  return u;
+}
+
+Test(pass, unit_counts_of_double_multiply_and_sqrtf) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = compile(ctx,
+    "float sqrtf(float);\n"
+    "void dmul(double *a, double *b) { *a = *a * *b; }\n"
+    "void root(float *a) { *a = sqrtf(*a); }\n");
+  cgp_ptx_units d = units_of(m, "dmul"), r = units_of(m, "root");
+  cr_assert_eq(d.fp64, 1);
+  cr_assert_eq(d.fp32 + d.sfu + d.integer, 0);
+  cr_assert_eq(r.sfu, 1);
+  cr_assert_eq(r.fp32 + r.fp64 + r.integer, 0);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* ---- pass defects ------------------------------------------------------------------------- */
+
+Test(pass, goto_out_of_a_2d_nest_builds_and_ends_the_kernel_on_both_exits) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  cJSON *d = instrument(ctx,
+    "int printf(const char *, ...);\nfloat A[64][64];\n"
+    "int main(int argc, char **argv) {\n  int n = argc + 63, i, j;\n"
+    "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n"
+    "      if (A[i][j] > 10) goto out;\n      A[i][j] = i + j;\n    }\n"
+    "out:\n  printf(\"%d %d\\n\", i, j);\n  return 0;\n}\n", pragma("main", 5, 3, 2), &m, NULL, 0);
+  cr_assert_eq(count_calls(m, "cgp_rt_kernel_end"), 2, "the loop's exit and the goto");
+  cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(d, "can_skip")), "j is used after the nest");
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+Test(pass, atomics_are_atomic_sites) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  cJSON *d = instrument(ctx,
+    "int hist[16];\n_Atomic int total;\n"
+    "void f(int n, int *a) {\n  for (int i = 0; i < n; i++) {\n"
+    "    __atomic_fetch_add(&hist[a[i] & 15], 1, __ATOMIC_RELAXED);\n    total++;\n  }\n}\n",
+    pragma("f", 4, 3, 1), &m, NULL, 0);
+  int atomic = 0, n = cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem"));
+  for (int s = 0; s < n; s++)
+    if (strcmp(str(site(d, s), "kind"), "atomic") == 0) {
+      atomic++;
+      cr_assert_eq(num(site(d, s), "size"), 4);
+    }
+  cr_assert_eq(atomic, 2, "hist[..] and total");
+  cr_assert_eq(n, 3, "and the load of a[i]");
   cJSON_Delete(d);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
