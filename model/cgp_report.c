@@ -3,6 +3,7 @@
 #include "cgp_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -224,6 +225,9 @@ static double coalesce_all(cgp_kernel_stats *s) {
   double tr = s->insts[1] > 0 ? s->trans_pw[1] : 2.0;
   double miss_rate = s->trans_pw[2] > 0 ? s->dram_pw[2] / s->trans_pw[2] : 0;
   double n = s->insts[1] + s->insts[2];
+  /* LSU wavefronts: an uncoalesced instruction took about one per transaction (lanes at least a
+     line apart), a coalesced one of 32 elements of up to 4 bytes one */
+  s->lsu_wavefronts = fmax(s->lsu_wavefronts - s->insts[2] * fmax(s->trans_pw[2] - 1.0, 0.0), 0.0);
   s->dram_pw[1] = (s->insts[1] * s->dram_pw[1] + s->insts[2] * tr * miss_rate) / n;
   s->trans_pw[1] = tr;
   s->insts[1] = n;
