@@ -51,7 +51,7 @@ static inline char *read_file(const char *name) {
 
 /* Run a shell command in the temp dir; stdout and stderr go to out.txt and err.txt. */
 static inline int sh(const char *fmt, ...) {
-  char body[2048], cmd[3072];
+  char body[4096], cmd[5000];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(body, sizeof body, fmt, ap);

@@ -2,64 +2,10 @@
    not regular files are refused, `cgpredict report` never blocks, build temporaries go away,
    objects from `cgpredict cc -c` link with a plain cc, pragmas are found where the preprocessor
    puts them. Each test builds small programs through the driver in a temporary directory. */
-#include <cjson/cJSON.h>
-#include <criterion/criterion.h>
+#include "e2e_util.h"
+
 #include <dirent.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-static char dir[256];
-
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/cgp-e2e-robust.XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void teardown(void) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
-}
-
-static void write_file(const char *name, const char *text) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-/* The file's text in one of a few static buffers, or NULL. */
-static char *read_file(const char *name) {
-  static char buf[4][1 << 18];
-  static unsigned next;
-  char path[512], *b = buf[next++ % 4];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "r");
-  if (!f) return NULL;
-  size_t n = fread(b, 1, sizeof buf[0] - 1, f);
-  b[n] = '\0';
-  fclose(f);
-  return b;
-}
-
-/* Run a shell command in the temp dir; stdout and stderr go to out.txt and err.txt. */
-static int sh(const char *fmt, ...) {
-  char body[4096], cmd[5000];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(body, sizeof body, fmt, ap);
-  va_end(ap);
-  snprintf(cmd, sizeof cmd, "cd '%s' && (%s) >out.txt 2>err.txt", dir, body);
-  int st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static const char *in_dir(const char *name) {
   static char buf[4][512];
