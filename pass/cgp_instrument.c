@@ -1,22 +1,28 @@
-/* cgp_instrument.c: instruments the marked loop nests of one module.
+/* cgp_instrument.c: phase 2 of the pass, on the module phase 1 (cgp_mark.c) marked and optimized:
+   instruments the marked loop nests.
 
    For a nest marked `#pragma cgpredict kernel` whose `for` sits at line:col, the loop is the one
    whose !llvm.loop start location is line:col. Its `dims` outermost loops are mapped to thread
    ids; the innermost mapped loop T is the thread loop, and one iteration of T is one pseudo-thread.
+   The memory sites of the nest are, in the may_alias reading (the default, CUDA's), the marker
+   calls (@cgp_rt_site) inside it: every source-level access; in the noalias reading (clause
+   noalias, or every base a `restrict` argument) the loads, stores and atomics -O1 kept.
    The pass then:
      - splits T's header after its phis, so each iteration starts with
          %mode = call i32 @cgp_rt_thread(i64 x, i64 y, i64 z)     ; x = T's induction variable
        and, when the latch only needs induction variables, branches on %mode == SKIP to a block
        that runs just the latch (so the runtime can skip threads it does not sample);
-     - before every load and store of the thread body: call @cgp_rt_mem(i32 sid, i8* addr, i8* base)
+     - reports each site of the thread body as cgp_rt_mem(i32 sid, i8* addr, i8* base)
        (base = the pointer the address is indexed from, so the runtime can place arrays as
-       cudaMalloc would);
+       cudaMalloc would), through one guarded flush per block (insert_mem_hooks);
      - at the top of every thread block: call @cgp_rt_bb(i32 bid);
-     - before a load LICM hoisted out of the thread loop into an outer mapped loop:
+     - before a load between mapped loops (outside the thread loop):
          call @cgp_rt_hoisted(i32 sid, i8* addr, i8* base)   (charged to each thread of the row);
      - before entering the nest: call @cgp_rt_kernel_begin(i8* descriptor) with a JSON descriptor
-       of the kernel (sites, per-block PTX instruction counts, mapping);
-     - on every exit from the nest: call @cgp_rt_kernel_end().
+       of the kernel (sites, blocks with PTX counts, inner loops, carried scalars, mapping;
+       docs/pipeline.md lists the keys);
+     - on every exit from the nest: call @cgp_rt_kernel_end();
+     - deletes every marker left (outside marked nests, of noalias nests).
    The hooks' meaning is specified in runtime/cgp_rt.h. */
 #include "cgp_pass.h"
 #include "cgp_cfg.h"
