@@ -50,6 +50,12 @@ typedef struct {
 } msgbuf;
 
 typedef struct {
+  char name[512];
+  char *text;
+  size_t *start, nlines;
+} source_cache;
+
+typedef struct {
   LLVMModuleRef m;
   LLVMContextRef ctx;
   LLVMBuilderRef b;
@@ -60,6 +66,7 @@ typedef struct {
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
   msgbuf err, warn;
+  source_cache src;
   int failed;
 } pass_ctx;
 
@@ -492,16 +499,45 @@ static void source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap) {
 
 /* The array name as written at file:line:col: a load's location is the array's identifier, a
    store's the assignment operator, left of which stands the element `name[...]...`. */
-static int name_in_source(const char *file, unsigned line, unsigned col, char *buf, size_t cap) {
-  FILE *f = file[0] ? fopen(file, "r") : NULL;
+/* Line `line` (from 1) of `file` into text; the last file read is kept with its line starts,
+   so naming every site of a nest reads its file once. */
+static int source_line(pass_ctx *pc, const char *file, unsigned line, char *text, size_t cap) {
+  source_cache *sc = &pc->src;
+  if (!file[0]) return 0;
+  if (strcmp(sc->name, file) != 0) {
+    free(sc->text); free(sc->start);
+    memset(sc, 0, sizeof *sc);
+    snprintf(sc->name, sizeof sc->name, "%s", file);
+    FILE *f = fopen(file, "rb");
+    if (!f) return 0;
+    size_t cap_t = 1 << 16, n = 0, got;
+    sc->text = malloc(cap_t);
+    while ((got = fread(sc->text + n, 1, cap_t - n - 1, f)) > 0)
+      if ((n += got) + 1 == cap_t) sc->text = realloc(sc->text, cap_t *= 2);
+    fclose(f);
+    sc->text[n] = '\0';
+    size_t lines = 1;
+    for (size_t i = 0; i < n; i++) lines += sc->text[i] == '\n';
+    sc->start = malloc((lines + 1) * sizeof *sc->start);
+    sc->start[sc->nlines++] = 0;
+    for (size_t i = 0; i < n; i++)
+      if (sc->text[i] == '\n') sc->start[sc->nlines++] = i + 1;
+  }
+  if (!sc->text || line == 0 || line > sc->nlines) return 0;
+  const char *l = sc->text + sc->start[line - 1];
+  size_t len = strcspn(l, "\n");
+  if (len >= cap) len = cap - 1;
+  memcpy(text, l, len);
+  text[len] = '\0';
+  return 1;
+}
+
+static int name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, char *buf, size_t cap) {
   char text[4096];
-  unsigned l = 0;
   int found = 0;
-  if (!f) return 0;
-  while (fgets(text, sizeof text, f) && ++l < line) {}
-  fclose(f);
+  if (!source_line(pc, file, line, text, sizeof text)) return 0;
   size_t n = strlen(text), c = col ? col - 1 : 0;
-  if (l != line || c >= n) return 0;
+  if (c >= n) return 0;
 #define IDCHAR(ch) (isalnum((unsigned char)(ch)) || (ch) == '_')
   if (!IDCHAR(text[c])) {                     /* a store: walk left over spaces and [...] groups */
     while (c > 0 && isspace((unsigned char)text[c - 1])) c--;
@@ -537,7 +573,7 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site) {
   char fbuf[512] = "";
   if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
   char bname[128];
-  if (!name_in_source(fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), bname, sizeof bname))
+  if (!name_in_source(pc, fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), bname, sizeof bname))
     source_name(pc, ptr, bname, sizeof bname);
   cJSON_AddStringToObject(s, "file", fbuf);
   cJSON_AddNumberToObject(s, "line", LLVMGetDebugLocLine(i));
@@ -1154,6 +1190,8 @@ int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size
     }
   }
   LLVMDisposeBuilder(pc.b);
+  free(pc.src.text);
+  free(pc.src.start);
   if (pc.failed) return -1;
   if (pc.f_site) {                /* markers outside marked nests, and of noalias nests */
     LLVMUseRef u;
