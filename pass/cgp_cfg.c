@@ -4,15 +4,32 @@
 #include "cgp_cfg.h"
 
 #include <llvm-c/DebugInfo.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void *xcalloc(size_t n, size_t sz) { return calloc(n ? n : 1, sz); }
 
+static size_t slot_of(const cgp_cfg *cfg, LLVMBasicBlockRef b) {
+  size_t h = ((size_t)(uintptr_t)b >> 4) * 0x9E3779B97F4A7C15ull;
+  return (h >> 7) & (cfg->nslot - 1);
+}
+
 size_t cgp_cfg_index(const cgp_cfg *cfg, LLVMBasicBlockRef b) {
-  for (size_t i = 0; i < cfg->n; i++)
-    if (cfg->bb[i] == b) return i;
-  return cfg->n;
+  for (size_t s = slot_of(cfg, b);; s = (s + 1) & (cfg->nslot - 1)) {
+    if (!cfg->slot[s]) return cfg->n;
+    if (cfg->bb[cfg->slot[s] - 1] == b) return cfg->slot[s] - 1;
+  }
+}
+
+static void index_blocks(cgp_cfg *cfg) {
+  for (cfg->nslot = 16; cfg->nslot < 2 * cfg->n; cfg->nslot *= 2) {}
+  cfg->slot = xcalloc(cfg->nslot, sizeof *cfg->slot);
+  for (size_t i = 0; i < cfg->n; i++) {
+    size_t s = slot_of(cfg, cfg->bb[i]);
+    while (cfg->slot[s]) s = (s + 1) & (cfg->nslot - 1);
+    cfg->slot[s] = i + 1;
+  }
 }
 
 int cgp_cfg_build(LLVMValueRef fn, cgp_cfg *cfg) {
@@ -25,6 +42,7 @@ int cgp_cfg_build(LLVMValueRef fn, cgp_cfg *cfg) {
   cfg->npred = xcalloc(cfg->n, sizeof *cfg->npred);
   if (!cfg->bb || !cfg->succ || !cfg->nsucc || !cfg->pred || !cfg->npred) return -1;
   LLVMGetBasicBlocks(fn, cfg->bb);
+  index_blocks(cfg);
   for (size_t i = 0; i < cfg->n; i++) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg->bb[i]);
     unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
@@ -52,6 +70,7 @@ void cgp_cfg_free(cgp_cfg *cfg) {
     free(cfg->succ[i]);
     free(cfg->pred[i]);
   }
+  free(cfg->slot);
   free(cfg->bb); free(cfg->succ); free(cfg->nsucc); free(cfg->pred); free(cfg->npred);
   memset(cfg, 0, sizeof *cfg);
 }

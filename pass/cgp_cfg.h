@@ -12,6 +12,7 @@ typedef struct cgp_cfg {
   LLVMBasicBlockRef *bb;
   size_t **succ, *nsucc;
   size_t **pred, *npred;
+  size_t *slot, nslot;      /* open-addressing hash: block -> index + 1 (0 = empty) */
 } cgp_cfg;
 
 /* A natural loop: its header, its latches (blocks with a back edge to the header) and its blocks. */
@@ -28,7 +29,7 @@ typedef struct cgp_loop {
 /* Build the CFG of a function that has a body; returns 0 on success. */
 int  cgp_cfg_build(LLVMValueRef fn, cgp_cfg *cfg);
 void cgp_cfg_free(cgp_cfg *cfg);
-/* Index of a block in the CFG, or cfg->n if it is not there. */
+/* Index of a block in the CFG, or cfg->n if it is not there (O(1)). */
 size_t cgp_cfg_index(const cgp_cfg *cfg, LLVMBasicBlockRef b);
 /* True iff every path from the entry block to `b` passes through `d`. */
 int  cgp_cfg_dominates(const cgp_cfg *cfg, size_t d, size_t b);

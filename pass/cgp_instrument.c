@@ -1,22 +1,28 @@
-/* cgp_instrument.c: instruments the marked loop nests of one module.
+/* cgp_instrument.c: phase 2 of the pass, on the module phase 1 (cgp_mark.c) marked and optimized:
+   instruments the marked loop nests.
 
    For a nest marked `#pragma cgpredict kernel` whose `for` sits at line:col, the loop is the one
    whose !llvm.loop start location is line:col. Its `dims` outermost loops are mapped to thread
    ids; the innermost mapped loop T is the thread loop, and one iteration of T is one pseudo-thread.
+   The memory sites of the nest are, in the may_alias reading (the default, CUDA's), the marker
+   calls (@cgp_rt_site) inside it: every source-level access; in the noalias reading (clause
+   noalias, or every base a `restrict` argument) the loads, stores and atomics -O1 kept.
    The pass then:
      - splits T's header after its phis, so each iteration starts with
          %mode = call i32 @cgp_rt_thread(i64 x, i64 y, i64 z)     ; x = T's induction variable
        and, when the latch only needs induction variables, branches on %mode == SKIP to a block
        that runs just the latch (so the runtime can skip threads it does not sample);
-     - before every load and store of the thread body: call @cgp_rt_mem(i32 sid, i8* addr, i8* base)
+     - reports each site of the thread body as cgp_rt_mem(i32 sid, i8* addr, i8* base)
        (base = the pointer the address is indexed from, so the runtime can place arrays as
-       cudaMalloc would);
+       cudaMalloc would), through one guarded flush per block (insert_mem_hooks);
      - at the top of every thread block: call @cgp_rt_bb(i32 bid);
-     - before a load LICM hoisted out of the thread loop into an outer mapped loop:
+     - before a load between mapped loops (outside the thread loop):
          call @cgp_rt_hoisted(i32 sid, i8* addr, i8* base)   (charged to each thread of the row);
      - before entering the nest: call @cgp_rt_kernel_begin(i8* descriptor) with a JSON descriptor
-       of the kernel (sites, per-block PTX instruction counts, mapping);
-     - on every exit from the nest: call @cgp_rt_kernel_end().
+       of the kernel (sites, blocks with PTX counts, inner loops, carried scalars, mapping;
+       docs/pipeline.md lists the keys);
+     - on every exit from the nest: call @cgp_rt_kernel_end();
+     - deletes every marker left (outside marked nests, of noalias nests).
    The hooks' meaning is specified in runtime/cgp_rt.h. */
 #include "cgp_pass.h"
 #include "cgp_cfg.h"
@@ -30,6 +36,7 @@
 #include <llvm-c/Target.h>
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +50,12 @@ typedef struct {
 } msgbuf;
 
 typedef struct {
+  char name[512];
+  char *text;
+  size_t *start, nlines;
+} source_cache;
+
+typedef struct {
   LLVMModuleRef m;
   LLVMContextRef ctx;
   LLVMBuilderRef b;
@@ -53,6 +66,7 @@ typedef struct {
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
   msgbuf err, warn;
+  source_cache src;
   int failed;
 } pass_ctx;
 
@@ -485,16 +499,45 @@ static void source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap) {
 
 /* The array name as written at file:line:col: a load's location is the array's identifier, a
    store's the assignment operator, left of which stands the element `name[...]...`. */
-static int name_in_source(const char *file, unsigned line, unsigned col, char *buf, size_t cap) {
-  FILE *f = file[0] ? fopen(file, "r") : NULL;
+/* Line `line` (from 1) of `file` into text; the last file read is kept with its line starts,
+   so naming every site of a nest reads its file once. */
+static int source_line(pass_ctx *pc, const char *file, unsigned line, char *text, size_t cap) {
+  source_cache *sc = &pc->src;
+  if (!file[0]) return 0;
+  if (strcmp(sc->name, file) != 0) {
+    free(sc->text); free(sc->start);
+    memset(sc, 0, sizeof *sc);
+    snprintf(sc->name, sizeof sc->name, "%s", file);
+    FILE *f = fopen(file, "rb");
+    if (!f) return 0;
+    size_t cap_t = 1 << 16, n = 0, got;
+    sc->text = malloc(cap_t);
+    while ((got = fread(sc->text + n, 1, cap_t - n - 1, f)) > 0)
+      if ((n += got) + 1 == cap_t) sc->text = realloc(sc->text, cap_t *= 2);
+    fclose(f);
+    sc->text[n] = '\0';
+    size_t lines = 1;
+    for (size_t i = 0; i < n; i++) lines += sc->text[i] == '\n';
+    sc->start = malloc((lines + 1) * sizeof *sc->start);
+    sc->start[sc->nlines++] = 0;
+    for (size_t i = 0; i < n; i++)
+      if (sc->text[i] == '\n') sc->start[sc->nlines++] = i + 1;
+  }
+  if (!sc->text || line == 0 || line > sc->nlines) return 0;
+  const char *l = sc->text + sc->start[line - 1];
+  size_t len = strcspn(l, "\n");
+  if (len >= cap) len = cap - 1;
+  memcpy(text, l, len);
+  text[len] = '\0';
+  return 1;
+}
+
+static int name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, char *buf, size_t cap) {
   char text[4096];
-  unsigned l = 0;
   int found = 0;
-  if (!f) return 0;
-  while (fgets(text, sizeof text, f) && ++l < line) {}
-  fclose(f);
+  if (!source_line(pc, file, line, text, sizeof text)) return 0;
   size_t n = strlen(text), c = col ? col - 1 : 0;
-  if (l != line || c >= n) return 0;
+  if (c >= n) return 0;
 #define IDCHAR(ch) (isalnum((unsigned char)(ch)) || (ch) == '_')
   if (!IDCHAR(text[c])) {                     /* a store: walk left over spaces and [...] groups */
     while (c > 0 && isspace((unsigned char)text[c - 1])) c--;
@@ -556,7 +599,7 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   char fbuf[512] = "";
   if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
   char bname[128];
-  if (!name_in_source(fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), bname, sizeof bname))
+  if (!name_in_source(pc, fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), bname, sizeof bname))
     source_name(pc, ptr, bname, sizeof bname);
   cJSON_AddStringToObject(s, "file", fbuf);
   cJSON_AddNumberToObject(s, "line", LLVMGetDebugLocLine(i));
@@ -1176,6 +1219,8 @@ int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size
     }
   }
   LLVMDisposeBuilder(pc.b);
+  free(pc.src.text);
+  free(pc.src.start);
   if (pc.failed) return -1;
   if (pc.f_site) {                /* markers outside marked nests, and of noalias nests */
     LLVMUseRef u;
