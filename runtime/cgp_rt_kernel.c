@@ -61,6 +61,12 @@ static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
 }
 
 static void kernel_free(rt_kernel *k) {
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) {
+    cgp_analysis_set_free(k->an[d]);
+    free(k->site[d]);
+  }
+  free(k->samples);
+  free(k->deps);
   cJSON_Delete(k->desc);
   free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
@@ -78,6 +84,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   if (!k) { cJSON_Delete(d); return NULL; }
   k->desc_ptr = desc;
   k->desc = d;
+  k->trace_id = -1;
   k->name = str(d, "name");
   k->file = str(d, "file");
   k->line = (unsigned)num(d, "line", 0);
@@ -188,6 +195,9 @@ void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *dp) {
     k->deps[k->ndeps++] = (rt_dep){f[i], launch};
   }
 }
+
+rt_kernel *rt_kernel_new(const char *desc) { return parse_kernel(desc); }
+void rt_kernel_free(rt_kernel *k) { if (k) kernel_free(k); }
 
 rt_kernel *rt_kernel_for(const char *desc) {
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++)

@@ -326,17 +326,22 @@ static void write_report(void) {
                             "not in the predictions)");
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
+  rt_trace_report(rt);
   char err[2048], msg[2400];
   int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);
   if (rc != 0) {              /* the program's exit goes on as without cgpredict (cgp_rt_file.h) */
     snprintf(msg, sizeof msg, "%s; no report written: this run's analysis is lost", err);
     rt_tool_failure(msg);
+    rt_trace_finish(0);
     cJSON_Delete(r);
     return;
   }
   if (cgp_report_write(r, cgp_rt_g.report_path, err, sizeof err) != 0) {
     snprintf(msg, sizeof msg, "%s; the report is lost%s", err, cgp_rt_g.quiet ? "" : " (its summary follows)");
     rt_tool_failure(msg);
+    rt_trace_finish(0);
+  } else {
+    rt_trace_finish(1);       /* the trace goes with its report */
   }
   fflush(stdout);
   if (!cgp_rt_g.quiet) cgp_report_print_summary(stderr, r, cgp_rt_g.report_path);
@@ -351,6 +356,7 @@ static void at_exit(void) {
     fflush(stdout);
     fprintf(stderr, "cgpredict: the program exited inside kernel '%s' (%s:%u) before the loop nest "
             "finished; no report written\n", k->name, k->file, k->line);
+    rt_trace_finish(0);
     return;
   }
   write_report();
