@@ -462,7 +462,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       rt_window_finish(k, w, 0, tpb, !l->full && w->start > 0, NULL, &ws[i][0]);
     }
     cgp_analysis_end_launch(an);
-    cJSON *s = l->G ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
+    cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
     if (s) {
       cgp_kernel_stats st;
       rt_launch_stats((const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G, &st, NULL);
@@ -482,20 +482,17 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
   return rc;
 }
 
-int cgp_trace_replay(const char *path, cJSON *report, const cgp_device *devs, size_t ndev, int *partial,
-                     char *err, size_t errlen) {
-  char *buf;
-  size_t len;
-  if (cgp_read_regular_file(path, CGP_TRACE_CAP_BYTES, &buf, &len, err, errlen) != 0) return -1;
-  tr_reader r = {.p = (const unsigned char *)buf, .len = len, .name = path, .err = err, .errlen = errlen};
+int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name, cJSON *report,
+                         const cgp_device *devs, size_t ndev, int *partial, char *err, size_t errlen) {
+  tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen};
   cgp_rt_g.ndev = 1;                         /* each kernel gets one device's per-site sums */
   int rc = read_trace(&r);
-  cJSON *kernels = cJSON_GetObjectItemCaseSensitive(report, "kernels");
-  for (size_t i = 0; i < r.nk && !rc; i++) {
-    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "name"));
-    if (!name || strcmp(name, r.k[i]->name) != 0) {
+  cJSON *kernels = report ? cJSON_GetObjectItemCaseSensitive(report, "kernels") : NULL;
+  for (size_t i = 0; i < r.nk && !rc && report; i++) {
+    const char *kn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "name"));
+    if (!kn || strcmp(kn, r.k[i]->name) != 0) {
       snprintf(err, errlen, "%s: kernel %zu is '%s' in the trace but '%s' in the report: the trace is not this "
-               "report's (run the program again)", path, i, r.k[i]->name, name ? name : "(none)");
+               "report's (run the program again)", name, i, r.k[i]->name, kn ? kn : "(none)");
       rc = -1;
     }
   }
@@ -506,6 +503,15 @@ int cgp_trace_replay(const char *path, cJSON *report, const cgp_device *devs, si
   }
   reader_free(&r);
   cgp_rt_g.ndev = 0;
+  return rc;
+}
+
+int cgp_trace_replay(const char *path, cJSON *report, const cgp_device *devs, size_t ndev, int *partial,
+                     char *err, size_t errlen) {
+  char *buf;
+  size_t len;
+  if (cgp_read_regular_file(path, CGP_TRACE_CAP_BYTES, &buf, &len, err, errlen) != 0) return -1;
+  int rc = cgp_trace_replay_mem((const unsigned char *)buf, len, path, report, devs, ndev, partial, err, errlen);
   free(buf);
   return rc;
 }

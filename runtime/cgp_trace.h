@@ -35,6 +35,10 @@
 int cgp_trace_replay(const char *path, cJSON *report, const cgp_device *devs, size_t ndev, int *partial,
                      char *err, size_t errlen);
 
+/* The same on a trace held in memory (`name` in messages); report NULL: only analyse (the fuzzer). */
+int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name, cJSON *report,
+                         const cgp_device *devs, size_t ndev, int *partial, char *err, size_t errlen);
+
 /* Only the reading and checking (the fuzzer's entry point): 0 if `data` is a well-formed trace. */
 int cgp_trace_check(const unsigned char *data, size_t len, const char *name, char *err, size_t errlen);
 
