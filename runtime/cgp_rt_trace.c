@@ -199,6 +199,7 @@ typedef struct {
   size_t nk;
   tr_launch *l;
   size_t nl;
+  uint64_t events;            /* warp events a replay issues per device (at most) */
 } tr_reader;
 
 static uint32_t rd32(const unsigned char *p) {
@@ -267,6 +268,7 @@ static int read_kernel(tr_reader *r) {
   if (kk) r->k = kk;
   if (!k) return bad(r, at, "%s", "a kernel descriptor this version cannot read");
   r->k[r->nk++] = k;
+  if (k->dims < 1 || k->dims > 3) return bad(r, at, "%s", "a kernel descriptor with dims other than 1 to 3");
   return 0;
 }
 
@@ -328,6 +330,7 @@ static int read_block(tr_reader *r) {
     rt_wwarp *ww = rt_wwarp_deserialise(r->p + r->at, len, nev, &used, e, sizeof e);
     if (!ww) return bad(r, wat, "%s", e);
     if (used != len) { rt_wwarp_free(ww); return bad(r, wat, "%s", "a warp shorter than its length"); }
+    r->events += rt_wwarp_events(ww);
     r->at += len;
     size_t before = w->w.nw && off < w->w.nblk ? w->w.nw[off] : 0;
     rt_window_put(&w->w, off, ww);            /* frees the warp if out of memory */
@@ -407,12 +410,14 @@ static int read_trace(tr_reader *r) {
   }
 }
 
-int cgp_trace_check(const unsigned char *data, size_t len, const char *name, char *err, size_t errlen) {
+int cgp_trace_check(const unsigned char *data, size_t len, const char *name, uint64_t *events, char *err,
+                    size_t errlen) {
   tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen};
   size_t ndev = cgp_rt_g.ndev;
   cgp_rt_g.ndev = 0;                         /* descriptors only: no per-device state */
   int rc = read_trace(&r);
   cgp_rt_g.ndev = ndev;
+  if (events) *events = r.events;
   reader_free(&r);
   return rc;
 }

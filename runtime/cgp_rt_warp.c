@@ -459,6 +459,12 @@ static unsigned char *put64(unsigned char *o, uint64_t v) {
   return o + 8;
 }
 
+uint64_t rt_wwarp_events(const rt_wwarp *w) {
+  uint64_t n = 0;
+  for (size_t r = 0; r < w->nrun; r++) n += w->run[r].maxcount;
+  return n;
+}
+
 void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *o) {
   uint32_t m = key_mask(w);
   o = put32(o, w->threads);

@@ -77,6 +77,8 @@ unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part 
    u32 segments, per run u32 event, u32 iterations[RT_MAXD - 1], u32 segments, per segment u8
    lane, u32 count, u64 first address, u64 stride. rt_wwarp_size: its length. */
 size_t rt_wwarp_size(const rt_wwarp *w);
+/* Events the warp issues at most (the sum of its runs' longest counts): the work to replay it. */
+uint64_t rt_wwarp_events(const rt_wwarp *w);
 void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out);
 /* Read one warp of a shape with `nev` events from p[0..len): NULL, with err saying what and at
    which byte of the warp, when the bytes are truncated or inconsistent (an event out of range,

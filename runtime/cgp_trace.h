@@ -39,7 +39,11 @@ int cgp_trace_replay(const char *path, cJSON *report, const cgp_device *devs, si
 int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name, cJSON *report,
                          const cgp_device *devs, size_t ndev, int *partial, char *err, size_t errlen);
 
-/* Only the reading and checking (the fuzzer's entry point): 0 if `data` is a well-formed trace. */
-int cgp_trace_check(const unsigned char *data, size_t len, const char *name, char *err, size_t errlen);
+/* Only the reading and checking (the fuzzer's entry point): 0 if `data` is a well-formed trace;
+   *events (may be NULL): the warp events a replay would issue per device, at most (a run's count
+   is up to 2^32 - 1 iterations: a well-formed trace may still be long to replay). */
+#include <stdint.h>
+int cgp_trace_check(const unsigned char *data, size_t len, const char *name, uint64_t *events, char *err,
+                    size_t errlen);
 
 #endif
