@@ -156,6 +156,8 @@ unsigned long rt_concurrent_entries(void);
 
 /* cgp_rt_report.c: set-up at the first launch, the report at exit */
 void rt_report_install(void);
+/* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o. */
+void rt_site_stats_json(cJSON *o, const cgp_site_totals *s);
 int  rt_in_kernel(void);
 const rt_kernel *rt_current_kernel(void);
 

@@ -159,7 +159,7 @@ static const char *const reading_text[2] = {
     "holds is served from a register",
     "noalias (restrict or the pragma's noalias): values stay in registers as the compiler keeps them"};
 
-static void site_stats(cJSON *o, const cgp_site_totals *s) {
+void rt_site_stats_json(cJSON *o, const cgp_site_totals *s) {
   uint64_t n = s->insts[0] + s->insts[1] + s->insts[2];
   uint64_t looked = s->trans + s->l1_hit;
   cJSON_AddNumberToObject(o, "transactions_per_warp", n ? (double)s->trans / (double)n : 0);
@@ -182,13 +182,13 @@ static cJSON *memory_json(const rt_kernel *k) {
     cJSON_AddStringToObject(m, "class", dominant_class(s));
     cJSON_AddNumberToObject(m, "warp_instructions_traced", (double)n);
     cJSON_AddNumberToObject(m, "active_lanes_per_warp_instruction", n ? (double)s->lanes / (double)n : 0);
-    site_stats(m, s);
+    rt_site_stats_json(m, s);
     if (k->mem_kind[i] == CGP_LOAD)
       cJSON_AddNumberToObject(m, "forwarded_from_register", (double)k->forwarded[i]);
     if (k->mem_shared[i] && n)
       cJSON_AddNumberToObject(m, "bank_conflict_degree", (double)s->bank_degree_sum / (double)n);
     cJSON *by = cJSON_AddObjectToObject(m, "by_device");
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++) site_stats(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_site_stats_json(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
     cJSON_AddStringToObject(m, "reading_explained", reading_text[k->mem_noalias[i]]);
     cJSON_AddItemToArray(arr, m);
     i++;

@@ -477,6 +477,19 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     }
     free(ws);
   }
+  /* each site's figures for the device, as the run gives them for its devices */
+  for (size_t i = 0; i < r->nk && !rc && kernels; i++) {
+    cJSON *mem = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "memory"), *m;
+    size_t j = 0;
+    cJSON_ArrayForEach(m, mem) {
+      if (j >= r->k[i]->nmem) break;
+      cJSON *by = cJSON_GetObjectItemCaseSensitive(m, "by_device");
+      if (!cJSON_IsObject(by)) by = cJSON_AddObjectToObject(m, "by_device");
+      cJSON_DeleteItemFromObjectCaseSensitive(by, dev->name);
+      rt_site_stats_json(cJSON_AddObjectToObject(by, dev->name), &r->k[i]->site[0][j]);
+      j++;
+    }
+  }
   for (size_t i = 0; i < r->nk; i++) {
     cgp_analysis_set_free(r->k[i]->an[0]);
     r->k[i]->an[0] = NULL;

@@ -62,6 +62,16 @@ static void replay_matches(const char *mode) {
             num(pb, "time_ms"));
   cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(px, "replayed")));
   cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(px, "partial_batches")));
+  /* each site's figures for the replayed device, as the run gives them */
+  cJSON *mx = cJSON_GetObjectItem(kx, "memory"), *mb = cJSON_GetObjectItem(kb, "memory");
+  cr_assert_eq(cJSON_GetArraySize(mx), cJSON_GetArraySize(mb));
+  for (int i = 0; i < cJSON_GetArraySize(mx); i++) {
+    cJSON *bx = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(mx, i), "by_device"), "jetson-tk1");
+    cJSON *bb = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(mb, i), "by_device"), "jetson-tk1");
+    cr_assert_not_null(bx, "site %d: no by_device figures for the replayed device", i);
+    cr_assert(close_rel(num(bx, "transactions_per_warp"), num(bb, "transactions_per_warp")), "site %d", i);
+    cr_assert(close_rel(num(bx, "l2_hit_rate"), num(bb, "l2_hit_rate")), "site %d", i);
+  }
   cJSON_Delete(a);
   cJSON_Delete(b);
   cJSON_Delete(x);
