@@ -235,7 +235,8 @@ static int cmd_report(int argc, char **argv) {
       rc = 1;
     } else if (cgp_trace_replay(tpath, r, todo, ntodo, tpartial, terr, sizeof terr) != 0) {
       snprintf(err, sizeof err, "device '%s' was not analysed when the program ran, and its trace cannot be "
-               "replayed: %s", todo[0].name, terr);
+               "replayed: %s (run the program again: it writes the trace beside its report; or give "
+               "--trace PATH)", todo[0].name, terr);
       rc = 1;
     } else {
       for (size_t i = 0, j = 0; i < n; i++)
