@@ -255,17 +255,23 @@ static int read_kernel(tr_reader *r) {
   if (need(r, 8, "a kernel record")) return -1;
   uint32_t id = rd32(r->p + r->at), n = rd32(r->p + r->at + 4);
   r->at += 8;
-  if (id != r->nk) return bad(r, at, "%s", "kernel records out of order");
+  /* ids are the kernels' places in the report: increasing, with a gap where a kernel was never
+     traced (out of memory at its launch) */
+  if (id < r->nk || id >= 65536) return bad(r, at, "%s", "kernel records out of order");
   if (need(r, n, "a kernel descriptor")) return -1;
   char *desc = malloc((size_t)n + 1);
   if (!desc) return bad(r, at, "%s", "out of memory");
   memcpy(desc, r->p + r->at, n);
   desc[n] = '\0';
   r->at += n;
-  rt_kernel **kk = realloc(r->k, (r->nk + 1) * sizeof *kk);
+  rt_kernel **kk = realloc(r->k, ((size_t)id + 1) * sizeof *kk);
   rt_kernel *k = kk ? rt_kernel_new(desc) : NULL;
   free(desc);
-  if (kk) r->k = kk;
+  if (kk) {
+    r->k = kk;
+    for (size_t i = r->nk; i < id; i++) r->k[i] = NULL;
+    r->nk = id;
+  }
   if (!k) return bad(r, at, "%s", "a kernel descriptor this version cannot read");
   r->k[r->nk++] = k;
   if (k->dims < 1 || k->dims > 3) return bad(r, at, "%s", "a kernel descriptor with dims other than 1 to 3");
@@ -284,7 +290,7 @@ static int read_launch(tr_reader *r) {
   l.full = p[32];
   r->at += 33;
   if (r->nl && !r->l[r->nl - 1].ended) return bad(r, at, "%s", "a launch begins inside another");
-  if (l.kid >= r->nk) return bad(r, at, "%s", "a launch of an unknown kernel");
+  if (l.kid >= r->nk || !r->k[l.kid]) return bad(r, at, "%s", "a launch of an unknown kernel");
   uint64_t tpb = 1;
   for (int i = 0; i < 3; i++) {
     if (!l.block[i] || l.block[i] > 1024) return bad(r, at, "%s", "a block dimension out of range");
@@ -445,6 +451,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
   }
   for (size_t i = 0; i < r->nk; i++) {
     rt_kernel *k = r->k[i];
+    if (!k) continue;
     cgp_analysis_set_free(k->an[0]);
     k->an[0] = NULL;
     if (k->site[0]) memset(k->site[0], 0, (k->nmem ? k->nmem : 1) * sizeof **k->site);
@@ -479,6 +486,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
   }
   /* each site's figures for the device, as the run gives them for its devices */
   for (size_t i = 0; i < r->nk && !rc && kernels; i++) {
+    if (!r->k[i]) continue;
     cJSON *mem = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "memory"), *m;
     size_t j = 0;
     cJSON_ArrayForEach(m, mem) {
@@ -491,6 +499,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     }
   }
   for (size_t i = 0; i < r->nk; i++) {
+    if (!r->k[i]) continue;
     cgp_analysis_set_free(r->k[i]->an[0]);
     r->k[i]->an[0] = NULL;
   }
@@ -507,6 +516,7 @@ int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name
   int rc = read_trace(&r);
   cJSON *kernels = report ? cJSON_GetObjectItemCaseSensitive(report, "kernels") : NULL;
   for (size_t i = 0; i < r.nk && !rc && report; i++) {
+    if (!r.k[i]) continue;
     const char *kn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "name"));
     if (!kn || strcmp(kn, r.k[i]->name) != 0) {
       snprintf(err, errlen, "%s: kernel %zu is '%s' in the trace but '%s' in the report: the trace is not this "
