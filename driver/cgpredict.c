@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
   "usage: cgpredict build -- <compiler> [args...]\n"
@@ -224,9 +225,13 @@ static int cmd_report(int argc, char **argv) {
       todo[ntodo++] = devs[i];
       replayed[i] = 1;
     }
+  /* the trace: --trace, else FILE.trace, else where the run wrote it (CGPREDICT_TRACE) */
   char tpath[4200];
   snprintf(tpath, sizeof tpath, "%s.trace", path);
+  const char *ran = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "runtime"), "trace"), "file"));
   if (trace) snprintf(tpath, sizeof tpath, "%s", trace);
+  else if (ran && access(tpath, F_OK) != 0 && access(ran, F_OK) == 0) snprintf(tpath, sizeof tpath, "%s", ran);
   int *tpartial = calloc(ntodo ? ntodo : 1, sizeof *tpartial);
   if (!rc && ntodo) {
     char terr[4096];

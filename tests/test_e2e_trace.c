@@ -138,4 +138,7 @@ Test(e2e_trace, trace_can_be_turned_off_or_moved) {
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_TRACE=elsewhere.bin CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g"), 0);
   cr_assert_eq(sh("test -s elsewhere.bin && %s report r.json --device h100-sxm5 --trace elsewhere.bin", CGP_DRIVER), 0,
                "%s", read_file("err.txt"));
+  /* without --trace: the report says where the run wrote it */
+  cr_assert_eq(sh("%s report r.json --device h100-sxm5", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert(strstr(read_file("err.txt"), "replayed from the trace elsewhere.bin"), "%s", read_file("err.txt"));
 }
