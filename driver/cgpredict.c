@@ -1,29 +1,34 @@
 /* cgpredict: the command users run.
      cgpredict build -- <cc command line>   compile, instrument the marked loop nests, link the runtime
      cgpredict cc <args>                    the same as `cgpredict build -- cc <args>` (for CC=)
-     cgpredict report FILE [--device A,B] [--json]   re-run the model on a saved report
+     cgpredict report FILE [--device A,B|all] [--json]   re-run the model on a saved report; a device
+                                            the run did not analyse is replayed from FILE.trace
      cgpredict devices [NAME]               the device database; one device with every field and source
    Every flag of the compiler command line is passed through; only the sources that hold a
    `#pragma cgpredict kernel` are compiled differently (driver/cgp_build.c). */
 #include "cgp_build.h"
 #include "cgp_model.h"
 #include "cgp_report.h"
+#include "cgp_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
   "usage: cgpredict build -- <compiler> [args...]\n"
   "       cgpredict cc [args...]\n"
-  "       cgpredict report FILE [--device NAME[,NAME...]] [--json]\n"
+  "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE]\n"
   "       cgpredict devices [NAME]\n"
   "       cgpredict --help | --version\n"
   "\n"
   "Mark a loop nest with `#pragma cgpredict kernel [name(id)] [dims(n)] [block(x[,y[,z]])]`,\n"
   "build with `cgpredict build -- cc ...`, run the program: it writes cgpredict-report.json and\n"
   "prints the predicted GPU time per kernel and device on stderr. Environment of the program:\n"
-  "CGPREDICT_REPORT, CGPREDICT_DEVICE, CGPREDICT_QUIET, CGPREDICT_BLOCK, CGPREDICT_SAMPLE.\n";
+  "CGPREDICT_REPORT, CGPREDICT_DEVICE, CGPREDICT_QUIET, CGPREDICT_BLOCK, CGPREDICT_SAMPLE,\n"
+  "CGPREDICT_TRACE (the trace beside the report: `cgpredict report FILE --device all` predicts\n"
+  "every device of the database from it without running the program again; 0: none).\n";
 
 /* `cgpredict devices`: one line per device file with its key numbers. */
 static int list_devices(void) {
@@ -128,24 +133,70 @@ static int cmd_devices(int argc, char **argv) {
   return 2;
 }
 
+/* Is device `name` in the report's samples' "analysis" (analysed when the program ran)? */
+static int analysed(const cJSON *r, const char *name) {
+  char **have = NULL;
+  size_t n = cgp_report_devices(r, &have);
+  int found = 0;
+  for (size_t i = 0; i < n; i++) {
+    found |= strcmp(have[i], name) == 0;
+    free(have[i]);
+  }
+  free(have);
+  return found;
+}
+
+/* Does the report have any sample at all (else nothing needs replaying)? */
+static int has_samples(const cJSON *r) {
+  const cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(r, "kernels"))
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "samples")) > 0) return 1;
+  return 0;
+}
+
+/* Mark the predictions of replayed devices: "replayed", and "partial_batches" when the traced
+   windows were sized for smaller devices. */
+static void mark_replayed(cJSON *r, const cgp_device *devs, const int *replayed, const int *partial, size_t n) {
+  cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(r, "kernels")) {
+    cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
+      const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
+      for (size_t i = 0; i < n; i++)
+        if (replayed[i] && dev && strcmp(dev, devs[i].name) == 0) {
+          cJSON_AddBoolToObject(p, "replayed", 1);
+          cJSON_AddBoolToObject(p, "partial_batches", partial[i]);
+          if (partial[i])
+            cJSON_AddStringToObject(p, "replay_note", "the trace's windows were sized for the devices of the run, "
+                                    "whose batches are smaller than this device's: its batches were cut at the "
+                                    "window's end (run with CGPREDICT_DEVICE=all to size windows for every device)");
+        }
+    }
+  }
+}
+
 static int cmd_report(int argc, char **argv) {
-  const char *path = NULL, *devlist = NULL;
+  const char *path = NULL, *devlist = NULL, *trace = NULL;
   int json = 0;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) devlist = argv[++i];
     else if (strncmp(argv[i], "--device=", 9) == 0) devlist = argv[i] + 9;
+    else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) trace = argv[++i];
+    else if (strncmp(argv[i], "--trace=", 8) == 0) trace = argv[i] + 8;
     else if (strcmp(argv[i], "--json") == 0) json = 1;
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else { fprintf(stderr, "cgpredict report: unexpected argument '%s'\n%s", argv[i], usage); return 2; }
   }
   if (!path) { fprintf(stderr, "cgpredict report: which report file?\n%s", usage); return 2; }
-  char err[4096];
+  char err[8600];
   cJSON *r = NULL;
   if (cgp_report_load(path, &r, err, sizeof err) != 0) { fprintf(stderr, "cgpredict: %s\n", err); return 1; }
   char **names = NULL;
   size_t n = 0;
   int list_oom = 0;
-  if (devlist) {
+  if (devlist && strcmp(devlist, "all") == 0) {
+    n = cgp_device_all_names(&names);
+  } else if (devlist) {
     char *list = strdup(devlist), *save = NULL;
     for (char *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
       char **bigger = realloc(names, (n + 1) * sizeof *names);
@@ -158,27 +209,75 @@ static int cmd_report(int argc, char **argv) {
   } else {
     n = cgp_report_devices(r, &names);
   }
-  cgp_device *devs = calloc(n ? n : 1, sizeof *devs);
+  cgp_device *devs = calloc(n ? n : 1, sizeof *devs), *todo = calloc(n ? n : 1, sizeof *todo);
+  int *replayed = calloc(n ? n : 1, sizeof *replayed), *partial = calloc(n ? n : 1, sizeof *partial);
   int rc = 0;
-  if (!devs || list_oom) {
+  if (!devs || !todo || !replayed || !partial || list_oom) {
     snprintf(err, sizeof err, "out of memory for the device list");
     rc = 1;
   }
   for (size_t i = 0; i < n && !rc; i++)
     if (cgp_device_find(names[i], &devs[i], err, sizeof err) != 0) rc = 1;
+  /* devices the run did not analyse: replayed from the trace beside the report */
+  size_t ntodo = 0;
+  for (size_t i = 0; i < n && !rc; i++)
+    if (has_samples(r) && !analysed(r, devs[i].name)) {
+      todo[ntodo++] = devs[i];
+      replayed[i] = 1;
+    }
+  /* the trace: --trace, else FILE.trace, else where the run wrote it (CGPREDICT_TRACE) */
+  char tpath[4200];
+  snprintf(tpath, sizeof tpath, "%s.trace", path);
+  const char *ran = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "runtime"), "trace"), "file"));
+  if (trace) snprintf(tpath, sizeof tpath, "%s", trace);
+  else if (ran && access(tpath, F_OK) != 0 && access(ran, F_OK) == 0) snprintf(tpath, sizeof tpath, "%s", ran);
+  int *tpartial = calloc(ntodo ? ntodo : 1, sizeof *tpartial);
+  if (!rc && ntodo) {
+    char terr[4096];
+    if (!tpartial) {
+      snprintf(err, sizeof err, "out of memory");
+      rc = 1;
+    } else if (cgp_trace_replay(tpath, r, todo, ntodo, tpartial, terr, sizeof terr) != 0) {
+      snprintf(err, sizeof err, "device '%s' was not analysed when the program ran, and its trace cannot be "
+               "replayed: %s (run the program again: it writes the trace beside its report; or give "
+               "--trace PATH)", todo[0].name, terr);
+      rc = 1;
+    } else {
+      for (size_t i = 0, j = 0; i < n; i++)
+        if (replayed[i]) partial[i] = tpartial[j++];
+    }
+  }
+  free(tpartial);
   if (!rc && cgp_report_predict(r, devs, n, err, sizeof err) != 0) rc = 1;
+  if (!rc) mark_replayed(r, devs, replayed, partial, n);
   if (rc) {
     fprintf(stderr, "cgpredict: %s\n", err);
-  } else if (json) {
-    char *text = cJSON_Print(r);
-    puts(text);
-    cJSON_free(text);
   } else {
-    cgp_report_print_summary(stdout, r, path);
+    if (ntodo) {
+      fprintf(stderr, "cgpredict: %zu device(s) replayed from the trace %s", ntodo, tpath);
+      int any = 0;
+      for (size_t i = 0; i < n; i++)
+        if (replayed[i] && partial[i]) {
+          fprintf(stderr, "%s%s", any ? ", " : "; from partial batches (windows sized for the run's devices): ", devs[i].name);
+          any = 1;
+        }
+      fputc('\n', stderr);
+    }
+    if (json) {
+      char *text = cJSON_Print(r);
+      puts(text);
+      cJSON_free(text);
+    } else {
+      cgp_report_print_summary(stdout, r, path);
+    }
   }
   for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);
   free(devs);
+  free(todo);
+  free(replayed);
+  free(partial);
   cJSON_Delete(r);
   return rc;
 }

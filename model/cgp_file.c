@@ -176,3 +176,85 @@ int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *
   if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
   return 0;
 }
+
+/* ---- streamed, then renamed ------------------------------------------------------------------- */
+
+/* `path` may be written: absent, or a regular file (its mode in *mode, else the umask's). */
+static int check_target(const char *path, mode_t *mode, char *err, size_t errlen) {
+  struct stat st;
+  if (!path[0]) { snprintf(err, errlen, "cannot write an empty path"); return -1; }
+  if (lstat(path, &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      snprintf(err, errlen, "cannot write '%s': it is a symbolic link; refusing to write through it "
+               "(give the target's own path)", path);
+      return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      snprintf(err, errlen, "cannot write '%s': it is %s, not a regular file; refusing to replace it",
+               path, kind_of(st.st_mode));
+      return -1;
+    }
+    *mode = st.st_mode & 07777;
+  } else if (errno == ENOENT) {
+    mode_t mask = umask(0);
+    umask(mask);
+    *mode = 0666 & ~mask;
+  } else {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+FILE *cgp_file_stream_open(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen) {
+  mode_t mode;
+  char dir[4096];
+  if (check_target(path, &mode, err, errlen) != 0) return NULL;
+  if (dir_of(path, dir, sizeof dir) != 0) { snprintf(err, errlen, "cannot write '%s': path too long", path); return NULL; }
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (snprintf(tmp, tmplen, "%s/.%.200s.XXXXXX", dir, base) >= (int)tmplen) {
+    snprintf(err, errlen, "cannot write '%s': path too long", path);
+    return NULL;
+  }
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write '%s': cannot create a temporary file in '%s': %s", path, dir, strerror(errno));
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "wb");
+  if (!f) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    close(fd);
+    unlink(tmp);
+  }
+  return f;
+}
+
+void cgp_file_stream_abort(FILE *f, const char *tmp) {
+  if (f) fclose(f);
+  unlink(tmp);
+}
+
+int cgp_file_stream_commit(FILE *f, const char *tmp, const char *path, char *err, size_t errlen) {
+  mode_t mode;
+  if (check_target(path, &mode, err, errlen) != 0) { cgp_file_stream_abort(f, tmp); return -1; }
+  const char *step = "write";
+  int ok = fflush(f) == 0 && !ferror(f);
+  int saved = ok ? 0 : errno, fd = fileno(f);
+  if (ok && !(ok = fchmod(fd, mode) == 0)) { step = "chmod"; saved = errno; }
+  if (ok && !(ok = fsync(fd) == 0)) { step = "fsync"; saved = errno; }
+  if (fclose(f) != 0 && ok) { ok = 0; step = "close"; saved = errno; }
+  if (ok && rename(tmp, path) != 0) { ok = 0; step = "rename"; saved = errno; }
+  if (!ok) {
+    unlink(tmp);
+    snprintf(err, errlen, "cannot write '%s': %s failed: %s", path, step, strerror(saved ? saved : EIO));
+    return -1;
+  }
+  char dir[4096];
+  if (dir_of(path, dir, sizeof dir) == 0) {
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
+  }
+  return 0;
+}

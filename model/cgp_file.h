@@ -23,4 +23,13 @@ int cgp_read_regular_file(const char *path, size_t cap, char **buf, size_t *len,
    names the path and the reason. */
 int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
 
+/* The same, streamed: a temporary file beside `path` (made as cgp_write_file_atomic makes it) to
+   write into with stdio; commit flushes, fsyncs and renames it over `path` (with the same
+   refusals: a symbolic link or special file at `path` is never replaced), abort removes it.
+   *tmp (tmplen bytes) receives the temporary's name. NULL / -1 with err on failure. */
+#include <stdio.h>
+FILE *cgp_file_stream_open(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
+int cgp_file_stream_commit(FILE *f, const char *tmp, const char *path, char *err, size_t errlen);
+void cgp_file_stream_abort(FILE *f, const char *tmp);
+
 #endif

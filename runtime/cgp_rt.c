@@ -224,12 +224,14 @@ static void analyse_next_batch(rt_window *w, size_t d) {
   uint64_t bpb = rt_batch_blocks(d, L.tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   uint64_t range[2] = {w->start + b0, w->start + b1};
   flush_pending_if(pending_in_range, range);
-  int counting = !(warms(w) && b0 == 0);
-  if (b0 == 0) cgp_analysis_begin_window(rt_kernel_analyses(L.k, d));
   /* dependences: device independent, checked on a launch's first window (docs/pipeline.md) */
-  rt_window_batch(L.k, w, d, b0, b1, counting, d == 0 && w->start == 0 ? L.deps : NULL);
-  w->counted[d] += counting;
-  w->next[d] = b1;
+  rt_window_next_batch(L.k, w, d, L.tpb, warms(w), d == 0 && w->start == 0 ? L.deps : NULL);
+}
+
+/* Release blocks [freed, b) of window w, written to the trace first (cgp_rt_trace.c). */
+static size_t free_below(rt_window *w, uint64_t b) {
+  rt_trace_blocks(L.k, w, b);
+  return rt_window_free_below(w, b);
 }
 
 /* Release the blocks every device has analysed (a warming window keeps its first batch, which
@@ -240,7 +242,7 @@ static void release_analysed(rt_window *w) {
     uint64_t keep = warms(w) && !w->counted[d] ? 0 : w->next[d];
     if (keep < lo) lo = keep;
   }
-  size_t bytes = rt_window_free_below(w, lo);
+  size_t bytes = free_below(w, lo);
   L.stored -= bytes < L.stored ? bytes : L.stored;
 }
 
@@ -252,31 +254,17 @@ static void close_window(size_t i) {
     L.wstat = ns;
     rt_wstat *out = L.wstat[L.nwstat++];
     memset(out, 0, sizeof *ns);
-    uint64_t last = w->nblk < w->size ? w->nblk : w->size;
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-      cgp_analysis_set *an = rt_kernel_analyses(L.k, d);
-      if (!an) continue;
-      while (w->next[d] < last) analyse_next_batch(w, d);
-      if (!w->counted[d] && w->next[d] > 0) {            /* only the warming batch came */
-        uint64_t b1 = rt_batch_blocks(d, L.tpb);
-        rt_window_batch(L.k, w, d, 0, b1, 1, NULL);
-        w->counted[d] = 1;
-        out[d].first_counted = w->start;
-      } else {
-        out[d].first_counted = w->start + (warms(w) ? rt_batch_blocks(d, L.tpb) : 0);
-      }
-      out[d].end = w->start + w->size;
-      out[d].region_start = w->start;
-      out[d].region_end = w->region_end;
-      out[d].budget_hit = w->budget_hit;
-      cgp_analysis_results(an, &out[d].tot, L.k->site[d]);
-      out[d].seen_blocks = out[d].tot.blocks;
-    }
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+      rt_window_finish(L.k, w, d, L.tpb, warms(w), d == 0 && w->start == 0 ? L.deps : NULL, &out[d]);
   }
-  size_t bytes = rt_window_free_below(w, w->nblk);
+  size_t bytes = free_below(w, w->nblk);
   L.stored -= bytes < L.stored ? bytes : L.stored;
+  rt_trace_window(w);
   rt_window_release(w);
-  L.win[i] = L.win[--L.nwin];
+  /* windows stay in the order they opened (block order): each device analyses them, and the
+     trace replays them, in that order */
+  memmove(&L.win[i], &L.win[i + 1], (L.nwin - i - 1) * sizeof *L.win);
+  L.nwin--;
 }
 
 /* Close the windows the sweep has left and analyse the batches it has completed. */
@@ -490,52 +478,7 @@ void cgp_rt_kernel_begin(const char *desc) {
     if (L.sampled && rt_kernel_analyses(k, d)) cgp_analysis_begin_launch(k->an[d]);
   }
   L.W = 2 * most;                             /* one batch to warm the caches, one to measure */
-}
-
-/* Per-warp averages of a launch from its windows' sums, each window scaled to the blocks it
-   stands for (clipped to the grid of G blocks). */
-static void launch_stats(size_t d, uint64_t G, cgp_kernel_stats *st, double *traced_warps) {
-  cgp_totals sum = {0};
-  for (size_t w = 0; w < L.nwstat; w++) {
-    const rt_wstat *ws = &L.wstat[w][d];
-    uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
-    if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) continue;
-    /* a window the memory budget cut short stands on the blocks it saw */
-    double measured = ws->budget_hit && ws->seen_blocks > 0 ? ws->seen_blocks : (double)(end - ws->first_counted);
-    double scale = (double)(rend - ws->region_start) / measured;
-    const double *src = (const double *)&ws->tot;
-    double *dst = (double *)&sum;
-    for (size_t i = 0; i < sizeof sum / sizeof(double); i++) dst[i] += scale * src[i];
-    if (traced_warps) *traced_warps += ws->tot.warps;
-  }
-  memset(st, 0, sizeof *st);
-  /* blocks and warps with at least one active thread: a CUDA block or warp whose threads all
-     fail the index guard costs next to nothing */
-  st->blocks = (uint64_t)(sum.blocks + 0.5);
-  st->threads_per_block = L.tpb;
-  st->total_warps = (uint64_t)(sum.warps + 0.5);
-  for (int c = 0; c < CGP_NCLASS; c++) st->smem_conflict[c] = 1;
-  if (sum.warps <= 0) return;
-  double w = sum.warps;
-  for (int c = 0; c < CGP_NCLASS; c++) {
-    double n = sum.ld_insts[c];
-    st->insts[c] = n / w;
-    st->trans_pw[c] = n > 0 ? sum.ld_trans[c] / n : 0;
-    st->dram_pw[c] = n > 0 ? sum.ld_dram[c] / n : 0;
-    st->l1_trans_pw[c] = n > 0 ? sum.l1_trans[c] / n : 0;
-    st->l1_hit_pw[c] = n > 0 ? sum.l1_hit[c] / n : 0;
-  }
-  st->st_insts = sum.st_insts / w;
-  st->st_trans_pw = sum.st_insts > 0 ? sum.st_trans / sum.st_insts : 0;
-  st->st_dram_pw = sum.st_insts > 0 ? sum.st_dram / sum.st_insts : 0;
-  st->total_insts = sum.total_insts / w;
-  st->core_insts = sum.core_insts / w;
-  st->fp32_insts = sum.fp32_insts / w;
-  st->fp64_insts = sum.fp64_insts / w;
-  st->int_insts = sum.int_insts / w;
-  st->sfu_insts = sum.sfu_insts / w;
-  st->masked_slots = sum.masked_slots / w;
-  st->lsu_wavefronts = sum.lsu_wavefronts / w;
+  if (L.sampled) rt_trace_launch_begin(k, k->launches - 1, b, L.W, cgp_rt_g.sample_mode == 2);
 }
 
 static void finish_launch(void) {
@@ -550,13 +493,14 @@ static void finish_launch(void) {
     if (grid[d] > k->grid_max[d]) k->grid_max[d] = grid[d];
     if (gb[d] > k->gridblocks_max[d]) k->gridblocks_max[d] = gb[d];
   }
+  if (L.sampled) rt_trace_launch_end(G);
   if (!L.sampled || G == 0) return;
   rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L.threads};
   memcpy(s.grid, grid, sizeof grid);
   memcpy(s.gridblocks, gb, sizeof gb);
   s.total_warps = G * ((L.tpb + RT_WARP - 1) / RT_WARP);
   for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-    launch_stats(d, G, &s.stats[d], d == 0 ? &s.traced_warps : NULL);
+    rt_launch_stats(L.wstat, L.nwstat, d, L.tpb, G, &s.stats[d], d == 0 ? &s.traced_warps : NULL);
   for (size_t w = 0; w < L.nwstat; w++) {
     k->warps_traced += (uint64_t)L.wstat[w][0].tot.warps;
     k->divergent_warps += (uint64_t)L.wstat[w][0].tot.divergent_warps;

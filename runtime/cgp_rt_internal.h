@@ -84,6 +84,7 @@ typedef struct rt_kernel {
   int deps_partial, budget_hit;
   uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;
+  int trace_id;              /* its number in the trace file, -1 before its first traced launch */
 } rt_kernel;
 
 typedef struct {
@@ -108,8 +109,17 @@ extern rt_global cgp_rt_g;
 void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
 /* Issue the warps of blocks [b0, b1) (offsets in the window) as one batch into kernel k's
    analyses for device d; deps, if not NULL, sees every access. */
-void rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
-                     cgp_deps *deps);
+size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
+                       cgp_deps *deps);   /* returns the warps issued */
+/* Device d's next batch of window w (its blocks complete); in a warming window (warms) the first
+   batch only warms the caches. */
+void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps);
+/* Window w is complete: device d's remaining batches, then what it measured into out. */
+void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps, rt_wstat *out);
+/* Per-warp averages of a launch of G blocks from its windows' sums (device d), each window scaled
+   to the blocks it stands for. */
+void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
+                     cgp_kernel_stats *st, double *traced_warps);
 /* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */
 extern uint64_t rt_deps_checked;
 /* Release the warps of blocks [freed, b); returns the bytes released. */
@@ -121,6 +131,9 @@ uint64_t rt_batch_blocks(size_t d, unsigned tpb);
 
 /* cgp_rt_kernel.c: the kernels seen, their descriptors and sampled launches */
 rt_kernel *rt_kernel_for(const char *desc);
+/* A kernel from its descriptor, on its own (the replay of a trace), and its release. */
+rt_kernel *rt_kernel_new(const char *desc);
+void rt_kernel_free(rt_kernel *k);
 void rt_resolve_block(const rt_kernel *k, unsigned block[3]);
 void rt_record_launch(rt_kernel *k, const rt_sample *s);
 void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d);
@@ -130,11 +143,24 @@ cgp_l2 *rt_device_l2(const cgp_device *d);
 /* The analyses of kernel k for device d (created at first use); NULL when out of memory. */
 cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d);
 
+/* cgp_rt_trace.c: the trace file (cgp_trace.h), streamed: a launch's start, the warps of a
+   window's blocks [freed, below) before they are released, a window as it closes, a launch's end;
+   at exit the trace's summary into the report's "runtime", then the file kept (renamed into
+   place) or removed. */
+void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3], uint64_t W, int full);
+void rt_trace_blocks(const rt_kernel *k, const rt_window *w, uint64_t below);
+void rt_trace_window(const rt_window *w);
+void rt_trace_launch_end(uint64_t G);
+void rt_trace_report(cJSON *runtime);
+void rt_trace_finish(int keep);
+
 /* cgp_rt.c: marked nests entered by a thread while another was inside one (run untraced) */
 unsigned long rt_concurrent_entries(void);
 
 /* cgp_rt_report.c: set-up at the first launch, the report at exit */
 void rt_report_install(void);
+/* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o. */
+void rt_site_stats_json(cJSON *o, const cgp_site_totals *s);
 int  rt_in_kernel(void);
 const rt_kernel *rt_current_kernel(void);
 

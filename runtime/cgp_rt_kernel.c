@@ -7,9 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A descriptor's number; one that is not finite or does not fit an int is the default (a trace
+   file brings descriptors back from disk: they are input, and every caller casts). */
 static double num(const cJSON *o, const char *key, double dflt) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+  if (!cJSON_IsNumber(v) || !(v->valuedouble >= -2147483648.0 && v->valuedouble <= 2147483647.0)) return dflt;
+  return v->valuedouble;
+}
+
+static unsigned unum(const cJSON *o, const char *key, unsigned dflt) {
+  double v = num(o, key, -1);
+  return v >= 0 ? (unsigned)v : dflt;
+}
+
+static int in_int(const cJSON *v) {
+  return cJSON_IsNumber(v) && v->valuedouble >= -2147483648.0 && v->valuedouble <= 2147483647.0;
 }
 
 static const char *str(const cJSON *o, const char *key) {
@@ -40,11 +52,11 @@ static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(d, "mem")) {
       if (i >= nmem) break;
       mb[i] = (int)num(m, "block", -1);
-      mo[i++] = (unsigned)num(m, "order", 0);
+      mo[i++] = unum(m, "order", 0);
     }
     i = 0;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(d, "blocks")) {
-      rpo[i] = (unsigned)num(m, "rpo", (double)i);
+      rpo[i] = unum(m, "rpo", (unsigned)i);
       bl[i++] = (int)num(m, "loop", -1);
     }
     i = 0;
@@ -61,6 +73,12 @@ static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
 }
 
 static void kernel_free(rt_kernel *k) {
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) {
+    cgp_analysis_set_free(k->an[d]);
+    free(k->site[d]);
+  }
+  free(k->samples);
+  free(k->deps);
   cJSON_Delete(k->desc);
   free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
@@ -78,9 +96,10 @@ static rt_kernel *parse_kernel(const char *desc) {
   if (!k) { cJSON_Delete(d); return NULL; }
   k->desc_ptr = desc;
   k->desc = d;
+  k->trace_id = -1;
   k->name = str(d, "name");
   k->file = str(d, "file");
-  k->line = (unsigned)num(d, "line", 0);
+  k->line = unum(d, "line", 0);
   if ((int)num(d, "abi", 0) != CGP_ABI_VERSION) {
     fprintf(stderr, "cgpredict: kernel '%s' (%s:%u) was instrumented by another version of cgpredict "
             "(descriptor ABI %d, runtime ABI %d): rebuild it with this one; it is not analysed\n",
@@ -88,14 +107,14 @@ static rt_kernel *parse_kernel(const char *desc) {
     kernel_free(k);
     return NULL;
   }
-  k->dims = (unsigned)num(d, "dims", 1);
+  k->dims = unum(d, "dims", 1);
   k->can_skip = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "can_skip"));
   const cJSON *blk = cJSON_GetObjectItemCaseSensitive(d, "block");
   for (int i = 0; i < 3; i++) {
     const cJSON *v = cJSON_GetArrayItem(blk, i);
-    k->block[i] = cJSON_IsNumber(v) ? (unsigned)v->valuedouble : 0;
+    k->block[i] = in_int(v) && v->valuedouble >= 0 ? (unsigned)v->valuedouble : 0;
     const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "iv_step"), i);
-    k->step[i] = cJSON_IsNumber(s) ? (long long)s->valuedouble : 1;
+    k->step[i] = in_int(s) ? (long long)s->valuedouble : 1;
   }
   const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "mem");
   k->nmem = (size_t)cJSON_GetArraySize(mem);
@@ -115,7 +134,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   size_t i = 0;
   const cJSON *m;
   cJSON_ArrayForEach(m, mem) {
-    k->mem_size[i] = (unsigned)num(m, "size", 4);
+    k->mem_size[i] = unum(m, "size", 4);
     const char *kind = str(m, "kind");
     k->mem_kind[i] = strcmp(kind, "store") == 0 ? CGP_STORE : strcmp(kind, "atomic") == 0 ? CGP_ATOMIC : CGP_LOAD;
     k->mem_noalias[i] = strcmp(str(m, "reading"), "noalias") == 0;
@@ -189,6 +208,9 @@ void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *dp) {
     k->deps[k->ndeps++] = (rt_dep){f[i], launch};
   }
 }
+
+rt_kernel *rt_kernel_new(const char *desc) { return parse_kernel(desc); }
+void rt_kernel_free(rt_kernel *k) { if (k) kernel_free(k); }
 
 rt_kernel *rt_kernel_for(const char *desc) {
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++)

@@ -159,7 +159,7 @@ static const char *const reading_text[2] = {
     "holds is served from a register",
     "noalias (restrict or the pragma's noalias): values stay in registers as the compiler keeps them"};
 
-static void site_stats(cJSON *o, const cgp_site_totals *s) {
+void rt_site_stats_json(cJSON *o, const cgp_site_totals *s) {
   uint64_t n = s->insts[0] + s->insts[1] + s->insts[2];
   uint64_t looked = s->trans + s->l1_hit;
   cJSON_AddNumberToObject(o, "transactions_per_warp", n ? (double)s->trans / (double)n : 0);
@@ -182,13 +182,13 @@ static cJSON *memory_json(const rt_kernel *k) {
     cJSON_AddStringToObject(m, "class", dominant_class(s));
     cJSON_AddNumberToObject(m, "warp_instructions_traced", (double)n);
     cJSON_AddNumberToObject(m, "active_lanes_per_warp_instruction", n ? (double)s->lanes / (double)n : 0);
-    site_stats(m, s);
+    rt_site_stats_json(m, s);
     if (k->mem_kind[i] == CGP_LOAD)
       cJSON_AddNumberToObject(m, "forwarded_from_register", (double)k->forwarded[i]);
     if (k->mem_shared[i] && n)
       cJSON_AddNumberToObject(m, "bank_conflict_degree", (double)s->bank_degree_sum / (double)n);
     cJSON *by = cJSON_AddObjectToObject(m, "by_device");
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++) site_stats(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_site_stats_json(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
     cJSON_AddStringToObject(m, "reading_explained", reading_text[k->mem_noalias[i]]);
     cJSON_AddItemToArray(arr, m);
     i++;
@@ -327,17 +327,22 @@ static void write_report(void) {
                             "not in the predictions)");
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
+  rt_trace_report(rt);
   char err[2048], msg[2400];
   int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);
   if (rc != 0) {              /* the program's exit goes on as without cgpredict (cgp_rt_file.h) */
     snprintf(msg, sizeof msg, "%s; no report written: this run's analysis is lost", err);
     rt_tool_failure(msg);
+    rt_trace_finish(0);
     cJSON_Delete(r);
     return;
   }
   if (cgp_report_write(r, cgp_rt_g.report_path, err, sizeof err) != 0) {
     snprintf(msg, sizeof msg, "%s; the report is lost%s", err, cgp_rt_g.quiet ? "" : " (its summary follows)");
     rt_tool_failure(msg);
+    rt_trace_finish(0);
+  } else {
+    rt_trace_finish(1);       /* the trace goes with its report */
   }
   fflush(stdout);
   if (!cgp_rt_g.quiet) cgp_report_print_summary(stderr, r, cgp_rt_g.report_path);
@@ -352,6 +357,7 @@ static void at_exit(void) {
     fflush(stdout);
     fprintf(stderr, "cgpredict: the program exited inside kernel '%s' (%s:%u) before the loop nest "
             "finished; no report written\n", k->name, k->file, k->line);
+    rt_trace_finish(0);
     return;
   }
   write_report();

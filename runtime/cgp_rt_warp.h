@@ -72,6 +72,19 @@ rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], co
 void rt_wwarp_free(rt_wwarp *w);
 size_t rt_wwarp_bytes(const rt_wwarp *w);
 unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part */
+/* The warp as bytes (the trace file, docs/pipeline.md "One trace, every device"): little-endian
+   fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit, u32 runs,
+   u32 segments, per run u32 event, u32 iterations[RT_MAXD - 1], u32 segments, per segment u8
+   lane, u32 count, u64 first address, u64 stride. rt_wwarp_size: its length. */
+size_t rt_wwarp_size(const rt_wwarp *w);
+/* Events the warp issues at most (the sum of its runs' longest counts): the work to replay it. */
+uint64_t rt_wwarp_events(const rt_wwarp *w);
+void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out);
+/* Read one warp of a shape with `nev` events from p[0..len): NULL, with err saying what and at
+   which byte of the warp, when the bytes are truncated or inconsistent (an event out of range,
+   a lane twice in one run, a count of 0, more than RT_WARP lanes); *used: bytes it took. */
+rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, size_t *used, char *err,
+                               size_t errlen);
 const uint64_t *rt_wwarp_thread_keys(const rt_wwarp *w);
 
 /* One event of a warp in issue order. */

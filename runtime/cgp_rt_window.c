@@ -107,16 +107,16 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
   return 0;
 }
 
-void rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
-                     cgp_deps *deps) {
+size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
+                       cgp_deps *deps) {
   cgp_analysis_set *an = rt_kernel_analyses(k, d);
-  if (!an) return;
+  if (!an) return 0;
   if (b1 > w->nblk) b1 = w->nblk;
   size_t nw = 0, nblocks = 0;
   for (size_t b = b0; b < b1; b++) { nw += w->nw[b]; nblocks += w->nw[b] > 0; }
-  if (!nw) return;
+  if (!nw) return 0;
   live_warp *lw = calloc(nw, sizeof *lw);
-  if (!lw) return;
+  if (!lw) return 0;
   unsigned no_sm = cgp_rt_g.dev[d].no_sm;
   size_t i = 0;
   for (size_t b = b0; b < b1; b++)
@@ -138,4 +138,86 @@ void rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, ui
   }
   cgp_analysis_end_batch(an);
   free(lw);
+  return nw;
+}
+
+/* What follows is shared by the run (cgp_rt.c, as the sweep completes batches and windows) and
+   the replay of a trace (cgp_rt_trace.c, a whole window at once): per device, the same batches
+   in the same order, so the same sums. */
+
+void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps) {
+  uint64_t bpb = rt_batch_blocks(d, tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
+  int counting = !(warms && b0 == 0);
+  if (b0 == 0) cgp_analysis_begin_window(rt_kernel_analyses(k, d));
+  /* a batch without warps (blocks the memory budget left untraced) does not count: the window
+     then stands on its warming batch, as when no second batch came */
+  size_t issued = rt_window_batch(k, w, d, b0, b1, counting, deps);
+  w->counted[d] += counting && issued > 0;
+  w->next[d] = b1;
+}
+
+void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps, rt_wstat *out) {
+  cgp_analysis_set *an = rt_kernel_analyses(k, d);
+  if (!an) return;
+  uint64_t last = w->nblk < w->size ? w->nblk : w->size;
+  while (w->next[d] < last) rt_window_next_batch(k, w, d, tpb, warms, deps);
+  if (!w->counted[d] && w->next[d] > 0) {            /* only the warming batch came */
+    uint64_t b1 = rt_batch_blocks(d, tpb);
+    rt_window_batch(k, w, d, 0, b1, 1, NULL);
+    w->counted[d] = 1;
+    out->first_counted = w->start;
+  } else {
+    out->first_counted = w->start + (warms ? rt_batch_blocks(d, tpb) : 0);
+  }
+  out->end = w->start + w->size;
+  out->region_start = w->start;
+  out->region_end = w->region_end;
+  out->budget_hit = w->budget_hit;
+  cgp_analysis_results(an, &out->tot, k->site[d]);
+  out->seen_blocks = out->tot.blocks;
+}
+
+void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
+                     cgp_kernel_stats *st, double *traced_warps) {
+  cgp_totals sum = {0};
+  for (size_t w = 0; w < nwstat; w++) {
+    const rt_wstat *ws = &wstat[w][d];
+    uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
+    if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) continue;
+    /* a window the memory budget cut short stands on the blocks it saw */
+    double measured = ws->budget_hit && ws->seen_blocks > 0 ? ws->seen_blocks : (double)(end - ws->first_counted);
+    double scale = (double)(rend - ws->region_start) / measured;
+    const double *src = (const double *)&ws->tot;
+    double *dst = (double *)&sum;
+    for (size_t i = 0; i < sizeof sum / sizeof(double); i++) dst[i] += scale * src[i];
+    if (traced_warps) *traced_warps += ws->tot.warps;
+  }
+  memset(st, 0, sizeof *st);
+  /* blocks and warps with at least one active thread: a CUDA block or warp whose threads all
+     fail the index guard costs next to nothing */
+  st->blocks = (uint64_t)(sum.blocks + 0.5);
+  st->threads_per_block = tpb;
+  st->total_warps = (uint64_t)(sum.warps + 0.5);
+  for (int c = 0; c < CGP_NCLASS; c++) st->smem_conflict[c] = 1;
+  if (sum.warps <= 0) return;
+  double w = sum.warps;
+  for (int c = 0; c < CGP_NCLASS; c++) {
+    double n = sum.ld_insts[c];
+    st->insts[c] = n / w;
+    st->trans_pw[c] = n > 0 ? sum.ld_trans[c] / n : 0;
+    st->dram_pw[c] = n > 0 ? sum.ld_dram[c] / n : 0;
+    st->l1_trans_pw[c] = n > 0 ? sum.l1_trans[c] / n : 0;
+    st->l1_hit_pw[c] = n > 0 ? sum.l1_hit[c] / n : 0;
+  }
+  st->st_insts = sum.st_insts / w;
+  st->st_trans_pw = sum.st_insts > 0 ? sum.st_trans / sum.st_insts : 0;
+  st->st_dram_pw = sum.st_insts > 0 ? sum.st_dram / sum.st_insts : 0;
+  st->total_insts = sum.total_insts / w;
+  st->core_insts = sum.core_insts / w;
+  st->fp32_insts = sum.fp32_insts / w;
+  st->fp64_insts = sum.fp64_insts / w;
+  st->int_insts = sum.int_insts / w;
+  st->sfu_insts = sum.sfu_insts / w;
+  st->masked_slots = sum.masked_slots / w;
+  st->lsu_wavefronts = sum.lsu_wavefronts / w;
 }

@@ -274,3 +274,64 @@ Test(reconverge, affine_loop_keeps_one_run_per_site) {
   rt_wwarp_free(w);
   teardown(&f);
 }
+
+/* The trace's bytes of a warp (rt_wwarp_serialise) read back to a warp that issues the same
+   events; every shorter prefix and a lane out of range are refused, never trusted. */
+Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
+  fixture f;
+  const int mb[] = {1, 2, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0, 1}, rpo[] = {0, 1, 2};
+  setup(&f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
+  for (unsigned l = 0; l < RT_WARP; l += 1 + l % 2) {      /* some lanes inactive */
+    lane(&f, l);
+    f.thread[l] = 1000 + l;
+    rt_tracker_block(f.t, 0);
+    for (unsigned j = 0; j <= l % 5; j++) {
+      rt_tracker_block(f.t, 1);
+      rt_tracker_access(f.t, 0, A + 4 * j * l);
+    }
+    rt_tracker_block(f.t, 2);
+    rt_tracker_access(f.t, 1, X + 4 * l);
+    rt_tracker_access(f.t, 2, Y + 4 * l);
+  }
+  rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+  cr_assert_not_null(w);
+  size_t n = rt_wwarp_size(w), used = 0;
+  unsigned char *b = malloc(n);
+  rt_wwarp_serialise(w, b);
+  char err[256];
+  rt_wwarp *r = rt_wwarp_deserialise(b, n, rt_shape_events(f.s), &used, err, sizeof err);
+  cr_assert_not_null(r, "%s", err);
+  cr_assert_eq(used, n);
+  cr_assert_eq(rt_wwarp_threads(r), rt_wwarp_threads(w));
+  cr_assert_eq(memcmp(rt_wwarp_thread_keys(r), rt_wwarp_thread_keys(w), RT_WARP * sizeof(uint64_t)), 0);
+  rt_witer *i1 = rt_witer_new(f.s, w), *i2 = rt_witer_new(f.s, r);
+  rt_wevent e1, e2;
+  size_t events = 0;
+  for (;;) {
+    int m1 = rt_witer_next(i1, &e1), m2 = rt_witer_next(i2, &e2);
+    cr_assert_eq(m1, m2);
+    if (!m1) break;
+    cr_assert(e1.is_mem == e2.is_mem && e1.id == e2.id && e1.nact == e2.nact);
+    cr_assert_eq(memcmp(e1.lane, e2.lane, e1.nact), 0);
+    cr_assert_eq(memcmp(e1.addr, e2.addr, e1.nact * sizeof *e1.addr), 0);
+    events++;
+  }
+  cr_assert_gt(events, 10);
+  rt_witer_free(i1);
+  rt_witer_free(i2);
+  rt_wwarp_free(r);
+  for (size_t k = 0; k < n; k++) {
+    err[0] = '\0';
+    cr_assert_null(rt_wwarp_deserialise(b, k, rt_shape_events(f.s), &used, err, sizeof err), "prefix %zu accepted", k);
+    cr_assert(strstr(err, "truncated"), "prefix %zu: %s", k, err);
+  }
+  cr_assert_null(rt_wwarp_deserialise(b, n, 2, &used, err, sizeof err), "an event beyond the shape accepted");
+  size_t seg0 = n - 21 * 1;                 /* the last segment: its lane byte */
+  b[seg0] = 40;
+  cr_assert_null(rt_wwarp_deserialise(b, n, rt_shape_events(f.s), &used, err, sizeof err), "lane 40 accepted");
+  cr_assert(strstr(err, "lane 40"), "%s", err);
+  free(b);
+  rt_wwarp_free(w);
+  teardown(&f);
+}

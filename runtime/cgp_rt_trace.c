@@ -1,0 +1,545 @@
+/* cgp_rt_trace.c: the trace file (cgp_trace.h): written by the run, streamed as windows release
+   their warps, so it costs no memory beyond stdio's buffer; read back by `cgpredict report
+   --device` to analyse the same warps for another device. */
+#include "cgp_rt_internal.h"
+#include "cgp_file.h"
+#include "cgp_report.h"
+#include "cgp_rt_file.h"
+#include "cgp_trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- writing (the run) -------------------------------------------------------------------------- */
+
+static struct {
+  int state;                 /* 0 not yet decided, 1 writing, -1 off, -2 failed */
+  FILE *f;
+  char path[4200], tmp[4300], err[4600];
+  uint64_t records;
+  uint32_t kernels;
+  unsigned char *buf;
+  size_t cap;
+} T;
+
+static void put(const void *p, size_t n) {
+  if (T.state == 1 && fwrite(p, 1, n, T.f) != n) T.state = -2;
+}
+
+static void put8(uint8_t v) { put(&v, 1); }
+
+static void put32(uint32_t v) {
+  unsigned char b[4];
+  for (int i = 0; i < 4; i++) b[i] = (unsigned char)(v >> (8 * i));
+  put(b, 4);
+}
+
+static void put64(uint64_t v) {
+  unsigned char b[8];
+  for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
+  put(b, 8);
+}
+
+/* CGPREDICT_TRACE: unset, the report's path + ".trace"; "0", no trace; else the path. */
+static int trace_on(void) {
+  if (T.state) return T.state == 1;
+  const char *env = getenv("CGPREDICT_TRACE");
+  if (env && strcmp(env, "0") == 0) { T.state = -1; return 0; }
+  if (env && *env) snprintf(T.path, sizeof T.path, "%s", env);
+  else snprintf(T.path, sizeof T.path, "%s.trace", cgp_rt_g.report_path);
+  T.f = cgp_file_stream_open(T.path, T.tmp, sizeof T.tmp, T.err, sizeof T.err);
+  if (!T.f) { T.state = -2; return 0; }
+  T.state = 1;
+  put(CGP_TRACE_MAGIC, 8);
+  put32(CGP_TRACE_VERSION);
+  put32(RT_MAXD);
+  return T.state == 1;
+}
+
+static int kernel_index(const rt_kernel *k) {
+  for (size_t i = 0; i < cgp_rt_g.nkernels; i++)
+    if (cgp_rt_g.kernels[i] == k) return (int)i;
+  return -1;
+}
+
+void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3], uint64_t W, int full) {
+  if (!trace_on()) return;
+  int id = kernel_index(k);
+  if (id < 0) return;
+  if (k->trace_id < 0) {            /* the report lists kernels in cgp_rt_g.kernels order */
+    size_t n = strlen(k->desc_ptr);
+    put8('K');
+    put32((uint32_t)id);
+    put32((uint32_t)n);
+    put(k->desc_ptr, n);
+    T.records++;
+    k->trace_id = id;
+  }
+  put8('L');
+  put32((uint32_t)id);
+  put64(launch);
+  for (int i = 0; i < 3; i++) put32(block[i]);
+  put64(W);
+  put8((uint8_t)(full != 0));
+  T.records++;
+}
+
+void rt_trace_blocks(const rt_kernel *k, const rt_window *w, uint64_t below) {
+  if (T.state != 1) return;
+  for (uint64_t b = w->freed; b < below && b < w->nblk; b++) {
+    if (!w->nw[b]) continue;
+    put8('B');
+    put64(w->start);
+    put64(b);
+    put32((uint32_t)w->nw[b]);
+    for (size_t i = 0; i < w->nw[b]; i++) {
+      size_t n = rt_wwarp_size(w->blk[b][i]);
+      if (n > T.cap) {
+        unsigned char *p = realloc(T.buf, n);
+        if (!p) { T.state = -2; snprintf(T.err, sizeof T.err, "out of memory"); return; }
+        T.buf = p;
+        T.cap = n;
+      }
+      rt_wwarp_serialise(w->blk[b][i], T.buf);
+      put32((uint32_t)n);
+      put(T.buf, n);
+    }
+    T.records++;
+  }
+  (void)k;
+}
+
+void rt_trace_window(const rt_window *w) {
+  if (T.state != 1) return;
+  put8('W');
+  put64(w->start);
+  put64(w->size);
+  put64(w->region_end);
+  put8((uint8_t)(w->budget_hit != 0));
+  T.records++;
+}
+
+void rt_trace_launch_end(uint64_t G) {
+  if (T.state != 1) return;
+  put8('E');
+  put64(G);
+  T.records++;
+}
+
+void rt_trace_report(cJSON *rt) {
+  if (T.state == 0 || T.state == -1) return;
+  if (T.state == 1) {
+    put8('Z');
+    put64(T.records);
+    if (T.state == 1 && fflush(T.f) != 0) T.state = -2;
+  }
+  cJSON *o = cJSON_AddObjectToObject(rt, "trace");
+  cJSON_AddStringToObject(o, "file", T.path);
+  cJSON_AddBoolToObject(o, "written", T.state == 1);
+  if (T.state == 1) {
+    long size = ftell(T.f);
+    cJSON_AddNumberToObject(o, "bytes", size >= 0 ? (double)size : 0);
+    cJSON_AddStringToObject(o, "use", "cgpredict report REPORT --device NAME|all predicts any device of the "
+                            "database from it, without running the program again");
+  } else {
+    cJSON_AddStringToObject(o, "error", T.err[0] ? T.err : "the trace file could not be written");
+  }
+}
+
+void rt_trace_finish(int keep) {
+  char err[4600], msg[9400];
+  if (T.state == -2 && T.f) {
+    cgp_file_stream_abort(T.f, T.tmp);
+    snprintf(msg, sizeof msg, "trace file '%s' not written: %s", T.path, T.err[0] ? T.err : "write error");
+    rt_tool_failure(msg);
+  } else if (T.state == -2) {
+    snprintf(msg, sizeof msg, "trace file not written: %s", T.err);
+    rt_tool_failure(msg);
+  } else if (T.state == 1 && !keep) {
+    cgp_file_stream_abort(T.f, T.tmp);
+  } else if (T.state == 1 && cgp_file_stream_commit(T.f, T.tmp, T.path, err, sizeof err) != 0) {
+    snprintf(msg, sizeof msg, "trace %s", err);
+    rt_tool_failure(msg);
+  }
+  T.f = NULL;
+  T.state = -1;
+  free(T.buf);
+  T.buf = NULL;
+  T.cap = 0;
+}
+
+/* ---- reading ----------------------------------------------------------------------------------- */
+
+#define TR_MAX_W ((uint64_t)1 << 20)         /* blocks in a window: 2 x (blocks per SM x SMs) */
+
+typedef struct {
+  rt_window w;
+  int closed;
+} tr_window;
+
+typedef struct {
+  uint32_t kid;
+  uint64_t launch, W, G;
+  unsigned block[3];
+  int full, ended;
+  tr_window *win;             /* in the order they were first seen */
+  size_t nwin;
+  size_t *order;              /* indices of win in the order they closed */
+  size_t norder;
+} tr_launch;
+
+typedef struct {
+  const unsigned char *p;
+  size_t len, at;
+  const char *name;
+  char *err;
+  size_t errlen;
+  rt_kernel **k;
+  size_t nk;
+  tr_launch *l;
+  size_t nl;
+  uint64_t events;            /* warp events a replay issues per device (at most) */
+} tr_reader;
+
+static uint32_t rd32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+static int bad(tr_reader *r, size_t at, const char *fmt, const char *what) {
+  char m[512];
+  snprintf(m, sizeof m, fmt, what);
+  snprintf(r->err, r->errlen, "%s: byte %zu: %s (not a complete cgpredict trace; run the program again to "
+           "write a new one)", r->name, at, m);
+  return -1;
+}
+
+static int need(tr_reader *r, size_t n, const char *what) {
+  if (r->len - r->at < n) return bad(r, r->at, "truncated: %s expected", what);
+  return 0;
+}
+
+static void launch_free(tr_launch *l) {
+  for (size_t i = 0; i < l->nwin; i++) rt_window_release(&l->win[i].w);
+  free(l->win);
+  free(l->order);
+}
+
+static void reader_free(tr_reader *r) {
+  for (size_t i = 0; i < r->nk; i++) rt_kernel_free(r->k[i]);
+  free(r->k);
+  for (size_t i = 0; i < r->nl; i++) launch_free(&r->l[i]);
+  free(r->l);
+  r->k = NULL;
+  r->l = NULL;
+  r->nk = r->nl = 0;
+}
+
+static tr_window *window_at(tr_reader *r, tr_launch *l, uint64_t start) {
+  for (size_t i = 0; i < l->nwin; i++)
+    if (!l->win[i].closed && l->win[i].w.start == start) return &l->win[i];
+  tr_window *p = realloc(l->win, (l->nwin + 1) * sizeof *p);
+  if (!p) return NULL;
+  l->win = p;
+  tr_window *w = &l->win[l->nwin++];
+  memset(w, 0, sizeof *w);
+  w->w.start = start;
+  w->w.size = l->W;
+  (void)r;
+  return w;
+}
+
+static int read_kernel(tr_reader *r) {
+  size_t at = r->at;
+  if (need(r, 8, "a kernel record")) return -1;
+  uint32_t id = rd32(r->p + r->at), n = rd32(r->p + r->at + 4);
+  r->at += 8;
+  /* ids are the kernels' places in the report: increasing, with a gap where a kernel was never
+     traced (out of memory at its launch) */
+  if (id < r->nk || id >= 65536) return bad(r, at, "%s", "kernel records out of order");
+  if (need(r, n, "a kernel descriptor")) return -1;
+  char *desc = malloc((size_t)n + 1);
+  if (!desc) return bad(r, at, "%s", "out of memory");
+  memcpy(desc, r->p + r->at, n);
+  desc[n] = '\0';
+  r->at += n;
+  rt_kernel **kk = realloc(r->k, ((size_t)id + 1) * sizeof *kk);
+  rt_kernel *k = kk ? rt_kernel_new(desc) : NULL;
+  free(desc);
+  if (kk) {
+    r->k = kk;
+    for (size_t i = r->nk; i < id; i++) r->k[i] = NULL;
+    r->nk = id;
+  }
+  if (!k) return bad(r, at, "%s", "a kernel descriptor this version cannot read");
+  r->k[r->nk++] = k;
+  if (k->dims < 1 || k->dims > 3) return bad(r, at, "%s", "a kernel descriptor with dims other than 1 to 3");
+  return 0;
+}
+
+static int read_launch(tr_reader *r) {
+  size_t at = r->at;
+  if (need(r, 4 + 8 + 12 + 8 + 1, "a launch record")) return -1;
+  tr_launch l = {0};
+  const unsigned char *p = r->p + r->at;
+  l.kid = rd32(p);
+  l.launch = rd64(p + 4);
+  for (int i = 0; i < 3; i++) l.block[i] = rd32(p + 12 + 4 * i);
+  l.W = rd64(p + 24);
+  l.full = p[32];
+  r->at += 33;
+  if (r->nl && !r->l[r->nl - 1].ended) return bad(r, at, "%s", "a launch begins inside another");
+  if (l.kid >= r->nk || !r->k[l.kid]) return bad(r, at, "%s", "a launch of an unknown kernel");
+  uint64_t tpb = 1;
+  for (int i = 0; i < 3; i++) {
+    if (!l.block[i] || l.block[i] > 1024) return bad(r, at, "%s", "a block dimension out of range");
+    tpb *= l.block[i];
+  }
+  if (tpb > 1024) return bad(r, at, "%s", "more than 1024 threads per block");
+  if (!l.W || l.W > TR_MAX_W) return bad(r, at, "%s", "a window size out of range");
+  if (l.full > 1) return bad(r, at, "%s", "a sampling flag other than 0 or 1");
+  tr_launch *nl = realloc(r->l, (r->nl + 1) * sizeof *nl);
+  if (!nl) return bad(r, at, "%s", "out of memory");
+  r->l = nl;
+  r->l[r->nl++] = l;
+  return 0;
+}
+
+static tr_launch *open_launch(tr_reader *r, size_t at) {
+  if (!r->nl || r->l[r->nl - 1].ended) { bad(r, at, "%s", "a record outside any launch"); return NULL; }
+  return &r->l[r->nl - 1];
+}
+
+static int read_block(tr_reader *r) {
+  size_t at = r->at;
+  tr_launch *l = open_launch(r, at);
+  if (!l) return -1;
+  if (need(r, 20, "a block record")) return -1;
+  uint64_t start = rd64(r->p + r->at), off = rd64(r->p + r->at + 8);
+  uint32_t n = rd32(r->p + r->at + 16);
+  r->at += 20;
+  if (off >= l->W) return bad(r, at, "%s", "a block outside its window");
+  if (n == 0 || n > 1024 / RT_WARP) return bad(r, at, "%s", "a block of 0 or more than 32 warps");
+  tr_window *w = window_at(r, l, start);
+  if (!w) return bad(r, at, "%s", "out of memory");
+  if (off < w->w.nblk && w->w.nw[off]) return bad(r, at, "%s", "a block given twice");
+  size_t nev = rt_shape_events(r->k[l->kid]->shape);
+  for (uint32_t i = 0; i < n; i++) {
+    size_t wat = r->at;
+    if (need(r, 4, "a warp's length")) return -1;
+    uint32_t len = rd32(r->p + r->at);
+    r->at += 4;
+    if (need(r, len, "a warp")) return -1;
+    char e[256];
+    size_t used = 0;
+    rt_wwarp *ww = rt_wwarp_deserialise(r->p + r->at, len, nev, &used, e, sizeof e);
+    if (!ww) return bad(r, wat, "%s", e);
+    if (used != len) { rt_wwarp_free(ww); return bad(r, wat, "%s", "a warp shorter than its length"); }
+    r->events += rt_wwarp_events(ww);
+    r->at += len;
+    size_t before = w->w.nw && off < w->w.nblk ? w->w.nw[off] : 0;
+    rt_window_put(&w->w, off, ww);            /* frees the warp if out of memory */
+    if (!(off < w->w.nblk && w->w.nw[off] == before + 1)) return bad(r, wat, "%s", "out of memory");
+  }
+  return 0;
+}
+
+static int read_window(tr_reader *r) {
+  size_t at = r->at;
+  tr_launch *l = open_launch(r, at);
+  if (!l) return -1;
+  if (need(r, 25, "a window record")) return -1;
+  const unsigned char *p = r->p + r->at;
+  uint64_t start = rd64(p), size = rd64(p + 8), rend = rd64(p + 16);
+  uint8_t hit = p[24];
+  r->at += 25;
+  if (size != l->W || rend < start || start > UINT64_MAX - size || hit > 1)
+    return bad(r, at, "%s", "a window whose size, region or flag is inconsistent");
+  tr_window *w = window_at(r, l, start);
+  size_t *o = w ? realloc(l->order, (l->norder + 1) * sizeof *o) : NULL;
+  if (!o) return bad(r, at, "%s", "out of memory");
+  l->order = o;
+  w = window_at(r, l, start);               /* (window_at may have moved the array) */
+  w->w.region_end = rend;
+  w->w.budget_hit = hit;
+  w->closed = 1;
+  l->order[l->norder++] = (size_t)(w - l->win);
+  return 0;
+}
+
+static int read_end(tr_reader *r) {
+  size_t at = r->at;
+  tr_launch *l = open_launch(r, at);
+  if (!l) return -1;
+  if (need(r, 8, "a launch end")) return -1;
+  l->G = rd64(r->p + r->at);
+  r->at += 8;
+  for (size_t i = 0; i < l->nwin; i++)
+    if (!l->win[i].closed) return bad(r, at, "%s", "a launch ends with a window still open");
+  l->ended = 1;
+  return 0;
+}
+
+static int read_trace(tr_reader *r) {
+  if (r->len < 16 || memcmp(r->p, CGP_TRACE_MAGIC, 8) != 0) {
+    r->at = 0;
+    return r->len < 8 || memcmp(r->p, CGP_TRACE_MAGIC, 8) != 0 ? bad(r, 0, "%s", "not a cgpredict trace (no CGPTRACE header)")
+                                                             : bad(r, 8, "%s", "truncated header");
+  }
+  if (rd32(r->p + 8) != CGP_TRACE_VERSION) return bad(r, 8, "%s", "a trace of another version of cgpredict");
+  if (rd32(r->p + 12) != RT_MAXD) return bad(r, 12, "%s", "a trace of another build of cgpredict (loop depth)");
+  r->at = 16;
+  uint64_t records = 0;
+  for (;;) {
+    size_t at = r->at;
+    if (need(r, 1, "a record (the end marker is missing)")) return -1;
+    uint8_t tag = r->p[r->at++];
+    int rc;
+    switch (tag) {
+    case 'K': rc = read_kernel(r); break;
+    case 'L': rc = read_launch(r); break;
+    case 'B': rc = read_block(r); break;
+    case 'W': rc = read_window(r); break;
+    case 'E': rc = read_end(r); break;
+    case 'Z':
+      if (need(r, 8, "the end marker")) return -1;
+      if (rd64(r->p + r->at) != records) return bad(r, at, "%s", "the end marker's record count does not match");
+      r->at += 8;
+      if (r->at != r->len) return bad(r, r->at, "%s", "bytes after the end marker");
+      if (r->nl && !r->l[r->nl - 1].ended) return bad(r, at, "%s", "the last launch did not end");
+      return 0;
+    default: return bad(r, at, "%s", "an unknown record");
+    }
+    if (rc) return -1;
+    records++;
+  }
+}
+
+int cgp_trace_check(const unsigned char *data, size_t len, const char *name, uint64_t *events, char *err,
+                    size_t errlen) {
+  tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen};
+  size_t ndev = cgp_rt_g.ndev;
+  cgp_rt_g.ndev = 0;                         /* descriptors only: no per-device state */
+  int rc = read_trace(&r);
+  cgp_rt_g.ndev = ndev;
+  if (events) *events = r.events;
+  reader_free(&r);
+  return rc;
+}
+
+/* ---- replay ------------------------------------------------------------------------------------- */
+
+static cJSON *sample_of(cJSON *kernel, uint64_t launch) {
+  cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(kernel, "samples")) {
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(s, "launch");
+    if (cJSON_IsNumber(l) && l->valuedouble == (double)launch) return s;
+  }
+  return NULL;
+}
+
+/* One device through every launch, in program order: its L2 is one for the whole program. */
+static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, int *partial, char *err, size_t errlen) {
+  cgp_rt_g.ndev = 1;
+  cgp_rt_g.dev[0] = *dev;
+  cgp_rt_g.din[0] = NULL;
+  cgp_rt_g.l2[0] = rt_device_l2(dev);
+  if (!cgp_rt_g.l2[0]) {
+    snprintf(err, errlen, "device '%s': its L2 geometry cannot be simulated (or out of memory)", dev->name);
+    return -1;
+  }
+  for (size_t i = 0; i < r->nk; i++) {
+    rt_kernel *k = r->k[i];
+    if (!k) continue;
+    cgp_analysis_set_free(k->an[0]);
+    k->an[0] = NULL;
+    if (k->site[0]) memset(k->site[0], 0, (k->nmem ? k->nmem : 1) * sizeof **k->site);
+  }
+  int rc = 0;
+  for (size_t li = 0; li < r->nl && !rc; li++) {
+    tr_launch *l = &r->l[li];
+    rt_kernel *k = r->k[l->kid];
+    unsigned tpb = l->block[0] * l->block[1] * l->block[2];
+    if (2 * rt_batch_blocks(0, tpb) > l->W) *partial = 1;
+    cgp_analysis_set *an = rt_kernel_analyses(k, 0);
+    if (!an || !k->site[0]) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
+    cgp_analysis_begin_launch(an);
+    rt_wstat (*ws)[RT_MAX_DEVICES] = calloc(l->norder ? l->norder : 1, sizeof *ws);
+    if (!ws) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
+    for (size_t i = 0; i < l->norder; i++) {
+      rt_window *w = &l->win[l->order[i]].w;
+      memset(w->next, 0, sizeof w->next);
+      memset(w->counted, 0, sizeof w->counted);
+      rt_window_finish(k, w, 0, tpb, !l->full && w->start > 0, NULL, &ws[i][0]);
+    }
+    cgp_analysis_end_launch(an);
+    cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
+    if (s) {
+      cgp_kernel_stats st;
+      rt_launch_stats((const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G, &st, NULL);
+      cJSON *an_json = cJSON_GetObjectItemCaseSensitive(s, "analysis");
+      cJSON_DeleteItemFromObjectCaseSensitive(an_json, dev->name);
+      cJSON_AddItemToObject(an_json, dev->name, cgp_report_stats_to_json(&st));
+    }
+    free(ws);
+  }
+  /* each site's figures for the device, as the run gives them for its devices */
+  for (size_t i = 0; i < r->nk && !rc && kernels; i++) {
+    if (!r->k[i]) continue;
+    cJSON *mem = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "memory"), *m;
+    size_t j = 0;
+    cJSON_ArrayForEach(m, mem) {
+      if (j >= r->k[i]->nmem) break;
+      cJSON *by = cJSON_GetObjectItemCaseSensitive(m, "by_device");
+      if (!cJSON_IsObject(by)) by = cJSON_AddObjectToObject(m, "by_device");
+      cJSON_DeleteItemFromObjectCaseSensitive(by, dev->name);
+      rt_site_stats_json(cJSON_AddObjectToObject(by, dev->name), &r->k[i]->site[0][j]);
+      j++;
+    }
+  }
+  for (size_t i = 0; i < r->nk; i++) {
+    if (!r->k[i]) continue;
+    cgp_analysis_set_free(r->k[i]->an[0]);
+    r->k[i]->an[0] = NULL;
+  }
+  cgp_l2_free(cgp_rt_g.l2[0]);
+  cgp_rt_g.l2[0] = NULL;
+  cgp_rt_g.ndev = 0;
+  return rc;
+}
+
+int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name, cJSON *report,
+                         const cgp_device *devs, size_t ndev, int *partial, char *err, size_t errlen) {
+  tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen};
+  cgp_rt_g.ndev = 1;                         /* each kernel gets one device's per-site sums */
+  int rc = read_trace(&r);
+  cJSON *kernels = report ? cJSON_GetObjectItemCaseSensitive(report, "kernels") : NULL;
+  for (size_t i = 0; i < r.nk && !rc && report; i++) {
+    if (!r.k[i]) continue;
+    const char *kn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "name"));
+    if (!kn || strcmp(kn, r.k[i]->name) != 0) {
+      snprintf(err, errlen, "%s: kernel %zu is '%s' in the trace but '%s' in the report: the trace is not this "
+               "report's (run the program again)", name, i, r.k[i]->name, kn ? kn : "(none)");
+      rc = -1;
+    }
+  }
+  for (size_t d = 0; d < ndev && !rc; d++) {
+    int p = 0;
+    rc = replay_device(&r, kernels, &devs[d], &p, err, errlen);
+    if (partial) partial[d] = p;
+  }
+  reader_free(&r);
+  cgp_rt_g.ndev = 0;
+  return rc;
+}
+
+int cgp_trace_replay(const char *path, cJSON *report, const cgp_device *devs, size_t ndev, int *partial,
+                     char *err, size_t errlen) {
+  char *buf;
+  size_t len;
+  if (cgp_read_regular_file(path, CGP_TRACE_CAP_BYTES, &buf, &len, err, errlen) != 0) return -1;
+  int rc = cgp_trace_replay_mem((const unsigned char *)buf, len, path, report, devs, ndev, partial, err, errlen);
+  free(buf);
+  return rc;
+}

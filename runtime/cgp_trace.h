@@ -1,0 +1,49 @@
+/* cgp_trace.h: one trace, every device (docs/pipeline.md, "One trace, every device").
+
+   An instrumented run writes, next to its report, <report>.trace: every kernel's descriptor and,
+   per analysed launch in program order, the reconvergent warps of its traced windows. Those
+   warps are device independent; what a device makes of them (batches of B x no_sm blocks, L1
+   and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
+   analysis (cgp_rt_window.c) over them for devices the run did not analyse.
+
+   File format (version 1), little-endian fixed-width integers:
+     header  "CGPTRACE", u32 version, u32 RT_MAXD
+     records u8 tag, then
+       'K' u32 kernel (its place in the report: increasing), u32 length, descriptor JSON (the pass's)
+       'L' u32 kernel, u64 launch, u32 block x, y, z, u64 W (window blocks), u8 full (SAMPLE=full)
+       'B' u64 window start, u64 block offset, u32 warps, per warp u32 length + rt_wwarp bytes
+       'W' u64 window start, u64 size, u64 region end, u8 budget hit      (the window closed)
+       'E' u64 grid blocks                                               (the launch ended)
+       'Z' u64 records before it                                         (the end; nothing follows) */
+#ifndef CGP_TRACE_H
+#define CGP_TRACE_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "cgp_model.h"
+
+#define CGP_TRACE_MAGIC "CGPTRACE"
+#define CGP_TRACE_VERSION 1u
+#define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
+
+/* Replay the trace at `path` (of the run that wrote `report`) for devs[0..ndev): every sample of
+   every kernel gets analysis[<device>] as the runtime would have computed it. partial[i] (may be
+   NULL) is set when device i's batch is larger than half a traced window (the run sized its
+   windows for smaller devices: its batches are cut at the window's end). 0, or -1 with err naming
+   the file and the byte offset of what is wrong (truncated, corrupt, another report's trace). */
+int cgp_trace_replay(const char *path, cJSON *report, const cgp_device *devs, size_t ndev, int *partial,
+                     char *err, size_t errlen);
+
+/* The same on a trace held in memory (`name` in messages); report NULL: only analyse (the fuzzer). */
+int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name, cJSON *report,
+                         const cgp_device *devs, size_t ndev, int *partial, char *err, size_t errlen);
+
+/* Only the reading and checking (the fuzzer's entry point): 0 if `data` is a well-formed trace;
+   *events (may be NULL): the warp events a replay would issue per device, at most (a run's count
+   is up to 2^32 - 1 iterations: a well-formed trace may still be long to replay). */
+#include <stdint.h>
+int cgp_trace_check(const unsigned char *data, size_t len, const char *name, uint64_t *events, char *err,
+                    size_t errlen);
+
+#endif

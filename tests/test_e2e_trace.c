@@ -1,0 +1,144 @@
+/* End-to-end, "one trace, every device": a run writes <report>.trace; `cgpredict report FILE
+   --device X` replays the run's warps for a device X the run did not analyse, and gets what a run
+   that analysed X would have got (when the traced windows hold X's batches whole). */
+#include "e2e_util.h"
+
+TestSuite(e2e_trace, .init = setup, .fini = teardown, .timeout = 300);
+
+static void build_gemm(int n) {
+  cr_assert_eq(sh("%s build -- cc -O2 -DN=%d -o g %s/examples/gemm.c", CGP_DRIVER, n, CGP_SOURCE_DIR), 0, "%s",
+               read_file("err.txt"));
+}
+
+static int close_rel(double a, double b) { return fabs(a - b) <= 1e-6 * fmax(fabs(a), fabs(b)) + 1e-300; }
+
+/* Every number of two stats objects (numbers and arrays of numbers) within 1e-6 relative. */
+static void same_stats(cJSON *a, cJSON *b, const char *what) {
+  cr_assert_not_null(a, "%s: missing", what);
+  cr_assert_not_null(b, "%s: missing", what);
+  cJSON *f;
+  int n = 0;
+  cJSON_ArrayForEach(f, b) {
+    cJSON *g = cJSON_GetObjectItem(a, f->string);
+    cr_assert_not_null(g, "%s: field %s missing", what, f->string);
+    if (cJSON_IsNumber(f)) {
+      cr_assert(close_rel(f->valuedouble, g->valuedouble), "%s: %s %.17g vs %.17g", what, f->string, g->valuedouble,
+                f->valuedouble);
+      n++;
+    } else if (cJSON_IsArray(f)) {
+      for (int i = 0; i < cJSON_GetArraySize(f); i++)
+        cr_assert(close_rel(cJSON_GetArrayItem(f, i)->valuedouble, cJSON_GetArrayItem(g, i)->valuedouble),
+                  "%s: %s[%d]", what, f->string, i);
+      n++;
+    }
+  }
+  cr_assert_gt(n, 10, "%s: too few fields compared", what);
+}
+
+/* Run with the big device only (its batches size the windows), replay the small one; a run that
+   analysed both is the reference: same windows, same batches, the same stats and time. */
+static void replay_matches(const char *mode) {
+  build_gemm(128);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=%s CGPREDICT_DEVICE=gpgpusim-qv100 CGPREDICT_REPORT=a.json ./g",
+                  mode), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=%s CGPREDICT_DEVICE=gpgpusim-qv100,jetson-tk1 "
+                  "CGPREDICT_REPORT=b.json ./g", mode), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("test -s a.json.trace"), 0, "no trace written beside the report");
+  cJSON *a = report("a.json");
+  cJSON *tr = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "runtime"), "trace");
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(tr, "written")));
+  cr_assert_eq(sh("%s report a.json --device jetson-tk1 --json > x.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert(strstr(read_file("err.txt"), "replayed from the trace a.json.trace"), "%s", read_file("err.txt"));
+  cJSON *x = report("x.json"), *b = report("b.json");
+  cJSON *kx = kernel_named(x, "gemm"), *kb = kernel_named(b, "gemm");
+  cJSON *sx = cJSON_GetObjectItem(kx, "samples"), *sb = cJSON_GetObjectItem(kb, "samples");
+  cr_assert_eq(cJSON_GetArraySize(sx), cJSON_GetArraySize(sb));
+  cr_assert_gt(cJSON_GetArraySize(sx), 0);
+  for (int i = 0; i < cJSON_GetArraySize(sx); i++)
+    same_stats(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(sx, i), "analysis"), "jetson-tk1"),
+               cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(sb, i), "analysis"), "jetson-tk1"), mode);
+  cJSON *px = prediction(kx, "jetson-tk1"), *pb = prediction(kb, "jetson-tk1");
+  cr_assert(close_rel(num(px, "time_ms"), num(pb, "time_ms")), "replayed %.17g ms vs run %.17g ms", num(px, "time_ms"),
+            num(pb, "time_ms"));
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(px, "replayed")));
+  cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(px, "partial_batches")));
+  /* each site's figures for the replayed device, as the run gives them */
+  cJSON *mx = cJSON_GetObjectItem(kx, "memory"), *mb = cJSON_GetObjectItem(kb, "memory");
+  cr_assert_eq(cJSON_GetArraySize(mx), cJSON_GetArraySize(mb));
+  for (int i = 0; i < cJSON_GetArraySize(mx); i++) {
+    cJSON *bx = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(mx, i), "by_device"), "jetson-tk1");
+    cJSON *bb = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(mb, i), "by_device"), "jetson-tk1");
+    cr_assert_not_null(bx, "site %d: no by_device figures for the replayed device", i);
+    cr_assert(close_rel(num(bx, "transactions_per_warp"), num(bb, "transactions_per_warp")), "site %d", i);
+    cr_assert(close_rel(num(bx, "l2_hit_rate"), num(bb, "l2_hit_rate")), "site %d", i);
+  }
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  cJSON_Delete(x);
+}
+
+Test(e2e_trace, replay_of_a_full_trace_matches_a_run_that_analysed_the_device) { replay_matches("full"); }
+Test(e2e_trace, replay_of_a_sampled_trace_matches_a_run_that_analysed_the_device) { replay_matches("run"); }
+
+/* A TK1 run's windows hold 2 TK1 batches (2 blocks each); a V100 batch is 160 blocks: it is
+   predicted from partial batches, and the report says so. --device all predicts every device. */
+Test(e2e_trace, a_bigger_device_is_predicted_from_partial_batches_and_all_devices_work) {
+  build_gemm(128);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g"), 0,
+               "%s", read_file("err.txt"));
+  cr_assert_eq(sh("%s report r.json --device gpgpusim-qv100 --json > x.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cJSON *x = report("x.json");
+  cJSON *p = prediction(kernel_named(x, "gemm"), "gpgpusim-qv100");
+  cr_assert_gt(num(p, "time_ms"), 0);
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(p, "replayed")));
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(p, "partial_batches")));
+  cr_assert(strstr(read_file("err.txt"), "partial batches"), "%s", read_file("err.txt"));
+  cJSON_Delete(x);
+  cr_assert_eq(sh("%s report r.json --device all --json > y.json && ls %s/devices/*.json | grep -vc schema > n.txt",
+                  CGP_DRIVER, CGP_SOURCE_DIR), 0, "%s", read_file("err.txt"));
+  cJSON *y = report("y.json");
+  cJSON *preds = cJSON_GetObjectItem(kernel_named(y, "gemm"), "predictions");
+  cr_assert_eq(cJSON_GetArraySize(preds), atoi(read_file("n.txt")));
+  cJSON *q;
+  cJSON_ArrayForEach(q, preds) cr_assert_gt(num(q, "time_ms"), 0);
+  /* the device the run analysed is not replayed */
+  cr_assert_null(cJSON_GetObjectItem(prediction(kernel_named(y, "gemm"), "jetson-tk1"), "replayed"));
+  cJSON_Delete(y);
+}
+
+/* The trace is an input: a truncated or corrupted one is refused with the file and the offset. */
+Test(e2e_trace, truncated_or_corrupt_trace_is_refused_naming_the_file) {
+  build_gemm(128);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g"), 0, "%s",
+               read_file("err.txt"));
+  cr_assert_eq(sh("cp r.json.trace full.trace && head -c $(( $(stat -c %%s full.trace) / 2 )) full.trace > r.json.trace"), 0);
+  cr_assert_eq(sh("%s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "r.json.trace: byte ") && strstr(err, "truncated"), "%s", err);
+  /* the end marker cut off */
+  cr_assert_eq(sh("head -c $(( $(stat -c %%s full.trace) - 3 )) full.trace > r.json.trace"), 0);
+  cr_assert_eq(sh("%s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  cr_assert(strstr(read_file("err.txt"), "r.json.trace: byte "), "%s", read_file("err.txt"));
+  /* not a trace at all */
+  cr_assert_eq(sh("echo hello > r.json.trace && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  cr_assert(strstr(read_file("err.txt"), "not a cgpredict trace"), "%s", read_file("err.txt"));
+  /* a missing trace names the file */
+  cr_assert_eq(sh("rm r.json.trace && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  cr_assert(strstr(read_file("err.txt"), "r.json.trace"), "%s", read_file("err.txt"));
+  /* the whole file works again */
+  cr_assert_eq(sh("cp full.trace r.json.trace && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 0, "%s",
+               read_file("err.txt"));
+}
+
+Test(e2e_trace, trace_can_be_turned_off_or_moved) {
+  build_gemm(128);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_TRACE=0 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g"), 0);
+  cr_assert_neq(sh("ls r.json.trace"), 0, "CGPREDICT_TRACE=0 wrote a trace");
+  cr_assert_eq(sh("ls -a | grep -c trace"), 1, "a temporary trace was left behind");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_TRACE=elsewhere.bin CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g"), 0);
+  cr_assert_eq(sh("test -s elsewhere.bin && %s report r.json --device h100-sxm5 --trace elsewhere.bin", CGP_DRIVER), 0,
+               "%s", read_file("err.txt"));
+  /* without --trace: the report says where the run wrote it */
+  cr_assert_eq(sh("%s report r.json --device h100-sxm5", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert(strstr(read_file("err.txt"), "replayed from the trace elsewhere.bin"), "%s", read_file("err.txt"));
+}
