@@ -293,6 +293,11 @@ int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t er
   if (!rc) rc = load_string(root, "description", dev->description, sizeof dev->description, path, err, errlen);
   const cJSON *it;
   cJSON_ArrayForEach(it, root) if (!rc && !known_key(it->string)) rc = fail(err, errlen, path, it->string, "unknown field");
+  if (!rc) cJSON_ArrayForEach(it, sources) if (!rc && !(cJSON_IsString(it) && it->valuestring[0])) {
+    char key[96];
+    snprintf(key, sizeof key, "sources.%.80s", it->string);
+    rc = fail(err, errlen, path, key, "expected a non-empty citation string");
+  }
   if (!rc) rc = load_string(root, "l2_index", dev->l2_index, sizeof dev->l2_index, path, err, errlen);
   if (!rc) rc = load_string(root, "l1_index", dev->l1_index, sizeof dev->l1_index, path, err, errlen);
   if (!rc && (!has_source(sources, "l2_index") || !has_source(sources, "l1_index")))

@@ -114,6 +114,9 @@ def main():
         ("bad-host-link", host_kind("usb"), "host_link.kind"),
         ("bool-as-number", set_("l1_caches_global", 1), "l1_caches_global"),
         ("warp-size-64", set_("warp_size", 64), "warp_size"),
+        ("numeric-citation", lambda d: d["sources"].__setitem__("lat_dram", 332), "sources.lat_dram"),
+        ("sets-for-fully-associative", lambda d: d.__setitem__("l2_sets", 1) or d["sources"].__setitem__("l2_sets", "x"),
+         "l2_sets"),
     ]
     accepted = [
         ("set-indexed-pow2", set_indexed(128, 128 * 16 * 64)),
