@@ -110,73 +110,6 @@ static int dir_of(const char *path, char *out, size_t n) {
   return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
-static int write_all(int fd, const char *data, size_t len) {
-  while (len) {
-    ssize_t w = write(fd, data, len);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    data += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
-int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen) {
-  struct stat st;
-  mode_t mode;
-  if (!path[0]) { snprintf(err, errlen, "cannot write an empty path"); return -1; }
-  if (lstat(path, &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
-      snprintf(err, errlen, "cannot write '%s': it is a symbolic link; refusing to write through it "
-               "(give the target's own path)", path);
-      return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-      snprintf(err, errlen, "cannot write '%s': it is %s, not a regular file; refusing to replace it",
-               path, kind_of(st.st_mode));
-      return -1;
-    }
-    mode = st.st_mode & 07777;
-  } else if (errno == ENOENT) {
-    mode_t mask = umask(0);
-    umask(mask);
-    mode = 0666 & ~mask;
-  } else {
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    return -1;
-  }
-  char dir[4096], tmp[4200];
-  if (dir_of(path, dir, sizeof dir) != 0) { snprintf(err, errlen, "cannot write '%s': path too long", path); return -1; }
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  if (snprintf(tmp, sizeof tmp, "%s/.%.200s.XXXXXX", dir, base) >= (int)sizeof tmp) {
-    snprintf(err, errlen, "cannot write '%s': path too long", path);
-    return -1;
-  }
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    snprintf(err, errlen, "cannot write '%s': cannot create a temporary file in '%s': %s", path, dir, strerror(errno));
-    return -1;
-  }
-  const char *step = "write";
-  int ok = write_all(fd, data, len) == 0;
-  if (ok && !(ok = fchmod(fd, mode) == 0)) step = "chmod";
-  if (ok && !(ok = fsync(fd) == 0)) step = "fsync";
-  int saved = errno;
-  if (close(fd) != 0 && ok) { ok = 0; step = "close"; saved = errno; }
-  if (ok && rename(tmp, path) != 0) { ok = 0; step = "rename"; saved = errno; }
-  if (!ok) {
-    unlink(tmp);
-    snprintf(err, errlen, "cannot write '%s': %s failed: %s", path, step, strerror(saved ? saved : EIO));
-    return -1;
-  }
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);   /* make the rename itself durable */
-  if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
-  return 0;
-}
-
 /* ---- streamed, then renamed ------------------------------------------------------------------- */
 
 /* `path` may be written: absent, or a regular file (its mode in *mode, else the umask's). */
@@ -257,4 +190,13 @@ int cgp_file_stream_commit(FILE *f, const char *tmp, const char *path, char *err
     if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
   }
   return 0;
+}
+
+/* Whole, at once: the streamed path with one write. */
+int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen) {
+  char tmp[4200];
+  FILE *f = cgp_file_stream_open(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  if (len) (void)fwrite(data, 1, len, f);      /* a short write leaves ferror set: commit says so */
+  return cgp_file_stream_commit(f, tmp, path, err, errlen);
 }
