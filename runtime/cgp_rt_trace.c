@@ -14,8 +14,9 @@
 /* ---- writing (the run) -------------------------------------------------------------------------- */
 
 static struct {
-  int state;                 /* 0 not yet decided, 1 writing, -1 off, -2 failed */
+  int state;                 /* 0 not yet decided, 1 writing, -1 off, -2 failed, -3 over the cap */
   FILE *f;
+  uint64_t bytes, cap_bytes; /* written so far; CGPREDICT_TRACE_MB */
   char path[4200], tmp[4300], err[4600];
   uint64_t records;
   uint32_t kernels;
@@ -24,7 +25,10 @@ static struct {
 } T;
 
 static void put(const void *p, size_t n) {
-  if (T.state == 1 && fwrite(p, 1, n, T.f) != n) T.state = -2;
+  if (T.state != 1) return;
+  if (T.bytes + n > T.cap_bytes) { T.state = -3; return; }     /* the disk is the user's: a cap */
+  if (fwrite(p, 1, n, T.f) != n) T.state = -2;
+  T.bytes += n;
 }
 
 static void put8(uint8_t v) { put(&v, 1); }
@@ -48,6 +52,11 @@ static int trace_on(void) {
   if (env && strcmp(env, "0") == 0) { T.state = -1; return 0; }
   if (env && *env) snprintf(T.path, sizeof T.path, "%s", env);
   else snprintf(T.path, sizeof T.path, "%s.trace", cgp_rt_g.report_path);
+  const char *mb = getenv("CGPREDICT_TRACE_MB");
+  char *end = NULL;
+  unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_TRACE_MB;
+  if (mb && *mb && (*end || v == 0)) v = RT_DEFAULT_TRACE_MB;
+  T.cap_bytes = (uint64_t)v << 20;
   T.f = cgp_file_stream_open(T.path, T.tmp, sizeof T.tmp, T.err, sizeof T.err);
   if (!T.f) { T.state = -2; return 0; }
   T.state = 1;
@@ -129,6 +138,16 @@ void rt_trace_launch_end(uint64_t G) {
 
 void rt_trace_report(cJSON *rt) {
   if (T.state == 0 || T.state == -1) return;
+  if (T.state == -3) {
+    cJSON *o = cJSON_AddObjectToObject(rt, "trace");
+    cJSON_AddStringToObject(o, "file", T.path);
+    cJSON_AddBoolToObject(o, "written", 0);
+    char why[256];
+    snprintf(why, sizeof why, "the trace would exceed CGPREDICT_TRACE_MB (%llu MiB): not kept; raise it, or run "
+             "with CGPREDICT_DEVICE naming the devices wanted", (unsigned long long)(T.cap_bytes >> 20));
+    cJSON_AddStringToObject(o, "error", why);
+    return;
+  }
   if (T.state == 1) {
     put8('Z');
     put64(T.records);
@@ -156,8 +175,8 @@ void rt_trace_finish(int keep) {
   } else if (T.state == -2) {
     snprintf(msg, sizeof msg, "trace file not written: %s", T.err);
     rt_tool_failure(msg);
-  } else if (T.state == 1 && !keep) {
-    cgp_file_stream_abort(T.f, T.tmp);
+  } else if ((T.state == 1 && !keep) || T.state == -3) {
+    cgp_file_stream_abort(T.f, T.tmp);           /* over the cap: said in the report, not a failure */
   } else if (T.state == 1 && cgp_file_stream_commit(T.f, T.tmp, T.path, err, sizeof err) != 0) {
     snprintf(msg, sizeof msg, "trace %s", err);
     rt_tool_failure(msg);

@@ -142,3 +142,18 @@ Test(e2e_trace, trace_can_be_turned_off_or_moved) {
   cr_assert_eq(sh("%s report r.json --device h100-sxm5", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_assert(strstr(read_file("err.txt"), "replayed from the trace elsewhere.bin"), "%s", read_file("err.txt"));
 }
+
+/* The disk is the user's: past CGPREDICT_TRACE_MB (default 512) the trace is not kept, the report
+   says why, and the program's status is its own. GEMM 128 fully traced is about 3 MB. */
+Test(e2e_trace, trace_over_its_cap_is_not_kept_and_said) {
+  build_gemm(128);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_TRACE_MB=1 CGPREDICT_DEVICE=jetson-tk1 "
+                  "CGPREDICT_REPORT=r.json ./g"), 0, "%s", read_file("err.txt"));
+  cr_assert_neq(sh("ls r.json.trace"), 0, "a trace over its cap was kept");
+  cr_assert_eq(sh("ls -a | grep -q trace"), 1, "a temporary trace was left behind");
+  cJSON *r = report("r.json");
+  cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "runtime"), "trace");
+  cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(t, "written")));
+  cr_assert(strstr(cJSON_GetObjectItem(t, "error")->valuestring, "CGPREDICT_TRACE_MB"));
+  cJSON_Delete(r);
+}
