@@ -8,7 +8,8 @@
    to the analyzer (classes, transactions, L2). At exit it runs the model for every requested
    device and writes the report atomically.
 
-   The marked nests must run on one thread of the program (the hooks keep global state).
+   One thread at a time is traced: the first thread inside a marked nest owns the runtime until it
+   leaves; a thread entering one meanwhile runs it untraced (counted in the report).
 
    Environment:
      CGPREDICT_REPORT   report path (default cgpredict-report.json)
@@ -19,6 +20,10 @@
      CGPREDICT_SAMPLE   "run" (default): threads outside the sample run uninstrumented, the
                         program's results are unchanged; "skip": they are skipped (results
                         change; for predicting at sizes too large to run); "full": trace all
+     CGPREDICT_MEMORY_MB  trace memory budget (default 64)
+     CGPREDICT_DIN      prefix of Dinero IV din files of each device's L2 stream
+     CGPREDICT_TRACE, CGPREDICT_TRACE_MB  the trace file for `cgpredict report --device` (README)
+     CGPREDICT_STRICT   "1": a tool failure turns exit status 0 into 1
 */
 #ifndef CGP_RT_H
 #define CGP_RT_H
