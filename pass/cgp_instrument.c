@@ -1188,6 +1188,36 @@ static int instrument_function(pass_ctx *pc, LLVMValueRef fn, const cgp_kernel_p
   }
 }
 
+/* A marked nest inside another marked nest has no meaning as a CUDA kernel (a kernel inside a
+   thread's body): refused with both locations, before anything is instrumented. */
+static int refuse_nested(pass_ctx *pc, const cgp_kernel_pragma *k, size_t nk) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(pc->m); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMCountBasicBlocks(fn) == 0) continue;
+    cgp_cfg cfg;
+    cgp_loop *loops = NULL;
+    if (cgp_cfg_build(fn, &cfg) != 0) continue;
+    size_t nl = cgp_cfg_loops(&cfg, pc->md_loop, &loops);
+    int bad = 0;
+    for (size_t a = 0; a < nl && !bad; a++)
+      for (size_t i = 0; i < nk && !bad; i++) {
+        if (!loop_matches(&loops[a], &k[i])) continue;
+        for (size_t b = 0; b < nl && !bad; b++)
+          for (size_t j = 0; j < nk && !bad; j++)
+            if (b != a && j != i && loop_matches(&loops[b], &k[j]) && loops[a].in[loops[b].header]) {
+              msg_add(&pc->err, "%s:%u:%u: error: kernel '%s' is inside kernel '%s' (%s:%u:%u): a marked loop "
+                      "nest cannot contain another marked nest (keep one of the two pragmas)",
+                      k[j].file, k[j].for_line, k[j].for_col, k[j].name, k[i].name, k[i].file, k[i].for_line,
+                      k[i].for_col);
+              bad = 1;
+            }
+      }
+    cgp_cfg_loops_free(loops, nl);
+    cgp_cfg_free(&cfg);
+    if (bad) return -1;
+  }
+  return 0;
+}
+
 int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk,
                                char *err, size_t errlen, char *warn, size_t warnlen) {
   char wdummy[1];
@@ -1204,6 +1234,7 @@ int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size
   pc.md_loop = LLVMGetMDKindIDInContext(pc.ctx, "llvm.loop", 9);
   pc.f_site = LLVMGetNamedFunction(m, CGP_SITE_MARKER);
   declare_hooks(&pc);
+  if (refuse_nested(&pc, k, nk) != 0) pc.failed = 1;
   for (size_t i = 0; i < nk && !pc.failed; i++) {
     size_t found = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && !pc.failed; fn = LLVMGetNextFunction(fn)) {

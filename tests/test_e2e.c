@@ -272,3 +272,21 @@ Test(e2e, warps_of_16x16_blocks_span_two_rows_and_divergence_is_counted) {
   cr_assert_eq(num(prediction(k, "jetson-tk1"), "b"), 8);
   cJSON_Delete(r);
 }
+
+/* A marked nest inside another is refused with both locations (the first version failed with
+   "instrumented module does not verify"). */
+Test(e2e, nested_marked_nests_are_refused_naming_both) {
+  write_file("n.c",
+    "#include <stdio.h>\n#define N 64\nfloat a[N][N];\nint main(void) {\n"
+    "#pragma cgpredict kernel name(outer)\n"
+    "  for (int i = 0; i < N; i++) {\n"
+    "#pragma cgpredict kernel name(inner)\n"
+    "    for (int j = 0; j < N; j++)\n"
+    "      a[i][j] = i + j;\n"
+    "  }\n"
+    "  printf(\"%f\\n\", a[3][4]);\n  return 0;\n}\n");
+  cr_assert_neq(sh("%s build -- cc -O2 -o n n.c", CGP_DRIVER), 0);
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "n.c:8:5: error: kernel 'inner' is inside kernel 'outer' (n.c:6:3)"), "%s", err);
+  cr_assert_null(strstr(err, "does not verify"), "%s", err);
+}
