@@ -42,6 +42,7 @@ LLVMValueRef cgp_pass_site_marker(LLVMModuleRef m) {
   add_fn_attr(ctx, f, LLVMAttributeFunctionIndex, "inaccessiblememonly");
   add_fn_attr(ctx, f, LLVMAttributeFunctionIndex, "nounwind");
   add_fn_attr(ctx, f, LLVMAttributeFunctionIndex, "willreturn");
+  add_fn_attr(ctx, f, LLVMAttributeFunctionIndex, "nomerge");    /* two arms' sites stay two, with their lines */
   /* The pointers are only reported, never used. `nonnull` (without noundef, so a null pointer
      only makes the unused argument poison, and nothing is inferred from it) keeps InstCombine
      from asking isKnownNonZero of every marker argument in order to add it: each answer walks
