@@ -277,3 +277,33 @@ Test(e2e_warps, working_set_fits_the_a100_l2_not_the_v100) {
   cr_assert_gt(a100, 0.6, "A100: launches 2 and 3 find x in the L2 (%g)", a100);
   cJSON_Delete(r);
 }
+
+/* Each arm of a ?: keeps its own sites, with their lines and the array's name (the optimizer
+   used to sink the two arms' loads into one site at line 0 named ".sink"). */
+Test(e2e_warps, conditional_arms_keep_their_sites_and_lines) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 64\n"
+      "int path[N][N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) path[i][j] = (i * j) % 7 + 1;\n"
+      "  for (int k = 0; k < N; k++) {\n"
+      "#pragma cgpredict kernel name(fw) dims(2)\n"
+      "    for (int i = 0; i < N; i++)\n"
+      "      for (int j = 0; j < N; j++)\n"
+      "        path[i][j] = path[i][j] < path[i][k] + path[k][j] ?\n"
+      "            path[i][j] : path[i][k] + path[k][j];\n"
+      "  }\n"
+      "  printf(\"%d\\n\", path[3][5]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "fw"), *m;
+  int n = 0;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory")) {
+    cr_assert_geq(num(m, "line"), 10, "a site at line %g", num(m, "line"));
+    cr_assert_str_eq(cJSON_GetObjectItem(m, "array")->valuestring, "path");
+    n++;
+  }
+  cr_assert_eq(n, 7, "3 loads on line 10, 3 on line 11, 1 store");
+  cJSON_Delete(r);
+}
