@@ -135,32 +135,41 @@ static LLVMValueRef declare_hook(pass_ctx *pc, const char *name, LLVMTypeRef ty)
   return f ? f : LLVMAddFunction(pc->m, name, ty);
 }
 
-/* An always-inlined wrapper that calls `hook` only while the runtime traces a thread
-   (`cgp_rt_tracing` != 0): a thread that is not traced pays a load and a branch per access
-   instead of a call. */
+/* A new internal, always-inlined function `name` of type `ty` whose body runs only while the
+   runtime traces a thread (`cgp_rt_tracing` != 0): returns it with the builder at the start of
+   that body; *entry is the function's first block, *done the block that returns. */
+static LLVMValueRef guarded_shell(pass_ctx *pc, const char *name, LLVMTypeRef ty, LLVMBasicBlockRef *entry,
+                                  LLVMBasicBlockRef *done) {
+  LLVMValueRef flag = LLVMGetNamedGlobal(pc->m, "cgp_rt_tracing");
+  if (!flag) flag = LLVMAddGlobal(pc->m, pc->i32, "cgp_rt_tracing");
+  LLVMValueRef f = LLVMAddFunction(pc->m, name, ty);
+  LLVMSetLinkage(f, LLVMInternalLinkage);
+  unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(pc->ctx, kind, 0));
+  *entry = LLVMAppendBasicBlockInContext(pc->ctx, f, "entry");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(pc->ctx, f, "trace");
+  *done = LLVMAppendBasicBlockInContext(pc->ctx, f, "done");
+  LLVMPositionBuilderAtEnd(pc->b, *done);
+  LLVMBuildRetVoid(pc->b);
+  LLVMPositionBuilderAtEnd(pc->b, *entry);
+  LLVMValueRef on = LLVMBuildLoad2(pc->b, pc->i32, flag, "on");
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntNE, on, LLVMConstInt(pc->i32, 0, 0), ""), body, *done);
+  LLVMPositionBuilderAtEnd(pc->b, body);
+  return f;
+}
+
+/* An always-inlined wrapper that calls `hook` only while the runtime traces a thread: a thread
+   that is not traced pays a load and a branch instead of a call. */
 static LLVMValueRef guarded_hook(pass_ctx *pc, const char *name, LLVMValueRef hook, LLVMTypeRef ty,
                                  unsigned nargs) {
   LLVMValueRef f = LLVMGetNamedFunction(pc->m, name);
   if (f) return f;
-  LLVMValueRef flag = LLVMGetNamedGlobal(pc->m, "cgp_rt_tracing");
-  if (!flag) flag = LLVMAddGlobal(pc->m, pc->i32, "cgp_rt_tracing");
-  f = LLVMAddFunction(pc->m, name, ty);
-  LLVMSetLinkage(f, LLVMInternalLinkage);
-  unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(pc->ctx, kind, 0));
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(pc->ctx, f, "entry");
-  LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(pc->ctx, f, "trace");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(pc->ctx, f, "done");
-  LLVMPositionBuilderAtEnd(pc->b, entry);
-  LLVMValueRef on = LLVMBuildLoad2(pc->b, pc->i32, flag, "on");
-  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntNE, on, LLVMConstInt(pc->i32, 0, 0), ""), call, done);
-  LLVMPositionBuilderAtEnd(pc->b, call);
+  LLVMBasicBlockRef entry, done;
+  f = guarded_shell(pc, name, ty, &entry, &done);
   LLVMValueRef args[3];
   for (unsigned i = 0; i < nargs; i++) args[i] = LLVMGetParam(f, i);
   LLVMBuildCall2(pc->b, ty, hook, args, nargs, "");
   LLVMBuildBr(pc->b, done);
-  LLVMPositionBuilderAtEnd(pc->b, done);
-  LLVMBuildRetVoid(pc->b);
   return f;
 }
 
@@ -176,19 +185,9 @@ static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
   LLVMTypeRef params[4] = {pc->i32, pc->i32, i8pp, i8pp};
   pc->t_flush = LLVMFunctionType(pc->voidt, params, 4, 0);
   if (f) return f;
-  LLVMValueRef flag = LLVMGetNamedGlobal(pc->m, "cgp_rt_tracing");
-  if (!flag) flag = LLVMAddGlobal(pc->m, pc->i32, "cgp_rt_tracing");
-  f = LLVMAddFunction(pc->m, "cgp.mem.flush", pc->t_flush);
-  LLVMSetLinkage(f, LLVMInternalLinkage);
-  unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(pc->ctx, kind, 0));
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(pc->ctx, f, "entry");
-  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(pc->ctx, f, "trace");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(pc->ctx, f, "done");
-  LLVMPositionBuilderAtEnd(pc->b, entry);
-  LLVMValueRef on = LLVMBuildLoad2(pc->b, pc->i32, flag, "on");
-  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntNE, on, LLVMConstInt(pc->i32, 0, 0), ""), loop, done);
-  LLVMPositionBuilderAtEnd(pc->b, loop);
+  LLVMBasicBlockRef entry, done;
+  f = guarded_shell(pc, "cgp.mem.flush", pc->t_flush, &entry, &done);
+  LLVMBasicBlockRef loop = LLVMGetInsertBlock(pc->b);
   LLVMValueRef k = LLVMBuildPhi(pc->b, pc->i32, "k");
   LLVMValueRef ka = LLVMBuildZExt(pc->b, k, pc->i64, "");
   LLVMValueRef args[3] = {
@@ -201,8 +200,6 @@ static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
   LLVMValueRef in_v[2] = {LLVMConstInt(pc->i32, 0, 0), k1};
   LLVMBasicBlockRef in_b[2] = {entry, loop};
   LLVMAddIncoming(k, in_v, in_b, 2);
-  LLVMPositionBuilderAtEnd(pc->b, done);
-  LLVMBuildRetVoid(pc->b);
   return f;
 }
 
