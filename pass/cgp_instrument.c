@@ -12,6 +12,8 @@
          %mode = call i32 @cgp_rt_thread(i64 x, i64 y, i64 z)     ; x = T's induction variable
        and, when the latch only needs induction variables, branches on %mode == SKIP to a block
        that runs just the latch (so the runtime can skip threads it does not sample);
+     - copies the thread body, before any hook is in it, into a clean body (cgp_clean.c) that
+       threads the runtime does not trace (%mode == PLAIN) run at the speed of the user's code;
      - reports each site of the thread body as cgp_rt_mem(i32 sid, i8* addr, i8* base)
        (base = the pointer the address is indexed from, so the runtime can place arrays as
        cudaMalloc would), through one guarded flush per block (insert_mem_hooks);
@@ -26,6 +28,7 @@
    The hooks' meaning is specified in runtime/cgp_rt.h. */
 #include "cgp_pass.h"
 #include "cgp_cfg.h"
+#include "cgp_clean.h"
 #include "cgp_mark.h"
 
 #include <cjson/cJSON.h>
@@ -42,6 +45,7 @@
 #include <string.h>
 
 #define CGP_MAX_DIMS 3
+#define CGP_TRACE_MODE 1           /* runtime/cgp_rt.h: CGP_RT_TRACE */
 #define CGP_SKIP_MODE 2            /* runtime/cgp_rt.h: CGP_RT_SKIP */
 
 typedef struct {
@@ -899,8 +903,11 @@ static LLVMBasicBlockRef build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockR
   return s;
 }
 
+/* The header asks the runtime what this thread does: a traced thread runs the instrumented
+   body, one that is not runs the clean copy (NULL if none could be made: then the instrumented
+   body, whose hooks are guarded), a skipped one only the latch (when can_skip). */
 static void insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, LLVMBasicBlockRef body,
-                               LLVMBasicBlockRef latch) {
+                               LLVMBasicBlockRef clean, LLVMBasicBlockRef latch) {
   LLVMValueRef br = LLVMGetBasicBlockTerminator(header);
   LLVMPositionBuilderBefore(pc->b, br);
   LLVMValueRef args[3];
@@ -908,12 +915,24 @@ static void insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, 
     args[d] = d < n->dims ? LLVMBuildIntCast2(pc->b, n->iv[d], pc->i64, 1, "")
                           : LLVMConstInt(pc->i64, 0, 0);
   LLVMValueRef mode = LLVMBuildCall2(pc->b, pc->t_thread, pc->f_thread, args, 3, "cgp.mode");
-  if (!n->can_skip) return;
-  LLVMBasicBlockRef skip = build_skip_block(pc, n, header, latch);
+  if (!n->can_skip && !clean) return;
+  LLVMBasicBlockRef untraced = clean ? clean : body;
+  if (n->can_skip) {
+    LLVMBasicBlockRef skip = build_skip_block(pc, n, header, latch);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(header), "cgp.run");
+    LLVMPositionBuilderAtEnd(pc->b, run);
+    LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_TRACE_MODE, 0), ""),
+                    body, untraced);
+    LLVMInstructionEraseFromParent(br);
+    LLVMPositionBuilderAtEnd(pc->b, header);
+    LLVMValueRef is_skip = LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_SKIP_MODE, 0), "");
+    LLVMBuildCondBr(pc->b, is_skip, skip, run);
+    return;
+  }
   LLVMInstructionEraseFromParent(br);
   LLVMPositionBuilderAtEnd(pc->b, header);
-  LLVMValueRef is_skip = LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_SKIP_MODE, 0), "");
-  LLVMBuildCondBr(pc->b, is_skip, skip, body);
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_TRACE_MODE, 0), ""),
+                  body, untraced);
 }
 
 /* A new block on the edge from -> to, holding a call to `hook`; phis of `to` are retargeted. */
@@ -1130,16 +1149,23 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
     if (t->in[b]) tblocks[ntb++] = cfg->bb[b];
 
   insert_kernel_hooks(pc, &n, desc);              /* uses the CFG as it was */
-  insert_mem_hooks(pc, &n);
   LLVMBasicBlockRef body = split_after_phis(pc, header, n.iv, CGP_MAX_DIMS);
   if (latch == header) latch = body;
+  LLVMBasicBlockRef *region = malloc(ntb * sizeof *region);
+  size_t nreg = 0;
+  region[nreg++] = body;
+  for (size_t b = 0; b < ntb; b++)
+    if (tblocks[b] != header) region[nreg++] = tblocks[b];
+  LLVMBasicBlockRef clean = cgp_clone_clean(pc->ctx, pc->b, region, nreg, pc->f_site);
+  free(region);
+  insert_mem_hooks(pc, &n);
   for (size_t b = 0; b < ntb; b++) {
     LLVMBasicBlockRef bb = tblocks[b] == header ? body : tblocks[b];
     LLVMPositionBuilderBefore(pc->b, first_non_phi(bb));
     LLVMValueRef id = LLVMConstInt(pc->i32, b, 0);
     LLVMBuildCall2(pc->b, pc->t_bb, pc->f_bb, &id, 1, "");
   }
-  insert_thread_hook(pc, &n, header, body, latch);
+  insert_thread_hook(pc, &n, header, body, clean, latch);
   free(tblocks);
   cJSON_free(desc);
   rc = 0;

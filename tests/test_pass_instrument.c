@@ -63,6 +63,27 @@ static unsigned count_calls(LLVMModuleRef m, const char *callee) {
   return n;
 }
 
+/* Blocks named `name` (or nameN, as LLVM makes names unique) in m, and the calls to cgp_* hooks or markers they hold. */
+static unsigned count_blocks(LLVMModuleRef m, const char *name, unsigned *hook_calls, unsigned *loads) {
+  unsigned n = 0;
+  *hook_calls = *loads = 0;
+  size_t len = strlen(name);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
+      const char *bn = LLVMGetBasicBlockName(b);
+      if (strncmp(bn, name, len) != 0 || strspn(bn + len, "0123456789") != strlen(bn + len)) continue;
+      n++;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+        *loads += LLVMGetInstructionOpcode(i) == LLVMLoad;
+        if (LLVMGetInstructionOpcode(i) != LLVMCall) continue;
+        size_t cl;
+        const char *callee = LLVMGetValueName2(LLVMGetCalledValue(i), &cl);
+        *hook_calls += strncmp(callee, "cgp", 3) == 0;
+      }
+    }
+  return n;
+}
+
 static cJSON *descriptor(LLVMModuleRef m) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     size_t len;
@@ -107,6 +128,14 @@ Test(pass, gemm_nest_maps_two_loops_and_hooks_every_access) {
   cr_assert_eq(count_calls(m, "cgp_rt_kernel_begin"), 1);
   cr_assert_eq(count_calls(m, "cgp_rt_kernel_end"), 1);
   cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(d, "can_skip")));
+  /* threads the runtime does not trace run a clean copy of the body: its 3 blocks, the loads
+     of C (before *= beta) and of A, B (the k loop: C stays in a register, as in a plain -O1
+     build), and no hook or marker */
+  unsigned hooks, loads;
+  unsigned nclean = count_blocks(m, "cgp.clean", &hooks, &loads);
+  cr_assert_eq(nclean, 3, "%u clean blocks, %u loads", nclean, loads);
+  cr_assert_eq(hooks, 0, "no hook in the clean copy");
+  cr_assert_eq(loads, 3);
   /* PTX per k iteration, hand-counted from nvcc's loop: ld A, ld B, mul (alpha*A), fma, two
      address adds, add k, setp, bra = 9 */
   cJSON *blocks = cJSON_GetObjectItem(d, "blocks");

@@ -1,0 +1,162 @@
+/* cgp_clean.c: the uninstrumented copy of a thread body (cgp_clean.h).
+
+   The copy is made before any hook is inserted, so it is the optimized user code: markers
+   (which never reach an object file) and debug-value intrinsics (whose metadata would still
+   name the original values) are left out, everything else is cloned instruction by
+   instruction and its operands remapped to the copies. Edges leaving the region keep their
+   targets; each phi there gets, for every incoming edge from the region, the same edge from
+   the copy with the copied value. */
+#include "cgp_clean.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Open-addressing map from an LLVM object to its copy. */
+typedef struct {
+  void **key, **val;
+  size_t mask;
+} ptrmap;
+
+static size_t slot_of(const ptrmap *m, const void *k) {
+  uint64_t h = (uint64_t)(uintptr_t)k * UINT64_C(0x9e3779b97f4a7c15);
+  size_t i = (size_t)(h >> 20) & m->mask;
+  while (m->key[i] && m->key[i] != k) i = (i + 1) & m->mask;
+  return i;
+}
+
+static void *map_get(const ptrmap *m, const void *k) {
+  size_t i = slot_of(m, k);
+  return m->key[i] ? m->val[i] : NULL;
+}
+
+static void map_put(ptrmap *m, void *k, void *v) {
+  size_t i = slot_of(m, k);
+  m->key[i] = k;
+  m->val[i] = v;
+}
+
+static int is_skipped_call(LLVMValueRef i, LLVMValueRef marker) {
+  if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  if (marker && callee == marker) return 1;
+  if (!LLVMIsAFunction(callee)) return 0;
+  size_t len;
+  const char *name = LLVMGetValueName2(callee, &len);
+  return len > 9 && strncmp(name, "llvm.dbg.", 9) == 0;
+}
+
+/* Every use outside the region of a value defined in it is a phi, on an edge from the region. */
+static int region_is_closed(const ptrmap *in, LLVMBasicBlockRef *region, size_t n) {
+  for (size_t b = 0; b < n; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) {
+      LLVMOpcode op = LLVMGetInstructionOpcode(i);
+      if (op == LLVMIndirectBr || op == LLVMCallBr || op == LLVMInvoke) return 0;
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsAInstruction(user)) return 0;
+        if (map_get(in, LLVMGetInstructionParent(user))) continue;
+        if (!LLVMIsAPHINode(user)) return 0;
+        for (unsigned k = 0; k < LLVMCountIncoming(user); k++)
+          if (LLVMGetIncomingValue(user, k) == i && !map_get(in, LLVMGetIncomingBlock(user, k))) return 0;
+      }
+    }
+  return 1;
+}
+
+static LLVMValueRef mapped(const ptrmap *m, LLVMValueRef v) {
+  LLVMValueRef c = map_get(m, v);
+  return c ? c : v;
+}
+
+static void patch_outside_phis(const ptrmap *m, LLVMBasicBlockRef out) {
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(out); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi)) {
+    unsigned count = LLVMCountIncoming(phi);
+    for (unsigned k = 0; k < count; k++) {
+      LLVMBasicBlockRef cf = map_get(m, LLVMGetIncomingBlock(phi, k));   /* its copy, if from the region */
+      if (!cf) continue;
+      LLVMValueRef v = mapped(m, LLVMGetIncomingValue(phi, k));
+      LLVMAddIncoming(phi, &v, &cf, 1);
+    }
+  }
+}
+
+LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBasicBlockRef *region, size_t n,
+                                  LLVMValueRef marker) {
+  if (n == 0) return NULL;
+  size_t insts = 0;
+  for (size_t b = 0; b < n; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) insts++;
+  ptrmap m = {0};
+  size_t cap = 16;
+  while (cap < 2 * (insts + 2 * n)) cap <<= 1;
+  m.key = calloc(cap, sizeof *m.key);
+  m.val = calloc(cap, sizeof *m.val);
+  m.mask = cap - 1;
+  LLVMBasicBlockRef entry = NULL;
+  if (!m.key || !m.val) goto out;
+  LLVMValueRef fn = LLVMGetBasicBlockParent(region[0]);
+  for (size_t b = 0; b < n; b++) map_put(&m, region[b], region[b]);      /* membership first */
+  if (!region_is_closed(&m, region, n)) goto out;
+  LLVMBasicBlockRef *copy = malloc(n * sizeof *copy);
+  if (!copy) goto out;
+  for (size_t b = 0; b < n; b++) {
+    copy[b] = LLVMAppendBasicBlockInContext(ctx, fn, "cgp.clean");
+    map_put(&m, region[b], copy[b]);
+    map_put(&m, LLVMBasicBlockAsValue(region[b]), LLVMBasicBlockAsValue(copy[b]));
+  }
+  for (size_t b = 0; b < n; b++) {                                      /* copy, operands later */
+    LLVMPositionBuilderAtEnd(bld, copy[b]);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) {
+      if (is_skipped_call(i, marker)) continue;
+      LLVMValueRef c;
+      if (LLVMIsAPHINode(i)) {
+        c = LLVMBuildPhi(bld, LLVMTypeOf(i), "");
+      } else {
+        c = LLVMInstructionClone(i);
+        LLVMInsertIntoBuilder(bld, c);
+      }
+      map_put(&m, i, c);
+    }
+  }
+  for (size_t b = 0; b < n; b++)                                       /* remap operands */
+    for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) {
+      LLVMValueRef c = map_get(&m, i);
+      if (!c) continue;
+      if (LLVMIsAPHINode(i)) {
+        for (unsigned k = 0; k < LLVMCountIncoming(i); k++) {
+          LLVMValueRef v = mapped(&m, LLVMGetIncomingValue(i, k));
+          LLVMBasicBlockRef from = map_get(&m, LLVMGetIncomingBlock(i, k));
+          LLVMAddIncoming(c, &v, &from, 1);
+        }
+        continue;
+      }
+      for (int o = 0; o < LLVMGetNumOperands(c); o++) {
+        LLVMValueRef v = LLVMGetOperand(c, (unsigned)o);
+        LLVMValueRef to = v ? map_get(&m, v) : NULL;
+        if (to) LLVMSetOperand(c, (unsigned)o, to);
+      }
+    }
+  /* Phis outside the region, in each block an edge from the region reaches (once per block). */
+  for (size_t b = 0; b < n; b++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(region[b]);
+    for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+      LLVMBasicBlockRef succ = LLVMGetSuccessor(term, s);
+      if (map_get(&m, succ)) continue;
+      int seen = 0;
+      for (size_t p = 0; p < b && !seen; p++) {
+        LLVMValueRef pt = LLVMGetBasicBlockTerminator(region[p]);
+        for (unsigned q = 0; pt && q < LLVMGetNumSuccessors(pt) && !seen; q++) seen = LLVMGetSuccessor(pt, q) == succ;
+      }
+      for (unsigned q = 0; q < s && !seen; q++) seen = LLVMGetSuccessor(term, q) == succ;
+      if (!seen) patch_outside_phis(&m, succ);
+    }
+  }
+  entry = copy[0];
+  free(copy);
+out:
+  free(m.key);
+  free(m.val);
+  return entry;
+}
