@@ -10,7 +10,8 @@
 
    Bounded memory: an open-addressing table that grows with the addresses seen, to at most
    max_addresses entries; once full, new addresses are not tracked (cgp_deps_partial), tracked
-   ones still are. A reset (each launch) is O(1): entries carry the table's generation. */
+   ones still are, and a bit per 64-byte chunk turns away the rest without probing. A reset
+   (each launch) costs the 128 KiB of those bits, not the table: entries carry its generation. */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -33,6 +34,7 @@ struct cgp_deps {
   int partial;
   cgp_dep *found;
   size_t nfound, capfound;
+  uint64_t *chunks;              /* CHUNK_BITS bits: a chunk has an entry (never a false no) */
 };
 
 static uint64_t hash(uint64_t x) {
@@ -41,13 +43,21 @@ static uint64_t hash(uint64_t x) {
   return x ^ (x >> 33);
 }
 
+/* Once the table is full, most new addresses are not in it; a bit per 64-byte chunk (hashed)
+   says whether any address of the chunk was ever entered, so those are turned away without a
+   probe sequence through the table (a sweep of a large array past the bound). */
+#define CHUNK_BITS (UINT64_C(1) << 20)
+
+static uint64_t chunk_bit(uint64_t addr) { return hash(addr >> 6) & (CHUNK_BITS - 1); }
+
 cgp_deps *cgp_deps_new(size_t max_addresses) {
   cgp_deps *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->max = max_addresses ? max_addresses : 1;
   d->cap = 1024;                 /* grows with the addresses seen, up to 2 x max */
   d->tab = calloc(d->cap, sizeof *d->tab);
-  if (!d->tab) { free(d); return NULL; }
+  d->chunks = calloc(CHUNK_BITS / 64, sizeof *d->chunks);
+  if (!d->tab || !d->chunks) { cgp_deps_free(d); return NULL; }
   d->gen = 1;
   return d;
 }
@@ -56,6 +66,7 @@ void cgp_deps_free(cgp_deps *d) {
   if (!d) return;
   free(d->tab);
   free(d->found);
+  free(d->chunks);
   free(d);
 }
 
@@ -64,6 +75,7 @@ void cgp_deps_reset(cgp_deps *d) {
     memset(d->tab, 0, d->cap * sizeof *d->tab);
     d->gen = 1;
   }
+  if (d->used) memset(d->chunks, 0, CHUNK_BITS / 8);
   d->used = 0;
   d->partial = 0;
   d->nfound = 0;
@@ -86,6 +98,9 @@ static int grow(cgp_deps *d) {
 }
 
 static entry *lookup(cgp_deps *d, uint64_t addr) {
+  uint64_t bit = chunk_bit(addr);
+  int chunk_seen = (d->chunks[bit / 64] >> (bit % 64)) & 1;
+  if (!chunk_seen && d->used >= d->max) { d->partial = 1; return NULL; }
   size_t i = hash(addr) & (d->cap - 1);
   while (d->tab[i].gen == d->gen && d->tab[i].addr != addr) i = (i + 1) & (d->cap - 1);
   if (d->tab[i].gen == d->gen) return &d->tab[i];
@@ -94,6 +109,7 @@ static entry *lookup(cgp_deps *d, uint64_t addr) {
     if (grow(d) != 0) { d->partial = 1; return NULL; }
     return lookup(d, addr);
   }
+  d->chunks[bit / 64] |= UINT64_C(1) << (bit % 64);
   entry *e = &d->tab[i];
   e->addr = addr;
   e->gen = d->gen;
