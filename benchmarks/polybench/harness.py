@@ -34,6 +34,20 @@ def run_measured(cmd, env=None, cwd=None):
                 out.read().decode(errors="replace"), err.read().decode(errors="replace"))
 
 
+def run_cpu(cmd, env=None, cwd=None):
+    """Run a command; return (exit status, CPU seconds (user + system), peak RSS in MiB, stdout,
+    stderr). CPU time, not wall time: on a machine shared with other jobs it is what the
+    program itself cost."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (proc.returncode, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0,
+                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+
+
 def build_tool(build_dir):
     subprocess.run(["cmake", "-S", ROOT, "-B", build_dir], check=True,
                    stdout=subprocess.DEVNULL)
