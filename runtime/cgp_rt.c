@@ -85,6 +85,8 @@ static struct {
   unsigned nfwd, fwd_next;
   uint64_t threads;
   cgp_deps *deps;
+  int64_t out_lo[3], out_hi[3];           /* the cells of the last block found outside every
+                                             window; out_hi[0] == 0: none */
 } L;
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
@@ -353,9 +355,17 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   else if (row != L.cur_row) on_row_change(row);
   if (L.nwin) advance_windows(row, x);
   if (!L.sampled) return untraced();
+  if (x < L.out_hi[0] && x >= L.out_lo[0] && y < L.out_hi[1] && y >= L.out_lo[1] && z < L.out_hi[2] &&
+      z >= L.out_lo[2])
+    return untraced();                          /* the block of the last thread outside the sample */
   uint64_t id, start = 0, region_end = 0;
   if (!block_id_of(x, y, z, &id)) return untraced();
-  if (window_index(id, &start, &region_end) < 0) return untraced();
+  if (window_index(id, &start, &region_end) < 0) {  /* a block's windows depend only on its id */
+    L.out_lo[0] = x - x % L.bx; L.out_hi[0] = L.out_lo[0] + L.bx;
+    L.out_lo[1] = y - y % L.by; L.out_hi[1] = L.out_lo[1] + L.by;
+    L.out_lo[2] = z - z % L.bz; L.out_hi[2] = L.out_lo[2] + L.bz;
+    return untraced();
+  }
   unsigned tid = (unsigned)(x % L.bx) + (unsigned)(y % L.by) * L.bx + (unsigned)(z % L.bz) * L.bx * L.by;
   unsigned widx = tid / RT_WARP, last = widx * RT_WARP + RT_WARP - 1;
   if (last >= L.tpb) last = L.tpb - 1;
