@@ -154,6 +154,8 @@ void rt_trace_window(const rt_window *w);
 void rt_trace_launch_end(uint64_t G);
 void rt_trace_report(cJSON *runtime);
 void rt_trace_finish(int keep);
+/* From a signal handler (async-signal-safe): removes the trace's temporary file, if any. */
+void rt_trace_unlink_on_signal(void);
 
 /* cgp_rt.c: marked nests entered by a thread while another was inside one (run untraced) */
 unsigned long rt_concurrent_entries(void);

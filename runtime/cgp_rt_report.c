@@ -369,10 +369,15 @@ static void put(const char *s) {
   (void)rc;
 }
 
+/* A fatal signal whose disposition was the default: the temporary trace file goes, a line
+   says what happened, and the signal is raised again with the default action, so the program
+   ends as it would have without cgpredict. */
 static void on_crash(int sig) {
   const rt_kernel *k = rt_current_kernel();
   char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
-  put("cgpredict: the program crashed (signal ");
+  rt_trace_unlink_on_signal();
+  int stopped = sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+  put(stopped ? "cgpredict: the program was stopped (signal " : "cgpredict: the program crashed (signal ");
   put(sig >= 10 ? num : num + 1);
   if (k) {
     put(") inside kernel '");
@@ -393,7 +398,7 @@ void rt_report_install(void) {
   if (!cgp_rt_g.disabled) load_devices();
   if (cgp_rt_g.disabled) return;
   atexit(at_exit);
-  int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+  int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
     struct sigaction old;
     if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(sigs[i], on_crash);

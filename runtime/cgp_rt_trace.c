@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- writing (the run) -------------------------------------------------------------------------- */
 
@@ -64,6 +65,10 @@ static int trace_on(void) {
   put32(CGP_TRACE_VERSION);
   put32(RT_MAXD);
   return T.state == 1;
+}
+
+void rt_trace_unlink_on_signal(void) {
+  if (T.f && T.tmp[0]) unlink(T.tmp);             /* open: written, over its cap or failing */
 }
 
 static int kernel_index(const rt_kernel *k) {
