@@ -1151,13 +1151,15 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   insert_kernel_hooks(pc, &n, desc);              /* uses the CFG as it was */
   LLVMBasicBlockRef body = split_after_phis(pc, header, n.iv, CGP_MAX_DIMS);
   if (latch == header) latch = body;
-  LLVMBasicBlockRef *region = malloc(ntb * sizeof *region);
-  size_t nreg = 0;
-  region[nreg++] = body;
-  for (size_t b = 0; b < ntb; b++)
-    if (tblocks[b] != header) region[nreg++] = tblocks[b];
-  LLVMBasicBlockRef clean = cgp_clone_clean(pc->ctx, pc->b, region, nreg, pc->f_site);
-  free(region);
+  LLVMBasicBlockRef *region = malloc(ntb * sizeof *region), clean = NULL;   /* the body as the user wrote it */
+  if (region) {
+    size_t nreg = 0;
+    region[nreg++] = body;
+    for (size_t b = 0; b < ntb; b++)
+      if (tblocks[b] != header) region[nreg++] = tblocks[b];
+    clean = cgp_clone_clean(pc->ctx, pc->b, region, nreg, pc->f_site);
+    free(region);
+  }
   insert_mem_hooks(pc, &n);
   for (size_t b = 0; b < ntb; b++) {
     LLVMBasicBlockRef bb = tblocks[b] == header ? body : tblocks[b];
