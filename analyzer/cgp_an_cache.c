@@ -13,6 +13,9 @@
      same SM within the last round of its resident warps (the round-robin issue order of
      MODEL.md section 4: a round of N warps' memory instructions takes less than one L2 round
      trip). It adds no L2 traffic; it is counted as an L1 miss (l1_trans without l1_hit).
+   - An instruction is an L1 hit only when all its units hit: a warp's load completes when its
+     last access returns, so its units count as l1_hit all together or not at all (docs/model.md
+     section 5c); only the units that missed go to the L2.
    - Stores and atomics go to the L2 (L1 write-through without allocation); the L2 allocates on
      write (write-back), so a store miss costs DRAM traffic. An atomic is one L2 operation per
      lane: same-address atomics serialise there.
@@ -139,6 +142,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
       c->fills[(size_t)sm * FILLS + u % FILLS] = (fill){u, c->clock[sm]};
       c->unit1[nmiss++] = u;
     }
+    if (hits1 != n1) hits1 = 0;                     /* one unit missing: the whole load waits */
     n2 = to_l2_units(c, c->unit1, nmiss, c->unit2);
   } else {
     n2 = units(m, cfg->l2_unit_bytes, c->unit2);

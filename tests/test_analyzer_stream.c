@@ -100,19 +100,25 @@ Test(stream, l1_and_l2_agree_with_reference_lru) {
   srand(7);
   cgp_analysis_begin_launch(s);
   cgp_analysis_begin_batch(s, 1, 1, 1);
+  uint64_t addr[32];
+  unsigned sm = 0;
   for (int i = 0; i < 5000; i++) {
-    uint64_t addr[32], units[64];
-    unsigned sm = (unsigned)(rand() % 2), sid = (unsigned)(rand() % 3);
-    uint64_t base = (uint64_t)(rand() % 512) * 16;
-    for (unsigned l = 0; l < 32; l++) addr[l] = base + (uint64_t)(rand() % 3 == 0 ? l * 36 : l * 4);
+    uint64_t units[64];
+    unsigned sid = (unsigned)(rand() % 3);
+    if (i == 0 || rand() % 4) {              /* else the same lanes again: whole-load hits */
+      uint64_t base = (uint64_t)(rand() % 512) * 16;
+      sm = (unsigned)(rand() % 2);
+      for (unsigned l = 0; l < 32; l++) addr[l] = base + (uint64_t)(rand() % 3 == 0 ? l * 36 : l * 4);
+    }
     cgp_warp_mem m = mem(sid, addr, 32, sm);
     cgp_analysis_warp_mem(s, &m);
-    unsigned n = cgp_lines(addr, 32, 4, 32, units);
+    unsigned n = cgp_lines(addr, 32, 4, 32, units), h = 0;
     for (unsigned j = 0; j < n; j++) {
-      if (kinds[sid] == CGP_LOAD && cgp_l2_ref_access(l1[sm], units[j]) == 1) { hits1++; continue; }
+      if (kinds[sid] == CGP_LOAD && cgp_l2_ref_access(l1[sm], units[j]) == 1) { h++; continue; }
       trans2++;
       miss2 += cgp_l2_ref_access(l2, units[j]) == 0;
     }
+    hits1 += h == n ? n : 0;                 /* a load hits only as a whole (docs/model.md 5c) */
   }
   cgp_analysis_end_batch(s);
   cgp_totals t = {0};
@@ -317,6 +323,36 @@ Test(stream, l1_hit_on_a_fill_in_flight_waits_for_it) {
   cr_assert_eq(t.l1_trans[CGP_CLASS_COAL], 8 * 4);
   cr_assert_eq(t.l1_hit[CGP_CLASS_COAL], 4 * 4, "only the second round hits");
   cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4, "the merged lookups send nothing to the L2");
+  cgp_analysis_set_free(s);
+}
+
+/* A load is an L1 hit only as a whole: row 0x9000 (4 sectors) is loaded, then row 0x9004,
+   which touches the same 4 sectors hit and 0x9080, a miss: its 5 lookups are no hits, and one
+   sector goes to the L2. Then row 0x9004 again: 5 hits. One SM, one warp: nothing in flight. */
+Test(stream, an_instruction_with_one_l1_miss_is_not_a_hit) {
+  cgp_analysis_cfg cfg = base_cfg();
+  cfg.no_sm = 1;
+  cfg.l1_caches_global = 1;
+  cfg.l1_bytes = 4096;
+  cfg.l1_unit_bytes = 32;
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  uint64_t a[32], b[32];
+  row(0x9000, a);
+  row(0x9004, b);
+  cgp_analysis_begin_launch(s);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  cgp_warp_mem m = mem(0, a, 32, 0);
+  cgp_analysis_warp_mem(s, &m);            /* 4 lookups, 4 misses, 4 L2 sectors */
+  m = mem(0, b, 32, 0);
+  cgp_analysis_warp_mem(s, &m);            /* 5 lookups, 4 hit, 1 miss: not a hit */
+  cgp_analysis_warp_mem(s, &m);            /* 5 lookups, 5 hits */
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.l1_trans[CGP_CLASS_COAL], 4 + 5 + 5);
+  cr_assert_eq(t.l1_hit[CGP_CLASS_COAL], 5, "only the last load hits, with all its 5 sectors");
+  cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4 + 1, "only the missing sector goes to the L2");
+  cr_assert_eq(site[0].l1_hit, 5);
   cgp_analysis_set_free(s);
 }
 
