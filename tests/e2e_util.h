@@ -13,27 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[256];
+#include "test_dir.h"
 
-static inline void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/cgp-e2e.XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
+static inline void setup(void) { test_dir_make("cgp-e2e"); }
+static inline void teardown(void) { test_dir_remove(); }
 
-static inline void teardown(void) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
-}
-
-static inline void write_file(const char *name, const char *text) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
-}
 
 /* The file's text in one of a few static buffers (tests compare two files at a time), or NULL. */
 static inline char *read_file(const char *name) {

@@ -7,14 +7,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-static const char *in_dir(const char *name) {
-  static char buf[4][512];
-  static unsigned next;
-  char *b = buf[next++ % 4];
-  snprintf(b, sizeof buf[0], "%s/%s", dir, name);
-  return b;
-}
-
 TestSuite(e2e_robust, .init = setup, .fini = teardown, .timeout = 120);
 
 /* A program with its own atexit handler and a buffered file it never closes; exit status from

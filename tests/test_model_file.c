@@ -16,33 +16,10 @@
 #include "cgp_file.h"
 #include "cgp_report.h"
 
-static char dir[128];
+#include "test_dir.h"
 
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/cgp-file.XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void teardown(void) {
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
-}
-
-static const char *in_dir(const char *name) {
-  static char buf[4][256];
-  static unsigned next;
-  char *b = buf[next++ % 4];
-  snprintf(b, sizeof buf[0], "%s/%s", dir, name);
-  return b;
-}
-
-static void put(const char *name, const char *text) {
-  FILE *f = fopen(in_dir(name), "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
-}
+static void setup(void) { test_dir_make("cgp-file"); }
+static void teardown(void) { test_dir_remove(); }
 
 static int entries(void) {
   DIR *d = opendir(dir);
@@ -56,7 +33,7 @@ static int entries(void) {
 TestSuite(model_file, .init = setup, .fini = teardown, .timeout = 20);
 
 Test(model_file, write_refuses_a_symlink_and_leaves_its_target_alone) {
-  put("target.json", "precious\n");
+  write_file("target.json", "precious\n");
   cr_assert_eq(symlink(in_dir("target.json"), in_dir("r.json")), 0);
   char err[512];
   cr_assert_neq(cgp_write_file_atomic(in_dir("r.json"), "new\n", 4, err, sizeof err), 0);
@@ -90,7 +67,7 @@ Test(model_file, write_refuses_a_device_node) {
 }
 
 Test(model_file, report_write_refuses_a_symlink) {
-  put("target.json", "precious\n");
+  write_file("target.json", "precious\n");
   cr_assert_eq(symlink(in_dir("target.json"), in_dir("r.json")), 0);
   cJSON *r = cgp_report_new("test");
   char err[512];
@@ -100,7 +77,7 @@ Test(model_file, report_write_refuses_a_symlink) {
 }
 
 Test(model_file, write_replaces_a_regular_file_whole_and_keeps_its_mode) {
-  put("r.json", "old contents that are longer\n");
+  write_file("r.json", "old contents that are longer\n");
   cr_assert_eq(chmod(in_dir("r.json"), 0640), 0);
   char err[512], *text;
   size_t len;
@@ -153,7 +130,7 @@ Test(model_file, read_refuses_a_directory) {
 }
 
 Test(model_file, read_refuses_a_file_over_the_cap_naming_it) {
-  put("big.json", "0123456789");
+  write_file("big.json", "0123456789");
   char err[512], *text;
   size_t len;
   cr_assert_neq(cgp_read_regular_file(in_dir("big.json"), 9, &text, &len, err, sizeof err), 0);

@@ -7,35 +7,20 @@
 
 #include "cgp_pragma.h"
 
-static char dir[128], path[256];
+#include "test_dir.h"
+
+static char path[300];
 
 static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/cgp-pragma.XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
+  test_dir_make("cgp-pragma");
   snprintf(path, sizeof path, "%s/k.c", dir);
 }
 
-static void teardown(void) {
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
-}
-
-static void write_in_dir(const char *name, const char *text) {
-  char p[300];
-  snprintf(p, sizeof p, "%s/%s", dir, name);
-  FILE *f = fopen(p, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
-}
+static void teardown(void) { test_dir_remove(); }
 
 static int scan(const char *src, cgp_kernel_pragma **k, size_t *n, char *err, size_t errlen,
                 const char *const *argv, int argc) {
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(src, f);
-  fclose(f);
+  write_file("k.c", src);
   return cgp_pragma_scan(path, argv, argc, k, n, err, errlen);
 }
 
@@ -285,7 +270,7 @@ Test(pragma_clause, text_need_not_be_nul_terminated) {
 /* ---- pragmas where the preprocessor puts them ----------------------------------------------- */
 
 Test(pragma, a_pragma_in_an_included_header_is_found_with_the_header_location) {
-  write_in_dir("kern.h",
+  write_file("kern.h",
     "static void kern(float *a, int n) {\n"
     "#pragma cgpredict kernel name(in_header) block(128)\n"
     "  for (int i = 0; i < n; i++) a[i] = 0;\n"
@@ -308,7 +293,7 @@ Test(pragma, a_pragma_in_an_included_header_is_found_with_the_header_location) {
 }
 
 Test(pragma, an_error_in_a_header_pragma_names_the_header) {
-  write_in_dir("bad.h",
+  write_file("bad.h",
     "static void kern(float *a) {\n"
     "#pragma cgpredict kernel dims(7)\n"
     "  for (int i = 0; i < 9; i++) a[i] = 0;\n"
@@ -407,7 +392,7 @@ Test(pragma, a_long_name_in_a_source_is_kept_whole) {
 }
 
 Test(pragma, a_macro_from_a_header_marks_a_loop_in_a_source_that_never_says_cgpredict) {
-  write_in_dir("mark.h", "#define MARK _Pragma(\"cgpredict kernel name(marked) dims(1)\")\n");
+  write_file("mark.h", "#define MARK _Pragma(\"cgpredict kernel name(marked) dims(1)\")\n");
   cgp_kernel_pragma *k;
   size_t n;
   char err[4096], inc[200];
