@@ -87,6 +87,8 @@ static struct {
   cgp_deps *deps;
   int64_t out_lo[3], out_hi[3];           /* the cells of the last block found outside every
                                              window; out_hi[0] == 0: none */
+  int64_t fast_y, fast_z, fast_hi;        /* threads (x, fast_y, fast_z), prev_x < x < fast_hi:
+                                             untraced, nothing to do but count (set_fast_range) */
 } L;
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
@@ -320,6 +322,28 @@ static int32_t untraced(void) {
   return cgp_rt_g.sample_mode == 1 && L.k->can_skip ? CGP_RT_SKIP : CGP_RT_PLAIN;
 }
 
+/* Thread (x, y, z) is untraced and its block is L.out_*'s (or the launch is not sampled): the
+   next threads of the same row, ascending, are untraced too up to the end of that block or the
+   first cell at which a window closes or a batch is analysed (advance_windows' thresholds), so
+   cgp_rt_thread answers them with a count and a compare (the stencils' per-thread cost). */
+static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
+  const rt_kernel *k = L.k;
+  for (int d = 0; d < 3; d++)
+    if (k->step[d] > 1 || k->step[d] < -1) return untraced();   /* x, y, z were divided */
+  int64_t hi = L.sampled ? L.out_hi[0] : INT64_MAX, row = ROW(y, z);
+  if (!L.unordered)
+    for (size_t i = 0; i < L.nwin; i++) {
+      const rt_window *w = &L.win[i];
+      if (w->done_row == row && w->done_x < hi) hi = w->done_x + 1;
+      for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+        if (w->next[d] < w->size && w->next_row[d] == row && w->next_x[d] < hi) hi = w->next_x[d] + 1;
+    }
+  L.fast_y = y;
+  L.fast_z = z;
+  L.fast_hi = hi > x ? hi : x;
+  return untraced();
+}
+
 static int block_id_of(int64_t x, int64_t y, int64_t z, uint64_t *id) {
   uint64_t bxi = (uint64_t)x / L.bx, byi = (uint64_t)y / L.by, bzi = (uint64_t)z / L.bz;
   if (byi == 0 && bzi == 0) { *id = bxi; return 1; }
@@ -336,8 +360,22 @@ static int over_budget(void) {
   return L.over_budget;
 }
 
+static int32_t thread_slow(int64_t x, int64_t y, int64_t z);
+
 int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   if (!rt_owner || !L.active) return CGP_RT_PLAIN;
+  if (x < L.fast_hi && x > L.prev_x && y == L.fast_y && z == L.fast_z) {
+    L.threads++;                                /* what thread_slow would do: untraced_from */
+    L.prev_x = x;
+    if (x > L.maxx) L.maxx = x;
+    return untraced();
+  }
+  return thread_slow(x, y, z);
+}
+
+/* Out of line, so the fast path above is a leaf that saves no registers. */
+static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64_t z) {
+  L.fast_hi = INT64_MIN;
   rt_kernel *k = L.k;
   if (k->step[0] > 1 || k->step[0] < -1) x /= k->step[0] < 0 ? -k->step[0] : k->step[0];
   if (k->step[1] > 1 || k->step[1] < -1) y /= k->step[1] < 0 ? -k->step[1] : k->step[1];
@@ -354,17 +392,17 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   if (L.threads == 1) L.cur_row = row;          /* the sweep may start on any row (stencils: 1) */
   else if (row != L.cur_row) on_row_change(row);
   if (L.nwin) advance_windows(row, x);
-  if (!L.sampled) return untraced();
+  if (!L.sampled) return untraced_from(x, y, z);
   if (x < L.out_hi[0] && x >= L.out_lo[0] && y < L.out_hi[1] && y >= L.out_lo[1] && z < L.out_hi[2] &&
       z >= L.out_lo[2])
-    return untraced();                          /* the block of the last thread outside the sample */
+    return untraced_from(x, y, z);              /* the block of the last thread outside the sample */
   uint64_t id, start = 0, region_end = 0;
   if (!block_id_of(x, y, z, &id)) return untraced();
   if (window_index(id, &start, &region_end) < 0) {  /* a block's windows depend only on its id */
     L.out_lo[0] = x - x % L.bx; L.out_hi[0] = L.out_lo[0] + L.bx;
     L.out_lo[1] = y - y % L.by; L.out_hi[1] = L.out_lo[1] + L.by;
     L.out_lo[2] = z - z % L.bz; L.out_hi[2] = L.out_lo[2] + L.bz;
-    return untraced();
+    return untraced_from(x, y, z);
   }
   unsigned tid = (unsigned)(x % L.bx) + (unsigned)(y % L.by) * L.bx + (unsigned)(z % L.bz) * L.bx * L.by;
   unsigned widx = tid / RT_WARP, last = widx * RT_WARP + RT_WARP - 1;

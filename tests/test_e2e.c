@@ -111,6 +111,50 @@ Test(e2e, sampled_prediction_agrees_with_full_trace) {
   cJSON_Delete(f);
 }
 
+Test(e2e, untraced_threads_are_counted_and_sized_like_traced_ones) {
+  /* A 2-D stencil of 125 x 300 threads in 32x8 blocks: 10 blocks per row, 160 in all, so the
+     sample leaves whole blocks untraced, each row crossing traced and untraced blocks and
+     window ends. The runtime answers an untraced row segment without its block arithmetic
+     (cgp_rt_thread's fast path); the counts and the extent must still be those of every thread,
+     and skip mode, which takes the same decisions, must give the same samples. */
+  write_file("st.c",
+    "#include <stdio.h>\n#define NI 125\n#define NJ 300\n"
+    "static float a[NI + 2][NJ + 2], b[NI + 2][NJ + 2];\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < NI + 2; i++) for (int j = 0; j < NJ + 2; j++) a[i][j] = (i * 7 + j) % 11;\n"
+    "  for (int t = 0; t < 4; t++) {\n"
+    "#pragma cgpredict kernel name(st) dims(2) block(32,8)\n"
+    "  for (int i = 1; i <= NI; i++)\n"
+    "    for (int j = 1; j <= NJ; j++) b[i][j] = 0.25f * (a[i-1][j] + a[i+1][j] + a[i][j-1] + a[i][j+1]);\n"
+    "  }\n"
+    "  double s = 0; for (int i = 0; i < NI + 2; i++) for (int j = 0; j < NJ + 2; j++) s += b[i][j];\n"
+    "  printf(\"%.2f\\n\", s);\n  return 0;\n}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o st st.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./st > r.out"), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=skip CGPREDICT_REPORT=k.json ./st > k.out"), 0);
+  cJSON *r = report("r.json"), *k = report("k.json");
+  cJSON *rs = cJSON_GetObjectItem(kernel_named(r, "st"), "samples");
+  cr_assert_eq(cJSON_GetArraySize(rs), 3, "launches 0, 1 and 2 analysed, got %d", cJSON_GetArraySize(rs));
+  for (int i = 0; i < 3; i++) {
+    cJSON *sr = cJSON_GetArrayItem(rs, i);
+    cr_assert_eq(num(sr, "threads"), 125 * 300);
+    cJSON *ext = cJSON_GetObjectItem(sr, "threads_extent"), *grid = cJSON_GetObjectItem(sr, "grid");
+    cr_assert_eq(cJSON_GetArrayItem(ext, 0)->valuedouble, 301);   /* x = j: CUDA thread ids 0..300 */
+    cr_assert_eq(cJSON_GetArrayItem(ext, 1)->valuedouble, 126);
+    cr_assert_eq(cJSON_GetArrayItem(grid, 0)->valuedouble, 10);
+    cr_assert_eq(cJSON_GetArrayItem(grid, 1)->valuedouble, 16);
+    cr_assert_lt(num(sr, "traced_warps"), num(sr, "total_warps") / 2, "sampling traced most warps");
+  }
+  /* skip mode traces the same threads as run mode: the same report */
+  cJSON *ks = cJSON_GetObjectItem(kernel_named(k, "st"), "samples");
+  char *sa = cJSON_PrintUnformatted(rs), *sb = cJSON_PrintUnformatted(ks);
+  cr_assert_str_eq(sa, sb);
+  free(sa);
+  free(sb);
+  cJSON_Delete(r);
+  cJSON_Delete(k);
+}
+
 Test(e2e, report_command_repredicts_the_same_time) {
   write_file("mm.c", mm_src);
   cr_assert_eq(sh("%s build -- cc -O2 -o mm mm.c && CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./mm", CGP_DRIVER), 3);
