@@ -21,7 +21,8 @@
 
 #define CGP_HOOK_KERNEL_BEGIN "cgp_rt_kernel_begin"
 #define CGP_HOOK_KERNEL_END "cgp_rt_kernel_end"
-#define CGP_HOOK_THREAD "cgp_rt_thread"
+#define CGP_HOOK_THREAD "cgp_rt_thread"     /* its PLAIN answer may grant the next threads */
+#define CGP_HOOK_FAST_END "cgp_rt_fast_end"
 #define CGP_HOOK_MEM "cgp_rt_mem"
 #define CGP_HOOK_HOISTED "cgp_rt_hoisted"
 #define CGP_HOOK_BB "cgp_rt_bb"

@@ -83,7 +83,7 @@ static void patch_outside_phis(const ptrmap *m, LLVMBasicBlockRef out) {
 }
 
 LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBasicBlockRef *region, size_t n,
-                                  LLVMValueRef marker) {
+                                  LLVMValueRef marker, LLVMBasicBlockRef *copy_out) {
   if (n == 0) return NULL;
   size_t insts = 0;
   for (size_t b = 0; b < n; b++)
@@ -154,6 +154,7 @@ LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBa
     }
   }
   entry = copy[0];
+  if (copy_out) memcpy(copy_out, copy, n * sizeof *copy);
   free(copy);
 out:
   free(m.key);

@@ -10,8 +10,8 @@
    region keep their targets, whose phis get the copied edges with the copied values. Returns
    the copy of region[0]; NULL, leaving the function unchanged, when a value of the region is
    used outside it other than by a phi on an edge from it (or on an indirect branch, callbr
-   or invoke), or when memory runs out. */
+   or invoke), or when memory runs out. `copy`, if not NULL, receives the copy of each region[i]. */
 LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef b, LLVMBasicBlockRef *region, size_t n,
-                                  LLVMValueRef marker);
+                                  LLVMValueRef marker, LLVMBasicBlockRef *copy);
 
 #endif

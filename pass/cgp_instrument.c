@@ -13,7 +13,9 @@
        and, when the latch only needs induction variables, branches on %mode == SKIP to a block
        that runs just the latch (so the runtime can skip threads it does not sample);
      - copies the thread body, before any hook is in it, into a clean body (cgp_clean.c) that
-       threads the runtime does not trace (%mode == PLAIN) run at the speed of the user's code;
+       threads the runtime does not trace (%mode == PLAIN) run at the speed of the user's code,
+       and makes that copy a loop over the next threads the runtime says are plain too
+       (clean_thread_loop), so it vectorizes like the user's loop;
      - reports each site of the thread body as cgp_rt_mem(i32 sid, i8* addr, i8* base)
        (base = the pointer the address is indexed from, so the runtime can place arrays as
        cudaMalloc would), through one guarded flush per block (insert_mem_hooks);
@@ -65,8 +67,8 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMTargetDataRef td;
   LLVMTypeRef i8p, i32, i64, voidt;
-  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_end, t_flush;
-  LLVMValueRef f_begin, f_thread, f_flush, f_bb, f_end, f_hoisted;
+  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_end, t_flush, t_fast_end;
+  LLVMValueRef f_begin, f_thread, f_flush, f_bb, f_end, f_hoisted, f_fast_end;
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
   msgbuf err, warn;
@@ -215,12 +217,14 @@ static void declare_hooks(pass_ctx *pc) {
   pc->t_mem = LLVMFunctionType(pc->voidt, p_mem, 3, 0);
   pc->t_bb = LLVMFunctionType(pc->voidt, &pc->i32, 1, 0);
   pc->t_end = LLVMFunctionType(pc->voidt, NULL, 0, 0);
+  pc->t_fast_end = LLVMFunctionType(pc->voidt, &pc->i64, 1, 0);
   pc->f_begin = declare_hook(pc, "cgp_rt_kernel_begin", pc->t_begin);
   pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
   pc->f_flush = flush_hook(pc, declare_hook(pc, "cgp_rt_mem", pc->t_mem));
   pc->f_bb = guarded_hook(pc, "cgp.bb", declare_hook(pc, "cgp_rt_bb", pc->t_bb), pc->t_bb, 1);
   pc->f_end = declare_hook(pc, "cgp_rt_kernel_end", pc->t_end);
   pc->f_hoisted = declare_hook(pc, "cgp_rt_hoisted", pc->t_mem);
+  pc->f_fast_end = declare_hook(pc, "cgp_rt_fast_end", pc->t_fast_end);
 }
 
 static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
@@ -906,8 +910,8 @@ static LLVMBasicBlockRef build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockR
 /* The header asks the runtime what this thread does: a traced thread runs the instrumented
    body, one that is not runs the clean copy (NULL if none could be made: then the instrumented
    body, whose hooks are guarded), a skipped one only the latch (when can_skip). */
-static void insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, LLVMBasicBlockRef body,
-                               LLVMBasicBlockRef clean, LLVMBasicBlockRef latch) {
+static LLVMValueRef insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, LLVMBasicBlockRef body,
+                                       LLVMBasicBlockRef clean, LLVMBasicBlockRef latch, LLVMBasicBlockRef *clean_from) {
   LLVMValueRef br = LLVMGetBasicBlockTerminator(header);
   LLVMPositionBuilderBefore(pc->b, br);
   LLVMValueRef args[3];
@@ -915,7 +919,8 @@ static void insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, 
     args[d] = d < n->dims ? LLVMBuildIntCast2(pc->b, n->iv[d], pc->i64, 1, "")
                           : LLVMConstInt(pc->i64, 0, 0);
   LLVMValueRef mode = LLVMBuildCall2(pc->b, pc->t_thread, pc->f_thread, args, 3, "cgp.mode");
-  if (!n->can_skip && !clean) return;
+  *clean_from = header;
+  if (!n->can_skip && !clean) return mode;
   LLVMBasicBlockRef untraced = clean ? clean : body;
   if (n->can_skip) {
     LLVMBasicBlockRef skip = build_skip_block(pc, n, header, latch);
@@ -927,12 +932,134 @@ static void insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, 
     LLVMPositionBuilderAtEnd(pc->b, header);
     LLVMValueRef is_skip = LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_SKIP_MODE, 0), "");
     LLVMBuildCondBr(pc->b, is_skip, skip, run);
-    return;
+    *clean_from = run;
+    return mode;
   }
   LLVMInstructionEraseFromParent(br);
   LLVMPositionBuilderAtEnd(pc->b, header);
   LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_TRACE_MODE, 0), ""),
                   body, untraced);
+  return mode;
+}
+
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int in_sorted(LLVMBasicBlockRef *sorted, size_t n, LLVMBasicBlockRef bb) {
+  return bsearch(&bb, sorted, n, sizeof *sorted, cmp_ptr) != NULL;
+}
+
+/* The copy's only way out is its latch, a conditional branch to the header or out of the loop:
+   that block, NULL otherwise. */
+static LLVMBasicBlockRef copy_latch(LLVMBasicBlockRef header, LLVMBasicBlockRef *copy, size_t ncopy,
+                                    LLVMBasicBlockRef *sorted) {
+  LLVMBasicBlockRef latch = NULL;
+  for (size_t b = 0; b < ncopy; b++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(copy[b]);
+    if (!term) return NULL;
+    for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
+      if (in_sorted(sorted, ncopy, LLVMGetSuccessor(term, s))) continue;
+      if (latch && latch != copy[b]) return NULL;
+      latch = copy[b];
+    }
+  }
+  if (!latch) return NULL;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
+  if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term)) return NULL;
+  LLVMBasicBlockRef s0 = LLVMGetSuccessor(term, 0), s1 = LLVMGetSuccessor(term, 1);
+  if ((s0 == header) == (s1 == header) || in_sorted(sorted, ncopy, s0 == header ? s1 : s0)) return NULL;
+  return latch;
+}
+
+/* The clean copy as a loop of its own. cgp_rt_thread's PLAIN answer also says how many of the
+   next threads (x + 1, x + 2, ...) are plain too (mode >> 2, cgp_abi.h): the copy's latch goes
+   on to its own entry while the loop continues and that count lasts, with no call, so the
+   compiler can vectorize it as it would the user's loop; when it stops, cgp_rt_fast_end gets the
+   last thread it ran, then the latch's own branch goes on (to the header: the next thread asks
+   the runtime) or out. Only for a thread loop stepping by 1 whose copy leaves by its latch
+   alone; otherwise the copy stays one thread per call. In the copy, the header's phis become
+   phis of the copy's entry (from the header's side: their value; from the latch: the next). */
+static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlockRef header,
+                                           LLVMBasicBlockRef *copy, size_t ncopy, LLVMBasicBlockRef from,
+                                           LLVMValueRef mode) {
+  LLVMBasicBlockRef made = NULL;
+  LLVMBasicBlockRef c0 = copy[0], *sorted = malloc(ncopy * sizeof *sorted);
+  size_t nphi = 0;
+  for (LLVMValueRef p = LLVMGetFirstInstruction(header); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) nphi++;
+  LLVMValueRef *P = malloc((nphi + 1) * sizeof *P), *Q = malloc((nphi + 1) * sizeof *Q);
+  if (!sorted || !P || !Q) goto out;
+  memcpy(sorted, copy, ncopy * sizeof *sorted);
+  qsort(sorted, ncopy, sizeof *sorted, cmp_ptr);
+  LLVMBasicBlockRef lc = copy_latch(header, copy, ncopy, sorted);
+  if (!lc || LLVMIsAPHINode(LLVMGetFirstInstruction(c0))) goto out;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(lc), cond = LLVMGetCondition(term);
+  LLVMBasicBlockRef s0 = LLVMGetSuccessor(term, 0), s1 = LLVMGetSuccessor(term, 1);
+  LLVMBasicBlockRef exit = s0 == header ? s1 : s0;
+  size_t k = 0, iv = nphi;
+  for (LLVMValueRef p = LLVMGetFirstInstruction(header); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
+    if (!incoming_for(p, lc)) goto out;
+    if (p == n->iv[0]) iv = k;
+    P[k++] = p;
+  }
+  if (iv == nphi) goto out;
+
+  /* the grant, in the header (it dominates the copy) */
+  LLVMPositionBuilderBefore(pc->b, LLVMGetBasicBlockTerminator(header));
+  LLVMValueRef grant = LLVMBuildAdd(pc->b, LLVMBuildZExt(pc->b, LLVMBuildLShr(pc->b, mode, LLVMConstInt(pc->i32, 2, 0), ""), pc->i64, ""),
+                                    LLVMConstInt(pc->i64, 1, 0), "cgp.plain");
+  LLVMPositionBuilder(pc->b, c0, LLVMGetFirstInstruction(c0));
+  for (k = 0; k < nphi; k++) Q[k] = LLVMBuildPhi(pc->b, LLVMTypeOf(P[k]), "cgp.fast");
+  LLVMValueRef left = LLVMBuildPhi(pc->b, pc->i64, "cgp.left");
+  for (k = 0; k < nphi; k++) {                     /* in the copy, Q replaces P */
+    LLVMUseRef u = LLVMGetFirstUse(P[k]);
+    while (u) {
+      LLVMValueRef user = LLVMGetUser(u);
+      u = LLVMGetNextUse(u);
+      if (!LLVMIsAInstruction(user) || !in_sorted(sorted, ncopy, LLVMGetInstructionParent(user))) continue;
+      for (int o = 0; o < LLVMGetNumOperands(user); o++)
+        if (LLVMGetOperand(user, (unsigned)o) == P[k]) LLVMSetOperand(user, (unsigned)o, Q[k]);
+    }
+  }
+  /* values leaving by the latch: a header phi there is, from the copy, its Q */
+  LLVMBasicBlockRef succ[2] = {header, exit};
+  for (int s = 0; s < 2; s++)
+    for (LLVMValueRef p = LLVMGetFirstInstruction(succ[s]); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p))
+      for (unsigned i = 0; i < LLVMCountIncoming(p); i++)
+        if (LLVMGetIncomingBlock(p, i) == lc)
+          for (k = 0; k < nphi; k++)
+            if (LLVMGetIncomingValue(p, i) == P[k]) LLVMSetOperand(p, i, Q[k]);
+  LLVMPositionBuilderBefore(pc->b, term);
+  LLVMValueRef next_left = LLVMBuildSub(pc->b, left, LLVMConstInt(pc->i64, 1, 0), "");
+  LLVMValueRef cont = s0 == header ? cond : LLVMBuildNot(pc->b, cond, "");
+  LLVMValueRef go = LLVMBuildAnd(pc->b, cont, LLVMBuildICmp(pc->b, LLVMIntNE, next_left, LLVMConstInt(pc->i64, 0, 0), ""), "");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(header), "cgp.fast.end");
+  LLVMBuildCondBr(pc->b, go, c0, done);
+  LLVMInstructionEraseFromParent(term);
+  for (k = 0; k < nphi; k++) {
+    LLVMValueRef v = incoming_for(P[k], lc);
+    for (size_t j = 0; j < nphi; j++)
+      if (v == P[j]) v = Q[j];
+    LLVMValueRef in_v[2] = {P[k], v};
+    LLVMBasicBlockRef in_b[2] = {from, lc};
+    LLVMAddIncoming(Q[k], in_v, in_b, 2);
+  }
+  LLVMValueRef lin[2] = {grant, next_left};
+  LLVMBasicBlockRef lbb[2] = {from, lc};
+  LLVMAddIncoming(left, lin, lbb, 2);
+  LLVMPositionBuilderAtEnd(pc->b, done);
+  LLVMValueRef x = LLVMBuildIntCast2(pc->b, Q[iv], pc->i64, 1, "");
+  LLVMBuildCall2(pc->b, pc->t_fast_end, pc->f_fast_end, &x, 1, "");
+  LLVMBuildCondBr(pc->b, cond, s0, s1);
+  retarget_phis(pc, header, lc, done, n->iv, CGP_MAX_DIMS);
+  retarget_phis(pc, exit, lc, done, n->iv, CGP_MAX_DIMS);
+  made = c0;
+out:
+  free(sorted);
+  free(P);
+  free(Q);
+  return made;
 }
 
 /* A new block on the edge from -> to, holding a call to `hook`; phis of `to` are retargeted. */
@@ -1118,8 +1245,10 @@ static int reading_may_alias(pass_ctx *pc, const nest *n) {
   return sites == 0;
 }
 
+/* *made: the header of the loop the clean copy became (clean_thread_loop), or NULL: a copy of
+   the marked loop itself for a 1-D nest, not to be taken for another instance of it. */
 static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_cfg *cfg,
-                           cgp_loop *loops, size_t nl, cgp_loop *l0) {
+                           cgp_loop *loops, size_t nl, cgp_loop *l0, LLVMBasicBlockRef *made) {
   nest n = {.k = k, .cfg = cfg, .warnings = cJSON_CreateArray(), .carried = cJSON_CreateArray()};
   int rc = -1;
   if (choose_mapped_loops(pc, &n, loops, nl, l0) != 0) goto out;
@@ -1144,6 +1273,11 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   const cgp_loop *t = n.mapped[n.dims - 1];
   LLVMBasicBlockRef header = cfg->bb[t->header], latch = cfg->bb[t->latch[0]];
   LLVMBasicBlockRef *tblocks = malloc(cfg->n * sizeof *tblocks);
+  if (!tblocks) {
+    NEST_ERROR(pc, &n, "kernel '%s': out of memory while instrumenting it", k->name);
+    cJSON_free(desc);
+    goto out;
+  }
   size_t ntb = 0;
   for (size_t b = 0; b < cfg->n; b++)
     if (t->in[b]) tblocks[ntb++] = cfg->bb[b];
@@ -1151,15 +1285,15 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   insert_kernel_hooks(pc, &n, desc);              /* uses the CFG as it was */
   LLVMBasicBlockRef body = split_after_phis(pc, header, n.iv, CGP_MAX_DIMS);
   if (latch == header) latch = body;
-  LLVMBasicBlockRef *region = malloc(ntb * sizeof *region), clean = NULL;   /* the body as the user wrote it */
-  if (region) {
-    size_t nreg = 0;
+  LLVMBasicBlockRef *region = malloc(ntb * sizeof *region), *copy = malloc(ntb * sizeof *copy), clean = NULL;
+  size_t nreg = 0;
+  if (region && copy) {                          /* the body as the user wrote it */
     region[nreg++] = body;
     for (size_t b = 0; b < ntb; b++)
       if (tblocks[b] != header) region[nreg++] = tblocks[b];
-    clean = cgp_clone_clean(pc->ctx, pc->b, region, nreg, pc->f_site);
-    free(region);
+    clean = cgp_clone_clean(pc->ctx, pc->b, region, nreg, pc->f_site, copy);
   }
+  free(region);
   insert_mem_hooks(pc, &n);
   for (size_t b = 0; b < ntb; b++) {
     LLVMBasicBlockRef bb = tblocks[b] == header ? body : tblocks[b];
@@ -1167,7 +1301,10 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
     LLVMValueRef id = LLVMConstInt(pc->i32, b, 0);
     LLVMBuildCall2(pc->b, pc->t_bb, pc->f_bb, &id, 1, "");
   }
-  insert_thread_hook(pc, &n, header, body, clean, latch);
+  LLVMBasicBlockRef clean_from;
+  LLVMValueRef mode = insert_thread_hook(pc, &n, header, body, clean, latch, &clean_from);
+  if (clean && n.step[0] == 1) *made = clean_thread_loop(pc, &n, header, copy, nreg, clean_from, mode);
+  free(copy);
   free(tblocks);
   cJSON_free(desc);
   rc = 0;
@@ -1203,7 +1340,9 @@ static int instrument_function(pass_ctx *pc, LLVMValueRef fn, const cgp_kernel_p
     int rc = 0;
     if (hit < nl) {
       if (ndone < sizeof done / sizeof *done) done[ndone++] = cfg.bb[loops[hit].header];
-      rc = instrument_nest(pc, k, &cfg, loops, nl, &loops[hit]);
+      LLVMBasicBlockRef made = NULL;
+      rc = instrument_nest(pc, k, &cfg, loops, nl, &loops[hit], &made);
+      if (made && ndone < sizeof done / sizeof *done) done[ndone++] = made;
       (*found)++;
     }
     cgp_cfg_loops_free(loops, nl);

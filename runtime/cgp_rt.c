@@ -322,6 +322,16 @@ static int32_t untraced(void) {
   return cgp_rt_g.sample_mode == 1 && L.k->can_skip ? CGP_RT_SKIP : CGP_RT_PLAIN;
 }
 
+/* untraced() for thread x inside the fast range; a PLAIN answer also grants the threads after
+   it up to fast_hi (cgp_abi.h), which the code may run without asking, then reports the last
+   one it ran to cgp_rt_fast_end. Only for a thread loop stepping by 1 (x is its index). */
+static int32_t plain_run(int64_t x) {
+  int32_t mode = untraced();
+  if (mode != CGP_RT_PLAIN || L.k->step[0] != 1 || L.fast_hi <= x) return mode;
+  uint64_t n = (uint64_t)(L.fast_hi - x - 1);
+  return (int32_t)((n < CGP_RT_MAX_GRANT ? n : CGP_RT_MAX_GRANT) << 2);
+}
+
 /* Thread (x, y, z) is untraced and its block is L.out_*'s (or the launch is not sampled): the
    next threads of the same row, ascending, are untraced too up to the end of that block or the
    first cell at which a window closes or a batch is analysed (advance_windows' thresholds), so
@@ -341,7 +351,7 @@ static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
   L.fast_y = y;
   L.fast_z = z;
   L.fast_hi = hi > x ? hi : x;
-  return untraced();
+  return plain_run(x);
 }
 
 static int block_id_of(int64_t x, int64_t y, int64_t z, uint64_t *id) {
@@ -368,9 +378,16 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
     L.threads++;                                /* what thread_slow would do: untraced_from */
     L.prev_x = x;
     if (x > L.maxx) L.maxx = x;
-    return untraced();
+    return plain_run(x);
   }
   return thread_slow(x, y, z);
+}
+
+void cgp_rt_fast_end(int64_t x) {
+  if (!rt_owner || !L.active || x <= L.prev_x || x >= L.fast_hi) return;   /* ran none granted */
+  L.threads += (uint64_t)(x - L.prev_x);        /* threads prev_x + 1 .. x, as the path above */
+  L.prev_x = x;
+  if (x > L.maxx) L.maxx = x;
 }
 
 /* Out of line, so the fast path above is a leaf that saves no registers. */

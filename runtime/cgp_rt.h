@@ -37,8 +37,14 @@ enum { CGP_RT_PLAIN = 0, CGP_RT_TRACE = 1, CGP_RT_SKIP = 2 };
    the kernel; the same pointer comes back on every launch. */
 void cgp_rt_kernel_begin(const char *desc);
 /* A pseudo-thread starts: x is the innermost mapped loop's index, y and z the next ones out
-   (0 when not mapped). Returns CGP_RT_SKIP when the body may be skipped. */
+   (0 when not mapped). Returns CGP_RT_SKIP when the body may be skipped. A CGP_RT_PLAIN answer
+   may carry, in bits 2 and up, a count n (at most CGP_RT_MAX_GRANT): threads x + 1 .. x + n of
+   the same y and z are plain too, and a thread loop stepping by 1 may run them without calling
+   here, then call cgp_rt_fast_end with the last one it ran. */
 int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z);
+#define CGP_RT_MAX_GRANT (1u << 28)
+/* The plain threads granted after thread x ran, up to thread `last` (x itself if none). */
+void cgp_rt_fast_end(int64_t last);
 /* The current thread accesses `addr` through static memory instruction `sid` of the kernel;
    `base` is the pointer the address was indexed from. */
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base);

@@ -31,6 +31,7 @@ static struct {
   int state;                              /* 0: not tried, 1: loaded, -1: not available */
   void (*begin)(const char *);
   int32_t (*thread)(int64_t, int64_t, int64_t);
+  void (*fast_end)(int64_t);
   void (*mem)(uint32_t, const void *, const void *);
   void (*hoisted)(uint32_t, const void *, const void *);
   void (*bb)(uint32_t);
@@ -46,13 +47,14 @@ static int load(void) {
   if (h) {
     *(void **)&rt.begin = dlsym(h, "cgp_rt_kernel_begin");
     *(void **)&rt.thread = dlsym(h, "cgp_rt_thread");
+    *(void **)&rt.fast_end = dlsym(h, "cgp_rt_fast_end");
     *(void **)&rt.mem = dlsym(h, "cgp_rt_mem");
     *(void **)&rt.hoisted = dlsym(h, "cgp_rt_hoisted");
     *(void **)&rt.bb = dlsym(h, "cgp_rt_bb");
     *(void **)&rt.end = dlsym(h, "cgp_rt_kernel_end");
     rt.tracing = dlsym(h, "cgp_rt_tracing");
   }
-  if (!h || !rt.begin || !rt.thread || !rt.mem || !rt.hoisted || !rt.bb || !rt.end || !rt.tracing) {
+  if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.hoisted || !rt.bb || !rt.end || !rt.tracing) {
     fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
             "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
             "uninstrumented and no report is written. Link the program with `cgpredict cc`, or set "
@@ -75,6 +77,10 @@ WEAK int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   int32_t r = rt.thread(x, y, z);
   cgp_rt_tracing = *rt.tracing;
   return r;
+}
+
+WEAK void cgp_rt_fast_end(int64_t last) {
+  if (rt.state > 0) rt.fast_end(last);
 }
 
 WEAK void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {

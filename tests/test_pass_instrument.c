@@ -151,6 +151,63 @@ Test(pass, gemm_nest_maps_two_loops_and_hooks_every_access) {
   LLVMContextDispose(ctx);
 }
 
+/* The block named `name` (exactly), or NULL. */
+static LLVMBasicBlockRef block_named(LLVMModuleRef m, const char *name) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+      if (strcmp(LLVMGetBasicBlockName(b), name) == 0) return b;
+  return NULL;
+}
+
+static const char *stencil =
+  "#define N 1000\n"
+  "float A[N], B[N];\n"
+  "void st(int step) {\n"
+  "#pragma cgpredict kernel name(st)\n"
+  "  for (int i = 1; i < N - 1; i++)\n"
+  "    B[i] = A[i - 1] + A[i] + A[i + 1];\n"
+  "#pragma cgpredict kernel name(st2)\n"
+  "  for (int i = 1; i < N - 1; i += 2)\n"
+  "    B[i] = A[i - 1] + A[i] + A[i + 1];\n"
+  "}\n";
+
+Test(pass, untraced_threads_run_the_clean_copy_as_a_loop_of_its_own) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = compile(ctx, stencil);
+  cgp_kernel_pragma k[2] = {pragma("st", 5, 3, 1), pragma("st2", 8, 3, 1)};
+  char err[2048], warn[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, k, 2, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+  /* the copy of a 1-D nest's loop is the marked loop again: it must not be taken for a second
+     instance of the kernel */
+  cr_assert_eq(count_calls(m, "cgp_rt_kernel_begin"), 2);
+  cr_assert_eq(count_calls(m, "cgp_rt_thread"), 2);
+  /* st steps by 1: its clean copy (one block) loops on itself over the threads the runtime
+     granted, then reports the last one; st2 steps by 2: one thread per call, no loop */
+  cr_assert_eq(count_calls(m, "cgp_rt_fast_end"), 1);
+  LLVMBasicBlockRef c = block_named(m, "cgp.clean"), end = block_named(m, "cgp.fast.end");
+  cr_assert_not_null(c);
+  cr_assert_not_null(end);
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(c);
+  cr_assert(LLVMIsConditional(br));
+  cr_assert_eq(LLVMGetSuccessor(br, 0), c, "the copy's latch goes back to the copy");
+  cr_assert_eq(LLVMGetSuccessor(br, 1), end);
+  unsigned phis = 0, grant = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(c); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
+    size_t len;
+    const char *nm = LLVMGetValueName2(i, &len);
+    phis++;
+    grant += strncmp(nm, "cgp.left", 8) == 0;
+  }
+  cr_assert_eq(phis, 2, "the thread index and the threads left");
+  cr_assert_eq(grant, 1);
+  unsigned hooks, loads;
+  cr_assert_eq(count_blocks(m, "cgp.clean", &hooks, &loads), 2);
+  cr_assert_eq(hooks, 0, "no hook in either clean copy");
+  cr_assert_eq(loads, 6);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
 Test(pass, dims_one_maps_only_the_outer_loop) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = compile(ctx, gemm);
