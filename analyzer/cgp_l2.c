@@ -3,33 +3,56 @@
    Semantics: a reference is a line number (byte address / line size); loads and stores are
    treated alike (write-allocate, no write-back traffic modelled). A reference hits iff its
    line was referenced before in its set and fewer than `assoc` distinct lines of that set were
-   referenced since: exactly an LRU stack of depth assoc per set, which is what is kept here.
-   A reference straddling two lines is two references; cgp_lines splits them before they get
-   here. Set index (cgp_l2_set_of): modulo = line mod sets; xor = (line ^ (line >> log2 sets))
-   mod sets, so a power-of-two column of lines spreads over sets instead of thrashing one.
+   referenced since: exactly an LRU stack of depth assoc per set. A reference straddling two
+   lines is two references; cgp_lines splits them before they get here. Set index
+   (cgp_l2_set_of): modulo = line mod sets; xor = (line ^ (line >> log2 sets)) mod sets, so a
+   power-of-two column of lines spreads over sets instead of thrashing one.
 
    Fully associative (the default for real devices, whose set hashing is not published): one
-   set of capacity/line lines, kept as a doubly linked recency list over a fixed slot array
-   with an open-addressing hash from line to slot, O(1) per reference and no allocation.
-   Set associative: per set, the assoc most recent lines in recency order, O(assoc). */
+   set of capacity/line lines. Each resident line has an id (0..lines-1); node[id] holds its
+   line, its stamp (the ring position of its latest reference) and the next id of its hash
+   chain. Every reference appends its id to the ring; an entry is current iff its position is
+   its id's stamp, so the current entries are the resident lines in recency order and the
+   first current entry from the front is the least recently used line: that is the victim,
+   exact LRU with no neighbour pointers to touch on a hit. Stale entries are skipped there and
+   dropped when the ring fills (compaction renumbers the stamps; at most `lines` of 4 x lines
+   entries survive, so it costs O(1) per reference amortised). Lines are found by chaining
+   from a table of at least 4 chain heads per line, so chains are short and a deletion never
+   moves other entries; the table index keeps the lines of an aligned group of 16 in one host
+   cache line of heads (sweeps stay in the host's L1), rotated by the group's hash so that a
+   stride of 16 lines or more still uses every head.
+   Set associative, up to 16 ways: per set, the tags and the recency order packed as 16 nibbles
+   in a word; the tags are searched without an early exit and the order is rotated by a few
+   word operations (no branch to mispredict). More ways: tags most recent first, O(assoc).
+   Both return at once when the line is the most recent reference of the cache: its LRU state
+   is already current. Memory: O(lines), allocated by cgp_l2_new only. */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define EMPTY (-1)
+#define EMPTY UINT32_MAX
+#define GROUP 16                /* chain heads of 4 bytes per 64-byte host cache line */
+#define CHAINS_PER_LINE 4       /* chains average at most 1/4 id */
+#define RING_PER_LINE 4         /* compaction every >= 3 x lines references */
+
+typedef struct { uint64_t line; uint32_t stamp, next; } node;   /* next: in its chain */
 
 struct cgp_l2 {
   uint64_t sets;
   unsigned assoc;
   cgp_l2_index index;
-  uint64_t *tags;        /* set associative: tags[set * assoc + way], most recent first */
-  unsigned *fill;
-  uint64_t *slot_line;   /* fully associative */
-  int32_t *prev, *next, head, tail;
+  unsigned set_bits;            /* log2 sets */
+  uint64_t mru;                 /* the most recent line, if have_mru */
+  int have_mru;
+  /* fully associative */
+  uint32_t *head, tmask;         /* chains of ids by hash_of(line) & tmask */
+  node *node;
   uint32_t used;
-  int32_t *hash;
-  uint64_t hmask;
+  uint32_t *ring, rsize, front, tail;
+  /* set associative */
+  uint64_t *tags, *order;       /* order: per set, if assoc <= 16 */
+  unsigned *fill;
 };
 
 static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
@@ -52,12 +75,18 @@ static uint64_t mix(uint64_t x) {             /* splitmix64 finaliser: spreads s
   return x ^ (x >> 31);
 }
 
+/* Lines of one aligned group share the group's buckets, at a rotation chosen by the group. */
+static uint32_t hash_of(uint64_t line) {
+  uint64_t g = mix(line / GROUP);
+  return (uint32_t)((g & ~(uint64_t)(GROUP - 1)) | ((line + g) & (GROUP - 1)));
+}
+
 cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index) {
   if ((unsigned)index > CGP_L2_XOR || !is_pow2(line_bytes) || capacity_bytes < line_bytes ||
       capacity_bytes % line_bytes)
     return NULL;
   uint64_t lines = capacity_bytes / line_bytes;
-  if (lines > INT32_MAX / 4) return NULL;          /* slots are int32_t; the hash has 2x room */
+  if (lines > INT32_MAX / 4) return NULL;          /* ids and ring positions fit 32 bits */
   if (index == CGP_L2_FULLY_ASSOCIATIVE) assoc = (unsigned)lines;
   if (!assoc || lines % assoc || !is_pow2(lines / assoc)) return NULL;
   cgp_l2 *c = calloc(1, sizeof *c);
@@ -65,19 +94,21 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
   c->sets = lines / assoc;
   c->assoc = assoc;
   c->index = index;
+  c->set_bits = log2u64(c->sets);
   if (index == CGP_L2_FULLY_ASSOCIATIVE) {
-    uint64_t hsize = 1;
-    while (hsize < 2 * lines) hsize <<= 1;
-    c->hmask = hsize - 1;
-    c->slot_line = malloc(lines * sizeof *c->slot_line);
-    c->prev = malloc(lines * sizeof *c->prev);
-    c->next = malloc(lines * sizeof *c->next);
-    c->hash = malloc(hsize * sizeof *c->hash);
+    uint64_t tsize = GROUP;
+    while (tsize < CHAINS_PER_LINE * lines) tsize <<= 1;
+    c->tmask = (uint32_t)(tsize - 1);
+    c->head = malloc(tsize * sizeof *c->head);
+    c->node = malloc(lines * sizeof *c->node);
+    c->rsize = (uint32_t)(RING_PER_LINE * lines);
+    c->ring = malloc(c->rsize * sizeof *c->ring);
   } else {
     c->tags = malloc(lines * sizeof *c->tags);
+    c->order = malloc(c->sets * sizeof *c->order);
     c->fill = malloc(c->sets * sizeof *c->fill);
   }
-  if (index == CGP_L2_FULLY_ASSOCIATIVE ? !(c->slot_line && c->prev && c->next && c->hash) : !(c->tags && c->fill)) {
+  if (index == CGP_L2_FULLY_ASSOCIATIVE ? !(c->head && c->node && c->ring) : !(c->tags && c->order && c->fill)) {
     cgp_l2_free(c);
     return NULL;
   }
@@ -86,81 +117,89 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
 }
 
 void cgp_l2_reset(cgp_l2 *c) {
-  if (c->hash) {
-    for (uint64_t i = 0; i <= c->hmask; i++) c->hash[i] = EMPTY;
-    c->head = c->tail = EMPTY;
-    c->used = 0;
+  c->have_mru = 0;
+  if (c->head) {
+    memset(c->head, 0xff, ((size_t)c->tmask + 1) * sizeof *c->head);
+    c->used = c->front = c->tail = 0;
   } else {
     memset(c->fill, 0, c->sets * sizeof *c->fill);
+    for (uint64_t i = 0; i < c->sets; i++) c->order[i] = UINT64_C(0xfedcba9876543210);
   }
 }
 
 void cgp_l2_free(cgp_l2 *c) {
   if (!c) return;
-  free(c->tags); free(c->fill); free(c->slot_line); free(c->prev); free(c->next); free(c->hash);
+  free(c->head); free(c->node); free(c->ring); free(c->tags); free(c->order); free(c->fill);
   free(c);
 }
 
 /* ---- fully associative -------------------------------------------------------------------- */
 
-static uint64_t hash_find(const cgp_l2 *c, uint64_t line) {
-  uint64_t h = mix(line) & c->hmask;
-  while (c->hash[h] != EMPTY && c->slot_line[c->hash[h]] != line) h = (h + 1) & c->hmask;
-  return h;
-}
-
-/* Linear-probing deletion by backward shift: no tombstones, probes stay short. */
-static void hash_remove(cgp_l2 *c, uint64_t h) {
-  uint64_t i = h, j = h;
-  for (;;) {
-    j = (j + 1) & c->hmask;
-    if (c->hash[j] == EMPTY) break;
-    uint64_t k = mix(c->slot_line[c->hash[j]]) & c->hmask;
-    int k_in_i_j = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-    if (k_in_i_j) continue;
-    c->hash[i] = c->hash[j];
-    i = j;
+/* Drop the stale entries: the current ones move to the ring's start, in order. */
+static void compact(cgp_l2 *c) {
+  uint32_t k = 0;
+  for (uint32_t p = c->front; p < c->tail; p++) {
+    uint32_t id = c->ring[p];
+    if (c->node[id].stamp == p) { c->ring[k] = id; c->node[id].stamp = k++; }
   }
-  c->hash[i] = EMPTY;
+  c->front = 0;
+  c->tail = k;
 }
 
-static void unlink_slot(cgp_l2 *c, int32_t s) {
-  if (c->prev[s] != EMPTY) c->next[c->prev[s]] = c->next[s]; else c->head = c->next[s];
-  if (c->next[s] != EMPTY) c->prev[c->next[s]] = c->prev[s]; else c->tail = c->prev[s];
-}
-
-static void push_front(cgp_l2 *c, int32_t s) {
-  c->prev[s] = EMPTY;
-  c->next[s] = c->head;
-  if (c->head != EMPTY) c->prev[c->head] = s; else c->tail = s;
-  c->head = s;
+/* The least recently used id, taken off the ring's front and unlinked from its chain. */
+static uint32_t evict(cgp_l2 *c) {
+  node *nd = c->node;
+  uint32_t f = c->front;
+  while (nd[c->ring[f]].stamp != f) f++;
+  uint32_t id = c->ring[f], *p = c->head + (hash_of(nd[id].line) & c->tmask);
+  c->front = f + 1;
+  while (*p != id) p = &nd[*p].next;
+  *p = nd[id].next;
+  return id;
 }
 
 static int access_fully(cgp_l2 *c, uint64_t line) {
-  uint64_t h = hash_find(c, line);
-  int32_t s = c->hash[h];
-  if (s != EMPTY) {
-    if (s != c->head) { unlink_slot(c, s); push_front(c, s); }
-    return 1;
+  uint32_t *head = c->head + (hash_of(line) & c->tmask), id;
+  node *nd = c->node;
+  for (id = *head; id != EMPTY && nd[id].line != line; id = nd[id].next) {}
+  int hit = id != EMPTY;
+  if (!hit) {
+    id = c->used < c->assoc ? c->used++ : evict(c);
+    nd[id].line = line;
+    nd[id].next = *head;
+    *head = id;
   }
-  if (c->used < c->assoc) {
-    s = (int32_t)c->used++;
-  } else {
-    s = c->tail;                                   /* evict the least recently used */
-    hash_remove(c, hash_find(c, c->slot_line[s]));
-    unlink_slot(c, s);
-    h = hash_find(c, line);
-  }
-  c->slot_line[s] = line;
-  c->hash[h] = s;
-  push_front(c, s);
-  return 0;
+  uint32_t t = c->tail;
+  nd[id].stamp = t;
+  c->ring[t] = id;
+  c->tail = t + 1;
+  if (t + 1 == c->rsize) compact(c);
+  return hit;
 }
 
 /* ---- set associative ---------------------------------------------------------------------- */
 
-static int access_sets(cgp_l2 *c, uint64_t line) {
-  uint64_t set = cgp_l2_set_of(line, c->sets, c->index);
+#define NIBBLES UINT64_C(0x1111111111111111)
+
+/* Up to 16 ways: the set's recency order is a permutation of 16 ways packed in a word, four
+   bits a way, most recent in the low nibble; ways >= assoc stay above, never used, so the LRU
+   way is nibble assoc-1. The ways fill from assoc-1 down: way w is valid iff w + fill >= assoc. */
+static int access_small_set(cgp_l2 *c, uint64_t set, uint64_t line) {
+  uint64_t *tag = c->tags + set * c->assoc, order = c->order[set];
+  unsigned n = c->assoc, fill = c->fill[set], hit = 16;
+  for (unsigned w = 0; w < n; w++) hit = tag[w] == line && w + fill >= n ? w : hit;   /* no exit: no
+                                                      mispredicted branch */
+  unsigned w = hit < 16 ? hit : (unsigned)(order >> (4 * (n - 1))) & 15;
+  uint64_t x = order ^ (w * NIBBLES);                /* w's nibble is the lowest zero nibble */
+  uint64_t zeros = (x - NIBBLES) & ~x & (NIBBLES << 3), bit = zeros & (0 - zeros);
+  uint64_t below = (bit >> 3) - 1, through = (bit << 1) - 1;   /* nibbles before w's; up to it */
+  c->order[set] = (order & ~through) | (order & below) << 4 | w;
+  if (hit == 16) { tag[w] = line; c->fill[set] = fill + (fill < n); }
+  return hit < 16;
+}
+
+/* More ways: tags most recent first, moved down on each reference. */
+static int access_large_set(cgp_l2 *c, uint64_t set, uint64_t line) {
   uint64_t *way = c->tags + set * c->assoc;
   unsigned n = c->fill[set], i = 0;
   while (i < n && way[i] != line) i++;
@@ -174,6 +213,14 @@ static int access_sets(cgp_l2 *c, uint64_t line) {
   return hit;
 }
 
+static int access_sets(cgp_l2 *c, uint64_t line) {
+  uint64_t set = (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
+  return c->assoc <= 16 ? access_small_set(c, set, line) : access_large_set(c, set, line);
+}
+
 int cgp_l2_access(cgp_l2 *c, uint64_t line) {
-  return c->hash ? access_fully(c, line) : access_sets(c, line);
+  if (c->have_mru && line == c->mru) return 1;
+  c->have_mru = 1;
+  c->mru = line;
+  return c->head ? access_fully(c, line) : access_sets(c, line);
 }

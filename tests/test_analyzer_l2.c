@@ -71,6 +71,35 @@ Test(l2, agrees_with_reference_on_random_traces) {
       }
 }
 
+/* Streams a hash keeping neighbouring lines together could get wrong: column sweeps with a
+   power-of-two pitch (each column read with its right neighbour), runs of consecutive lines
+   with strided jumps, and repeats of the most recent line; about 300,000 references per
+   geometry, tiny ones (1 and 4 lines) included. */
+Test(l2, agrees_with_reference_on_column_strided_and_repeated_streams) {
+  static const geometry extra[] = {{1, 0, CGP_L2_FULLY_ASSOCIATIVE}, {4, 0, CGP_L2_FULLY_ASSOCIATIVE},
+                                   {4, 4, CGP_L2_XOR}, {1, 1, CGP_L2_MODULO}};
+  static uint64_t t[30000];
+  uint64_t seed = 5;
+  for (size_t g = 0; g < NGEOM + 4; g++) {
+    geometry geo = g < NGEOM ? geometries[g] : extra[g - NGEOM];
+    for (uint64_t pitch = 16; pitch <= 4096; pitch *= 16) {
+      uint64_t rows = 2 * geo.lines / pitch + 2;
+      for (size_t i = 0; i < 30000; i++) t[i] = (i / 2 % rows) * pitch + (i / 2 / rows + i % 2) % pitch;
+      agree(geo, t, 30000);
+    }
+    for (unsigned k = 0; k < 4; k++) {
+      uint64_t pos = 0, span = (uint64_t)geo.lines * (k + 1) / 2 + 1;
+      for (size_t i = 0; i < 30000; i++) {
+        uint64_t r = rng_next(&seed);
+        if (r % 8 == 0) t[i] = i ? t[i - 1] : 0;                       /* the most recent line again */
+        else if (r % 8 == 1) t[i] = r % (2 * span);
+        else { t[i] = pos; pos = (pos + 1 + (r % 3 == 0) * ((uint64_t)8 << k)) % (2 * span); }
+      }
+      agree(geo, t, 30000);
+    }
+  }
+}
+
 Test(l2, fully_associative_cyclic_sweep_of_capacity_plus_one_always_misses) {
   geometry g = {512, 0, CGP_L2_FULLY_ASSOCIATIVE};
   uint64_t t[20 * 513];

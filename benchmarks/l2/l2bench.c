@@ -1,7 +1,11 @@
 /* l2bench: line accesses per second of the L2 simulator (analyzer/cgp_l2.c), fully associative
-   and 16-way, on a synthetic GPU-like stream (strided sweeps over a working set twice the
-   capacity, mixed with random reuse), and the miss count checked against the brute-force
-   reference (cgp_l2_ref) on a prefix of the same stream.
+   and 16-way, on three synthetic streams over a working set twice the capacity, each with its
+   miss count checked against the brute-force reference (cgp_l2_ref) on a prefix:
+     mixed    GPU-like sweeps (steps of 1 or 32 lines) mixed with random reuse (the target);
+     columns  column sweeps of a matrix whose rows are 1024 lines apart, each column read with
+              its right neighbour (a power-of-two stride, hard on a hash that keeps
+              neighbouring lines together);
+     random   uniform over the working set.
 
      l2bench [log2 accesses (default 26)] [log2 checked prefix (default 20)]
 
@@ -17,12 +21,17 @@ static uint64_t next(uint64_t *s) {             /* xorshift64* */
   return *s * UINT64_C(2685821657736338717);
 }
 
-static uint64_t *stream(size_t n, uint64_t lines) {
-  uint64_t *t = malloc(n * sizeof *t), s = 42, pos = 0;
+enum { MIXED, COLUMNS, RANDOM, NSTREAM };
+static const char *const stream_name[NSTREAM] = {"mixed", "columns", "random"};
+
+static uint64_t *stream(int kind, size_t n, uint64_t lines) {
+  uint64_t *t = malloc(n * sizeof *t), s = 42, pos = 0, pitch = 1024, rows = 2 * lines / pitch + 1;
   if (!t) return NULL;
   for (size_t i = 0; i < n; i++) {
     uint64_t r = next(&s);
-    if (r % 4 == 0) t[i] = r % (2 * lines);                  /* random reuse */
+    if (kind == RANDOM) t[i] = r % (2 * lines);
+    else if (kind == COLUMNS) t[i] = (i / 2 % rows) * pitch + (i / 2 / rows + i % 2) % pitch;
+    else if (r % 4 == 0) t[i] = r % (2 * lines);                  /* random reuse */
     else { t[i] = pos; pos = (pos + 1 + (r % 3 == 0) * 31) % (2 * lines); }  /* sweeps, some strided */
   }
   return t;
@@ -42,28 +51,29 @@ int main(int argc, char **argv) {
       {"fully associative 6 MiB / 32 B (V100)", 6u << 20, 32, 0, CGP_L2_FULLY_ASSOCIATIVE},
       {"16-way xor 1 MiB / 64 B", 1u << 20, 64, 16, CGP_L2_XOR}};
   int bad = 0;
-  for (size_t g = 0; g < sizeof geo / sizeof *geo; g++) {
-    uint64_t *t = stream(n, geo[g].bytes / geo[g].line);
-    cgp_l2 *l2 = cgp_l2_new(geo[g].bytes, geo[g].line, geo[g].assoc, geo[g].idx);
-    if (!t || !l2) return 2;
-    uint64_t miss = 0;
-    double t0 = now();
-    for (size_t i = 0; i < n; i++) miss += !cgp_l2_access(l2, t[i]);
-    double dt = now() - t0;
-    cgp_l2_reset(l2);
-    cgp_l2_ref *ref = cgp_l2_ref_new(geo[g].bytes, geo[g].line, geo[g].assoc, geo[g].idx);
-    uint64_t m1 = 0, m2 = 0;
-    for (size_t i = 0; i < nc && ref; i++) {
-      m1 += !cgp_l2_access(l2, t[i]);
-      m2 += cgp_l2_ref_access(ref, t[i]) == 0;
+  for (size_t g = 0; g < sizeof geo / sizeof *geo; g++)
+    for (int k = 0; k < NSTREAM; k++) {
+      uint64_t *t = stream(k, n, geo[g].bytes / geo[g].line);
+      cgp_l2 *l2 = cgp_l2_new(geo[g].bytes, geo[g].line, geo[g].assoc, geo[g].idx);
+      if (!t || !l2) return 2;
+      uint64_t miss = 0;
+      double t0 = now();
+      for (size_t i = 0; i < n; i++) miss += !cgp_l2_access(l2, t[i]);
+      double dt = now() - t0;
+      cgp_l2_reset(l2);
+      cgp_l2_ref *ref = cgp_l2_ref_new(geo[g].bytes, geo[g].line, geo[g].assoc, geo[g].idx);
+      uint64_t m1 = 0, m2 = 0;
+      for (size_t i = 0; i < nc && ref; i++) {
+        m1 += !cgp_l2_access(l2, t[i]);
+        m2 += cgp_l2_ref_access(ref, t[i]) == 0;
+      }
+      printf("%-40s %-7s %6.1f M line accesses/s (%zu accesses, %.1f%% miss); first %zu: %llu misses, reference %llu: %s\n",
+             geo[g].name, stream_name[k], n / dt / 1e6, n, 100.0 * miss / n, nc, (unsigned long long)m1,
+             (unsigned long long)m2, m1 == m2 ? "identical" : "DIFFERENT");
+      bad |= m1 != m2;
+      cgp_l2_ref_free(ref);
+      cgp_l2_free(l2);
+      free(t);
     }
-    printf("%-42s %6.1f M line accesses/s (%zu accesses, %.1f%% miss); first %zu: %llu misses, reference %llu: %s\n",
-           geo[g].name, n / dt / 1e6, n, 100.0 * miss / n, nc, (unsigned long long)m1, (unsigned long long)m2,
-           m1 == m2 ? "identical" : "DIFFERENT");
-    bad |= m1 != m2;
-    cgp_l2_ref_free(ref);
-    cgp_l2_free(l2);
-    free(t);
-  }
   return bad;
 }
