@@ -305,6 +305,36 @@ Test(pragma, an_error_in_a_header_pragma_names_the_header) {
   cr_assert(strstr(err, "bad.h:2:31: error: dims(...) is 1, 2 or 3"), "%s", err);
 }
 
+Test(pragma, pragma_operator_built_by_a_stringizing_macro_is_read_with_its_arguments) {
+  /* the OpenMP-wrapper idiom: _Pragma(STR(...)), the outer macro's parameters substituted */
+  const char *src =
+    "#define STR(x) #x\n"
+    "#define KERNEL(n, d) _Pragma(STR(cgpredict kernel name(n) dims(d)))\n"
+    "#define FIXED _Pragma(STR(cgpredict kernel name(fixed) noalias))\n"
+    "#define OTHER(x) _Pragma(STR(omp parallel for)) x\n"
+    "float a[64], b[64][64];\n"
+    "void f(void) {\n"
+    "  KERNEL(rows, 2)\n"
+    "  for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) b[i][j] = 0;\n"
+    "  FIXED for (int i = 0; i < 64; i++) a[i] = 1;\n"
+    "  OTHER(for (int i = 0; i < 64; i++) a[i] = 2;)\n"
+    "}\n";
+  cgp_kernel_pragma *k;
+  size_t n;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cr_assert_eq(n, 2);
+  cr_assert_str_eq(k[0].name, "rows");
+  cr_assert_eq(k[0].dims, 2);
+  cr_assert_eq(k[0].for_line, 8);
+  cr_assert_eq(k[0].for_col, 3);
+  cr_assert_str_eq(k[1].name, "fixed");
+  cr_assert_eq(k[1].noalias, 1);
+  cr_assert_eq(k[1].for_line, 9);
+  cr_assert_eq(k[1].for_col, 9);
+  free(k);
+}
+
 Test(pragma, pragma_operator_in_a_macro_marks_the_for_after_the_expansion) {
   const char *src =
     "#define GPU_KERNEL(n) _Pragma(\"cgpredict kernel name(viamacro) dims(1)\")\n"
