@@ -1013,14 +1013,18 @@ static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlock
   for (k = 0; k < nphi; k++) Q[k] = LLVMBuildPhi(pc->b, LLVMTypeOf(P[k]), "cgp.fast");
   LLVMValueRef left = LLVMBuildPhi(pc->b, pc->i64, "cgp.left");
   for (k = 0; k < nphi; k++) {                     /* in the copy, Q replaces P */
-    LLVMUseRef u = LLVMGetFirstUse(P[k]);
-    while (u) {
-      LLVMValueRef user = LLVMGetUser(u);
-      u = LLVMGetNextUse(u);
+    size_t nu = 0, ui = 0;                          /* users first: a replaced use leaves the list */
+    for (LLVMUseRef u = LLVMGetFirstUse(P[k]); u; u = LLVMGetNextUse(u)) nu++;
+    LLVMValueRef *users = malloc((nu ? nu : 1) * sizeof *users);
+    if (!users) { pc->failed = 1; msg_add(&pc->err, "cgpredict: out of memory\n"); goto out; }
+    for (LLVMUseRef u = LLVMGetFirstUse(P[k]); u; u = LLVMGetNextUse(u)) users[ui++] = LLVMGetUser(u);
+    for (ui = 0; ui < nu; ui++) {
+      LLVMValueRef user = users[ui];
       if (!LLVMIsAInstruction(user) || !in_sorted(sorted, ncopy, LLVMGetInstructionParent(user))) continue;
       for (int o = 0; o < LLVMGetNumOperands(user); o++)
         if (LLVMGetOperand(user, (unsigned)o) == P[k]) LLVMSetOperand(user, (unsigned)o, Q[k]);
     }
+    free(users);
   }
   /* values leaving by the latch: a header phi there is, from the copy, its Q */
   LLVMBasicBlockRef succ[2] = {header, exit};

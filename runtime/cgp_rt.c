@@ -88,7 +88,7 @@ static struct {
   int64_t out_lo[3], out_hi[3];           /* the cells of the last block found outside every
                                              window; out_hi[0] == 0: none */
   int64_t fast_y, fast_z, fast_hi;        /* threads (x, fast_y, fast_z), prev_x < x < fast_hi:
-                                             untraced, nothing to do but count (set_fast_range) */
+                                             untraced, nothing to do but count (untraced_from) */
 } L;
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
