@@ -254,8 +254,75 @@ static int cmp_run_start(const void *a, const void *b) {
   return cmp_points(sort_shape, a, 0, b, 0);
 }
 
-rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
-                         const uint64_t thread[RT_WARP]) {
+static int same_point(const rt_shape *s, const rt_run *x, const rt_run *y) {
+  return x->ev == y->ev && memcmp(x->t, y->t, s->depth[x->ev] * sizeof *x->t) == 0;
+}
+
+static void add_seg(rt_wwarp *w, rt_wrun *wr, uint32_t lane, const rt_run *r) {
+  w->seg[w->nseg++] = (rt_seg){lane, r->count, r->a0, r->stride};
+  if (r->count > wr->maxcount) wr->maxcount = r->count;
+  if (!wr->nseg || r->count < wr->mincount) wr->mincount = r->count;
+  wr->lanes |= UINT32_C(1) << lane;
+  wr->nseg++;
+}
+
+static rt_wrun *new_wrun(rt_wwarp *w, const rt_run *r) {
+  rt_wrun *wr = &w->run[w->nrun++];
+  memset(wr, 0, sizeof *wr);
+  wr->ev = r->ev;
+  memcpy(wr->t, r->t, sizeof wr->t);
+  wr->seg0 = (uint32_t)w->nseg;
+  return wr;
+}
+
+/* The reference grouping: every lane's runs sorted by (event, iterations, lane); a group is one
+   program point, each lane at most once. */
+static void group_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                         lane_run *all, size_t total, rt_wwarp *w) {
+  size_t k = 0;
+  for (unsigned l = 0; l < RT_WARP; l++)
+    if (active[l])
+      for (size_t i = 0; i < lanes[l].n; i++) all[k++] = (lane_run){&lanes[l].run[i], l};
+  sort_shape = s;
+  qsort(all, total, sizeof *all, cmp_first);
+  for (size_t i = 0; i < total;) {
+    rt_wrun *wr = new_wrun(w, all[i].r);
+    uint32_t last_lane = UINT32_MAX;
+    for (; i < total; i++) {
+      const rt_run *r = all[i].r;
+      if (r->ev != wr->ev || memcmp(r->t, wr->t, s->depth[r->ev] * sizeof *r->t) != 0) break;
+      if (all[i].lane == last_lane) break;     /* a lane twice at one point: a run of its own */
+      last_lane = all[i].lane;
+      add_seg(w, wr, all[i].lane, r);
+    }
+  }
+}
+
+/* Lanes that recorded the same program points in the same order (straight-line bodies, loops of
+   one trip count: most warps): group i is every lane's run i, in lane order, with no sort. 0
+   when they differ. */
+static int group_direct(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                        rt_wwarp *w) {
+  unsigned first = 0;
+  while (first < RT_WARP && !active[first]) first++;
+  if (first == RT_WARP) return 1;
+  const rt_lane_rec *f = &lanes[first];
+  for (unsigned l = first + 1; l < RT_WARP; l++) {
+    if (!active[l]) continue;
+    if (lanes[l].n != f->n) return 0;
+    for (size_t i = 0; i < f->n; i++)
+      if (!same_point(s, &lanes[l].run[i], &f->run[i])) return 0;
+  }
+  for (size_t i = 0; i < f->n; i++) {
+    rt_wrun *wr = new_wrun(w, &f->run[i]);
+    for (unsigned l = first; l < RT_WARP; l++)
+      if (active[l]) add_seg(w, wr, l, &lanes[l].run[i]);
+  }
+  return 1;
+}
+
+static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                       const uint64_t thread[RT_WARP], int direct) {
   size_t total = 0;
   rt_wwarp *w = calloc(1, sizeof *w);
   if (!w) return NULL;
@@ -265,43 +332,40 @@ rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], co
     w->threads++;
     total += lanes[l].n;
   }
-  lane_run *all = malloc((total ? total : 1) * sizeof *all);
   w->seg = malloc((total ? total : 1) * sizeof *w->seg);
   w->run = malloc((total ? total : 1) * sizeof *w->run);
-  if (!all || !w->seg || !w->run) {
-    free(all);
+  if (!w->seg || !w->run) {
     rt_wwarp_free(w);
     return NULL;
   }
-  size_t k = 0;
-  for (unsigned l = 0; l < RT_WARP; l++)
-    if (active[l])
-      for (size_t i = 0; i < lanes[l].n; i++) all[k++] = (lane_run){&lanes[l].run[i], l};
   sort_shape = s;
-  qsort(all, total, sizeof *all, cmp_first);
-  for (size_t i = 0; i < total;) {
-    rt_wrun *wr = &w->run[w->nrun++];
-    memset(wr, 0, sizeof *wr);
-    wr->ev = all[i].r->ev;
-    memcpy(wr->t, all[i].r->t, sizeof wr->t);
-    wr->seg0 = (uint32_t)w->nseg;
-    uint32_t last_lane = UINT32_MAX;
-    for (; i < total; i++) {
-      const rt_run *r = all[i].r;
-      if (r->ev != wr->ev || memcmp(r->t, wr->t, s->depth[r->ev] * sizeof *r->t) != 0) break;
-      if (all[i].lane == last_lane) break;     /* a lane twice at one point: a run of its own */
-      last_lane = all[i].lane;
-      w->seg[w->nseg++] = (rt_seg){all[i].lane, r->count, r->a0, r->stride};
-      if (r->count > wr->maxcount) wr->maxcount = r->count;
-      if (!wr->nseg || r->count < wr->mincount) wr->mincount = r->count;
-      wr->lanes |= UINT32_C(1) << all[i].lane;
-      wr->nseg++;
-    }
+  if (direct && group_direct(s, lanes, active, w)) {
+    qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
+    int tie = 0;                                 /* two groups at one point: a lane was there twice */
+    for (size_t i = 1; i < w->nrun && !tie; i++) tie = cmp_points(s, &w->run[i - 1], 0, &w->run[i], 0) == 0;
+    if (!tie) return w;
+    w->nrun = w->nseg = 0;
   }
+  lane_run *all = malloc((total ? total : 1) * sizeof *all);
+  if (!all) {
+    rt_wwarp_free(w);
+    return NULL;
+  }
+  group_sorted(s, lanes, active, all, total, w);
   free(all);
   sort_shape = s;
   qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
   return w;
+}
+
+rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                         const uint64_t thread[RT_WARP]) {
+  return build(s, lanes, active, thread, 1);
+}
+
+rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                                const uint64_t thread[RT_WARP]) {
+  return build(s, lanes, active, thread, 0);
 }
 
 void rt_wwarp_free(rt_wwarp *w) {

@@ -69,6 +69,10 @@ typedef struct rt_wwarp rt_wwarp;
 /* lanes[l] with active[l] set took part; thread[l] is the lane's packed coordinate. */
 rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
                          const uint64_t thread[RT_WARP]);
+/* The same warp by the reference grouping (every run sorted by program point): what
+   rt_wwarp_build's direct grouping of identically shaped lanes must equal, byte for byte. */
+rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                                const uint64_t thread[RT_WARP]);
 void rt_wwarp_free(rt_wwarp *w);
 size_t rt_wwarp_bytes(const rt_wwarp *w);
 unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part */

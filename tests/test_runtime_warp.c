@@ -335,3 +335,55 @@ Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
   rt_wwarp_free(w);
   teardown(&f);
 }
+
+/* Direct grouping (lanes of one shape) against the sorted reference, byte for byte, on random
+   warps of the triangular body above: a[j] in the j loop, then x[i], y[i]; each case draws how
+   many lanes are active, whether the lanes share one trip count (the direct path) or not, and
+   whether a lane reaches a[j] twice in one iteration (a point visited twice: the fallback). */
+static uint64_t rnd(uint64_t *s) {
+  *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17;
+  return *s;
+}
+
+Test(reconverge, direct_grouping_equals_the_sorted_reference) {
+  uint64_t seed = 12345;
+  unsigned direct_cases = 0;
+  for (int c = 0; c < 400; c++) {
+    fixture f;
+    const int mb[] = {1, 2, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+    const unsigned mo[] = {0, 0, 1}, rpo[] = {0, 1, 2};
+    setup(&f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
+    unsigned same = rnd(&seed) % 2, trips = (unsigned)(rnd(&seed) % 5), twice = rnd(&seed) % 8 == 0;
+    unsigned stride = 4u << (rnd(&seed) % 4);
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      if (rnd(&seed) % 4 == 0) continue;                    /* an inactive lane */
+      lane(&f, l);
+      rt_tracker_block(f.t, 0);
+      unsigned n = same ? trips : (unsigned)(rnd(&seed) % 5);
+      for (unsigned j = 0; j < n; j++) {
+        rt_tracker_block(f.t, 1);
+        rt_tracker_access(f.t, 0, A + stride * (j + (same ? 0 : l)));
+        if (twice && j == 0) rt_tracker_access(f.t, 0, A + 8 * l);   /* same iteration: same point */
+      }
+      rt_tracker_block(f.t, 2);
+      rt_tracker_access(f.t, 1, X + 4 * l);
+      rt_tracker_access(f.t, 2, Y + stride * l);
+    }
+    direct_cases += same && !twice;
+    rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread), *r = rt_wwarp_build_sorted(f.s, f.lane, f.active, f.thread);
+    cr_assert(w && r);
+    size_t n = rt_wwarp_size(w);
+    cr_assert_eq(n, rt_wwarp_size(r), "case %d: %zu bytes against the reference's %zu", c, n, rt_wwarp_size(r));
+    unsigned char *bw = malloc(n), *br = malloc(n);
+    rt_wwarp_serialise(w, bw);
+    rt_wwarp_serialise(r, br);
+    cr_assert_eq(memcmp(bw, br, n), 0, "case %d (same %u, trips %u, twice %u) differs from the reference", c, same,
+                 trips, twice);
+    free(bw);
+    free(br);
+    rt_wwarp_free(w);
+    rt_wwarp_free(r);
+    teardown(&f);
+  }
+  cr_assert_gt(direct_cases, 100, "the direct path was exercised");
+}
