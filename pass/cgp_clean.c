@@ -7,34 +7,11 @@
    targets; each phi there gets, for every incoming edge from the region, the same edge from
    the copy with the copied value. */
 #include "cgp_clean.h"
+#include "cgp_ptrmap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Open-addressing map from an LLVM object to its copy. */
-typedef struct {
-  void **key, **val;
-  size_t mask;
-} ptrmap;
-
-static size_t slot_of(const ptrmap *m, const void *k) {
-  uint64_t h = (uint64_t)(uintptr_t)k * UINT64_C(0x9e3779b97f4a7c15);
-  size_t i = (size_t)(h >> 20) & m->mask;
-  while (m->key[i] && m->key[i] != k) i = (i + 1) & m->mask;
-  return i;
-}
-
-static void *map_get(const ptrmap *m, const void *k) {
-  size_t i = slot_of(m, k);
-  return m->key[i] ? m->val[i] : NULL;
-}
-
-static void map_put(ptrmap *m, void *k, void *v) {
-  size_t i = slot_of(m, k);
-  m->key[i] = k;
-  m->val[i] = v;
-}
 
 static int is_skipped_call(LLVMValueRef i, LLVMValueRef marker) {
   if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
@@ -88,14 +65,9 @@ LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBa
   size_t insts = 0;
   for (size_t b = 0; b < n; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) insts++;
-  ptrmap m = {0};
-  size_t cap = 16;
-  while (cap < 2 * (insts + 2 * n)) cap <<= 1;
-  m.key = calloc(cap, sizeof *m.key);
-  m.val = calloc(cap, sizeof *m.val);
-  m.mask = cap - 1;
+  ptrmap m = {0};                                /* region -> copy, of blocks and values */
   LLVMBasicBlockRef entry = NULL;
-  if (!m.key || !m.val) goto out;
+  if (!ptrmap_init(&m, insts + 2 * n)) goto out;
   LLVMValueRef fn = LLVMGetBasicBlockParent(region[0]);
   for (size_t b = 0; b < n; b++) map_put(&m, region[b], region[b]);      /* membership first */
   if (!region_is_closed(&m, region, n)) goto out;
@@ -157,7 +129,6 @@ LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBa
   if (copy_out) memcpy(copy_out, copy, n * sizeof *copy);
   free(copy);
 out:
-  free(m.key);
-  free(m.val);
+  ptrmap_free(&m);
   return entry;
 }

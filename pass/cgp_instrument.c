@@ -32,6 +32,7 @@
 #include "cgp_cfg.h"
 #include "cgp_clean.h"
 #include "cgp_mark.h"
+#include "cgp_ptrmap.h"
 
 #include <cjson/cJSON.h>
 #include <llvm-c/Analysis.h>
@@ -942,25 +943,16 @@ static LLVMValueRef insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef 
   return mode;
 }
 
-static int cmp_ptr(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
-  return x < y ? -1 : x > y;
-}
-
-static int in_sorted(LLVMBasicBlockRef *sorted, size_t n, LLVMBasicBlockRef bb) {
-  return bsearch(&bb, sorted, n, sizeof *sorted, cmp_ptr) != NULL;
-}
-
 /* The copy's only way out is its latch, a conditional branch to the header or out of the loop:
    that block, NULL otherwise. */
 static LLVMBasicBlockRef copy_latch(LLVMBasicBlockRef header, LLVMBasicBlockRef *copy, size_t ncopy,
-                                    LLVMBasicBlockRef *sorted) {
+                                    const ptrmap *in) {
   LLVMBasicBlockRef latch = NULL;
   for (size_t b = 0; b < ncopy; b++) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(copy[b]);
     if (!term) return NULL;
     for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
-      if (in_sorted(sorted, ncopy, LLVMGetSuccessor(term, s))) continue;
+      if (map_get(in, LLVMGetSuccessor(term, s))) continue;
       if (latch && latch != copy[b]) return NULL;
       latch = copy[b];
     }
@@ -969,7 +961,7 @@ static LLVMBasicBlockRef copy_latch(LLVMBasicBlockRef header, LLVMBasicBlockRef 
   LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
   if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term)) return NULL;
   LLVMBasicBlockRef s0 = LLVMGetSuccessor(term, 0), s1 = LLVMGetSuccessor(term, 1);
-  if ((s0 == header) == (s1 == header) || in_sorted(sorted, ncopy, s0 == header ? s1 : s0)) return NULL;
+  if ((s0 == header) == (s1 == header) || map_get(in, s0 == header ? s1 : s0)) return NULL;
   return latch;
 }
 
@@ -984,15 +976,14 @@ static LLVMBasicBlockRef copy_latch(LLVMBasicBlockRef header, LLVMBasicBlockRef 
 static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlockRef header,
                                            LLVMBasicBlockRef *copy, size_t ncopy, LLVMBasicBlockRef from,
                                            LLVMValueRef mode) {
-  LLVMBasicBlockRef made = NULL;
-  LLVMBasicBlockRef c0 = copy[0], *sorted = malloc(ncopy * sizeof *sorted);
+  LLVMBasicBlockRef made = NULL, c0 = copy[0];
   size_t nphi = 0;
   for (LLVMValueRef p = LLVMGetFirstInstruction(header); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) nphi++;
   LLVMValueRef *P = malloc((nphi + 1) * sizeof *P), *Q = malloc((nphi + 1) * sizeof *Q);
-  if (!sorted || !P || !Q) goto out;
-  memcpy(sorted, copy, ncopy * sizeof *sorted);
-  qsort(sorted, ncopy, sizeof *sorted, cmp_ptr);
-  LLVMBasicBlockRef lc = copy_latch(header, copy, ncopy, sorted);
+  ptrmap in = {0};                                 /* the copy's blocks, as a set */
+  if (!P || !Q || !ptrmap_init(&in, ncopy)) goto out;
+  for (size_t b = 0; b < ncopy; b++) map_put(&in, copy[b], copy[b]);
+  LLVMBasicBlockRef lc = copy_latch(header, copy, ncopy, &in);
   if (!lc || LLVMIsAPHINode(LLVMGetFirstInstruction(c0))) goto out;
   LLVMValueRef term = LLVMGetBasicBlockTerminator(lc), cond = LLVMGetCondition(term);
   LLVMBasicBlockRef s0 = LLVMGetSuccessor(term, 0), s1 = LLVMGetSuccessor(term, 1);
@@ -1020,7 +1011,7 @@ static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlock
     for (LLVMUseRef u = LLVMGetFirstUse(P[k]); u; u = LLVMGetNextUse(u)) users[ui++] = LLVMGetUser(u);
     for (ui = 0; ui < nu; ui++) {
       LLVMValueRef user = users[ui];
-      if (!LLVMIsAInstruction(user) || !in_sorted(sorted, ncopy, LLVMGetInstructionParent(user))) continue;
+      if (!LLVMIsAInstruction(user) || !map_get(&in, LLVMGetInstructionParent(user))) continue;
       for (int o = 0; o < LLVMGetNumOperands(user); o++)
         if (LLVMGetOperand(user, (unsigned)o) == P[k]) LLVMSetOperand(user, (unsigned)o, Q[k]);
     }
@@ -1041,11 +1032,8 @@ static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlock
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(header), "cgp.fast.end");
   LLVMBuildCondBr(pc->b, go, c0, done);
   LLVMInstructionEraseFromParent(term);
-  for (k = 0; k < nphi; k++) {
-    LLVMValueRef v = incoming_for(P[k], lc);
-    for (size_t j = 0; j < nphi; j++)
-      if (v == P[j]) v = Q[j];
-    LLVMValueRef in_v[2] = {P[k], v};
+  for (k = 0; k < nphi; k++) {                     /* the latch's value is already mapped */
+    LLVMValueRef in_v[2] = {P[k], incoming_for(P[k], lc)};
     LLVMBasicBlockRef in_b[2] = {from, lc};
     LLVMAddIncoming(Q[k], in_v, in_b, 2);
   }
@@ -1060,7 +1048,7 @@ static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlock
   retarget_phis(pc, exit, lc, done, n->iv, CGP_MAX_DIMS);
   made = c0;
 out:
-  free(sorted);
+  ptrmap_free(&in);
   free(P);
   free(Q);
   return made;
