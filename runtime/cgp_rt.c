@@ -372,12 +372,17 @@ static int over_budget(void) {
 
 static int32_t thread_slow(int64_t x, int64_t y, int64_t z);
 
+/* n untraced threads of the fast range ran, the last one x: all thread_slow would note of them. */
+static void count_fast(int64_t x, uint64_t n) {
+  L.threads += n;
+  L.prev_x = x;
+  if (x > L.maxx) L.maxx = x;
+}
+
 int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   if (!rt_owner || !L.active) return CGP_RT_PLAIN;
   if (x < L.fast_hi && x > L.prev_x && y == L.fast_y && z == L.fast_z) {
-    L.threads++;                                /* what thread_slow would do: untraced_from */
-    L.prev_x = x;
-    if (x > L.maxx) L.maxx = x;
+    count_fast(x, 1);
     return plain_run(x);
   }
   return thread_slow(x, y, z);
@@ -385,9 +390,7 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
 
 void cgp_rt_fast_end(int64_t x) {
   if (!rt_owner || !L.active || x <= L.prev_x || x >= L.fast_hi) return;   /* ran none granted */
-  L.threads += (uint64_t)(x - L.prev_x);        /* threads prev_x + 1 .. x, as the path above */
-  L.prev_x = x;
-  if (x > L.maxx) L.maxx = x;
+  count_fast(x, (uint64_t)(x - L.prev_x));      /* threads prev_x + 1 .. x */
 }
 
 /* Out of line, so the fast path above is a leaf that saves no registers. */
