@@ -201,17 +201,20 @@ static int mentions_cgpredict(const char *s) {
   return strncmp(s, "cgpredict", 9) == 0 && (s[9] == '\0' || s[9] == ' ' || s[9] == '\t');
 }
 
+static int token_is(CXTranslationUnit tu, const CXToken *tok, unsigned ntok, unsigned i, const char *word) {
+  if (i >= ntok) return 0;
+  CXString str = clang_getTokenSpelling(tu, tok[i]);
+  int same = strcmp(clang_getCString(str), word) == 0;
+  clang_disposeString(str);
+  return same;
+}
+
 /* `_Pragma ( "cgpredict ..." )` at tokens i..i+3 of a token array: the destringized text. */
 static char *pragma_operator(CXTranslationUnit tu, const CXToken *tok, unsigned ntok, unsigned i) {
   if (i + 3 >= ntok || clang_getTokenKind(tok[i + 2]) != CXToken_Literal) return NULL;
-  const char *want[] = {"_Pragma", "(", NULL, ")"};
-  for (unsigned j = 0; j < 4; j++) {
-    if (!want[j]) continue;
-    CXString str = clang_getTokenSpelling(tu, tok[i + j]);
-    int same = strcmp(clang_getCString(str), want[j]) == 0;
-    clang_disposeString(str);
-    if (!same) return NULL;
-  }
+  if (!token_is(tu, tok, ntok, i, "_Pragma") || !token_is(tu, tok, ntok, i + 1, "(") ||
+      !token_is(tu, tok, ntok, i + 3, ")"))
+    return NULL;
   CXString lit = clang_getTokenSpelling(tu, tok[i + 2]);
   char *text = destringize(clang_getCString(lit));
   clang_disposeString(lit);
@@ -261,14 +264,6 @@ static char *token_text(CXTranslationUnit tu, const CXToken *tok, unsigned i) {
   if (t) memcpy(t, c, n);
   clang_disposeString(str);
   return t;
-}
-
-static int token_is(CXTranslationUnit tu, const CXToken *tok, unsigned ntok, unsigned i, const char *word) {
-  if (i >= ntok) return 0;
-  CXString str = clang_getTokenSpelling(tu, tok[i]);
-  int same = strcmp(clang_getCString(str), word) == 0;
-  clang_disposeString(str);
-  return same;
 }
 
 /* A definition `NAME(p) # p`: NAME is remembered as a stringizing macro. */
