@@ -53,13 +53,16 @@ static inline cJSON *report(const char *name) {
   return r;
 }
 
-static inline cJSON *kernel_named(cJSON *r, const char *name) {
-  cJSON *k;
-  cJSON_ArrayForEach(k, cJSON_GetObjectItem(r, "kernels"))
-    if (strcmp(cJSON_GetObjectItem(k, "name")->valuestring, name) == 0) return k;
-  cr_assert_fail("no kernel %s in report", name);
+/* The element of array `arr` of o whose string field `key` is `value`; the test fails without. */
+static inline cJSON *item_where(cJSON *o, const char *arr, const char *key, const char *value) {
+  cJSON *e;
+  cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, arr))
+    if (strcmp(cJSON_GetObjectItem(e, key)->valuestring, value) == 0) return e;
+  cr_assert_fail("no %s with %s %s", arr, key, value);
   return NULL;
 }
+
+static inline cJSON *kernel_named(cJSON *r, const char *name) { return item_where(r, "kernels", "name", name); }
 
 /* The memory site at a source line with a given kind and array name. */
 static inline cJSON *site(cJSON *k, int line, const char *kind, const char *array) {
@@ -79,12 +82,6 @@ static inline double num(cJSON *o, const char *key) {
   return v->valuedouble;
 }
 
-static inline cJSON *prediction(cJSON *k, const char *dev) {
-  cJSON *p;
-  cJSON_ArrayForEach(p, cJSON_GetObjectItem(k, "predictions"))
-    if (strcmp(cJSON_GetObjectItem(p, "device")->valuestring, dev) == 0) return p;
-  cr_assert_fail("no prediction for %s", dev);
-  return NULL;
-}
+static inline cJSON *prediction(cJSON *k, const char *dev) { return item_where(k, "predictions", "device", dev); }
 
 #endif
