@@ -89,6 +89,9 @@ static struct {
                                              window; out_hi[0] == 0: none */
   int64_t fast_y, fast_z, fast_hi;        /* threads (x, fast_y, fast_z), prev_x < x < fast_hi:
                                              untraced, nothing to do but count (untraced_from) */
+  int64_t next_x, next_y, next_z;         /* the traced thread's right neighbour, when it is the
+                                             next lane of the same warp (next_lane); next_x -1: none */
+  unsigned next_l;                        /* its lane */
 } L;
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
@@ -332,14 +335,19 @@ static int32_t plain_run(int64_t x) {
   return (int32_t)((n < CGP_RT_MAX_GRANT ? n : CGP_RT_MAX_GRANT) << 2);
 }
 
+/* 1 if x, y, z are the thread loops' own indices (thread_slow divides the others by their step). */
+static int unit_steps(void) {
+  for (int d = 0; d < 3; d++)
+    if (L.k->step[d] > 1 || L.k->step[d] < -1) return 0;
+  return 1;
+}
+
 /* Thread (x, y, z) is untraced and its block is L.out_*'s (or the launch is not sampled): the
    next threads of the same row, ascending, are untraced too up to the end of that block or the
    first cell at which a window closes or a batch is analysed (advance_windows' thresholds), so
    cgp_rt_thread answers them with a count and a compare (the stencils' per-thread cost). */
 static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
-  const rt_kernel *k = L.k;
-  for (int d = 0; d < 3; d++)
-    if (k->step[d] > 1 || k->step[d] < -1) return untraced();   /* x, y, z were divided */
+  if (!unit_steps()) return untraced();
   int64_t hi = L.sampled ? L.out_hi[0] : INT64_MAX, row = ROW(y, z);
   if (!L.unordered)
     for (size_t i = 0; i < L.nwin; i++) {
@@ -393,9 +401,48 @@ void cgp_rt_fast_end(int64_t x) {
   count_fast(x, (uint64_t)(x - L.prev_x));      /* threads prev_x + 1 .. x */
 }
 
+/* Trace thread (x, y, z) as lane l of pending warp p. Its right neighbour is lane l + 1 of the
+   same warp when l < 31 and x + 1 is in the same block (then x is not a block's last column). */
+static int32_t start_lane(rt_pending *p, unsigned l, int64_t x, int64_t y, int64_t z) {
+  p->active[l] = 1;
+  p->thread[l] = cgp_thread_key((int)L.k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
+  L.lane = &p->lane[l];
+  L.lane_warp = p;
+  rt_tracker_start(L.tracker, L.lane);
+  for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
+  L.nfwd = 0;
+  cgp_rt_tracing = 1;
+  int right = l + 1 < RT_WARP && (uint64_t)(x + 1) % L.bx != 0 && unit_steps();
+  L.next_x = right ? x + 1 : -1;
+  L.next_y = y;
+  L.next_z = z;
+  L.next_l = l + 1;
+  return CGP_RT_TRACE;
+}
+
+/* Thread_slow for the traced thread's right neighbour when it is the next lane of the same warp
+   and that lane does not complete the warp: then everything thread_slow would find is known
+   (same row, block, window and pending warp; no window threshold lies between two columns of
+   one block, so advance_windows has nothing to do) and only the counts move. No division: the
+   threads of a warp after its first cost what starting a lane costs. */
+static int next_lane(int64_t x, int64_t y, int64_t z, int32_t *mode) {
+  rt_pending *p = L.lane_warp;
+  if (x != L.next_x || y != L.next_y || z != L.next_z || !L.lane || L.unordered || p->arrived + 1 >= p->lanes)
+    return 0;
+  finish_lane();
+  L.threads++;
+  if (x > L.maxx) L.maxx = x;
+  L.prev_x = x;
+  *mode = start_lane(p, L.next_l, x, y, z);
+  return 1;
+}
+
 /* Out of line, so the fast path above is a leaf that saves no registers. */
 static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64_t z) {
   L.fast_hi = INT64_MIN;
+  int32_t mode;
+  if (next_lane(x, y, z, &mode)) return mode;
+  L.next_x = -1;
   rt_kernel *k = L.k;
   if (k->step[0] > 1 || k->step[0] < -1) x /= k->step[0] < 0 ? -k->step[0] : k->step[0];
   if (k->step[1] > 1 || k->step[1] < -1) y /= k->step[1] < 0 ? -k->step[1] : k->step[1];
@@ -442,15 +489,7 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
   if (!p) return untraced();
   p->lanes = last - widx * RT_WARP + 1;
   unsigned l = tid % RT_WARP;
-  p->active[l] = 1;
-  p->thread[l] = cgp_thread_key((int)k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
-  L.lane = &p->lane[l];
-  rt_tracker_start(L.tracker, L.lane);
-  for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
-  L.nfwd = 0;
-  cgp_rt_tracing = 1;
-  L.lane_warp = p;
-  return CGP_RT_TRACE;
+  return start_lane(p, l, x, y, z);
 }
 
 /* An address as the GPU would see it: every array shifted to start on a cudaMalloc boundary. */

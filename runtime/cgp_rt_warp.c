@@ -4,36 +4,11 @@
    count as blocks of their ancestor at that depth, so two iterations of such a loop share a key.
    The iterator never puts one lane twice into an instruction, so such events still issue in lane
    lockstep, one per iteration in order; only their interleaving with other sites is approximate. */
-#include "cgp_rt_warp.h"
+#include "cgp_rt_record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct rt_shape {
-  size_t nmem, nbb, nev, nloops;
-  uint8_t *depth;              /* per event */
-  uint32_t (*pos)[RT_MAXD];    /* per event: p0..p_depth */
-  int *eff_loop;               /* per block: innermost tracked loop, -1 */
-  uint8_t *is_header;          /* per block: header of its eff_loop */
-  uint8_t *ldepth;             /* per loop: 1 + depth of its parent */
-};
-
-struct rt_run {
-  uint32_t ev, count;
-  uint32_t t[RT_MAXD - 1];     /* iterations of the loops at depth 1..m at the first element */
-  uint32_t gen;                /* which instance of the innermost loop (tracker's entry count) */
-  uint64_t a0, stride;         /* address of element i: a0 + i * stride (mod 2^64) */
-};
-
-struct rt_tracker {
-  const rt_shape *s;
-  rt_lane_rec *lane;
-  unsigned d;
-  int loop_at[RT_MAXD];
-  uint32_t t_at[RT_MAXD], gen_at[RT_MAXD], gen;
-  int32_t *open;               /* per event: its open run in the lane, -1 */
-};
 
 size_t rt_run_bytes;
 
@@ -153,19 +128,8 @@ void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
   for (size_t e = 0; e < t->s->nev; e++) t->open[e] = -1;
 }
 
-static void record(rt_tracker *t, uint32_t e, uint64_t addr) {
+void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m) {
   rt_lane_rec *lane = t->lane;
-  if (!lane || lane->failed) return;
-  unsigned m = t->s->depth[e];
-  if (m > t->d) m = t->d;                       /* a site reached without its loop's header: keep going */
-  int32_t r = t->open[e];
-  if (r >= 0 && m > 0) {
-    rt_run *R = &lane->run[r];
-    if (R->gen == t->gen_at[m] && t->t_at[m] == R->t[m - 1] + R->count) {
-      if (R->count == 1) { R->stride = addr - R->a0; R->count = 2; return; }
-      if (addr == R->a0 + R->count * R->stride && R->count < UINT32_MAX) { R->count++; return; }
-    }
-  }
   if (lane->n == lane->cap) {
     size_t cap = lane->cap ? 2 * lane->cap : 16;
     rt_run *p = realloc(lane->run, cap * sizeof *p);
@@ -182,30 +146,6 @@ static void record(rt_tracker *t, uint32_t e, uint64_t addr) {
   R->gen = m ? t->gen_at[m] : 0;
   for (unsigned j = 1; j <= m; j++) R->t[j - 1] = t->t_at[j];
   t->open[e] = (int32_t)lane->n++;
-}
-
-void rt_tracker_block(rt_tracker *t, uint32_t bid) {
-  const rt_shape *s = t->s;
-  if (bid >= s->nbb) return;
-  int l = s->eff_loop[bid];
-  if (l >= 0 && s->is_header[bid]) {
-    unsigned dl = s->ldepth[l];
-    if (t->d >= dl && t->loop_at[dl] == l) {
-      t->t_at[dl]++;
-    } else {
-      t->loop_at[dl] = l;
-      t->t_at[dl] = 0;
-      t->gen_at[dl] = ++t->gen;
-    }
-    t->d = dl;
-  } else {
-    t->d = l >= 0 ? s->ldepth[l] : 0;
-  }
-  record(t, (uint32_t)(s->nmem + bid), 0);
-}
-
-void rt_tracker_access(rt_tracker *t, uint32_t sid, uint64_t addr) {
-  if (sid < t->s->nmem) record(t, sid, addr);
 }
 
 /* ---- a warp ---------------------------------------------------------------------------------- */
@@ -255,7 +195,10 @@ static int cmp_run_start(const void *a, const void *b) {
 }
 
 static int same_point(const rt_shape *s, const rt_run *x, const rt_run *y) {
-  return x->ev == y->ev && memcmp(x->t, y->t, s->depth[x->ev] * sizeof *x->t) == 0;
+  if (x->ev != y->ev) return 0;
+  for (unsigned j = 0, m = s->depth[x->ev]; j < m; j++)     /* mostly 0 or 1 levels: no memcmp call */
+    if (x->t[j] != y->t[j]) return 0;
+  return 1;
 }
 
 static void add_seg(rt_wwarp *w, rt_wrun *wr, uint32_t lane, const rt_run *r) {
@@ -340,6 +283,10 @@ static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], cons
   }
   sort_shape = s;
   if (direct && group_direct(s, lanes, active, w)) {
+    size_t up = 1;                               /* recorded in program order (straight-line
+                                                    bodies): strictly ascending, no sort, no tie */
+    while (up < w->nrun && cmp_points(s, &w->run[up - 1], 0, &w->run[up], 0) < 0) up++;
+    if (up >= w->nrun) return w;
     qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
     int tie = 0;                                 /* two groups at one point: a lane was there twice */
     for (size_t i = 1; i < w->nrun && !tie; i++) tie = cmp_points(s, &w->run[i - 1], 0, &w->run[i], 0) == 0;

@@ -56,10 +56,9 @@ rt_tracker *rt_tracker_new(const rt_shape *s);
 void rt_tracker_free(rt_tracker *t);
 /* Start recording a new thread into lane (whose previous contents are dropped). */
 void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane);
-/* The thread enters block bid (loop iterations are counted at loop headers). */
-void rt_tracker_block(rt_tracker *t, uint32_t bid);
-/* The thread accesses addr through site sid. */
-void rt_tracker_access(rt_tracker *t, uint32_t sid, uint64_t addr);
+/* The thread enters block bid (loop iterations are counted at loop headers):
+   rt_tracker_block(t, bid), and accesses addr through site sid: rt_tracker_access(t, sid, addr);
+   both static inline, in cgp_rt_record.h. */
 /* Bytes the lanes' runs hold in all, across trackers (for the memory budget). */
 extern size_t rt_run_bytes;
 void rt_lane_free(rt_lane_rec *lane);
@@ -106,5 +105,7 @@ rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w);
 /* Next event: 1, or 0 at the end. */
 int rt_witer_next(rt_witer *it, rt_wevent *ev);
 void rt_witer_free(rt_witer *it);
+
+#include "cgp_rt_record.h"   /* the inline fast path of recording */
 
 #endif

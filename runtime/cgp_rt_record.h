@@ -1,0 +1,83 @@
+/* cgp_rt_record.h: recording a lane, the runtime's hottest path (cgp_rt_warp.h's contract).
+
+   Every traced access and block entry of a traced thread comes here. The common case, an
+   element that extends the run its event has open, is inline so that cgp_rt_mem and cgp_rt_bb
+   reach it without a call (ATAX 8192 full: the two calls and record's frame were 41 % of the
+   CPU); a new run is rt_record_new, out of line. The types are here, not in cgp_rt_warp.c, for
+   that inlining only: nothing outside the runtime's warp code reads their fields. */
+#ifndef CGP_RT_RECORD_H
+#define CGP_RT_RECORD_H
+
+#include "cgp_rt_warp.h"
+
+struct rt_shape {
+  size_t nmem, nbb, nev, nloops;
+  uint8_t *depth;              /* per event */
+  uint32_t (*pos)[RT_MAXD];    /* per event: p0..p_depth */
+  int *eff_loop;               /* per block: innermost tracked loop, -1 */
+  uint8_t *is_header;          /* per block: header of its eff_loop */
+  uint8_t *ldepth;             /* per loop: 1 + depth of its parent */
+};
+
+struct rt_run {
+  uint32_t ev, count;
+  uint32_t t[RT_MAXD - 1];     /* iterations of the loops at depth 1..m at the first element */
+  uint32_t gen;                /* which instance of the innermost loop (tracker's entry count) */
+  uint64_t a0, stride;         /* address of element i: a0 + i * stride (mod 2^64) */
+};
+
+struct rt_tracker {
+  const rt_shape *s;
+  rt_lane_rec *lane;
+  unsigned d;
+  int loop_at[RT_MAXD];
+  uint32_t t_at[RT_MAXD], gen_at[RT_MAXD], gen;
+  int32_t *open;               /* per event: its open run in the lane, -1 */
+};
+
+/* A new run of event e at the current point (m: the event's depth, capped at the tracker's). */
+void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m);
+
+/* Event e at addr: the next element of e's open run if it is at the next iteration of the same
+   loop instance and on its stride (the second element sets the stride), else a new run. */
+static inline void rt_record(rt_tracker *t, uint32_t e, uint64_t addr) {
+  rt_lane_rec *lane = t->lane;
+  if (!lane || lane->failed) return;
+  unsigned m = t->s->depth[e];
+  if (m > t->d) m = t->d;                       /* a site reached without its loop's header: keep going */
+  int32_t r = t->open[e];
+  if (r >= 0 && m > 0) {
+    rt_run *R = &lane->run[r];
+    if (R->gen == t->gen_at[m] && t->t_at[m] == R->t[m - 1] + R->count) {
+      if (R->count == 1) { R->stride = addr - R->a0; R->count = 2; return; }
+      if (addr == R->a0 + R->count * R->stride && R->count < UINT32_MAX) { R->count++; return; }
+    }
+  }
+  rt_record_new(t, e, addr, m);
+}
+
+static inline void rt_tracker_block(rt_tracker *t, uint32_t bid) {
+  const rt_shape *s = t->s;
+  if (bid >= s->nbb) return;
+  int l = s->eff_loop[bid];
+  if (l >= 0 && s->is_header[bid]) {
+    unsigned dl = s->ldepth[l];
+    if (t->d >= dl && t->loop_at[dl] == l) {
+      t->t_at[dl]++;
+    } else {
+      t->loop_at[dl] = l;
+      t->t_at[dl] = 0;
+      t->gen_at[dl] = ++t->gen;
+    }
+    t->d = dl;
+  } else {
+    t->d = l >= 0 ? s->ldepth[l] : 0;
+  }
+  rt_record(t, (uint32_t)(s->nmem + bid), 0);
+}
+
+static inline void rt_tracker_access(rt_tracker *t, uint32_t sid, uint64_t addr) {
+  if (sid < t->s->nmem) rt_record(t, sid, addr);
+}
+
+#endif
