@@ -109,6 +109,31 @@ static unsigned units(const cgp_warp_mem *m, unsigned bytes, uint64_t *out) {
   return cgp_lines(m->addr, m->nact, elem, bytes, out);
 }
 
+/* Units of 2^shift times the size of the ascending distinct units in[0..n): the units units()
+   would give at that size when in[] was not cut (no lane wider than 7 units), from n entries
+   instead of every lane (a coalesced warp: 4 sectors, not 32 addresses). */
+static unsigned coarser(const uint64_t *in, unsigned n, unsigned shift, uint64_t *out) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (!k || out[k - 1] != in[i] >> shift) out[k++] = in[i] >> shift;
+  return k;
+}
+
+static int is_pow2(unsigned v) { return v && !(v & (v - 1)); }
+
+/* The LSU wavefronts of m: one per distinct 128-byte L1 line (or the device's wavefront size). */
+static unsigned wavefronts(cache *c, const cgp_warp_mem *m, int l2_units_whole, unsigned n2) {
+  const cgp_analysis_cfg *cfg = c->cfg;
+  unsigned wf = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128, u = cfg->l2_unit_bytes;
+  if (m->kind == CGP_ATOMIC) return m->nact;
+  if (l2_units_whole && is_pow2(wf) && is_pow2(u) && wf >= u) {
+    unsigned shift = 0;
+    while ((u << shift) < wf) shift++;
+    return coarser(c->unit2, n2, shift, c->unit1);
+  }
+  return units(m, wf, c->unit1);
+}
+
 /* L2 units of the L1 units in[0..n): L1 units may be larger or smaller than the L2's. */
 static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint64_t *out) {
   unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes, k = 0;
@@ -124,6 +149,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   cache *c = self;
   const cgp_analysis_cfg *cfg = c->cfg;
   unsigned n2, hits1 = 0, n1 = 0, miss = 0;
+  int whole = 0;                                    /* unit2 holds every L2 unit of every lane */
   if (m->kind == CGP_ATOMIC) {
     n2 = 0;
     for (unsigned l = 0; l < m->nact; l++) c->unit2[n2++] = m->addr[l] / cfg->l2_unit_bytes;
@@ -146,9 +172,10 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     n2 = to_l2_units(c, c->unit1, nmiss, c->unit2);
   } else {
     n2 = units(m, cfg->l2_unit_bytes, c->unit2);
+    whole = (m->size ? m->size : 1) <= cfg->l2_unit_bytes * 7;
   }
   for (unsigned i = 0; i < n2; i++) miss += !cgp_l2_access(c->l2, c->unit2[i]);
-  unsigned wf = m->kind == CGP_ATOMIC ? m->nact : units(m, cfg->wavefront_bytes ? cfg->wavefront_bytes : 128, c->unit1);
+  unsigned wf = wavefronts(c, m, whole, n2);
   if (cfg->din)
     for (unsigned i = 0; i < n2; i++)
       fprintf(cfg->din, "%d %llx\n", m->kind != CGP_LOAD, (unsigned long long)(c->unit2[i] * cfg->l2_unit_bytes));

@@ -378,6 +378,39 @@ Test(stream, huge_misaligned_elements_stay_in_bounds) {
   cgp_analysis_set_free(s);
 }
 
+/* The wavefronts of a load without L1 are derived from its L2 sectors (coarser()); they must be
+   the distinct 128-byte lines of its lanes' bytes, counted lane by lane here, whatever the lanes'
+   order, alignment and element size (up to 7 sectors; wider elements take the lane path, and
+   units() cuts an element at 7 units of the size it counts). */
+Test(stream, wavefronts_from_sectors_equal_the_lines_of_every_lane) {
+  cgp_analysis_cfg cfg = base_cfg();
+  uint64_t seed = 7;
+  for (int rep = 0; rep < 400; rep++) {
+    cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+    uint64_t addr[32], lines[32 * 8];
+    unsigned n = 1 + rep % 32, elem = 1u << (rep % 9), nl = 0;    /* 1 to 256 bytes */
+    for (unsigned l = 0; l < n; l++) {
+      seed = seed * 6364136223846793005u + 1442695040888963407u;
+      addr[l] = rep % 3 == 0 ? 0x10000 + 4 * l : 0x10000 + (seed >> 33) % 4096;   /* rows, scatter */
+      uint64_t last = addr[l] + (elem < 7 * 128 ? elem : 7 * 128) - 1;
+      for (uint64_t x = addr[l] / 128; x <= last / 128; x++) {
+        unsigned j = 0;
+        while (j < nl && lines[j] != x) j++;
+        if (j == nl) lines[nl++] = x;
+      }
+    }
+    cgp_analysis_begin_batch(s, 1, 1, 1);
+    cgp_warp_mem m = mem(0, addr, n, 0);
+    m.size = elem;
+    cgp_analysis_warp_mem(s, &m);
+    cgp_totals t = {0};
+    cgp_site_totals site[4] = {0};
+    cgp_analysis_results(s, &t, site);
+    cr_assert_eq(t.lsu_wavefronts, nl, "warp %d: %u lanes of %u bytes", rep, n, elem);
+    cgp_analysis_set_free(s);
+  }
+}
+
 /* LSU wavefronts: one per distinct 128-byte line an instruction touches: a coalesced row of 32
    floats is 1, a column (lanes 512 bytes apart) 32, a broadcast 1. */
 Test(stream, wavefronts_count_distinct_l1_lines) {
