@@ -447,8 +447,15 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
    first key (rt_wwarp_build), so the heap holds only the runs of the current loop iterations. */
 static void start_runs(rt_witer *it) {
   while (it->next_run < it->w->nrun &&
-         (!it->n || cmp_key(it, (cursor){(uint32_t)it->next_run, 0}, it->heap[0]) <= 0))
+         (!it->n || cmp_key(it, (cursor){(uint32_t)it->next_run, 0}, it->heap[0]) <= 0)) {
     push(it, (cursor){(uint32_t)it->next_run++, 0});
+    if (it->next_run < it->w->nrun) {           /* the next run's lanes: read soon, likely cold
+                                                    (2DCONV 4096 full: 10 % less CPU) */
+      const rt_wrun *nr = &it->w->run[it->next_run];
+      const char *p = (const char *)&it->w->seg[nr->seg0], *e = (const char *)&it->w->seg[nr->seg0 + nr->nseg];
+      for (; p < e; p += 64) __builtin_prefetch(p);
+    }
+  }
 }
 
 int rt_witer_next(rt_witer *it, rt_wevent *ev) {
