@@ -201,12 +201,17 @@ static int same_point(const rt_shape *s, const rt_run *x, const rt_run *y) {
   return 1;
 }
 
-static void add_seg(rt_wwarp *w, rt_wrun *wr, uint32_t lane, const rt_run *r) {
-  w->seg[w->nseg++] = (rt_seg){lane, r->count, r->a0, r->stride};
+/* Lane's run r joins group wr as segment `at`. */
+static void put_seg(rt_wwarp *w, rt_wrun *wr, size_t at, uint32_t lane, const rt_run *r) {
+  w->seg[at] = (rt_seg){lane, r->count, r->a0, r->stride};
   if (r->count > wr->maxcount) wr->maxcount = r->count;
   if (!wr->nseg || r->count < wr->mincount) wr->mincount = r->count;
   wr->lanes |= UINT32_C(1) << lane;
   wr->nseg++;
+}
+
+static void add_seg(rt_wwarp *w, rt_wrun *wr, uint32_t lane, const rt_run *r) {
+  put_seg(w, wr, w->nseg++, lane, r);
 }
 
 static rt_wrun *new_wrun(rt_wwarp *w, const rt_run *r) {
@@ -264,6 +269,67 @@ static int group_direct(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], con
   return 1;
 }
 
+static uint32_t point_hash(const rt_shape *s, const rt_run *r) {
+  uint32_t h = r->ev * UINT32_C(0x9e3779b1);
+  for (unsigned j = 0, m = s->depth[r->ev]; j < m; j++) h = (h ^ r->t[j]) * UINT32_C(0x85ebca77);
+  return h ^ h >> 15;
+}
+
+/* Lanes that recorded different points (index guards, loops of different trip counts): the
+   groups of the reference found by hashing each run's point instead of sorting every run; a
+   group's segments in lane order, as the sorted grouping puts them. 0 (w untouched) when a lane
+   has two runs at one point, whose grouping the reference decides, or when out of memory. */
+static int group_hashed(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
+                        size_t total, rt_wwarp *w) {
+  size_t tsize = 16;
+  while (tsize < 2 * total) tsize <<= 1;
+  uint32_t *slot = malloc(tsize * sizeof *slot), *group = malloc(total * sizeof *group);
+  const rt_run **rep = malloc(total * sizeof *rep);
+  size_t *fill = malloc(total * sizeof *fill);
+  int ok = slot && group && rep && fill;
+  size_t ngroup = 0, k = 0;
+  if (ok) memset(slot, 0xff, tsize * sizeof *slot);
+  for (unsigned l = 0; l < RT_WARP && ok; l++)
+    if (active[l])
+      for (size_t i = 0; i < lanes[l].n && ok; i++, k++) {
+        const rt_run *r = &lanes[l].run[i];
+        size_t h = point_hash(s, r) & (tsize - 1);
+        while (slot[h] != UINT32_MAX && !same_point(s, rep[slot[h]], r)) h = (h + 1) & (tsize - 1);
+        if (slot[h] == UINT32_MAX) {
+          slot[h] = (uint32_t)ngroup;
+          rep[ngroup] = r;
+          w->run[ngroup].lanes = 0;
+          fill[ngroup++] = 0;
+        }
+        uint32_t g = slot[h];
+        ok = !(w->run[g].lanes >> l & 1);       /* the lane twice at one point */
+        w->run[g].lanes |= UINT32_C(1) << l;
+        fill[g]++;
+        group[k] = g;
+      }
+  if (ok) {
+    size_t at = 0;
+    for (size_t g = 0; g < ngroup; g++) {         /* segments of group g: [seg0, seg0 + count) */
+      rt_wrun *wr = new_wrun(w, rep[g]);
+      wr->seg0 = (uint32_t)at;
+      at += fill[g];
+      fill[g] = wr->seg0;
+    }
+    k = 0;
+    for (unsigned l = 0; l < RT_WARP; l++)        /* lanes ascending: each group in lane order */
+      if (active[l])
+        for (size_t i = 0; i < lanes[l].n; i++, k++) {
+          uint32_t g = group[k];
+          put_seg(w, &w->run[g], fill[g]++, l, &lanes[l].run[i]);
+        }
+    w->nseg = at;
+  } else {
+    w->nrun = w->nseg = 0;
+  }
+  free(slot); free(group); free(rep); free(fill);
+  return ok;
+}
+
 static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
                        const uint64_t thread[RT_WARP], int direct) {
   size_t total = 0;
@@ -292,6 +358,10 @@ static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], cons
     for (size_t i = 1; i < w->nrun && !tie; i++) tie = cmp_points(s, &w->run[i - 1], 0, &w->run[i], 0) == 0;
     if (!tie) return w;
     w->nrun = w->nseg = 0;
+  }
+  if (direct && group_hashed(s, lanes, active, total, w)) {
+    qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
+    return w;                                    /* distinct points: no tie */
   }
   lane_run *all = malloc((total ? total : 1) * sizeof *all);
   if (!all) {

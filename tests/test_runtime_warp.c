@@ -336,18 +336,19 @@ Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
   teardown(&f);
 }
 
-/* Direct grouping (lanes of one shape) against the sorted reference, byte for byte, on random
-   warps of the triangular body above: a[j] in the j loop, then x[i], y[i]; each case draws how
-   many lanes are active, whether the lanes share one trip count (the direct path) or not, and
-   whether a lane reaches a[j] twice in one iteration (a point visited twice: the fallback). */
+/* Direct grouping (lanes of one shape) and hashed grouping (lanes of different shapes) against
+   the sorted reference, byte for byte, on random warps of the triangular body above: a[j] in the
+   j loop, then x[i], y[i]; each case draws how many lanes are active, whether the lanes share one
+   trip count (the direct path) or not (the hashed path), and whether a lane reaches a[j] twice in
+   one iteration (a point visited twice: the fallback to the reference). */
 static uint64_t rnd(uint64_t *s) {
   *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17;
   return *s;
 }
 
-Test(reconverge, direct_grouping_equals_the_sorted_reference) {
+Test(reconverge, direct_and_hashed_grouping_equal_the_sorted_reference) {
   uint64_t seed = 12345;
-  unsigned direct_cases = 0;
+  unsigned direct_cases = 0, hashed_cases = 0;
   for (int c = 0; c < 400; c++) {
     fixture f;
     const int mb[] = {1, 2, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
@@ -370,6 +371,7 @@ Test(reconverge, direct_grouping_equals_the_sorted_reference) {
       rt_tracker_access(f.t, 2, Y + stride * l);
     }
     direct_cases += same && !twice;
+    hashed_cases += !same && !twice;                 /* lanes of different trip counts */
     rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread), *r = rt_wwarp_build_sorted(f.s, f.lane, f.active, f.thread);
     cr_assert(w && r);
     size_t n = rt_wwarp_size(w);
@@ -386,4 +388,5 @@ Test(reconverge, direct_grouping_equals_the_sorted_reference) {
     teardown(&f);
   }
   cr_assert_gt(direct_cases, 100, "the direct path was exercised");
+  cr_assert_gt(hashed_cases, 100, "the hashed path was exercised");
 }
