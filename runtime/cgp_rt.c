@@ -90,7 +90,8 @@ static struct {
   int64_t fast_y, fast_z, fast_hi;        /* threads (x, fast_y, fast_z), prev_x < x < fast_hi:
                                              untraced, nothing to do but count (untraced_from) */
   int64_t next_x, next_y, next_z;         /* the traced thread's right neighbour, when it is the
-                                             next lane of the same warp (next_lane); next_x -1: none */
+                                             next lane of the same warp (next_lane); next_x
+                                             INT64_MIN: none (any other value may be an index) */
   unsigned next_l;                        /* its lane */
 } L;
 
@@ -413,7 +414,7 @@ static int32_t start_lane(rt_pending *p, unsigned l, int64_t x, int64_t y, int64
   L.nfwd = 0;
   cgp_rt_tracing = 1;
   int right = l + 1 < RT_WARP && (uint64_t)(x + 1) % L.bx != 0 && unit_steps();
-  L.next_x = right ? x + 1 : -1;
+  L.next_x = right ? x + 1 : INT64_MIN;
   L.next_y = y;
   L.next_z = z;
   L.next_l = l + 1;
@@ -442,7 +443,7 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
   L.fast_hi = INT64_MIN;
   int32_t mode;
   if (next_lane(x, y, z, &mode)) return mode;
-  L.next_x = -1;
+  L.next_x = INT64_MIN;
   rt_kernel *k = L.k;
   if (k->step[0] > 1 || k->step[0] < -1) x /= k->step[0] < 0 ? -k->step[0] : k->step[0];
   if (k->step[1] > 1 || k->step[1] < -1) y /= k->step[1] < 0 ? -k->step[1] : k->step[1];
