@@ -58,6 +58,10 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
    Returns 1 on a hit, 0 on a miss. */
 int cgp_l2_access(cgp_l2 *l2, uint64_t line);
 
+/* Reference lines[0..n) in order: exactly n cgp_l2_access calls, but faster (the host cache
+   lines of the next references are fetched early). Returns the number of hits. */
+unsigned cgp_l2_access_many(cgp_l2 *l2, const uint64_t *lines, unsigned n);
+
 /* Empty the cache: every following first reference to a line misses. */
 void cgp_l2_reset(cgp_l2 *l2);
 

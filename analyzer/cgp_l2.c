@@ -50,6 +50,7 @@ struct cgp_l2 {
   node *node;
   uint32_t used;
   uint32_t *ring, rsize, front, tail;
+  uint64_t *dead;               /* bit p set iff ring[p] is stale */
   /* set associative */
   uint64_t *tags, *order;       /* order: per set, if assoc <= 16 */
   unsigned *fill;
@@ -103,12 +104,13 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
     c->node = malloc(lines * sizeof *c->node);
     c->rsize = (uint32_t)(RING_PER_LINE * lines);
     c->ring = malloc(c->rsize * sizeof *c->ring);
+    c->dead = malloc((c->rsize / 64 + 1) * sizeof *c->dead);
   } else {
     c->tags = malloc(lines * sizeof *c->tags);
     c->order = malloc(c->sets * sizeof *c->order);
     c->fill = malloc(c->sets * sizeof *c->fill);
   }
-  if (index == CGP_L2_FULLY_ASSOCIATIVE ? !(c->head && c->node && c->ring) : !(c->tags && c->order && c->fill)) {
+  if (index == CGP_L2_FULLY_ASSOCIATIVE ? !(c->head && c->node && c->ring && c->dead) : !(c->tags && c->order && c->fill)) {
     cgp_l2_free(c);
     return NULL;
   }
@@ -121,6 +123,7 @@ void cgp_l2_reset(cgp_l2 *c) {
   if (c->head) {
     memset(c->head, 0xff, ((size_t)c->tmask + 1) * sizeof *c->head);
     c->used = c->front = c->tail = 0;
+    memset(c->dead, 0, (c->rsize / 64 + 1) * sizeof *c->dead);
   } else {
     memset(c->fill, 0, c->sets * sizeof *c->fill);
     for (uint64_t i = 0; i < c->sets; i++) c->order[i] = UINT64_C(0xfedcba9876543210);
@@ -129,28 +132,42 @@ void cgp_l2_reset(cgp_l2 *c) {
 
 void cgp_l2_free(cgp_l2 *c) {
   if (!c) return;
-  free(c->head); free(c->node); free(c->ring); free(c->tags); free(c->order); free(c->fill);
+  free(c->head); free(c->node); free(c->ring); free(c->dead); free(c->tags); free(c->order); free(c->fill);
   free(c);
 }
 
 /* ---- fully associative -------------------------------------------------------------------- */
 
+static unsigned ctz64(uint64_t w) {            /* w != 0 */
+#if defined(__GNUC__) || defined(__clang__)
+  return (unsigned)__builtin_ctzll(w);
+#else
+  unsigned n = 0;
+  while (!(w & 1)) { w >>= 1; n++; }
+  return n;
+#endif
+}
+
+#define BIT(p) (UINT64_C(1) << ((p) % 64))
+
 /* Drop the stale entries: the current ones move to the ring's start, in order. */
 static void compact(cgp_l2 *c) {
   uint32_t k = 0;
-  for (uint32_t p = c->front; p < c->tail; p++) {
-    uint32_t id = c->ring[p];
-    if (c->node[id].stamp == p) { c->ring[k] = id; c->node[id].stamp = k++; }
-  }
+  for (uint32_t p = c->front; p < c->tail; p++)
+    if (!(c->dead[p / 64] & BIT(p))) { uint32_t id = c->ring[p]; c->ring[k] = id; c->node[id].stamp = k++; }
+  memset(c->dead, 0, (c->rsize / 64 + 1) * sizeof *c->dead);
   c->front = 0;
   c->tail = k;
 }
 
-/* The least recently used id, taken off the ring's front and unlinked from its chain. */
+/* The least recently used id: the first current entry from the ring's front, unlinked from its
+   chain. Its live bit is left for the caller, who clears it at the id's stamp. */
 static uint32_t evict(cgp_l2 *c) {
   node *nd = c->node;
   uint32_t f = c->front;
-  while (nd[c->ring[f]].stamp != f) f++;
+  uint64_t w = ~c->dead[f / 64] >> (f % 64);
+  while (!w) { f = (f | 63) + 1; w = ~c->dead[f / 64]; }
+  f += ctz64(w);
   uint32_t id = c->ring[f], *p = c->head + (hash_of(nd[id].line) & c->tmask);
   c->front = f + 1;
   while (*p != id) p = &nd[*p].next;
@@ -163,13 +180,16 @@ static int access_fully(cgp_l2 *c, uint64_t line) {
   node *nd = c->node;
   for (id = *head; id != EMPTY && nd[id].line != line; id = nd[id].next) {}
   int hit = id != EMPTY;
+  uint32_t t = c->tail;
   if (!hit) {
-    id = c->used < c->assoc ? c->used++ : evict(c);
+    if (c->used < c->assoc) { id = c->used++; nd[id].stamp = c->rsize; }   /* a spare bit */
+    else id = evict(c);
     nd[id].line = line;
     nd[id].next = *head;
     *head = id;
   }
-  uint32_t t = c->tail;
+  uint32_t s = nd[id].stamp;
+  c->dead[s / 64] |= BIT(s);
   nd[id].stamp = t;
   c->ring[t] = id;
   c->tail = t + 1;
@@ -186,15 +206,21 @@ static int access_fully(cgp_l2 *c, uint64_t line) {
    way is nibble assoc-1. The ways fill from assoc-1 down: way w is valid iff w + fill >= assoc. */
 static int access_small_set(cgp_l2 *c, uint64_t set, uint64_t line) {
   uint64_t *tag = c->tags + set * c->assoc, order = c->order[set];
-  unsigned n = c->assoc, fill = c->fill[set], hit = 16;
-  for (unsigned w = 0; w < n; w++) hit = tag[w] == line && w + fill >= n ? w : hit;   /* no exit: no
-                                                      mispredicted branch */
-  unsigned w = hit < 16 ? hit : (unsigned)(order >> (4 * (n - 1))) & 15;
+  unsigned n = c->assoc, fill = c->fill[set];
+  uint32_t eq = 0;
+  if (n == 16)                                        /* the usual case, unrolled */
+    for (unsigned w = 0; w < 16; w++) eq |= (uint32_t)(tag[w] == line) << w;
+  else
+    for (unsigned w = 0; w < n; w++) eq |= (uint32_t)(tag[w] == line) << w;   /* no branch */
+  eq &= ~UINT32_C(0) << (n - fill);                    /* the valid ways */
+  unsigned hit = ctz64(eq | UINT32_C(1) << 16), lru = (unsigned)(order >> (4 * (n - 1))) & 15;
+  unsigned w = hit < 16 ? hit : lru;
   uint64_t x = order ^ (w * NIBBLES);                /* w's nibble is the lowest zero nibble */
   uint64_t zeros = (x - NIBBLES) & ~x & (NIBBLES << 3), bit = zeros & (0 - zeros);
   uint64_t below = (bit >> 3) - 1, through = (bit << 1) - 1;   /* nibbles before w's; up to it */
   c->order[set] = (order & ~through) | (order & below) << 4 | w;
-  if (hit == 16) { tag[w] = line; c->fill[set] = fill + (fill < n); }
+  tag[w] = line;                                     /* unchanged on a hit */
+  c->fill[set] = fill + (hit == 16 && fill < n);
   return hit < 16;
 }
 
@@ -218,9 +244,39 @@ static int access_sets(cgp_l2 *c, uint64_t line) {
   return c->assoc <= 16 ? access_small_set(c, set, line) : access_large_set(c, set, line);
 }
 
-int cgp_l2_access(cgp_l2 *c, uint64_t line) {
+static inline int access(cgp_l2 *c, uint64_t line) {
   if (c->have_mru && line == c->mru) return 1;
   c->have_mru = 1;
   c->mru = line;
   return c->head ? access_fully(c, line) : access_sets(c, line);
+}
+
+int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+#define AHEAD 8
+
+/* A hint only: bring in the host cache lines the reference to `line` will read first. */
+static inline void prefetch(const cgp_l2 *c, uint64_t line) {
+  if (c->head) PREFETCH(c->head + (hash_of(line) & c->tmask));
+  else {
+    uint64_t set = (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
+    PREFETCH(c->tags + set * c->assoc);
+    PREFETCH(c->order + set);
+  }
+}
+
+unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) {
+  unsigned hits = 0, i = 0;
+  for (; i < n && i < AHEAD; i++) prefetch(c, lines[i]);
+  for (i = 0; i + AHEAD < n; i++) {
+    prefetch(c, lines[i + AHEAD]);
+    hits += access(c, lines[i]);
+  }
+  for (; i < n; i++) hits += access(c, lines[i]);
+  return hits;
 }

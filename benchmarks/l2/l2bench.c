@@ -1,6 +1,9 @@
 /* l2bench: line accesses per second of the L2 simulator (analyzer/cgp_l2.c), fully associative
    and 16-way, on three synthetic streams over a working set twice the capacity, each with its
-   miss count checked against the brute-force reference (cgp_l2_ref) on a prefix:
+   miss count checked against the brute-force reference (cgp_l2_ref) on a prefix. Three rates
+   per stream: one cgp_l2_access per line, and cgp_l2_access_many over chunks of 4 and of 32
+   consecutive lines (as the analyzer passes the L2 units of one warp instruction); the batched
+   runs must count the same misses as the per-line one over the whole stream. Streams:
      mixed    GPU-like sweeps (steps of 1 or 32 lines) mixed with random reuse (the target);
      columns  column sweeps of a matrix whose rows are 1024 lines apart, each column read with
               its right neighbour (a power-of-two stride, hard on a hash that keeps
@@ -9,7 +12,7 @@
 
      l2bench [log2 accesses (default 26)] [log2 checked prefix (default 20)]
 
-   A benchmark, not a test: it prints numbers; it exits 1 only if the miss counts differ. */
+   A benchmark, not a test: it prints numbers; it exits 1 only if miss counts differ. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -56,10 +59,19 @@ int main(int argc, char **argv) {
       uint64_t *t = stream(k, n, geo[g].bytes / geo[g].line);
       cgp_l2 *l2 = cgp_l2_new(geo[g].bytes, geo[g].line, geo[g].assoc, geo[g].idx);
       if (!t || !l2) return 2;
-      uint64_t miss = 0;
+      uint64_t miss = 0, bmiss[2];
       double t0 = now();
       for (size_t i = 0; i < n; i++) miss += !cgp_l2_access(l2, t[i]);
-      double dt = now() - t0;
+      double dt = now() - t0, bdt[2];
+      for (int b = 0; b < 2; b++) {
+        unsigned chunk = b ? 32 : 4;
+        cgp_l2_reset(l2);
+        bmiss[b] = n;
+        double b0 = now();
+        for (size_t i = 0; i < n; i += chunk) bmiss[b] -= cgp_l2_access_many(l2, t + i, n - i < chunk ? (unsigned)(n - i) : chunk);
+        bdt[b] = now() - b0;
+        bad |= bmiss[b] != miss;
+      }
       cgp_l2_reset(l2);
       cgp_l2_ref *ref = cgp_l2_ref_new(geo[g].bytes, geo[g].line, geo[g].assoc, geo[g].idx);
       uint64_t m1 = 0, m2 = 0;
@@ -67,9 +79,10 @@ int main(int argc, char **argv) {
         m1 += !cgp_l2_access(l2, t[i]);
         m2 += cgp_l2_ref_access(ref, t[i]) == 0;
       }
-      printf("%-40s %-7s %6.1f M line accesses/s (%zu accesses, %.1f%% miss); first %zu: %llu misses, reference %llu: %s\n",
-             geo[g].name, stream_name[k], n / dt / 1e6, n, 100.0 * miss / n, nc, (unsigned long long)m1,
-             (unsigned long long)m2, m1 == m2 ? "identical" : "DIFFERENT");
+      printf("%-39s %-7s %6.1f M/s, batched by 4 %6.1f, by 32 %6.1f%s (%zu accesses, %.1f%% miss); first %zu: %llu misses, reference %llu: %s\n",
+             geo[g].name, stream_name[k], n / dt / 1e6, n / bdt[0] / 1e6, n / bdt[1] / 1e6,
+             bmiss[0] == miss && bmiss[1] == miss ? "" : " BATCHED MISSES DIFFER", n, 100.0 * miss / n, nc,
+             (unsigned long long)m1, (unsigned long long)m2, m1 == m2 ? "identical" : "DIFFERENT");
       bad |= m1 != m2;
       cgp_l2_ref_free(ref);
       cgp_l2_free(l2);
