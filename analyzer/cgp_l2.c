@@ -46,7 +46,8 @@ struct cgp_l2 {
   uint64_t mru;                 /* the most recent line, if have_mru */
   int have_mru;
   /* fully associative */
-  uint32_t *head, tmask;         /* chains of ids by hash_of(line) & tmask */
+  uint32_t *head, tmask;         /* chains of ids by slot_of(line); tmask + 1 heads */
+  unsigned gshift;              /* 64 - log2 of the number of groups of heads */
   node *node;
   uint32_t used;
   uint32_t *ring, rsize, front, tail;
@@ -70,16 +71,11 @@ uint64_t cgp_l2_set_of(uint64_t line, uint64_t sets, cgp_l2_index index) {
   return line & (sets - 1);
 }
 
-static uint64_t mix(uint64_t x) {             /* splitmix64 finaliser: spreads strided lines */
-  x ^= x >> 30; x *= UINT64_C(0xbf58476d1ce4e5b9);
-  x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
-  return x ^ (x >> 31);
-}
-
-/* Lines of one aligned group share the group's buckets, at a rotation chosen by the group. */
-static uint32_t hash_of(uint64_t line) {
-  uint64_t g = mix(line / GROUP);
-  return (uint32_t)((g & ~(uint64_t)(GROUP - 1)) | ((line + g) & (GROUP - 1)));
+/* The chain head of a line: lines of one aligned group of GROUP share a host cache line of heads,
+   picked by the top bits of the group's Fibonacci hash; the bits below rotate the lines in it. */
+static uint32_t slot_of(const cgp_l2 *c, uint64_t line) {
+  uint64_t g = (line / GROUP) * UINT64_C(0x9e3779b97f4a7c15);
+  return (uint32_t)(g >> c->gshift) * GROUP + (uint32_t)((line + (g >> (c->gshift - 4))) & (GROUP - 1));
 }
 
 cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index) {
@@ -97,9 +93,10 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
   c->index = index;
   c->set_bits = log2u64(c->sets);
   if (index == CGP_L2_FULLY_ASSOCIATIVE) {
-    uint64_t tsize = GROUP;
+    uint64_t tsize = 2 * GROUP;
     while (tsize < CHAINS_PER_LINE * lines) tsize <<= 1;
     c->tmask = (uint32_t)(tsize - 1);
+    c->gshift = 64 - log2u64(tsize / GROUP);
     c->head = malloc(tsize * sizeof *c->head);
     c->node = malloc(lines * sizeof *c->node);
     c->rsize = (uint32_t)(RING_PER_LINE * lines);
@@ -168,7 +165,7 @@ static uint32_t evict(cgp_l2 *c) {
   uint64_t w = ~c->dead[f / 64] >> (f % 64);
   while (!w) { f = (f | 63) + 1; w = ~c->dead[f / 64]; }
   f += ctz64(w);
-  uint32_t id = c->ring[f], *p = c->head + (hash_of(nd[id].line) & c->tmask);
+  uint32_t id = c->ring[f], *p = c->head + slot_of(c, nd[id].line);
   c->front = f + 1;
   while (*p != id) p = &nd[*p].next;
   *p = nd[id].next;
@@ -176,7 +173,7 @@ static uint32_t evict(cgp_l2 *c) {
 }
 
 static int access_fully(cgp_l2 *c, uint64_t line) {
-  uint32_t *head = c->head + (hash_of(line) & c->tmask), id;
+  uint32_t *head = c->head + slot_of(c, line), id;
   node *nd = c->node;
   for (id = *head; id != EMPTY && nd[id].line != line; id = nd[id].next) {}
   int hit = id != EMPTY;
@@ -262,7 +259,7 @@ int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 
 /* A hint only: bring in the host cache lines the reference to `line` will read first. */
 static inline void prefetch(const cgp_l2 *c, uint64_t line) {
-  if (c->head) PREFETCH(c->head + (hash_of(line) & c->tmask));
+  if (c->head) PREFETCH(c->head + slot_of(c, line));
   else {
     uint64_t set = (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
     PREFETCH(c->tags + set * c->assoc);
