@@ -149,9 +149,16 @@ static unsigned ctz64(uint64_t w) {            /* w != 0 */
 
 /* Drop the stale entries: the current ones move to the ring's start, in order. */
 static void compact(cgp_l2 *c) {
-  uint32_t k = 0;
-  for (uint32_t p = c->front; p < c->tail; p++)
-    if (!(c->dead[p / 64] & BIT(p))) { uint32_t id = c->ring[p]; c->ring[k] = id; c->node[id].stamp = k++; }
+  uint32_t k = 0, f = c->front, t = c->tail;
+  for (uint32_t w = f / 64; w * 64 < t; w++) {
+    uint64_t live = ~c->dead[w] & (w == f / 64 ? ~UINT64_C(0) << (f % 64) : ~UINT64_C(0));
+    if ((w + 1) * 64 > t) live &= BIT(t) - 1;        /* t % 64 != 0 here */
+    for (; live; live &= live - 1) {
+      uint32_t id = c->ring[w * 64 + ctz64(live)];
+      c->ring[k] = id;
+      c->node[id].stamp = k++;
+    }
+  }
   memset(c->dead, 0, (c->rsize / 64 + 1) * sizeof *c->dead);
   c->front = 0;
   c->tail = k;
@@ -267,11 +274,16 @@ static inline void prefetch(const cgp_l2 *c, uint64_t line) {
   }
 }
 
+static inline void prefetch_node(const cgp_l2 *c, uint64_t line) {
+  if (c->head) { uint32_t id = c->head[slot_of(c, line)]; PREFETCH(c->node + (id == EMPTY ? 0 : id)); }
+}
+
 unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) {
   unsigned hits = 0, i = 0;
   for (; i < n && i < AHEAD; i++) prefetch(c, lines[i]);
   for (i = 0; i + AHEAD < n; i++) {
     prefetch(c, lines[i + AHEAD]);
+    prefetch_node(c, lines[i + AHEAD / 2]);
     hits += access(c, lines[i]);
   }
   for (; i < n; i++) hits += access(c, lines[i]);
