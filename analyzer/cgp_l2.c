@@ -124,6 +124,7 @@ void cgp_l2_reset(cgp_l2 *c) {
   } else {
     memset(c->fill, 0, c->sets * sizeof *c->fill);
     for (uint64_t i = 0; i < c->sets; i++) c->order[i] = UINT64_C(0xfedcba9876543210);
+    for (uint64_t i = 0; i < c->sets * c->assoc; i++) c->tags[i] = i / c->assoc ^ 1;   /* of another set */
   }
 }
 
@@ -210,13 +211,12 @@ static int access_fully(cgp_l2 *c, uint64_t line) {
    way is nibble assoc-1. The ways fill from assoc-1 down: way w is valid iff w + fill >= assoc. */
 static int access_small_set(cgp_l2 *c, uint64_t set, uint64_t line) {
   uint64_t *tag = c->tags + set * c->assoc, order = c->order[set];
-  unsigned n = c->assoc, fill = c->fill[set];
+  unsigned n = c->assoc;
   uint32_t eq = 0;
   if (n == 16)                                        /* the usual case, unrolled */
     for (unsigned w = 0; w < 16; w++) eq |= (uint32_t)(tag[w] == line) << w;
   else
     for (unsigned w = 0; w < n; w++) eq |= (uint32_t)(tag[w] == line) << w;   /* no branch */
-  eq &= ~UINT32_C(0) << (n - fill);                    /* the valid ways */
   unsigned hit = ctz64(eq | UINT32_C(1) << 16), lru = (unsigned)(order >> (4 * (n - 1))) & 15;
   unsigned w = hit < 16 ? hit : lru;
   uint64_t x = order ^ (w * NIBBLES);                /* w's nibble is the lowest zero nibble */
@@ -224,7 +224,6 @@ static int access_small_set(cgp_l2 *c, uint64_t set, uint64_t line) {
   uint64_t below = (bit >> 3) - 1, through = (bit << 1) - 1;   /* nibbles before w's; up to it */
   c->order[set] = (order & ~through) | (order & below) << 4 | w;
   tag[w] = line;                                     /* unchanged on a hit */
-  c->fill[set] = fill + (hit == 16 && fill < n);
   return hit < 16;
 }
 
@@ -245,7 +244,7 @@ static int access_large_set(cgp_l2 *c, uint64_t set, uint64_t line) {
 
 static int access_sets(cgp_l2 *c, uint64_t line) {
   uint64_t set = (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
-  return c->assoc <= 16 ? access_small_set(c, set, line) : access_large_set(c, set, line);
+  return c->assoc <= 16 && c->sets > 1 ? access_small_set(c, set, line) : access_large_set(c, set, line);
 }
 
 static inline int access(cgp_l2 *c, uint64_t line) {
