@@ -186,15 +186,15 @@ static int access_fully(cgp_l2 *c, uint64_t line) {
   for (id = *head; id != EMPTY && nd[id].line != line; id = nd[id].next) {}
   int hit = id != EMPTY;
   uint32_t t = c->tail;
-  if (!hit) {
-    if (c->used < c->assoc) { id = c->used++; nd[id].stamp = c->rsize; }   /* a spare bit */
-    else id = evict(c);
+  if (hit) {
+    uint32_t s = nd[id].stamp;                     /* its entry goes stale */
+    c->dead[s / 64] |= BIT(s);
+  } else {
+    id = c->used < c->assoc ? c->used++ : evict(c);   /* the victim's entry was the front */
     nd[id].line = line;
     nd[id].next = *head;
     *head = id;
   }
-  uint32_t s = nd[id].stamp;
-  c->dead[s / 64] |= BIT(s);
   nd[id].stamp = t;
   c->ring[t] = id;
   c->tail = t + 1;
