@@ -263,26 +263,34 @@ int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 #endif
 #define AHEAD 8
 
-/* A hint only: bring in the host cache lines the reference to `line` will read first. */
-static inline void prefetch(const cgp_l2 *c, uint64_t line) {
-  if (c->head) PREFETCH(c->head + slot_of(c, line));
-  else {
-    uint64_t set = (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
-    PREFETCH(c->tags + set * c->assoc);
-    PREFETCH(c->order + set);
-  }
+/* Where the reference to `line` will read first: its chain head, or its set's tags. */
+static inline const void *first_read(const cgp_l2 *c, uint64_t line) {
+  if (c->head) return c->head + slot_of(c, line);
+  uint64_t set = (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
+  return c->tags + set * c->assoc;
 }
 
-static inline void prefetch_node(const cgp_l2 *c, uint64_t line) {
-  if (c->head) { uint32_t id = c->head[slot_of(c, line)]; PREFETCH(c->node + (id == EMPTY ? 0 : id)); }
+/* Then: the node its chain head names now (a guess: the head may change before). */
+static inline const void *second_read(const cgp_l2 *c, uint64_t line) {
+  if (!c->head) return (const char *)first_read(c, line) + (c->assoc > 8 ? 64 : 0);
+  uint32_t id = c->head[slot_of(c, line)];
+  return c->node + (id == EMPTY ? 0 : id);
+}
+
+/* A coming victim: the node of the ring entry k past the front, or its chain head. */
+static inline const void *victim_read(const cgp_l2 *c, uint32_t k, int head) {
+  uint32_t id = c->ring[c->front + k < c->tail ? c->front + k : 0];
+  return head ? (const void *)(c->head + slot_of(c, c->node[id].line)) : (const void *)(c->node + id);
 }
 
 unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) {
   unsigned hits = 0, i = 0;
-  for (; i < n && i < AHEAD; i++) prefetch(c, lines[i]);
+  for (; i < n && i < AHEAD; i++) PREFETCH(first_read(c, lines[i]));   /* (in the loop itself:
+                                           GCC 12 drops a prefetch inside a helper it inlines) */
   for (i = 0; i + AHEAD < n; i++) {
-    prefetch(c, lines[i + AHEAD]);
-    prefetch_node(c, lines[i + AHEAD / 2]);
+    PREFETCH(first_read(c, lines[i + AHEAD]));
+    PREFETCH(second_read(c, lines[i + AHEAD / 2]));
+    if (c->head && c->tail) { PREFETCH(victim_read(c, 8, 0)); PREFETCH(victim_read(c, 4, 1)); }
     hits += access(c, lines[i]);
   }
   for (; i < n; i++) hits += access(c, lines[i]);
