@@ -35,6 +35,7 @@
 #define GROUP 16                /* chain heads of 4 bytes per 64-byte host cache line */
 #define CHAINS_PER_LINE 4       /* chains average at most 1/4 id */
 #define RING_PER_LINE 4         /* compaction every >= 3 x lines references */
+#define PREFETCH_ABOVE (128 << 10)   /* bytes of tables beyond which cgp_l2_access_many prefetches */
 
 typedef struct { uint64_t line; uint32_t stamp, next; } node;   /* next: in its chain */
 
@@ -45,6 +46,7 @@ struct cgp_l2 {
   unsigned set_bits;            /* log2 sets */
   uint64_t mru;                 /* the most recent line, if have_mru */
   int have_mru;
+  int prefetch;                 /* the batch prefetches: the tables outgrow host caches */
   /* fully associative */
   uint32_t *head, tmask;         /* chains of ids by slot_of(line); tmask + 1 heads */
   unsigned gshift;              /* 64 - log2 of the number of groups of heads */
@@ -111,6 +113,7 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
     cgp_l2_free(c);
     return NULL;
   }
+  c->prefetch = (index == CGP_L2_FULLY_ASSOCIATIVE ? 48 * lines : 8 * lines + 8 * c->sets) > PREFETCH_ABOVE;
   cgp_l2_reset(c);
   return c;
 }
@@ -285,9 +288,9 @@ static inline const void *victim_read(const cgp_l2 *c, uint32_t k, int head) {
 
 unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) {
   unsigned hits = 0, i = 0;
-  for (; i < n && i < AHEAD; i++) PREFETCH(first_read(c, lines[i]));   /* (in the loop itself:
+  for (; c->prefetch && i < n && i < AHEAD; i++) PREFETCH(first_read(c, lines[i]));   /* (in the loop itself:
                                            GCC 12 drops a prefetch inside a helper it inlines) */
-  for (i = 0; i + AHEAD < n; i++) {
+  for (i = 0; c->prefetch && i + AHEAD < n; i++) {
     PREFETCH(first_read(c, lines[i + AHEAD]));
     PREFETCH(second_read(c, lines[i + AHEAD / 2]));
     if (c->head && c->tail) { PREFETCH(victim_read(c, 8, 0)); PREFETCH(victim_read(c, 4, 1)); }
