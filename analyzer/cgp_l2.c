@@ -10,34 +10,48 @@
 
    Fully associative (the default for real devices, whose set hashing is not published): one
    set of capacity/line lines. Each resident line has an id (0..lines-1); node[id] holds its
-   line, its stamp (the ring position of its latest reference) and the next id of its hash
-   chain. Every reference appends its id to the ring; an entry is current iff its position is
-   its id's stamp, so the current entries are the resident lines in recency order and the
-   first current entry from the front is the least recently used line: that is the victim,
-   exact LRU with no neighbour pointers to touch on a hit. Stale entries are skipped there and
-   dropped when the ring fills (compaction renumbers the stamps; at most `lines` of 4 x lines
-   entries survive, so it costs O(1) per reference amortised). Lines are found by chaining
-   from a table of at least 4 chain heads per line, so chains are short and a deletion never
-   moves other entries; the table index keeps the lines of an aligned group of 16 in one host
-   cache line of heads (sweeps stay in the host's L1), rotated by the group's hash so that a
-   stride of 16 lines or more still uses every head.
-   Set associative, up to 16 ways: per set, the tags and the recency order packed as 16 nibbles
-   in a word; the tags are searched without an early exit and the order is rotated by a few
-   word operations (no branch to mispredict). More ways: tags most recent first, O(assoc).
-   Both return at once when the line is the most recent reference of the cache: its LRU state
-   is already current. Memory: O(lines), allocated by cgp_l2_new only. */
+   line, its stamp (the ring position of its latest reference), the next id of its hash chain
+   and its link, the address of the word naming it (its chain's head or its predecessor's
+   next), so it leaves its chain in O(1). Every chain ends at the sentinel node[lines], whose
+   line is set to the line sought before each walk. Every reference appends its id to the
+   ring; entry p is stale iff bit p of `dead` is set, which a hit does to its id's previous
+   entry. So the current entries from the front are the resident lines in recency order, and
+   the first one (found by counting trailing zeros) is the least recently used line: the
+   victim, exact LRU with no neighbour pointers to touch on a hit. A miss moves the front past
+   the victim's entry; when the ring fills, the current entries move to its start (at most
+   `lines` of 3 x lines entries survive, so this costs O(1) per reference amortised). Once
+   the cache is full, a hit and a miss execute the same stores, with selected operands instead
+   of a branch to mispredict: a miss moves the victim's node to the line's chain, a hit moves
+   the sentinel from the spare chain back onto it. Chain heads: at least 3 per line, so chains
+   are short and a walk usually ends at its first node; the lines of an aligned group of 16
+   share one host cache line of heads (sweeps stay in the host's L1), rotated within it by the
+   group's hash so that a stride of 16 lines or more still uses every head.
+   Set associative, up to 16 ways (and at least 2 sets): per set, the tags and the recency
+   order packed as 16 nibbles in a word. An empty way holds a line of another set, which no
+   reference to this set can match. The tags are compared without an early exit and the order
+   is rotated by a few word operations (no branch to mispredict). More ways, or one set: tags
+   most recent first and a fill count, O(assoc).
+   All return at once when the line is the most recent reference of the cache: its LRU state
+   is already current. cgp_l2_access_many runs the same code line by line, prefetching the
+   host cache lines that references a few lines ahead will read when the tables outgrow host
+   caches. Memory, allocated by cgp_l2_new only: fully associative 24 bytes of node, 12-24 of
+   heads, 12 of ring and 3/8 of stale bits per line (49-61 bytes); set associative 8 bytes per
+   line and 12 per set. */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define EMPTY UINT32_MAX
 #define GROUP 16                /* chain heads of 4 bytes per 64-byte host cache line */
-#define CHAINS_PER_LINE 4       /* chains average at most 1/4 id */
-#define RING_PER_LINE 4         /* compaction every >= 3 x lines references */
+#define CHAINS_PER_LINE 3       /* chains average at most 1/3 id */
+#define RING_PER_LINE 3         /* compaction every >= 2 x lines references */
 #define PREFETCH_ABOVE (128 << 10)   /* bytes of tables beyond which cgp_l2_access_many prefetches */
 
-typedef struct { uint64_t line; uint32_t stamp, next; } node;   /* next: in its chain */
+typedef struct {
+  uint64_t line;
+  uint32_t stamp, next;         /* next: in its chain */
+  uint32_t *link;               /* the head or next field naming this id */
+} node;
 
 struct cgp_l2 {
   uint64_t sets;
@@ -48,15 +62,17 @@ struct cgp_l2 {
   int have_mru;
   int prefetch;                 /* the batch prefetches: the tables outgrow host caches */
   /* fully associative */
-  uint32_t *head, tmask;         /* chains of ids by slot_of(line); tmask + 1 heads */
+  uint32_t *head, tmask;        /* chains of ids by slot_of(line); tmask + 1 heads */
   unsigned gshift;              /* 64 - log2 of the number of groups of heads */
-  node *node;
-  uint32_t used;
+  node *node;                   /* node[assoc]: the sentinel */
+  uint32_t used;                /* ids given out */
   uint32_t *ring, rsize, front, tail;
-  uint64_t *dead;               /* bit p set iff ring[p] is stale */
+  uint32_t spare;               /* a head whose chain is just the sentinel */
+  uint64_t *dead;               /* bit p set iff ring[p] is stale, for front <= p < tail;
+                                   bit rsize: a spare */
   /* set associative */
   uint64_t *tags, *order;       /* order: per set, if assoc <= 16 */
-  unsigned *fill;
+  unsigned *fill;               /* per set, if assoc > 16 or one set */
 };
 
 static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
@@ -100,7 +116,7 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
     c->tmask = (uint32_t)(tsize - 1);
     c->gshift = 64 - log2u64(tsize / GROUP);
     c->head = malloc(tsize * sizeof *c->head);
-    c->node = malloc(lines * sizeof *c->node);
+    c->node = malloc((lines + 1) * sizeof *c->node);
     c->rsize = (uint32_t)(RING_PER_LINE * lines);
     c->ring = malloc(c->rsize * sizeof *c->ring);
     c->dead = malloc((c->rsize / 64 + 1) * sizeof *c->dead);
@@ -121,7 +137,9 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
 void cgp_l2_reset(cgp_l2 *c) {
   c->have_mru = 0;
   if (c->head) {
-    memset(c->head, 0xff, ((size_t)c->tmask + 1) * sizeof *c->head);
+    for (size_t i = 0; i <= c->tmask; i++) c->head[i] = c->assoc;
+    c->spare = c->assoc;
+    c->node[c->assoc].next = c->assoc;
     c->used = c->front = c->tail = 0;
     memset(c->dead, 0, (c->rsize / 64 + 1) * sizeof *c->dead);
   } else {
@@ -168,35 +186,49 @@ static void compact(cgp_l2 *c) {
   c->tail = k;
 }
 
-/* The least recently used id: the first current entry from the ring's front, unlinked from its
-   chain. Its live bit is left for the caller, who clears it at the id's stamp. */
-static uint32_t evict(cgp_l2 *c) {
-  node *nd = c->node;
+/* The first current ring position from the front: the least recently used id's entry. */
+static uint32_t lru_pos(const cgp_l2 *c) {
   uint32_t f = c->front;
   uint64_t w = ~c->dead[f / 64] >> (f % 64);
   while (!w) { f = (f | 63) + 1; w = ~c->dead[f / 64]; }
-  f += ctz64(w);
-  uint32_t id = c->ring[f], *p = c->head + slot_of(c, nd[id].line);
-  c->front = f + 1;
-  while (*p != id) p = &nd[*p].next;
-  *p = nd[id].next;
-  return id;
+  return f + ctz64(w);
 }
 
+static void mark_stale(cgp_l2 *c, uint32_t p) { c->dead[p / 64] |= BIT(p); }
+
+static void unchain(node *nd, uint32_t id) {
+  *nd[id].link = nd[id].next;
+  nd[nd[id].next].link = nd[id].link;
+}
+
+static void chain(node *nd, uint32_t id, uint32_t *head) {
+  nd[id].next = *head;
+  nd[id].link = head;
+  nd[*head].link = &nd[id].next;
+  *head = id;
+}
+
+static uint32_t pick(uint32_t mask, uint32_t a, uint32_t b) { return (a & mask) | (b & ~mask); }
+
 static int access_fully(cgp_l2 *c, uint64_t line) {
-  uint32_t *head = c->head + slot_of(c, line), id;
   node *nd = c->node;
-  for (id = *head; id != EMPTY && nd[id].line != line; id = nd[id].next) {}
-  int hit = id != EMPTY;
-  uint32_t t = c->tail;
-  if (hit) {
-    uint32_t s = nd[id].stamp;                     /* its entry goes stale */
-    c->dead[s / 64] |= BIT(s);
+  uint32_t sentinel = c->assoc, *head = c->head + slot_of(c, line), id, t = c->tail;
+  nd[sentinel].line = line;
+  nd[sentinel].link = &c->spare;                   /* unchaining a chain's last id moved it */
+  for (id = *head; nd[id].line != line; id = nd[id].next) {}
+  int hit = id != sentinel;
+  if (c->used < c->assoc) {                        /* filling */
+    if (hit) mark_stale(c, nd[id].stamp);
+    else { id = c->used++; nd[id].line = line; chain(nd, id, head); }
   } else {
-    id = c->used < c->assoc ? c->used++ : evict(c);   /* the victim's entry was the front */
-    nd[id].line = line;
-    nd[id].next = *head;
-    *head = id;
+    uint32_t f = lru_pos(c), is_hit = 0 - (uint32_t)hit, *to[2] = {head, &c->spare};
+    uint32_t moved = pick(is_hit, sentinel, c->ring[f]);   /* the victim on a miss */
+    unchain(nd, moved);
+    nd[moved].line = line;
+    chain(nd, moved, to[hit]);
+    mark_stale(c, pick(is_hit, nd[id].stamp, c->rsize));  /* on a miss, the spare bit */
+    c->front = pick(is_hit, c->front, f + 1);
+    id = pick(is_hit, id, moved);
   }
   nd[id].stamp = t;
   c->ring[t] = id;
@@ -277,23 +309,25 @@ static inline const void *first_read(const cgp_l2 *c, uint64_t line) {
 static inline const void *second_read(const cgp_l2 *c, uint64_t line) {
   if (!c->head) return (const char *)first_read(c, line) + (c->assoc > 8 ? 64 : 0);
   uint32_t id = c->head[slot_of(c, line)];
-  return c->node + (id == EMPTY ? 0 : id);
+  return c->node + id;
 }
 
-/* A coming victim: the node of the ring entry k past the front, or its chain head. */
-static inline const void *victim_read(const cgp_l2 *c, uint32_t k, int head) {
-  uint32_t id = c->ring[c->front + k < c->tail ? c->front + k : 0];
-  return head ? (const void *)(c->head + slot_of(c, c->node[id].line)) : (const void *)(c->node + id);
+/* A coming victim, the id of the ring entry k past the front (stale or not: a guess). */
+static inline uint32_t coming_victim(const cgp_l2 *c, uint32_t k) {
+  return c->ring[c->front + k < c->tail ? c->front + k : c->front];
 }
 
 unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) {
   unsigned hits = 0, i = 0;
-  for (; c->prefetch && i < n && i < AHEAD; i++) PREFETCH(first_read(c, lines[i]));   /* (in the loop itself:
-                                           GCC 12 drops a prefetch inside a helper it inlines) */
+  /* The prefetches are issued here: inside inlined helpers, GCC 12 emitted none of them. */
+  for (; c->prefetch && i < n && i < AHEAD; i++) PREFETCH(first_read(c, lines[i]));
   for (i = 0; c->prefetch && i + AHEAD < n; i++) {
     PREFETCH(first_read(c, lines[i + AHEAD]));
     PREFETCH(second_read(c, lines[i + AHEAD / 2]));
-    if (c->head && c->tail) { PREFETCH(victim_read(c, 8, 0)); PREFETCH(victim_read(c, 4, 1)); }
+    if (c->head && c->used == c->assoc) {
+      PREFETCH(c->node + coming_victim(c, AHEAD));
+      PREFETCH(c->node[coming_victim(c, AHEAD / 2)].link);
+    }
     hits += access(c, lines[i]);
   }
   for (; i < n; i++) hits += access(c, lines[i]);
