@@ -100,6 +100,55 @@ Test(l2, agrees_with_reference_on_column_strided_and_repeated_streams) {
   }
 }
 
+/* cgp_l2_access_many is n cgp_l2_access calls: on random, strided and repeating streams, cut
+   into chunks of 0 to 100 lines (around the batch's prefetch distance, so chunk boundaries fall
+   everywhere) with single lines by either call in between, the hits of every chunk are the
+   reference's. Caches small and big enough for the batch to prefetch, of every kind. */
+Test(l2, batched_access_agrees_with_reference) {
+  static const geometry geos[] = {
+    {512, 0, CGP_L2_FULLY_ASSOCIATIVE}, {4096, 0, CGP_L2_FULLY_ASSOCIATIVE}, /* prefetches */
+    {256, 4, CGP_L2_MODULO}, {512, 16, CGP_L2_XOR}, {16384, 16, CGP_L2_XOR}, /* prefetches */
+    {64, 64, CGP_L2_MODULO}, {4, 4, CGP_L2_XOR}, /* more than 16 ways; one set */
+  };
+  static const unsigned chunk[] = {1, 0, 2, 3, 7, 8, 9, 1, 16, 31, 32, 33, 100, 1, 4};
+  enum { N = 30000, NCHUNK = sizeof chunk / sizeof chunk[0] };
+  static uint64_t t[N];
+  static int want[N];
+  uint64_t seed = 11;
+  for (size_t g = 0; g < sizeof geos / sizeof geos[0]; g++)
+    for (int kind = 0; kind < 3; kind++) {
+      uint64_t span = geos[g].lines + geos[g].lines / 2 + 1, rows = span / 65 + 1;
+      for (size_t i = 0; i < N; i++) {
+        uint64_t r = rng_next(&seed);
+        if (kind == 0) t[i] = 1000 + r % span;                                         /* random */
+        else if (kind == 1) t[i] = (i / 2 % rows) * 65 + (i / 2 / rows + i % 2) % 65;  /* columns */
+        else t[i] = r % 3 == 0 && i ? t[i - 1] : r % 5 == 0 && i > 8 ? t[i - 8] : r % span; /* repeats */
+      }
+      cgp_l2 *fast = cgp_l2_new((uint64_t)geos[g].lines * LINE, LINE, geos[g].assoc, geos[g].index);
+      cgp_l2_ref *ref = cgp_l2_ref_new((uint64_t)geos[g].lines * LINE, LINE, geos[g].assoc, geos[g].index);
+      cr_assert_not_null(fast);
+      cr_assert_not_null(ref);
+      for (size_t i = 0; i < N; i++) want[i] = cgp_l2_ref_access(ref, t[i]);
+      cr_assert_eq(cgp_l2_access_many(fast, NULL, 0), 0);
+      unsigned k = 0, total = 0, want_total = 0;
+      for (size_t i = 0; i < N; k++) {
+        unsigned m = chunk[k % NCHUNK], w = 0;
+        if (m > N - i) m = (unsigned)(N - i);
+        for (unsigned j = 0; j < m; j++) w += (unsigned)want[i + j];
+        unsigned got = m == 1 && k % 2 ? (unsigned)cgp_l2_access(fast, t[i]) : cgp_l2_access_many(fast, t + i, m);
+        cr_assert_eq(got, w, "lines %u assoc %u index %d stream %d: chunk of %u at %zu: %u hits, want %u",
+                     geos[g].lines, geos[g].assoc, (int)geos[g].index, kind, m, i, got, w);
+        i += m;
+        total += got;
+        want_total += w;
+      }
+      cr_assert_eq(total, want_total);
+      cr_assert(want_total > 0 && want_total < N, "stream %d must both hit and miss", kind);
+      cgp_l2_free(fast);
+      cgp_l2_ref_free(ref);
+    }
+}
+
 Test(l2, fully_associative_cyclic_sweep_of_capacity_plus_one_always_misses) {
   geometry g = {512, 0, CGP_L2_FULLY_ASSOCIATIVE};
   uint64_t t[20 * 513];
