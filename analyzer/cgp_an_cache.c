@@ -148,7 +148,7 @@ static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint
 static void warp_mem(void *self, const cgp_warp_mem *m) {
   cache *c = self;
   const cgp_analysis_cfg *cfg = c->cfg;
-  unsigned n2, hits1 = 0, n1 = 0, miss = 0;
+  unsigned n2, hits1 = 0, n1 = 0, miss;
   int whole = 0;                                    /* unit2 holds every L2 unit of every lane */
   if (m->kind == CGP_ATOMIC) {
     n2 = 0;
@@ -174,7 +174,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     n2 = units(m, cfg->l2_unit_bytes, c->unit2);
     whole = (m->size ? m->size : 1) <= cfg->l2_unit_bytes * 7;
   }
-  for (unsigned i = 0; i < n2; i++) miss += !cgp_l2_access(c->l2, c->unit2[i]);
+  miss = n2 - cgp_l2_access_many(c->l2, c->unit2, n2);
   unsigned wf = wavefronts(c, m, whole, n2);
   if (cfg->din)
     for (unsigned i = 0; i < n2; i++)

@@ -58,8 +58,9 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
    Returns 1 on a hit, 0 on a miss. */
 int cgp_l2_access(cgp_l2 *l2, uint64_t line);
 
-/* Reference lines[0..n) in order: exactly n cgp_l2_access calls, but faster (the host cache
-   lines of the next references are fetched early). Returns the number of hits. */
+/* Reference lines[0..n) in order, with the same effect as n cgp_l2_access calls; returns the
+   number of hits (lines may be NULL when n is 0). Faster on a large cache: the host cache
+   lines that the next references will read are prefetched. */
 unsigned cgp_l2_access_many(cgp_l2 *l2, const uint64_t *lines, unsigned n);
 
 /* Empty the cache: every following first reference to a line misses. */

@@ -35,8 +35,8 @@
    is already current. cgp_l2_access_many runs the same code line by line, prefetching the
    host cache lines that references a few lines ahead will read when the tables outgrow host
    caches. Memory, allocated by cgp_l2_new only: fully associative 24 bytes of node, 12-24 of
-   heads, 12 of ring and 3/8 of stale bits per line (49-61 bytes); set associative 8 bytes per
-   line and 12 per set. */
+   heads, 12 of ring and 3/8 of stale bits per line (49-61 bytes from 16 lines up); set
+   associative 8 bytes per line and 12 per set. */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
