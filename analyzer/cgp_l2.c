@@ -214,7 +214,7 @@ static int access_fully(cgp_l2 *c, uint64_t line) {
   node *nd = c->node;
   uint32_t sentinel = c->assoc, *head = c->head + slot_of(c, line), id, t = c->tail;
   nd[sentinel].line = line;
-  nd[sentinel].link = &c->spare;                   /* unchaining a chain's last id moved it */
+  nd[sentinel].link = &c->spare;                   /* unchaining a chain's last id changes it */
   for (id = *head; nd[id].line != line; id = nd[id].next) {}
   int hit = id != sentinel;
   if (c->used < c->assoc) {                        /* filling */
@@ -222,7 +222,7 @@ static int access_fully(cgp_l2 *c, uint64_t line) {
     else { id = c->used++; nd[id].line = line; chain(nd, id, head); }
   } else {
     uint32_t f = lru_pos(c), is_hit = 0 - (uint32_t)hit, *to[2] = {head, &c->spare};
-    uint32_t moved = pick(is_hit, sentinel, c->ring[f]);   /* the victim on a miss */
+    uint32_t moved = pick(is_hit, sentinel, c->ring[f]);   /* a hit moves the sentinel, a miss the victim */
     unchain(nd, moved);
     nd[moved].line = line;
     chain(nd, moved, to[hit]);
