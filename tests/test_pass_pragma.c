@@ -27,7 +27,7 @@ static int scan(const char *src, cgp_kernel_pragma **k, size_t *n, char *err, si
 static void expect_error(const char *src, unsigned line, unsigned col, const char *what) {
   cgp_kernel_pragma *k = NULL;
   size_t n = 0;
-  char err[4096], where[300];
+  char err[4096], where[sizeof path + 40];
   cr_assert_neq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "accepted:\n%s", src);
   snprintf(where, sizeof where, "%s:%u:%u: error:", path, line, col);
   cr_assert(strstr(err, where), "expected '%s' in: %s", where, err);
@@ -277,7 +277,7 @@ Test(pragma, a_pragma_in_an_included_header_is_found_with_the_header_location) {
     "}\n");
   cgp_kernel_pragma *k;
   size_t n;
-  char err[4096], inc[200];
+  char err[4096], inc[sizeof dir + 3];
   snprintf(inc, sizeof inc, "-I%s", dir);
   const char *argv[] = {inc};
   cr_assert_eq(scan("#include \"kern.h\"\nfloat a[9];\nint main(void) { kern(a, 9); return 0; }\n",
@@ -425,7 +425,7 @@ Test(pragma, a_macro_from_a_header_marks_a_loop_in_a_source_that_never_says_cgpr
   write_file("mark.h", "#define MARK _Pragma(\"cgpredict kernel name(marked) dims(1)\")\n");
   cgp_kernel_pragma *k;
   size_t n;
-  char err[4096], inc[200];
+  char err[4096], inc[sizeof dir + 3];
   snprintf(inc, sizeof inc, "-I%s", dir);
   const char *argv[] = {inc};
   cr_assert_eq(scan("#include \"mark.h\"\nfloat a[9];\nvoid f(void) {\n  MARK\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
