@@ -277,7 +277,7 @@ static uint32_t point_hash(const rt_shape *s, const rt_run *r) {
 
 /* Lanes that recorded different points (index guards, loops of different trip counts): the
    groups of the reference found by hashing each run's point instead of sorting every run; a
-   group's segments in lane order, as the sorted grouping puts them. 0 (w untouched) when a lane
+   group's segments in lane order, as the sorted grouping puts them. 0 (w emptied) when a lane
    has two runs at one point, whose grouping the reference decides, or when out of memory. */
 static int group_hashed(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
                         size_t total, rt_wwarp *w) {
@@ -330,6 +330,14 @@ static int group_hashed(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], con
   return ok;
 }
 
+/* Two groups of the sorted runs start at one program point: a lane was there twice, or two
+   sites share a position (more than 65534 in one block); the reference decides. */
+static int has_tie(const rt_shape *s, const rt_wwarp *w) {
+  for (size_t i = 1; i < w->nrun; i++)
+    if (cmp_points(s, &w->run[i - 1], 0, &w->run[i], 0) == 0) return 1;
+  return 0;
+}
+
 static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
                        const uint64_t thread[RT_WARP], int direct) {
   size_t total = 0;
@@ -354,14 +362,13 @@ static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], cons
     while (up < w->nrun && cmp_points(s, &w->run[up - 1], 0, &w->run[up], 0) < 0) up++;
     if (up >= w->nrun) return w;
     qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
-    int tie = 0;                                 /* two groups at one point: a lane was there twice */
-    for (size_t i = 1; i < w->nrun && !tie; i++) tie = cmp_points(s, &w->run[i - 1], 0, &w->run[i], 0) == 0;
-    if (!tie) return w;
+    if (!has_tie(s, w)) return w;
     w->nrun = w->nseg = 0;
   }
   if (direct && group_hashed(s, lanes, active, total, w)) {
     qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
-    return w;                                    /* distinct points: no tie */
+    if (!has_tie(s, w)) return w;
+    w->nrun = w->nseg = 0;
   }
   lane_run *all = malloc((total ? total : 1) * sizeof *all);
   if (!all) {
