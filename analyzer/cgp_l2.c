@@ -243,7 +243,8 @@ static int access_fully(cgp_l2 *c, uint64_t line) {
 
 /* Up to 16 ways: the set's recency order is a permutation of 16 ways packed in a word, four
    bits a way, most recent in the low nibble; ways >= assoc stay above, never used, so the LRU
-   way is nibble assoc-1. The ways fill from assoc-1 down: way w is valid iff w + fill >= assoc. */
+   way is nibble assoc-1. An empty way holds a line of another set (cgp_l2_reset), so it never hits
+   and is taken as the LRU way first, as the order starts with the ways from assoc-1 down. */
 static int access_small_set(cgp_l2 *c, uint64_t set, uint64_t line) {
   uint64_t *tag = c->tags + set * c->assoc, order = c->order[set];
   unsigned n = c->assoc;
