@@ -43,10 +43,14 @@ typedef struct {
   cgp_l2 *l2, *own_l2;
   cgp_l2 **l1;                    /* per SM, created when first used */
   int use_l1;
+  unsigned wf_bytes;              /* LSU wavefront: the device's, or a 128-byte L1 line */
+  int wf_shift;                   /* wf_bytes = L2 unit << wf_shift, both powers of two; -1: not */
   cgp_totals t;
   cgp_site_totals *site;
   uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
 } cache;
+
+static int is_pow2(unsigned v) { return v && !(v & (v - 1)); }
 
 static void *create(const cgp_analysis_cfg *cfg) {
   cache *c = calloc(1, sizeof *c);
@@ -55,6 +59,10 @@ static void *create(const cgp_analysis_cfg *cfg) {
   c->l2 = cfg->l2;
   if (!c->l2) c->l2 = c->own_l2 = cgp_l2_new(cfg->l2_bytes, cfg->l2_unit_bytes, cfg->l2_assoc, cfg->l2_index);
   c->use_l1 = cfg->l1_caches_global && cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
+  c->wf_bytes = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128;
+  c->wf_shift = -1;
+  if (is_pow2(c->wf_bytes) && is_pow2(cfg->l2_unit_bytes) && c->wf_bytes >= cfg->l2_unit_bytes)
+    for (c->wf_shift = 0; (cfg->l2_unit_bytes << c->wf_shift) < c->wf_bytes; c->wf_shift++) {}
   if (c->use_l1) {
     c->l1 = calloc(cfg->no_sm, sizeof *c->l1);
     c->clock = calloc(cfg->no_sm, sizeof *c->clock);
@@ -119,19 +127,11 @@ static unsigned coarser(const uint64_t *in, unsigned n, unsigned shift, uint64_t
   return k;
 }
 
-static int is_pow2(unsigned v) { return v && !(v & (v - 1)); }
-
 /* The LSU wavefronts of m: one per distinct 128-byte L1 line (or the device's wavefront size). */
 static unsigned wavefronts(cache *c, const cgp_warp_mem *m, int l2_units_whole, unsigned n2) {
-  const cgp_analysis_cfg *cfg = c->cfg;
-  unsigned wf = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128, u = cfg->l2_unit_bytes;
   if (m->kind == CGP_ATOMIC) return m->nact;
-  if (l2_units_whole && is_pow2(wf) && is_pow2(u) && wf >= u) {
-    unsigned shift = 0;
-    while ((u << shift) < wf) shift++;
-    return coarser(c->unit2, n2, shift, c->unit1);
-  }
-  return units(m, wf, c->unit1);
+  if (l2_units_whole && c->wf_shift >= 0) return coarser(c->unit2, n2, (unsigned)c->wf_shift, c->unit1);
+  return units(m, c->wf_bytes, c->unit1);
 }
 
 /* L2 units of the L1 units in[0..n): L1 units may be larger or smaller than the L2's. */
