@@ -298,7 +298,7 @@ static int group_hashed(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], con
         if (slot[h] == UINT32_MAX) {
           slot[h] = (uint32_t)ngroup;
           rep[ngroup] = r;
-          w->run[ngroup].lanes = 0;
+          w->run[ngroup].lanes = 0;           /* group g's lanes so far; new_wrun resets it */
           fill[ngroup++] = 0;
         }
         uint32_t g = slot[h];

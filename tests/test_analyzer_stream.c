@@ -28,6 +28,16 @@ static cgp_warp_mem mem(uint32_t sid, const uint64_t *addr, unsigned n, unsigned
   return m;
 }
 
+/* One SM whose 4 KiB L1, in 32-byte sectors, caches global loads. */
+static cgp_analysis_cfg one_sm_l1_cfg(void) {
+  cgp_analysis_cfg c = base_cfg();
+  c.no_sm = 1;
+  c.l1_caches_global = 1;
+  c.l1_bytes = 4096;
+  c.l1_unit_bytes = 32;
+  return c;
+}
+
 /* 32 consecutive floats from `a`: 128 bytes, 4 sectors of 32 bytes when aligned. */
 static void row(uint64_t a, uint64_t out[32]) {
   for (unsigned l = 0; l < 32; l++) out[l] = a + 4 * l;
@@ -301,11 +311,7 @@ Test(stream, din_export_replays_to_the_same_misses) {
    three find it in the L1 but still in flight: no L1 hit, no L2 traffic. The next round all
    four hit. */
 Test(stream, l1_hit_on_a_fill_in_flight_waits_for_it) {
-  cgp_analysis_cfg cfg = base_cfg();
-  cfg.no_sm = 1;
-  cfg.l1_caches_global = 1;
-  cfg.l1_bytes = 4096;
-  cfg.l1_unit_bytes = 32;
+  cgp_analysis_cfg cfg = one_sm_l1_cfg();
   cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
   uint64_t a[32];
   row(0x8000, a);
@@ -330,11 +336,7 @@ Test(stream, l1_hit_on_a_fill_in_flight_waits_for_it) {
    which touches the same 4 sectors hit and 0x9080, a miss: its 5 lookups are no hits, and one
    sector goes to the L2. Then row 0x9004 again: 5 hits. One SM, one warp: nothing in flight. */
 Test(stream, an_instruction_with_one_l1_miss_is_not_a_hit) {
-  cgp_analysis_cfg cfg = base_cfg();
-  cfg.no_sm = 1;
-  cfg.l1_caches_global = 1;
-  cfg.l1_bytes = 4096;
-  cfg.l1_unit_bytes = 32;
+  cgp_analysis_cfg cfg = one_sm_l1_cfg();
   cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
   uint64_t a[32], b[32];
   row(0x9000, a);

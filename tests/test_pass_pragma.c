@@ -24,6 +24,13 @@ static int scan(const char *src, cgp_kernel_pragma **k, size_t *n, char *err, si
   return cgp_pragma_scan(path, argv, argc, k, n, err, errlen);
 }
 
+/* Kernel k is named `name` and its for statement starts at line:col. */
+static void expect_kernel_at(const cgp_kernel_pragma *k, const char *name, unsigned line, unsigned col) {
+  cr_assert_str_eq(k->name, name);
+  cr_assert_eq(k->for_line, line, "%s: for at line %u", name, k->for_line);
+  cr_assert_eq(k->for_col, col, "%s: for at column %u", name, k->for_col);
+}
+
 static void expect_error(const char *src, unsigned line, unsigned col, const char *what) {
   cgp_kernel_pragma *k = NULL;
   size_t n = 0;
@@ -283,11 +290,9 @@ Test(pragma, a_pragma_in_an_included_header_is_found_with_the_header_location) {
   cr_assert_eq(scan("#include \"kern.h\"\nfloat a[9];\nint main(void) { kern(a, 9); return 0; }\n",
                     &k, &n, err, sizeof err, argv, 1), 0, "%s", err);
   cr_assert_eq(n, 1);
-  cr_assert_str_eq(k[0].name, "in_header");
+  expect_kernel_at(&k[0], "in_header", 3, 3);
   cr_assert(strstr(k[0].file, "kern.h"), "%s", k[0].file);
   cr_assert_eq(k[0].pragma_line, 2);
-  cr_assert_eq(k[0].for_line, 3);
-  cr_assert_eq(k[0].for_col, 3);
   cr_assert_eq(k[0].block[0], 128);
   free(k);
 }
@@ -324,14 +329,10 @@ Test(pragma, pragma_operator_built_by_a_stringizing_macro_is_read_with_its_argum
   char err[4096];
   cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
   cr_assert_eq(n, 2);
-  cr_assert_str_eq(k[0].name, "rows");
+  expect_kernel_at(&k[0], "rows", 8, 3);
   cr_assert_eq(k[0].dims, 2);
-  cr_assert_eq(k[0].for_line, 8);
-  cr_assert_eq(k[0].for_col, 3);
-  cr_assert_str_eq(k[1].name, "fixed");
+  expect_kernel_at(&k[1], "fixed", 9, 9);
   cr_assert_eq(k[1].noalias, 1);
-  cr_assert_eq(k[1].for_line, 9);
-  cr_assert_eq(k[1].for_col, 9);
   free(k);
 }
 
@@ -367,16 +368,11 @@ Test(pragma, pragma_operator_in_a_macro_marks_the_for_after_the_expansion) {
     "}\n";
   cr_assert_eq(scan(good, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
   cr_assert_eq(n, 3);
-  cr_assert_str_eq(k[0].name, "viamacro");
+  expect_kernel_at(&k[0], "viamacro", 6, 3);
   cr_assert_eq(k[0].dims, 1);
-  cr_assert_eq(k[0].for_line, 6);
-  cr_assert_eq(k[0].for_col, 3);
-  cr_assert_str_eq(k[1].name, "direct");
+  expect_kernel_at(&k[1], "direct", 7, 15);
   cr_assert_eq(k[1].noalias, 1);
-  cr_assert_eq(k[1].for_line, 7);
-  cr_assert_eq(k[1].for_col, 15);
-  cr_assert_str_eq(k[2].name, "plain");
-  cr_assert_eq(k[2].for_line, 9);
+  expect_kernel_at(&k[2], "plain", 9, 3);
   free(k);
 }
 
