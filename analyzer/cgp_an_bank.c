@@ -8,7 +8,7 @@
 typedef struct {
   const cgp_analysis_cfg *cfg;
   int counting;
-  uint64_t *deg;
+  double *deg;
 } bank;
 
 static void *create(const cgp_analysis_cfg *cfg) {
@@ -29,7 +29,8 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   bank *b = self;
   const cgp_analysis_cfg *c = b->cfg;
   if (!b->counting || m->sid >= c->nsid || !c->sid_shared || !c->sid_shared[m->sid]) return;
-  b->deg[m->sid] += cgp_bank_conflict_degree(m->addr, m->nact, m->size, c->smem_banks, c->smem_bank_bytes);
+  b->deg[m->sid] += (1 + m->skipped) * cgp_bank_conflict_degree(m->addr, m->nact, m->size, c->smem_banks,
+                                                                c->smem_bank_bytes);
 }
 
 static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {

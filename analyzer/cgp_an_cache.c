@@ -180,20 +180,21 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     for (unsigned i = 0; i < n2; i++)
       fprintf(cfg->din, "%d %llx\n", m->kind != CGP_LOAD, (unsigned long long)(c->unit2[i] * cfg->l2_unit_bytes));
   if (!c->counting) return;
-  c->t.lsu_wavefronts += wf;
+  double n = 1 + m->skipped;                        /* the iterations it stands for behave as it did */
+  c->t.lsu_wavefronts += n * wf;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
-    c->t.l1_trans[m->cls] += n1;
-    c->t.l1_hit[m->cls] += hits1;
-    c->t.ld_trans[m->cls] += n2;
-    c->t.ld_dram[m->cls] += miss;
+    c->t.l1_trans[m->cls] += n * n1;
+    c->t.l1_hit[m->cls] += n * hits1;
+    c->t.ld_trans[m->cls] += n * n2;
+    c->t.ld_dram[m->cls] += n * miss;
   } else {
-    c->t.st_trans += n2;
-    c->t.st_dram += miss;
+    c->t.st_trans += n * n2;
+    c->t.st_dram += n * miss;
   }
   if (m->sid < cfg->nsid) {
-    c->site[m->sid].trans += n2;
-    c->site[m->sid].miss += miss;
-    c->site[m->sid].l1_hit += hits1;
+    c->site[m->sid].trans += n * n2;
+    c->site[m->sid].miss += n * miss;
+    c->site[m->sid].l1_hit += n * hits1;
   }
 }
 

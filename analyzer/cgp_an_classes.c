@@ -30,11 +30,12 @@ static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblo
 static void warp_mem(void *self, const cgp_warp_mem *m) {
   classes *c = self;
   if (!c->counting || m->cls >= CGP_NCLASS) return;
-  if (m->kind == CGP_LOAD) c->t.ld_insts[m->cls] += 1;
-  else c->t.st_insts += 1;
+  double n = 1 + m->skipped;
+  if (m->kind == CGP_LOAD) c->t.ld_insts[m->cls] += n;
+  else c->t.st_insts += n;
   if (m->sid < c->nsid) {
-    c->site[m->sid].insts[m->cls]++;
-    c->site[m->sid].lanes += m->nact;
+    c->site[m->sid].insts[m->cls] += n;
+    c->site[m->sid].lanes += n * m->nact;
   }
 }
 

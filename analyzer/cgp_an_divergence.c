@@ -37,7 +37,7 @@ static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblo
 static void block_exec(void *self, const cgp_block_exec *b) {
   divergence *d = self;
   if (!d->counting || b->nact >= b->warp_threads) return;
-  if (b->bid < d->cfg->nbid && d->cfg->bid_total) d->masked += d->cfg->bid_total[b->bid];
+  if (b->bid < d->cfg->nbid && d->cfg->bid_total) d->masked += (1 + b->skipped) * d->cfg->bid_total[b->bid];
   if (b->warp < d->nwarps) d->div[b->warp] = 1;
 }
 

@@ -31,12 +31,13 @@ static void block_exec(void *self, const cgp_block_exec *b) {
   insts *a = self;
   const cgp_analysis_cfg *c = a->cfg;
   if (!a->counting || b->bid >= c->nbid) return;
-  a->t.total_insts += at(c->bid_total, b->bid);
-  a->t.core_insts += at(c->bid_core, b->bid);
-  a->t.fp32_insts += at(c->bid_fp32, b->bid);
-  a->t.fp64_insts += at(c->bid_fp64, b->bid);
-  a->t.int_insts += at(c->bid_int, b->bid);
-  a->t.sfu_insts += at(c->bid_sfu, b->bid);
+  double n = 1 + b->skipped;
+  a->t.total_insts += n * at(c->bid_total, b->bid);
+  a->t.core_insts += n * at(c->bid_core, b->bid);
+  a->t.fp32_insts += n * at(c->bid_fp32, b->bid);
+  a->t.fp64_insts += n * at(c->bid_fp64, b->bid);
+  a->t.int_insts += n * at(c->bid_int, b->bid);
+  a->t.sfu_insts += n * at(c->bid_sfu, b->bid);
 }
 
 static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {

@@ -116,6 +116,10 @@ typedef struct {
   const uint64_t *thread;   /* per lane 0..31: the thread's packed coordinate (cgp_thread_key) */
   unsigned warp;            /* warp within the batch, 0-based, round-robin order */
   unsigned sm;              /* SM its block runs on within the batch */
+  double skipped;           /* executions of this instruction in loop iterations the runtime did
+                               not trace, which this one stands for (docs/pipeline.md, "Sampling
+                               inside a thread"): the analyses count it 1 + skipped times; 0 when
+                               every iteration was traced */
 } cgp_warp_mem;
 
 /* One execution of a thread-body block by a warp: `nact` of its `warp_threads` lanes. */
@@ -123,6 +127,7 @@ typedef struct {
   uint32_t bid;
   uint8_t nact, warp_threads;
   unsigned warp, sm;
+  double skipped;           /* as in cgp_warp_mem */
 } cgp_block_exec;
 
 /* Static facts an analysis may need about the kernel and the device it models. */
@@ -164,12 +169,13 @@ typedef struct {
   double smem_insts[CGP_NCLASS], smem_conflict[CGP_NCLASS];   /* conflict: sum of degrees */
 } cgp_totals;
 
-/* Per static site, what the analyses measured (device dependent: transactions and misses). */
+/* Per static site, what the analyses measured (device dependent: transactions and misses).
+   Counts, weighted as cgp_warp_mem's `skipped` says, hence not always whole. */
 typedef struct {
-  uint64_t insts[CGP_NCLASS];       /* warp instructions by class */
-  uint64_t trans, miss, l1_hit;     /* transactions reaching the L2, their misses; L1 hits */
-  uint64_t lanes;                   /* lane accesses */
-  uint64_t bank_degree_sum;         /* shared sites: sum of conflict degrees */
+  double insts[CGP_NCLASS];         /* warp instructions by class */
+  double trans, miss, l1_hit;       /* transactions reaching the L2, their misses; L1 hits */
+  double lanes;                     /* lane accesses */
+  double bank_degree_sum;           /* shared sites: sum of conflict degrees */
 } cgp_site_totals;
 
 /* Packs thread coordinates so that the packed values are ordered as the sequential loop nest

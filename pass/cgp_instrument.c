@@ -143,10 +143,12 @@ static LLVMValueRef declare_hook(pass_ctx *pc, const char *name, LLVMTypeRef ty)
 }
 
 /* A new internal, always-inlined function `name` of type `ty` whose body runs only while the
-   runtime traces a thread (`cgp_rt_tracing` != 0): returns it with the builder at the start of
-   that body; *entry is the function's first block, *done the block that returns. */
-static LLVMValueRef guarded_shell(pass_ctx *pc, const char *name, LLVMTypeRef ty, LLVMBasicBlockRef *entry,
-                                  LLVMBasicBlockRef *done) {
+   runtime traces a thread (`cgp_rt_tracing` != 0), and with `traced_iteration` only while the
+   thread is in an iteration it traces (== 1; 2: an iteration the runtime skips, whose blocks
+   still tell it where the thread is): returns it with the builder at the start of that body;
+   *entry is the function's first block, *done the block that returns. */
+static LLVMValueRef guarded_shell(pass_ctx *pc, const char *name, LLVMTypeRef ty, int traced_iteration,
+                                  LLVMBasicBlockRef *entry, LLVMBasicBlockRef *done) {
   LLVMValueRef flag = LLVMGetNamedGlobal(pc->m, "cgp_rt_tracing");
   if (!flag) flag = LLVMAddGlobal(pc->m, pc->i32, "cgp_rt_tracing");
   LLVMValueRef f = LLVMAddFunction(pc->m, name, ty);
@@ -160,7 +162,9 @@ static LLVMValueRef guarded_shell(pass_ctx *pc, const char *name, LLVMTypeRef ty
   LLVMBuildRetVoid(pc->b);
   LLVMPositionBuilderAtEnd(pc->b, *entry);
   LLVMValueRef on = LLVMBuildLoad2(pc->b, pc->i32, flag, "on");
-  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntNE, on, LLVMConstInt(pc->i32, 0, 0), ""), body, *done);
+  LLVMValueRef go = traced_iteration ? LLVMBuildICmp(pc->b, LLVMIntEQ, on, LLVMConstInt(pc->i32, 1, 0), "")
+                                     : LLVMBuildICmp(pc->b, LLVMIntNE, on, LLVMConstInt(pc->i32, 0, 0), "");
+  LLVMBuildCondBr(pc->b, go, body, *done);
   LLVMPositionBuilderAtEnd(pc->b, body);
   return f;
 }
@@ -172,7 +176,7 @@ static LLVMValueRef guarded_hook(pass_ctx *pc, const char *name, LLVMValueRef ho
   LLVMValueRef f = LLVMGetNamedFunction(pc->m, name);
   if (f) return f;
   LLVMBasicBlockRef entry, done;
-  f = guarded_shell(pc, name, ty, &entry, &done);
+  f = guarded_shell(pc, name, ty, 0, &entry, &done);
   LLVMValueRef args[3];
   for (unsigned i = 0; i < nargs; i++) args[i] = LLVMGetParam(f, i);
   LLVMBuildCall2(pc->b, ty, hook, args, nargs, "");
@@ -181,7 +185,7 @@ static LLVMValueRef guarded_hook(pass_ctx *pc, const char *name, LLVMValueRef ho
 }
 
 /* cgp.mem.flush(i32 first, i32 count, i8** addr, i8** base), always inlined: while the runtime
-   traces a thread, cgp_rt_mem(first + k, addr[k], base[k]) for k < count (count >= 1).
+   traces the thread's iteration, cgp_rt_mem(first + k, addr[k], base[k]) for k < count (>= 1).
    A block's sites store their addresses into a buffer and the block calls this once: one
    branch per block instead of one per access, so the final -O2 compile sees as many blocks as
    the user's code has (a branch per access made its register allocation quadratic in the
@@ -193,7 +197,7 @@ static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
   pc->t_flush = LLVMFunctionType(pc->voidt, params, 4, 0);
   if (f) return f;
   LLVMBasicBlockRef entry, done;
-  f = guarded_shell(pc, "cgp.mem.flush", pc->t_flush, &entry, &done);
+  f = guarded_shell(pc, "cgp.mem.flush", pc->t_flush, 1, &entry, &done);
   LLVMBasicBlockRef loop = LLVMGetInsertBlock(pc->b);
   LLVMValueRef k = LLVMBuildPhi(pc->b, pc->i32, "k");
   LLVMValueRef ka = LLVMBuildZExt(pc->b, k, pc->i64, "");

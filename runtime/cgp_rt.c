@@ -37,7 +37,9 @@ static atomic_int rt_busy;
 static _Thread_local int rt_owner;
 static atomic_ulong rt_concurrent;
 unsigned long rt_concurrent_entries(void) { return atomic_load(&rt_concurrent); }
-int cgp_rt_tracing;          /* read by the pass's inlined guards: nonzero while a lane is traced */
+int cgp_rt_tracing;          /* read by the pass's inlined guards: 0 no lane is traced, 1 a lane is
+                                traced, 2 it is in an iteration its tracker skips (block hooks run
+                                to find the next traced iteration, memory hooks do not) */
 
 #define RT_MAX_HOISTED 64
 #define RT_FWD 16            /* addresses a thread holds in registers for forwarding */
@@ -300,6 +302,7 @@ static void finish_lane(void) {
   rt_pending *p = L.lane_warp;
   if (L.lane->failed) L.k->budget_hit = 1;
   cgp_rt_g.traced_threads++;
+  rt_tracker_finish(L.tracker);
   L.lane = NULL;
   cgp_rt_tracing = 0;
   L.lane_warp = NULL;
@@ -516,7 +519,7 @@ static int forwarded(uint8_t kind, uint64_t a, uint32_t id) {
 }
 
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
-  if (!rt_owner || !L.lane || sid >= L.k->nmem) return;
+  if (!rt_owner || !L.lane || cgp_rt_tracing != 1 || sid >= L.k->nmem) return;
   uint64_t a = gpu_addr(addr, base);
   if (!L.k->mem_noalias[sid] && forwarded(L.k->mem_kind[sid], a, L.k->mem_addr_id[sid])) {
     L.k->forwarded[sid]++;
@@ -537,8 +540,18 @@ void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
   L.hoist_addr[i] = gpu_addr(addr, base);
 }
 
+/* Out of line: a block of a skipped iteration, or the one after it. The values the thread holds
+   in registers (forwarded) stay those of the last traced iteration: the skipped ones ran the same
+   sites, most at other addresses, so what a loop keeps at one address (a sum in a global
+   element) is still held, as it would be. */
+static __attribute__((noinline)) void bb_paused(uint32_t bid) {
+  if (rt_tracker_resume(L.tracker, bid)) cgp_rt_tracing = 1;
+}
+
 void cgp_rt_bb(uint32_t bid) {
-  if (rt_owner && L.lane) rt_tracker_block(L.tracker, bid);
+  if (!rt_owner || !L.lane) return;
+  if (cgp_rt_tracing != 1) bb_paused(bid);
+  else if (rt_tracker_block(L.tracker, bid)) cgp_rt_tracing = 2;
 }
 
 /* ---- launches ---------------------------------------------------------------------------------- */
@@ -568,6 +581,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   L.deps = deps ? deps : cgp_deps_new(RT_DEPS_MAX_ADDRESSES);
   L.tracker = rt_tracker_new(k->shape);
   if (!L.tracker || !L.deps) return;
+  rt_tracker_sample(L.tracker, cgp_rt_g.sample_iterations);
   cgp_deps_reset(L.deps);
   rt_deps_checked = 0;
   L.k = k;
@@ -631,6 +645,7 @@ static void end_nest(void) {
   free(L.pend);
   free(L.win);
   free(L.wstat);
+  L.k->iters_skipped += rt_tracker_iterations_skipped(L.tracker);
   rt_tracker_free(L.tracker);
   L.active = 0;
   L.pend = NULL;

@@ -83,6 +83,7 @@ typedef struct rt_kernel {
   rt_dep *deps;
   size_t ndeps;
   int deps_partial, budget_hit;
+  uint64_t iters_skipped;    /* leaf-loop iterations of traced threads not traced (sampling) */
   uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;
   int trace_id;              /* its number in the trace file, -1 before its first traced launch */
@@ -92,6 +93,7 @@ typedef struct {
   int initialised, quiet;
   int disabled;                           /* a set-up error: the program runs untraced, no report */
   int sample_mode;                        /* 0 run, 1 skip, 2 full */
+  int sample_iterations;                  /* sample inside threads (not full, CGPREDICT_ITERATIONS) */
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;
   cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */

@@ -17,12 +17,16 @@ struct rt_shape {
   int *eff_loop;               /* per block: innermost tracked loop, -1 */
   uint8_t *is_header;          /* per block: header of its eff_loop */
   uint8_t *ldepth;             /* per loop: 1 + depth of its parent */
+  uint8_t *is_leaf;            /* per loop: tracked, and no loop inside it */
+  uint8_t *multi;              /* per loop: has a block other than its header */
+  uint8_t *ev_header;          /* per event: in the header block of its eff_loop */
 };
 
 struct rt_run {
   uint32_t ev, count;
   uint32_t t[RT_MAXD - 1];     /* iterations of the loops at depth 1..m at the first element */
   uint32_t gen;                /* which instance of the innermost loop (tracker's entry count) */
+  float skipped;               /* per element: executions in untraced iterations it stands for */
   uint64_t a0, stride;         /* address of element i: a0 + i * stride (mod 2^64) */
 };
 
@@ -33,7 +37,21 @@ struct rt_tracker {
   int loop_at[RT_MAXD];
   uint32_t t_at[RT_MAXD], gen_at[RT_MAXD], gen;
   int32_t *open;               /* per event: its open run in the lane, -1 */
+  /* sampling inside the thread (rt_tracker_sample) */
+  uint32_t iter_first;         /* RT_ITER_FIRST; UINT32_MAX: every iteration is traced */
+  int paused;                  /* leaf loop whose iterations are skipped now, -1: none */
+  unsigned paused_d;           /* its depth */
+  uint32_t paused_t;           /* first iteration skipped */
+  uint32_t gap, left;          /* header executions skipped up to the next window; left of them */
+  int header_last;             /* the last block the loop ran while paused was its header */
+  uint32_t win_len;            /* the last window's iterations */
+  size_t win_r0, win_r1;       /* the lane's runs recorded in it */
+  uint64_t iters_skipped;      /* iterations not traced, over all lanes */
 };
+
+/* A leaf loop's header at iteration t->t_at[dl] >= iter_first: opens or closes a window of
+   traced iterations; 1 when the iteration is skipped (the tracker is then paused). */
+int rt_tracker_window(rt_tracker *t, int l, unsigned dl);
 
 /* A new run of event e at the current point (m: the event's depth, capped at the tracker's). */
 void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m);
@@ -56,9 +74,11 @@ static inline void rt_record(rt_tracker *t, uint32_t e, uint64_t addr) {
   rt_record_new(t, e, addr, m);
 }
 
-static inline void rt_tracker_block(rt_tracker *t, uint32_t bid) {
+/* The lane enters block bid; 1 when that starts an iteration the tracker skips (sampling inside
+   the thread): until rt_tracker_resume says otherwise, the lane's events are not recorded. */
+static inline int rt_tracker_block(rt_tracker *t, uint32_t bid) {
   const rt_shape *s = t->s;
-  if (bid >= s->nbb) return;
+  if (bid >= s->nbb) return 0;
   int l = s->eff_loop[bid];
   if (l >= 0 && s->is_header[bid]) {
     unsigned dl = s->ldepth[l];
@@ -68,12 +88,15 @@ static inline void rt_tracker_block(rt_tracker *t, uint32_t bid) {
       t->loop_at[dl] = l;
       t->t_at[dl] = 0;
       t->gen_at[dl] = ++t->gen;
+      t->win_r0 = t->lane->n;                   /* the first window's runs start here */
     }
     t->d = dl;
+    if (t->t_at[dl] >= t->iter_first && rt_tracker_window(t, l, dl)) return 1;
   } else {
     t->d = l >= 0 ? s->ldepth[l] : 0;
   }
   rt_record(t, (uint32_t)(s->nmem + bid), 0);
+  return 0;
 }
 
 static inline void rt_tracker_access(rt_tracker *t, uint32_t sid, uint64_t addr) {

@@ -122,6 +122,10 @@ static void parse_env(void) {
   else if (strcmp(s, "skip") == 0) cgp_rt_g.sample_mode = 1;
   else if (strcmp(s, "full") == 0) cgp_rt_g.sample_mode = 2;
   else fatal_setup("CGPREDICT_SAMPLE: expected run, skip or full");
+  const char *it = getenv("CGPREDICT_ITERATIONS");
+  if (it && *it && strcmp(it, "sample") != 0 && strcmp(it, "all") != 0)
+    fatal_setup("CGPREDICT_ITERATIONS: expected sample or all");
+  cgp_rt_g.sample_iterations = cgp_rt_g.sample_mode != 2 && !(it && strcmp(it, "all") == 0);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");
   char *end = NULL;
   unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_BUDGET_MB;
@@ -160,11 +164,11 @@ static const char *const reading_text[2] = {
     "noalias (restrict or the pragma's noalias): values stay in registers as the compiler keeps them"};
 
 void rt_site_stats_json(cJSON *o, const cgp_site_totals *s) {
-  uint64_t n = s->insts[0] + s->insts[1] + s->insts[2];
-  uint64_t looked = s->trans + s->l1_hit;
-  cJSON_AddNumberToObject(o, "transactions_per_warp", n ? (double)s->trans / (double)n : 0);
-  cJSON_AddNumberToObject(o, "l2_hit_rate", s->trans ? 1.0 - (double)s->miss / (double)s->trans : 0);
-  if (s->l1_hit) cJSON_AddNumberToObject(o, "l1_hit_rate", looked ? (double)s->l1_hit / (double)looked : 0);
+  double n = s->insts[0] + s->insts[1] + s->insts[2];
+  double looked = s->trans + s->l1_hit;
+  cJSON_AddNumberToObject(o, "transactions_per_warp", n > 0 ? s->trans / n : 0);
+  cJSON_AddNumberToObject(o, "l2_hit_rate", s->trans > 0 ? 1.0 - s->miss / s->trans : 0);
+  if (s->l1_hit > 0) cJSON_AddNumberToObject(o, "l1_hit_rate", looked > 0 ? s->l1_hit / looked : 0);
 }
 
 static cJSON *memory_json(const rt_kernel *k) {
@@ -176,17 +180,17 @@ static cJSON *memory_json(const rt_kernel *k) {
     if (i >= k->nmem) break;
     cJSON *m = cJSON_Duplicate(site, 1);
     const cgp_site_totals *s = &k->site[0][i];
-    uint64_t n = s->insts[0] + s->insts[1] + s->insts[2];
+    double n = s->insts[0] + s->insts[1] + s->insts[2];
     cJSON_DeleteItemFromObjectCaseSensitive(m, "block");
     cJSON_DeleteItemFromObjectCaseSensitive(m, "order");
     cJSON_AddStringToObject(m, "class", dominant_class(s));
-    cJSON_AddNumberToObject(m, "warp_instructions_traced", (double)n);
-    cJSON_AddNumberToObject(m, "active_lanes_per_warp_instruction", n ? (double)s->lanes / (double)n : 0);
+    cJSON_AddNumberToObject(m, "warp_instructions_traced", n);
+    cJSON_AddNumberToObject(m, "active_lanes_per_warp_instruction", n > 0 ? s->lanes / n : 0);
     rt_site_stats_json(m, s);
     if (k->mem_kind[i] == CGP_LOAD)
       cJSON_AddNumberToObject(m, "forwarded_from_register", (double)k->forwarded[i]);
-    if (k->mem_shared[i] && n)
-      cJSON_AddNumberToObject(m, "bank_conflict_degree", (double)s->bank_degree_sum / (double)n);
+    if (k->mem_shared[i] && n > 0)
+      cJSON_AddNumberToObject(m, "bank_conflict_degree", s->bank_degree_sum / n);
     cJSON *by = cJSON_AddObjectToObject(m, "by_device");
     for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_site_stats_json(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
     cJSON_AddStringToObject(m, "reading_explained", reading_text[k->mem_noalias[i]]);
@@ -308,6 +312,15 @@ static cJSON *kernel_json(const rt_kernel *k) {
   if (k->budget_hit)
     cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached: "
                             "later threads of a launch were not traced, so fewer blocks stand for the grid");
+  if (k->iters_skipped) {
+    cJSON_AddNumberToObject(o, "loop_iterations_skipped", (double)k->iters_skipped);
+    char note[400];
+    snprintf(note, sizeof note, "long loops inside traced threads were sampled: of a loop without a loop inside, "
+             "the first %d iterations and then %d of every %d were traced, each standing for the iterations up to "
+             "the next ones traced (CGPREDICT_ITERATIONS=all traces them all, as CGPREDICT_SAMPLE=full does)",
+             RT_ITER_FIRST, RT_ITER_WINDOW, RT_ITER_PERIOD);
+    cJSON_AddStringToObject(o, "iterations_note", note);
+  }
   cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->desc, "warnings"), 1));
   cJSON *samples = cJSON_AddArrayToObject(o, "samples");
   for (size_t i = 0; i < k->nsamples; i++) cJSON_AddItemToArray(samples, sample_json(k, i));

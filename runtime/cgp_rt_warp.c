@@ -21,6 +21,9 @@ void rt_shape_free(rt_shape *s) {
   free(s->eff_loop);
   free(s->is_header);
   free(s->ldepth);
+  free(s->is_leaf);
+  free(s->multi);
+  free(s->ev_header);
   free(s);
 }
 
@@ -50,7 +53,11 @@ rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_or
   s->eff_loop = calloc(nbb ? nbb : 1, sizeof *s->eff_loop);
   s->is_header = calloc(nbb ? nbb : 1, 1);
   s->ldepth = calloc(nloops ? nloops : 1, 1);
-  if (!s->depth || !s->pos || !s->eff_loop || !s->is_header || !s->ldepth) {
+  s->is_leaf = calloc(nloops ? nloops : 1, 1);
+  s->multi = calloc(nloops ? nloops : 1, 1);
+  s->ev_header = calloc(s->nev ? s->nev : 1, 1);
+  if (!s->depth || !s->pos || !s->eff_loop || !s->is_header || !s->ldepth || !s->is_leaf || !s->multi ||
+      !s->ev_header) {
     snprintf(err, errlen, "out of memory");
     goto fail;
   }
@@ -69,6 +76,9 @@ rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_or
     }
     s->ldepth[l] = (uint8_t)(d < 255 ? d : 255);
   }
+  for (size_t l = 0; l < nloops; l++) s->is_leaf[l] = s->ldepth[l] <= RT_MAXD - 1;
+  for (size_t l = 0; l < nloops; l++)
+    if (loop_parent[l] >= 0) s->is_leaf[loop_parent[l]] = 0;
   for (size_t b = 0; b < nbb; b++) {
     if (bb_rpo[b] >= 0xfffe) { snprintf(err, errlen, "block %zu: too many blocks in the thread body", b); goto fail; }
     int l = bb_loop[b];
@@ -76,6 +86,8 @@ rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_or
     while (l >= 0 && s->ldepth[l] > RT_MAXD - 1) l = loop_parent[l];
     s->eff_loop[b] = l;
     s->is_header[b] = l >= 0 && loop_header[l] == (int)b;
+    if (l >= 0 && !s->is_header[b]) s->multi[l] = 1;
+    s->ev_header[nmem + b] = s->is_header[b];
   }
   unsigned hoisted = 0;
   for (size_t i = 0; i < nmem; i++) {
@@ -87,6 +99,7 @@ rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_or
     if ((size_t)mem_block[i] >= nbb) { snprintf(err, errlen, "site %zu: block %d out of range", i, mem_block[i]); goto fail; }
     unsigned own = mem_order[i] + 1 < 0xffff ? mem_order[i] + 1 : 0xffff;
     chain(s, bb_rpo, loop_header, loop_parent, mem_block[i], own, &s->depth[i], s->pos[i]);
+    s->ev_header[i] = s->is_header[mem_block[i]];
   }
   for (size_t b = 0; b < nbb; b++)
     chain(s, bb_rpo, loop_header, loop_parent, (int)b, 0, &s->depth[nmem + b], s->pos[nmem + b]);
@@ -102,6 +115,8 @@ rt_tracker *rt_tracker_new(const rt_shape *s) {
   rt_tracker *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->s = s;
+  t->iter_first = UINT32_MAX;
+  t->paused = -1;
   t->open = malloc((s->nev ? s->nev : 1) * sizeof *t->open);
   if (!t->open) { free(t); return NULL; }
   return t;
@@ -125,7 +140,74 @@ void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
   lane->failed = 0;
   t->d = 0;
   t->gen = 0;
+  t->paused = -1;
   for (size_t e = 0; e < t->s->nev; e++) t->open[e] = -1;
+}
+
+void rt_tracker_sample(rt_tracker *t, int on) { t->iter_first = on ? RT_ITER_FIRST : UINT32_MAX; }
+
+uint64_t rt_tracker_iterations_skipped(const rt_tracker *t) { return t->iters_skipped; }
+
+/* The last window's runs: each element stands for `header` more executions if its event is in
+   the loop's header block, `body` more otherwise, spread over the window's iterations. */
+static void weigh_window(rt_tracker *t, uint32_t header, uint32_t body) {
+  if (t->lane->failed) return;
+  float h = (float)header / (float)t->win_len, b = (float)body / (float)t->win_len;
+  for (size_t r = t->win_r0; r < t->win_r1 && r < t->lane->n; r++) {
+    rt_run *R = &t->lane->run[r];
+    R->skipped = t->s->ev_header[R->ev] ? h : b;
+  }
+}
+
+int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
+  if (!t->s->is_leaf[l]) return 0;
+  uint32_t it = t->t_at[dl], phase = it % RT_ITER_PERIOD;
+  uint32_t len = it < RT_ITER_PERIOD ? RT_ITER_FIRST : RT_ITER_WINDOW;
+  if (phase == 0) {                              /* a window opens: its runs are its own */
+    t->gen_at[dl] = ++t->gen;
+    t->win_r0 = t->lane->n;
+    return 0;
+  }
+  if (phase != len) return 0;
+  t->win_len = len;                              /* the window closes: skip up to the next one */
+  t->win_r1 = t->lane->n;
+  t->gap = t->left = RT_ITER_PERIOD - len;
+  weigh_window(t, t->gap, t->gap);
+  t->paused = l;
+  t->paused_d = dl;
+  t->paused_t = it;
+  t->header_last = 1;
+  return 1;
+}
+
+/* The loop left while paused, after 1 + j header executions (iteration paused_t and j more):
+   as many bodies, but one fewer when the last was only the header's exit test. */
+static void leave_paused(rt_tracker *t) {
+  uint32_t header = 1 + (t->gap - t->left);
+  uint32_t body = header - (t->header_last && t->s->multi[t->paused]);
+  weigh_window(t, header, body);
+  t->iters_skipped += body;
+  t->paused = -1;
+}
+
+int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
+  const rt_shape *s = t->s;
+  if (t->paused < 0) return 1;
+  int l = bid < s->nbb ? s->eff_loop[bid] : -1;
+  if (l == t->paused) {
+    t->header_last = s->is_header[bid];
+    if (!s->is_header[bid] || --t->left) return 0;
+    t->iters_skipped += t->gap;
+    t->paused = -1;                              /* the next window: its header counts it */
+    t->t_at[t->paused_d] = t->paused_t + t->gap - 1;
+  } else {
+    leave_paused(t);
+  }
+  return !rt_tracker_block(t, bid);             /* a window opens, or the block is outside */
+}
+
+void rt_tracker_finish(rt_tracker *t) {
+  if (t->paused >= 0) leave_paused(t);
 }
 
 void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m) {
@@ -155,6 +237,8 @@ typedef struct {
   uint32_t lanes;              /* mask of its lanes: all of them take part in elements < mincount */
   uint32_t t[RT_MAXD - 1];
   uint32_t seg0, nseg;
+  float skipped;               /* per element, the most of its lanes' runs (the warp issues an
+                                  instruction while any lane runs the iteration) */
 } rt_wrun;
 
 typedef struct {
@@ -204,6 +288,7 @@ static int same_point(const rt_shape *s, const rt_run *x, const rt_run *y) {
 /* Lane's run r joins group wr as segment `at`. */
 static void put_seg(rt_wwarp *w, rt_wrun *wr, size_t at, uint32_t lane, const rt_run *r) {
   w->seg[at] = (rt_seg){lane, r->count, r->a0, r->stride};
+  if (r->skipped > wr->skipped) wr->skipped = r->skipped;
   if (r->count > wr->maxcount) wr->maxcount = r->count;
   if (!wr->nseg || r->count < wr->mincount) wr->mincount = r->count;
   wr->lanes |= UINT32_C(1) << lane;
@@ -498,6 +583,7 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   }
   if (mask & *present) return 0;
   *present |= mask;
+  if (r->skipped > ev->skipped) ev->skipped = r->skipped;
   if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
     for (uint32_t k = 0; k < r->nseg; k++) {
       ev->lane[k] = (uint8_t)sg[k].lane;
@@ -545,6 +631,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
   ev->is_mem = r->ev < it->s->nmem;
   ev->id = ev->is_mem ? r->ev : (uint32_t)(r->ev - it->s->nmem);
   ev->nact = 0;
+  ev->skipped = 0;
   take(it, first, ev, &present);
   if (first.i + 1 < r->maxcount) it->hold[nhold++] = (cursor){first.run, first.i + 1};
   start_runs(it);                            /* runs starting at this very point join it */
@@ -562,7 +649,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
 
 /* ---- a warp as bytes (the trace file) --------------------------------------------------------- */
 
-#define RUN_BYTES (4 + 4 * (RT_MAXD - 1) + 4)
+#define RUN_BYTES (4 + 4 * (RT_MAXD - 1) + 4 + 4)
 #define SEG_BYTES (1 + 4 + 8 + 8)
 
 static uint32_t key_mask(const rt_wwarp *w) {
@@ -607,6 +694,9 @@ void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *o) {
     o = put32(o, w->run[r].ev);
     for (unsigned j = 0; j < RT_MAXD - 1; j++) o = put32(o, w->run[r].t[j]);
     o = put32(o, w->run[r].nseg);
+    uint32_t bits;
+    memcpy(&bits, &w->run[r].skipped, 4);
+    o = put32(o, bits);
   }
   /* each run's segments in run order: runs are sorted by first key, their segments are not */
   for (size_t r = 0; r < w->nrun; r++)
@@ -667,9 +757,17 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
     wr->ev = get32(p + at);
     for (unsigned j = 0; j < RT_MAXD - 1; j++) wr->t[j] = get32(p + at + 4 + 4 * j);
     wr->nseg = get32(p + at + 4 + 4 * (RT_MAXD - 1));
+    uint32_t bits = get32(p + at + 8 + 4 * (RT_MAXD - 1));
+    memcpy(&wr->skipped, &bits, 4);
     wr->seg0 = (uint32_t)seg0;
     wr->maxcount = 0;
     if (wr->ev >= nev) { snprintf(err, errlen, "warp byte %zu: event %u out of range (%zu events)", at, wr->ev, nev); goto fail; }
+    if (!(wr->skipped >= 0 && wr->skipped <= (float)RT_ITER_PERIOD)) {   /* NaN fails too; a window
+                                                                               stands for a period at most */
+      snprintf(err, errlen, "warp byte %zu: a run standing for %g skipped iterations per element (0 to %d)", at,
+               (double)wr->skipped, RT_ITER_PERIOD);
+      goto fail;
+    }
     if (wr->nseg == 0 || wr->nseg > RT_WARP || wr->nseg > nseg - seg0) {
       snprintf(err, errlen, "warp byte %zu: a run of %u segments (1 to %d, %zu left)", at, wr->nseg, RT_WARP, nseg - seg0);
       goto fail;

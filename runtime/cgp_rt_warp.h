@@ -56,6 +56,27 @@ rt_tracker *rt_tracker_new(const rt_shape *s);
 void rt_tracker_free(rt_tracker *t);
 /* Start recording a new thread into lane (whose previous contents are dropped). */
 void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane);
+
+/* Sampling inside a thread (docs/pipeline.md, "Sampling inside a thread"): of each entry of a
+   leaf loop (one with no loop inside it) the runtime traces the windows of iterations
+   [0, RT_ITER_FIRST) and [k RT_ITER_PERIOD, k RT_ITER_PERIOD + RT_ITER_WINDOW), k >= 1. A window
+   stands for the iterations up to the next one, or to the loop's exit: its runs' `skipped` is
+   (iterations skipped) / (its length) per element. The schedule depends on the iteration only,
+   so the lanes of a warp, and the warps of a batch, trace the same iterations; a loop of up to
+   RT_ITER_FIRST iterations is traced whole, and a window of one entry is one run per event. */
+#define RT_ITER_FIRST 256
+#define RT_ITER_WINDOW 128
+#define RT_ITER_PERIOD 2048
+/* Sample the iterations of lanes started from now on (on != 0) or trace them all. */
+void rt_tracker_sample(rt_tracker *t, int on);
+/* While paused (rt_tracker_block returned 1): the lane enters block bid. 0: still in a skipped
+   iteration; 1: tracing resumed, at the next window or after the loop (the block is recorded). */
+int rt_tracker_resume(rt_tracker *t, uint32_t bid);
+/* The lane ends (its window's weights are settled if it ended in a skipped iteration). */
+void rt_tracker_finish(rt_tracker *t);
+/* Iterations skipped so far, over all lanes (executions of the loop's body; of its header when
+   the header is the whole loop). */
+uint64_t rt_tracker_iterations_skipped(const rt_tracker *t);
 /* The thread enters block bid (loop iterations are counted at loop headers):
    rt_tracker_block(t, bid), and accesses addr through site sid: rt_tracker_access(t, sid, addr);
    both static inline, in cgp_rt_record.h. */
@@ -77,7 +98,8 @@ size_t rt_wwarp_bytes(const rt_wwarp *w);
 unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part */
 /* The warp as bytes (the trace file, docs/pipeline.md "One trace, every device"): little-endian
    fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit, u32 runs,
-   u32 segments, per run u32 event, u32 iterations[RT_MAXD - 1], u32 segments, per segment u8
+   u32 segments, per run u32 event, u32 iterations[RT_MAXD - 1], u32 segments, f32 skipped (IEEE
+   754 bits), per segment u8
    lane, u32 count, u64 first address, u64 stride. rt_wwarp_size: its length. */
 size_t rt_wwarp_size(const rt_wwarp *w);
 /* Events the warp issues at most (the sum of its runs' longest counts): the work to replay it. */
@@ -94,6 +116,7 @@ const uint64_t *rt_wwarp_thread_keys(const rt_wwarp *w);
 typedef struct {
   int is_mem;
   uint32_t id;                 /* site (is_mem) or block */
+  float skipped;               /* executions in untraced iterations it stands for */
   unsigned nact;
   uint8_t lane[RT_WARP];
   uint64_t addr[RT_WARP];

@@ -83,14 +83,15 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
   while (rt_witer_next(lw->it, &ev)) {
     unsigned threads = rt_wwarp_threads(lw->w);
     if (!ev.is_mem) {
-      cgp_block_exec b = {ev.id, (uint8_t)ev.nact, (uint8_t)threads, widx, lw->sm};
+      cgp_block_exec b = {ev.id, (uint8_t)ev.nact, (uint8_t)threads, widx, lw->sm, ev.skipped};
       cgp_analysis_block_exec(an, &b);
       continue;
     }
     uint32_t sid = ev.id;
     cgp_warp_mem m = {.sid = sid, .kind = k->mem_kind[sid], .nact = (uint8_t)ev.nact,
                       .warp_threads = (uint8_t)threads, .size = k->mem_size[sid], .addr = ev.addr,
-                      .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm};
+                      .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm,
+                      .skipped = ev.skipped};
     m.cls = (uint8_t)cgp_classify(ev.addr, ev.nact, m.size);
     cgp_analysis_warp_mem(an, &m);
     if (deps && m.kind != CGP_ATOMIC && rt_deps_checked < RT_DEPS_MAX_CHECKED) {

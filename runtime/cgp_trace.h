@@ -6,7 +6,7 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 1), little-endian fixed-width integers:
+   File format (version 2: runs say what they stand for), little-endian fixed-width integers:
      header  "CGPTRACE", u32 version, u32 RT_MAXD
      records u8 tag, then
        'K' u32 kernel (its place in the report: increasing), u32 length, descriptor JSON (the pass's)
@@ -24,7 +24,7 @@
 #include "cgp_model.h"
 
 #define CGP_TRACE_MAGIC "CGPTRACE"
-#define CGP_TRACE_VERSION 1u
+#define CGP_TRACE_VERSION 2u
 #define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
 
 /* Replay the trace at `path` (of the run that wrote `report`) for devs[0..ndev): every sample of

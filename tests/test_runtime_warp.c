@@ -390,3 +390,173 @@ Test(reconverge, direct_and_hashed_grouping_equal_the_sorted_reference) {
   cr_assert_gt(direct_cases, 100, "the direct path was exercised");
   cr_assert_gt(hashed_cases, 100, "the hashed path was exercised");
 }
+
+/* ---- sampling inside a thread (RT_ITER_*) ---------------------------------------------------- */
+
+/* Block b entered as the instrumented code enters it: in a skipped iteration the block hook goes
+   to rt_tracker_resume, and the memory hooks do not run (*paused). */
+static void enter(fixture *f, uint32_t b, int *paused) {
+  if (*paused) *paused = !rt_tracker_resume(f->t, b);
+  else *paused = rt_tracker_block(f->t, b);
+}
+
+/* The triangular body with lane l running trips[l] iterations of the j loop, a[j] at A + 4j, with
+   sampling on. */
+static void sampled_warp(fixture *f, const unsigned *trips) {
+  const int mb[] = {1, 2, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0, 1}, rpo[] = {0, 1, 2};
+  setup(f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
+  rt_tracker_sample(f->t, 1);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    int paused = 0;
+    lane(f, l);
+    enter(f, 0, &paused);
+    for (unsigned j = 0; j < trips[l]; j++) {
+      enter(f, 1, &paused);
+      if (!paused) rt_tracker_access(f->t, 0, A + 4 * j);
+    }
+    enter(f, 2, &paused);
+    cr_assert(!paused, "lane %u: still paused after the loop", l);
+    rt_tracker_access(f->t, 1, X + 4 * l);
+    rt_tracker_access(f->t, 2, Y + 4 * l);
+    rt_tracker_finish(f->t);
+  }
+}
+
+/* Per event id (site, or nmem + block): the warp's events issued, and the executions they stand
+   for (sum of 1 + skipped). Iterations of a[j] issued go to iters[] (its address / 4). */
+typedef struct {
+  size_t issued[7];
+  double stands[7];
+  unsigned iters[4096];
+  size_t niters;
+} weighed;
+
+static void weigh(fixture *f, weighed *o) {
+  memset(o, 0, sizeof *o);
+  rt_wwarp *w = rt_wwarp_build(f->s, f->lane, f->active, f->thread);
+  cr_assert_not_null(w);
+  rt_witer *it = rt_witer_new(f->s, w);
+  rt_wevent ev;
+  while (rt_witer_next(it, &ev)) {
+    unsigned id = ev.is_mem ? ev.id : 3 + ev.id;
+    o->issued[id]++;
+    o->stands[id] += 1 + ev.skipped;
+    if (ev.is_mem && ev.id == 0 && o->niters < 4096) o->iters[o->niters++] = (unsigned)((ev.addr[0] - A) / 4);
+  }
+  rt_witer_free(it);
+  rt_wwarp_free(w);
+}
+
+/* Iterations a lane with T iterations has traced, by hand from the schedule: the first
+   RT_ITER_FIRST, then RT_ITER_WINDOW from the start of each RT_ITER_PERIOD after the first
+   (fewer if the loop ends inside one). */
+static unsigned traced_by_hand(unsigned T) {
+  if (T <= RT_ITER_FIRST) return T;
+  unsigned n = RT_ITER_FIRST;
+  for (unsigned s = RT_ITER_PERIOD; s < T; s += RT_ITER_PERIOD) n += T - s < RT_ITER_WINDOW ? T - s : RT_ITER_WINDOW;
+  return n;
+}
+
+/* Lanes of one trip count T: the warp issues a[j] at the traced iterations only, and they stand
+   for exactly T executions (a window for the iterations up to the next one, the last one for
+   those up to the loop's exit, wherever in the period it falls); x[i] and y[i] for themselves. */
+Test(reconverge, sampled_iterations_stand_for_the_whole_loop) {
+  const unsigned Ts[] = {100, 256, 257, 300, 2047, 2048, 2049, 2175, 2176, 2177, 4096 + 130, 6000};
+  for (size_t c = 0; c < sizeof Ts / sizeof *Ts; c++) {
+    unsigned T = Ts[c], trips[RT_WARP];
+    for (unsigned l = 0; l < RT_WARP; l++) trips[l] = T;
+    fixture f;
+    sampled_warp(&f, trips);
+    weighed o;
+    weigh(&f, &o);
+    unsigned traced = traced_by_hand(T);
+    cr_assert_eq(o.issued[0], traced, "T=%u: a[j] issued %zu times, by hand %u", T, o.issued[0], traced);
+    cr_assert_eq(o.stands[0], (double)T, "T=%u: a[j] stands for %g executions", T, o.stands[0]);
+    cr_assert_eq(o.stands[3 + 1], (double)T, "T=%u: the loop block stands for %g", T, o.stands[3 + 1]);
+    cr_assert_eq(o.issued[1], 1);
+    cr_assert_eq(o.stands[1], 1.0);
+    cr_assert_eq(o.stands[2], 1.0);
+    cr_assert_eq(rt_tracker_iterations_skipped(f.t), (uint64_t)RT_WARP * (T - traced), "T=%u", T);
+    for (size_t i = 0; i < o.niters; i++) {    /* the right iterations, in order */
+      unsigned t = o.iters[i];
+      cr_assert(t < RT_ITER_FIRST || (t >= RT_ITER_PERIOD && t % RT_ITER_PERIOD < RT_ITER_WINDOW), "T=%u: iteration %u traced",
+                T, t);
+      if (i) cr_assert_gt(t, o.iters[i - 1]);
+    }
+    teardown(&f);
+  }
+}
+
+/* Lanes of different trip counts (2000 + 97 k, k = 7 l mod 32, so that the longest lane is
+   neither the first nor the last): a GPU warp issues a[j] while any lane is in the loop, max T =
+   5007 times; the windows' elements stand for that, the lanes that left early masked in the
+   traced iterations. */
+Test(reconverge, sampled_iterations_of_a_triangular_loop_stand_for_the_longest_lane) {
+  unsigned trips[RT_WARP];
+  for (unsigned l = 0; l < RT_WARP; l++) trips[l] = 2000 + 97 * (7 * l % 32);
+  fixture f;
+  sampled_warp(&f, trips);
+  weighed o;
+  weigh(&f, &o);
+  cr_assert_eq(o.issued[0], traced_by_hand(5007));
+  cr_assert_eq(o.stands[0], 5007.0, "a[j] stands for %g executions", o.stands[0]);
+  uint64_t skipped = 0;
+  for (unsigned l = 0; l < RT_WARP; l++) skipped += trips[l] - traced_by_hand(trips[l]);
+  cr_assert_eq(rt_tracker_iterations_skipped(f.t), skipped);
+  teardown(&f);
+}
+
+/* A loop in the form `for` has before rotation: its header (block 1) tests the condition and
+   runs T + 1 times, the body (block 3, a[j]) T times, the exit goes from the header to block 2.
+   The windows must stand for T bodies and T + 1 headers, wherever the loop ends. */
+Test(reconverge, sampled_loop_whose_header_tests_the_exit_counts_one_more_header) {
+  const int mb[] = {3, 2, 2}, bl[] = {-1, 0, -1, 0}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0, 1}, rpo[] = {0, 1, 3, 2};
+  const unsigned Ts[] = {200, 256, 1000, 2048, 2100, 2200, 5000};
+  for (size_t c = 0; c < sizeof Ts / sizeof *Ts; c++) {
+    unsigned T = Ts[c];
+    fixture f;
+    setup(&f, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
+    rt_tracker_sample(f.t, 1);
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      int paused = 0;
+      lane(&f, l);
+      enter(&f, 0, &paused);
+      for (unsigned j = 0; j < T; j++) {
+        enter(&f, 1, &paused);
+        enter(&f, 3, &paused);
+        if (!paused) rt_tracker_access(f.t, 0, A + 4 * j);
+      }
+      enter(&f, 1, &paused);                        /* the test that leaves */
+      enter(&f, 2, &paused);
+      cr_assert(!paused);
+      rt_tracker_access(f.t, 1, X + 4 * l);
+      rt_tracker_access(f.t, 2, Y + 4 * l);
+      rt_tracker_finish(f.t);
+    }
+    weighed o;
+    weigh(&f, &o);
+    cr_assert_eq(o.stands[0], (double)T, "T=%u: a[j] stands for %g", T, o.stands[0]);
+    cr_assert_eq(o.stands[3 + 3], (double)T, "T=%u: the body stands for %g", T, o.stands[3 + 3]);
+    cr_assert_eq(o.stands[3 + 1], (double)T + 1, "T=%u: the header stands for %g", T, o.stands[3 + 1]);
+    cr_assert_eq(rt_tracker_iterations_skipped(f.t), (uint64_t)RT_WARP * (T - traced_by_hand(T)), "T=%u", T);
+    teardown(&f);
+  }
+}
+
+/* Without rt_tracker_sample every iteration is traced. */
+Test(reconverge, iterations_are_all_traced_unless_sampling_is_asked) {
+  const int mb[] = {1, 2, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0, 1}, rpo[] = {0, 1, 2};
+  fixture f;
+  setup(&f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
+  lane(&f, 0);
+  int paused = 0;
+  enter(&f, 0, &paused);
+  for (unsigned j = 0; j < 5000; j++) {
+    enter(&f, 1, &paused);
+    cr_assert(!paused, "iteration %u skipped", j);
+  }
+  teardown(&f);
+}
