@@ -434,9 +434,7 @@ static int next_lane(int64_t x, int64_t y, int64_t z, int32_t *mode) {
   if (x != L.next_x || y != L.next_y || z != L.next_z || !L.lane || L.unordered || p->arrived + 1 >= p->lanes)
     return 0;
   finish_lane();
-  L.threads++;
-  if (x > L.maxx) L.maxx = x;
-  L.prev_x = x;
+  count_fast(x, 1);
   *mode = start_lane(p, L.next_l, x, y, z);
   return 1;
 }

@@ -40,11 +40,11 @@ struct rt_tracker {
   /* sampling inside the thread (rt_tracker_sample) */
   uint32_t iter_first;         /* RT_ITER_FIRST; UINT32_MAX: every iteration is traced */
   int paused;                  /* leaf loop whose iterations are skipped now, -1: none */
-  unsigned paused_d;           /* its depth */
   uint32_t paused_t;           /* first iteration skipped */
-  uint32_t gap, left;          /* header executions skipped up to the next window; left of them */
+  uint32_t left;               /* header executions left to skip before the next window */
   int header_last;             /* the last block the loop ran while paused was its header */
-  uint32_t win_len;            /* the last window's iterations */
+  uint32_t win_len;            /* the last window's iterations (RT_ITER_PERIOD - win_len skipped
+                                  after it, up to the next) */
   size_t win_r0, win_r1;       /* the lane's runs recorded in it */
   uint64_t iters_skipped;      /* iterations not traced, over all lanes */
 };

@@ -171,10 +171,9 @@ int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
   if (phase != len) return 0;
   t->win_len = len;                              /* the window closes: skip up to the next one */
   t->win_r1 = t->lane->n;
-  t->gap = t->left = RT_ITER_PERIOD - len;
-  weigh_window(t, t->gap, t->gap);
+  t->left = RT_ITER_PERIOD - len;
+  weigh_window(t, t->left, t->left);
   t->paused = l;
-  t->paused_d = dl;
   t->paused_t = it;
   t->header_last = 1;
   return 1;
@@ -183,7 +182,7 @@ int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
 /* The loop left while paused, after 1 + j header executions (iteration paused_t and j more):
    as many bodies, but one fewer when the last was only the header's exit test. */
 static void leave_paused(rt_tracker *t) {
-  uint32_t header = 1 + (t->gap - t->left);
+  uint32_t header = 1 + (RT_ITER_PERIOD - t->win_len - t->left);
   uint32_t body = header - (t->header_last && t->s->multi[t->paused]);
   weigh_window(t, header, body);
   t->iters_skipped += body;
@@ -197,9 +196,10 @@ int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
   if (l == t->paused) {
     t->header_last = s->is_header[bid];
     if (!s->is_header[bid] || --t->left) return 0;
-    t->iters_skipped += t->gap;
+    uint32_t gap = RT_ITER_PERIOD - t->win_len;
+    t->iters_skipped += gap;
     t->paused = -1;                              /* the next window: its header counts it */
-    t->t_at[t->paused_d] = t->paused_t + t->gap - 1;
+    t->t_at[s->ldepth[l]] = t->paused_t + gap - 1;
   } else {
     leave_paused(t);
   }

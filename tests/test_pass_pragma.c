@@ -24,6 +24,14 @@ static int scan(const char *src, cgp_kernel_pragma **k, size_t *n, char *err, si
   return cgp_pragma_scan(path, argv, argc, k, n, err, errlen);
 }
 
+/* The kernels of src, which must scan without error; *n: how many. */
+static cgp_kernel_pragma *scan_ok(const char *src, size_t *n) {
+  cgp_kernel_pragma *k = NULL;
+  char err[4096];
+  cr_assert_eq(scan(src, &k, n, err, sizeof err, NULL, 0), 0, "%s", err);
+  return k;
+}
+
 /* Kernel k is named `name` and its for statement starts at line:col. */
 static void expect_kernel_at(const cgp_kernel_pragma *k, const char *name, unsigned line, unsigned col) {
   cr_assert_str_eq(k->name, name);
@@ -52,10 +60,8 @@ Test(pragma, accepts_every_documented_clause_and_records_the_for_location) {
     "  for (int i = 0; i < 64; i++)\n"
     "    for (int j = 0; j < 64; j++) A[i][j] = 0;\n"
     "}\n";
-  cgp_kernel_pragma *k;
   size_t n;
-  char err[4096];
-  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cgp_kernel_pragma *k = scan_ok(src, &n);
   cr_assert_eq(n, 1);
   cr_assert_str_eq(k[0].name, "tiled");
   cr_assert_eq(k[0].pragma_line, 3);
@@ -84,10 +90,8 @@ Test(pragma, two_kernels_default_name_and_other_pragmas_ignored) {
     "  #pragma cgpredict kernel name(second)\n"
     "    for (int i = 0; i < 9; i++) b[i] = 1;\n"
     "}\n";
-  cgp_kernel_pragma *k;
   size_t n;
-  char err[4096];
-  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cgp_kernel_pragma *k = scan_ok(src, &n);
   cr_assert_eq(n, 2);
   cr_assert_str_eq(k[0].name, "k_5");
   cr_assert_eq(k[0].dims, 0);
@@ -324,10 +328,8 @@ Test(pragma, pragma_operator_built_by_a_stringizing_macro_is_read_with_its_argum
     "  FIXED for (int i = 0; i < 64; i++) a[i] = 1;\n"
     "  OTHER(for (int i = 0; i < 64; i++) a[i] = 2;)\n"
     "}\n";
-  cgp_kernel_pragma *k;
   size_t n;
-  char err[4096];
-  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cgp_kernel_pragma *k = scan_ok(src, &n);
   cr_assert_eq(n, 2);
   expect_kernel_at(&k[0], "rows", 8, 3);
   cr_assert_eq(k[0].dims, 2);
@@ -389,12 +391,11 @@ Test(pragma, a_pragma_in_an_inactive_branch_is_ignored) {
     "#endif\n"
     "  for (int i = 0; i < 9; i++) a[i] = 0;\n"
     "}\n";
-  cgp_kernel_pragma *k;
   size_t n;
-  char err[4096];
-  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cgp_kernel_pragma *k = scan_ok(src, &n);
   cr_assert_eq(n, 0);
   const char *argv[] = {"-DON"};
+  char err[4096];
   cr_assert_eq(scan(src, &k, &n, err, sizeof err, argv, 1), 0, "%s", err);
   cr_assert_eq(n, 1);
   cr_assert_str_eq(k[0].name, "on");
@@ -408,10 +409,8 @@ Test(pragma, a_long_name_in_a_source_is_kept_whole) {
   for (int i = 0; i < 100; i++) strcat(name, "k\xc3\xa9rn");      /* 500 bytes, 'é' across byte 63 */
   snprintf(src, sizeof src, "float a[9];\nvoid f(void) {\n#pragma cgpredict kernel name(%s)\n"
            "  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n", name);
-  cgp_kernel_pragma *k;
   size_t n;
-  char err[4096];
-  cr_assert_eq(scan(src, &k, &n, err, sizeof err, NULL, 0), 0, "%s", err);
+  cgp_kernel_pragma *k = scan_ok(src, &n);
   cr_assert_eq(n, 1);
   cr_assert_str_eq(k[0].name, name);
   free(k);
