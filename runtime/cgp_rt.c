@@ -85,6 +85,9 @@ static struct {
   uint64_t fwd[RT_FWD];                   /* (address, address expression) held in registers */
   uint32_t fwd_id[RT_FWD];
   unsigned nfwd, fwd_next;
+  uint64_t fwd_ids;                       /* bit id % 64 set for every id held (and maybe for
+                                             ids evicted since): a load whose bit is clear is
+                                             not held, with no scan */
   uint64_t threads;
   cgp_deps *deps;
   int64_t out_lo[3], out_hi[3];           /* the cells of the last block found outside every
@@ -415,6 +418,7 @@ static int32_t start_lane(rt_pending *p, unsigned l, int64_t x, int64_t y, int64
   rt_tracker_start(L.tracker, L.lane);
   for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
   L.nfwd = 0;
+  L.fwd_ids = 0;
   cgp_rt_tracing = 1;
   int right = l + 1 < RT_WARP && (uint64_t)(x + 1) % L.bx != 0 && unit_steps();
   L.next_x = right ? x + 1 : INT64_MIN;
@@ -504,15 +508,18 @@ static uint64_t gpu_addr(const void *addr, const void *base) {
    different expressions happen to share (A[i][k] and A[j][k] when i == j). */
 static int forwarded(uint8_t kind, uint64_t a, uint32_t id) {
   if (kind == CGP_LOAD) {
-    for (unsigned i = 0; i < L.nfwd; i++)
-      if (L.fwd[i] == a && L.fwd_id[i] == id) return 1;
+    if (L.fwd_ids >> (id % 64) & 1)
+      for (unsigned i = 0; i < L.nfwd; i++)
+        if (L.fwd[i] == a && L.fwd_id[i] == id) return 1;
   } else {
     L.nfwd = 0;                                /* a store may overwrite anything held */
+    L.fwd_ids = 0;
     if (kind == CGP_ATOMIC) return 0;
   }
   unsigned slot = L.nfwd < RT_FWD ? L.nfwd++ : L.fwd_next++ % RT_FWD;
   L.fwd[slot] = a;
   L.fwd_id[slot] = id;
+  L.fwd_ids |= UINT64_C(1) << (id % 64);
   return 0;
 }
 

@@ -62,6 +62,12 @@ static inline void rt_record(rt_tracker *t, uint32_t e, uint64_t addr) {
   rt_lane_rec *lane = t->lane;
   if (!lane || lane->failed) return;
   unsigned m = t->s->depth[e];
+  if (m == 0 && lane->n < lane->cap) {          /* outside every loop (straight-line bodies): a
+                                                   run of one, with no iterations to copy */
+    lane->run[lane->n] = (rt_run){.ev = e, .count = 1, .a0 = addr};
+    t->open[e] = (int32_t)lane->n++;
+    return;
+  }
   if (m > t->d) m = t->d;                       /* a site reached without its loop's header: keep going */
   int32_t r = t->open[e];
   if (r >= 0 && m > 0) {

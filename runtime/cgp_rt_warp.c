@@ -249,9 +249,13 @@ typedef struct {
 struct rt_wwarp {
   rt_wrun *run;
   size_t nrun;
-  rt_seg *seg;
+  rt_seg *seg;                 /* NULL when linear */
   size_t nseg;
   unsigned threads;
+  int linear;                  /* every run one element, no two at one point: run k is event k */
+  int one_block;               /* run and addr are in w's own allocation (build_linear) */
+  uint64_t *addr;              /* linear: run k's addresses at [seg0, seg0 + nseg), its lanes
+                                  those of its mask in ascending order (8 bytes a lane, not 24) */
   uint64_t thread[RT_WARP];
 };
 
@@ -423,36 +427,113 @@ static int has_tie(const rt_shape *s, const rt_wwarp *w) {
   return 0;
 }
 
+/* Sorted runs with no tie whose lanes run once each are the warp's events in order: rt_witer_next
+   then walks them without its heap, and the warp keeps only their addresses (straight-line thread
+   bodies: 2DCONV, the stencils, whose warps wait in their window until a band of blocks is
+   complete: 2DCONV 4096 full held 10 MB of segments, read back cold). The reference grouping
+   (rt_wwarp_build_sorted) never makes a warp linear, so tests compare the two walks. */
+static rt_wwarp *mark_linear(rt_wwarp *w) {
+  size_t i = 0;
+  while (i < w->nrun && w->run[i].maxcount == 1) i++;
+  if (i < w->nrun) return w;
+  uint64_t *addr = malloc((w->nseg ? w->nseg : 1) * sizeof *addr);
+  if (!addr) return w;                           /* the general walk does as well */
+  for (size_t k = 0; k < w->nseg; k++) addr[k] = w->seg[k].a0;   /* a one-element run has no stride */
+  free(w->seg);
+  w->seg = NULL;
+  w->addr = addr;
+  w->linear = 1;
+  rt_wrun *run = realloc(w->run, (w->nrun ? w->nrun : 1) * sizeof *run);   /* sized for every lane run */
+  if (run) w->run = run;
+  return w;
+}
+
+/* The direct grouping of lanes whose runs all have one element, written linear at once in one
+   allocation (the warp, its runs, their addresses; no segments): NULL when the lanes differ, a
+   run has more elements, two runs tie, or out of memory (the general build decides). */
+static rt_wwarp *build_linear(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], uint32_t mask, size_t total,
+                              const uint64_t thread[RT_WARP]) {
+  if (!mask) return NULL;
+  const rt_lane_rec *f = &lanes[__builtin_ctz(mask)];
+  for (uint32_t m = mask; m; m &= m - 1)
+    if (lanes[__builtin_ctz(m)].n != f->n) return NULL;
+  for (size_t i = 0; i < f->n; i++)
+    if (f->run[i].count != 1) return NULL;
+  rt_wwarp *w = malloc(sizeof *w + f->n * sizeof *w->run + total * sizeof *w->addr);
+  if (!w) return NULL;
+  memset(w, 0, sizeof *w);
+  memcpy(w->thread, thread, sizeof w->thread);
+  w->threads = (unsigned)__builtin_popcount(mask);
+  _Static_assert(sizeof *w % 8 == 0 && sizeof *w->run % 8 == 0, "the addresses after the runs are aligned");
+  w->run = (rt_wrun *)(w + 1);
+  w->addr = (uint64_t *)(w->run + f->n);
+  w->linear = w->one_block = 1;
+  for (size_t i = 0; i < f->n; i++) {
+    rt_wrun *wr = new_wrun(w, &f->run[i]);
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const rt_run *r = &lanes[__builtin_ctz(m)].run[i];
+      if (r->count != 1 || !same_point(s, r, &f->run[i])) {
+        free(w);
+        return NULL;
+      }
+      if (r->skipped > wr->skipped) wr->skipped = r->skipped;
+      w->addr[w->nseg++] = r->a0;
+    }
+    wr->lanes = mask;
+    wr->nseg = (uint32_t)(w->nseg - wr->seg0);
+    wr->maxcount = wr->mincount = 1;
+  }
+  size_t up = 1;                                 /* recorded in program order: ascending */
+  while (up < w->nrun && cmp_points(s, &w->run[up - 1], 0, &w->run[up], 0) < 0) up++;
+  if (up < w->nrun) {
+    sort_shape = s;
+    qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
+    if (has_tie(s, w)) {
+      free(w);
+      return NULL;
+    }
+  }
+  return w;
+}
+
 static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
                        const uint64_t thread[RT_WARP], int direct) {
   size_t total = 0;
-  rt_wwarp *w = calloc(1, sizeof *w);
+  uint32_t mask = 0;
+  for (unsigned l = 0; l < RT_WARP; l++)
+    if (active[l]) {
+      mask |= UINT32_C(1) << l;
+      total += lanes[l].n;
+    }
+  rt_wwarp *w = direct ? build_linear(s, lanes, mask, total, thread) : NULL;
+  if (w) return w;
+  w = calloc(1, sizeof *w);
   if (!w) return NULL;
-  for (unsigned l = 0; l < RT_WARP; l++) {
-    w->thread[l] = thread[l];
-    if (!active[l]) continue;
-    w->threads++;
-    total += lanes[l].n;
-  }
-  w->seg = malloc((total ? total : 1) * sizeof *w->seg);
+  memcpy(w->thread, thread, sizeof w->thread);
+  w->threads = (unsigned)__builtin_popcount(mask);
   w->run = malloc((total ? total : 1) * sizeof *w->run);
-  if (!w->seg || !w->run) {
+  if (!w->run) {
     rt_wwarp_free(w);
     return NULL;
   }
   sort_shape = s;
+  w->seg = malloc((total ? total : 1) * sizeof *w->seg);
+  if (!w->seg) {
+    rt_wwarp_free(w);
+    return NULL;
+  }
   if (direct && group_direct(s, lanes, active, w)) {
     size_t up = 1;                               /* recorded in program order (straight-line
                                                     bodies): strictly ascending, no sort, no tie */
     while (up < w->nrun && cmp_points(s, &w->run[up - 1], 0, &w->run[up], 0) < 0) up++;
-    if (up >= w->nrun) return w;
+    if (up >= w->nrun) return mark_linear(w);
     qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
-    if (!has_tie(s, w)) return w;
+    if (!has_tie(s, w)) return mark_linear(w);
     w->nrun = w->nseg = 0;
   }
   if (direct && group_hashed(s, lanes, active, total, w)) {
     qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
-    if (!has_tie(s, w)) return w;
+    if (!has_tie(s, w)) return mark_linear(w);
     w->nrun = w->nseg = 0;
   }
   lane_run *all = malloc((total ? total : 1) * sizeof *all);
@@ -479,16 +560,20 @@ rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WA
 
 void rt_wwarp_free(rt_wwarp *w) {
   if (!w) return;
-  free(w->run);
-  free(w->seg);
+  if (!w->one_block) {
+    free(w->run);
+    free(w->seg);
+    free(w->addr);
+  }
   free(w);
 }
 
 size_t rt_wwarp_bytes(const rt_wwarp *w) {
-  return sizeof *w + w->nrun * sizeof *w->run + w->nseg * sizeof *w->seg;
+  return sizeof *w + w->nrun * sizeof *w->run + w->nseg * (w->linear ? sizeof *w->addr : sizeof *w->seg);
 }
 
 unsigned rt_wwarp_threads(const rt_wwarp *w) { return w->threads; }
+int rt_wwarp_linear(const rt_wwarp *w) { return w->linear; }
 const uint64_t *rt_wwarp_thread_keys(const rt_wwarp *w) { return w->thread; }
 
 /* ---- issuing a warp's events in order ---------------------------------------------------------- */
@@ -552,11 +637,27 @@ static cursor pop(rt_witer *it) {
   return c;
 }
 
+/* Up to PREFETCH_MAX bytes from p, a host cache line at a time. */
+#define PREFETCH_MAX 4096
+static void prefetch_bytes(const void *p, size_t n) {
+  const char *c = p;
+  if (n > PREFETCH_MAX) n = PREFETCH_MAX;
+  for (size_t b = 0; b < n; b += 64) __builtin_prefetch(c + b);
+}
+
 rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w) {
   rt_witer *it = calloc(1, sizeof *it);
   if (!it) return NULL;
   it->s = s;
   it->w = w;
+  /* A batch's iterators are made together, then walked round robin: warps built long before
+     (their window waited for a band of blocks), so their first runs and lanes are fetched now. */
+  prefetch_bytes(w->run, w->nrun * sizeof *w->run);
+  if (w->linear) {
+    prefetch_bytes(w->addr, w->nseg * sizeof *w->addr);
+    return it;                                  /* next_linear needs no heap */
+  }
+  prefetch_bytes(w->seg, w->nseg * sizeof *w->seg);
   it->heap = malloc((w->nrun ? w->nrun : 1) * sizeof *it->heap);
   it->hold = malloc((w->nrun ? w->nrun : 1) * sizeof *it->hold);
   if (!it->heap || !it->hold) { rt_witer_free(it); return NULL; }
@@ -621,7 +722,33 @@ static void start_runs(rt_witer *it) {
   }
 }
 
+/* A linear warp's next event: run next_run, all its lanes (in lane order: a group's segments are). */
+static int next_linear(rt_witer *it, rt_wevent *ev) {
+  const rt_wwarp *w = it->w;
+  if (it->next_run >= w->nrun) return 0;
+  const rt_wrun *r = &w->run[it->next_run++];
+  const uint64_t *a = &w->addr[r->seg0];
+  if (it->next_run < w->nrun) {                 /* likely cold: the next run's addresses (they
+                                                    follow this run's; at most RT_WARP of them), and
+                                                    the run after it */
+    const char *p = (const char *)&a[r->nseg];
+    for (unsigned b = 0; b < RT_WARP * sizeof *a; b += 64) __builtin_prefetch(p + b);
+    __builtin_prefetch(&w->run[it->next_run + 1]);
+  }
+  ev->is_mem = r->ev < it->s->nmem;
+  ev->id = ev->is_mem ? r->ev : (uint32_t)(r->ev - it->s->nmem);
+  ev->skipped = r->skipped;
+  ev->nact = r->nseg;
+  uint32_t k = 0;
+  for (uint32_t m = r->lanes; m; m &= m - 1, k++) {
+    ev->lane[k] = (uint8_t)__builtin_ctz(m);
+    ev->addr[k] = a[k];
+  }
+  return 1;
+}
+
 int rt_witer_next(rt_witer *it, rt_wevent *ev) {
+  if (it->w->linear) return next_linear(it, ev);
   start_runs(it);
   if (!it->n) return 0;
   size_t nhold = 0;
@@ -699,14 +826,17 @@ void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *o) {
     o = put32(o, bits);
   }
   /* each run's segments in run order: runs are sorted by first key, their segments are not */
-  for (size_t r = 0; r < w->nrun; r++)
-    for (uint32_t k = 0; k < w->run[r].nseg; k++) {
-      const rt_seg *sg = &w->seg[w->run[r].seg0 + k];
-      *o++ = (unsigned char)sg->lane;
-      o = put32(o, sg->count);
-      o = put64(o, sg->a0);
-      o = put64(o, sg->stride);
+  for (size_t r = 0; r < w->nrun; r++) {
+    uint32_t lanes = w->run[r].lanes;             /* a linear warp's, in ascending order */
+    for (uint32_t k = 0; k < w->run[r].nseg; k++, lanes &= lanes - 1) {
+      size_t at = w->run[r].seg0 + k;
+      rt_seg sg = w->linear ? (rt_seg){(uint32_t)__builtin_ctz(lanes), 1, w->addr[at], 0} : w->seg[at];
+      *o++ = (unsigned char)sg.lane;
+      o = put32(o, sg.count);
+      o = put64(o, sg.a0);
+      o = put64(o, sg.stride);
     }
+  }
 }
 
 static uint32_t get32(const unsigned char *p) {

@@ -96,6 +96,9 @@ rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WA
 void rt_wwarp_free(rt_wwarp *w);
 size_t rt_wwarp_bytes(const rt_wwarp *w);
 unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part */
+/* 1 if every run of the warp has one element and no two share a point (straight-line bodies):
+   it keeps only addresses and is walked without a heap; rt_wwarp_build_sorted's never is. */
+int rt_wwarp_linear(const rt_wwarp *w);
 /* The warp as bytes (the trace file, docs/pipeline.md "One trace, every device"): little-endian
    fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit, u32 runs,
    u32 segments, per run u32 event, u32 iterations[RT_MAXD - 1], u32 segments, f32 skipped (IEEE

@@ -391,6 +391,69 @@ Test(reconverge, direct_and_hashed_grouping_equal_the_sorted_reference) {
   cr_assert_gt(hashed_cases, 100, "the hashed path was exercised");
 }
 
+/* Straight-line bodies give linear warps (rt_wwarp_linear: addresses only, no heap), built
+   directly when every lane ran the same blocks and by the hashed grouping when a guard split
+   them; their events, walked linearly, must equal the heap walk of the reference grouping's
+   warp, event by event: the body s0 in block 0, s1 in block 1 (the guarded side), s2 in block
+   2, on random warps (inactive lanes, the guard taken by every lane or by some). */
+static void walk(const rt_shape *s, const rt_wwarp *w, events *out) {
+  rt_witer *it = rt_witer_new(s, w);
+  cr_assert_not_null(it);
+  out->n = 0;
+  while (out->n < 512 && rt_witer_next(it, &out->ev[out->n])) out->n++;
+  rt_witer_free(it);
+}
+
+Test(reconverge, linear_warps_walk_as_the_reference_does) {
+  uint64_t seed = 777;
+  unsigned split = 0;
+  for (int c = 0; c < 200; c++) {
+    fixture f;
+    const int mb[] = {0, 1, 2}, bl[] = {-1, -1, -1};
+    const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2};
+    setup(&f, 3, mb, mo, 3, rpo, bl, 0, NULL, NULL);
+    unsigned all = rnd(&seed) % 2, took = 0, skipped_it = 0;
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      if (rnd(&seed) % 4 == 0) continue;
+      lane(&f, l);
+      rt_tracker_block(f.t, 0);
+      rt_tracker_access(f.t, 0, A + 4 * l);
+      if (all || rnd(&seed) % 2) {
+        rt_tracker_block(f.t, 1);
+        rt_tracker_access(f.t, 1, X + 128 * l);
+        took++;
+      } else {
+        skipped_it++;
+      }
+      rt_tracker_block(f.t, 2);
+      rt_tracker_access(f.t, 2, Y + 4 * (RT_WARP - l));
+    }
+    split += took && skipped_it;
+    rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread), *r = rt_wwarp_build_sorted(f.s, f.lane, f.active, f.thread);
+    cr_assert(w && r);
+    cr_assert(rt_wwarp_linear(w), "case %d: a straight-line warp is linear", c);
+    cr_assert(!rt_wwarp_linear(r));
+    events *ew = malloc(sizeof *ew), *er = malloc(sizeof *er);
+    walk(f.s, w, ew);
+    walk(f.s, r, er);
+    cr_assert_eq(ew->n, er->n, "case %d: %zu events against the reference's %zu", c, ew->n, er->n);
+    for (size_t i = 0; i < ew->n; i++) {
+      const rt_wevent *a = &ew->ev[i], *b = &er->ev[i];
+      cr_assert(a->is_mem == b->is_mem && a->id == b->id && a->nact == b->nact && a->skipped == b->skipped,
+                "case %d, event %zu: %d %u (%u lanes) against %d %u (%u lanes)", c, i, a->is_mem, a->id, a->nact,
+                b->is_mem, b->id, b->nact);
+      for (unsigned k = 0; k < a->nact; k++)
+        cr_assert(a->lane[k] == b->lane[k] && a->addr[k] == b->addr[k], "case %d, event %zu, lane %u differs", c, i, k);
+    }
+    free(ew);
+    free(er);
+    rt_wwarp_free(w);
+    rt_wwarp_free(r);
+    teardown(&f);
+  }
+  cr_assert_gt(split, 50, "the guard split the lanes of many warps (the hashed grouping)");
+}
+
 /* ---- sampling inside a thread (RT_ITER_*) ---------------------------------------------------- */
 
 /* Block b entered as the instrumented code enters it: in a skipped iteration the block hook goes
