@@ -427,6 +427,18 @@ static int has_tie(const rt_shape *s, const rt_wwarp *w) {
   return 0;
 }
 
+/* Groups in program order: as recorded when already strictly ascending (straight-line bodies
+   record them so: no sort, no tie), else sorted; 0 if two start at one point (the reference
+   decides). */
+static int order_groups(const rt_shape *s, rt_wwarp *w) {
+  size_t up = 1;
+  while (up < w->nrun && cmp_points(s, &w->run[up - 1], 0, &w->run[up], 0) < 0) up++;
+  if (up >= w->nrun) return 1;
+  sort_shape = s;
+  qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
+  return !has_tie(s, w);
+}
+
 /* Sorted runs with no tie whose lanes run once each are the warp's events in order: rt_witer_next
    then walks them without its heap, and the warp keeps only their addresses (straight-line thread
    bodies: 2DCONV, the stencils, whose warps wait in their window until a band of blocks is
@@ -483,17 +495,9 @@ static rt_wwarp *build_linear(const rt_shape *s, const rt_lane_rec lanes[RT_WARP
     wr->nseg = (uint32_t)(w->nseg - wr->seg0);
     wr->maxcount = wr->mincount = 1;
   }
-  size_t up = 1;                                 /* recorded in program order: ascending */
-  while (up < w->nrun && cmp_points(s, &w->run[up - 1], 0, &w->run[up], 0) < 0) up++;
-  if (up < w->nrun) {
-    sort_shape = s;
-    qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
-    if (has_tie(s, w)) {
-      free(w);
-      return NULL;
-    }
-  }
-  return w;
+  if (order_groups(s, w)) return w;
+  free(w);
+  return NULL;
 }
 
 static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
@@ -523,12 +527,7 @@ static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], cons
     return NULL;
   }
   if (direct && group_direct(s, lanes, active, w)) {
-    size_t up = 1;                               /* recorded in program order (straight-line
-                                                    bodies): strictly ascending, no sort, no tie */
-    while (up < w->nrun && cmp_points(s, &w->run[up - 1], 0, &w->run[up], 0) < 0) up++;
-    if (up >= w->nrun) return mark_linear(w);
-    qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
-    if (!has_tie(s, w)) return mark_linear(w);
+    if (order_groups(s, w)) return mark_linear(w);
     w->nrun = w->nseg = 0;
   }
   if (direct && group_hashed(s, lanes, active, total, w)) {
