@@ -520,7 +520,6 @@ static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], cons
     rt_wwarp_free(w);
     return NULL;
   }
-  sort_shape = s;
   w->seg = malloc((total ? total : 1) * sizeof *w->seg);
   if (!w->seg) {
     rt_wwarp_free(w);
@@ -531,8 +530,7 @@ static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], cons
     w->nrun = w->nseg = 0;
   }
   if (direct && group_hashed(s, lanes, active, total, w)) {
-    qsort(w->run, w->nrun, sizeof *w->run, cmp_run_start);
-    if (!has_tie(s, w)) return mark_linear(w);
+    if (order_groups(s, w)) return mark_linear(w);
     w->nrun = w->nseg = 0;
   }
   lane_run *all = malloc((total ? total : 1) * sizeof *all);
@@ -715,8 +713,7 @@ static void start_runs(rt_witer *it) {
     if (it->next_run < it->w->nrun) {           /* the next run's lanes: read soon, likely cold
                                                     (2DCONV 4096 full: 10 % less CPU) */
       const rt_wrun *nr = &it->w->run[it->next_run];
-      const char *p = (const char *)&it->w->seg[nr->seg0], *e = (const char *)&it->w->seg[nr->seg0 + nr->nseg];
-      for (; p < e; p += 64) __builtin_prefetch(p);
+      prefetch_bytes(&it->w->seg[nr->seg0], nr->nseg * sizeof *it->w->seg);
     }
   }
 }
@@ -730,8 +727,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   if (it->next_run < w->nrun) {                 /* likely cold: the next run's addresses (they
                                                     follow this run's; at most RT_WARP of them), and
                                                     the run after it */
-    const char *p = (const char *)&a[r->nseg];
-    for (unsigned b = 0; b < RT_WARP * sizeof *a; b += 64) __builtin_prefetch(p + b);
+    prefetch_bytes(&a[r->nseg], RT_WARP * sizeof *a);
     __builtin_prefetch(&w->run[it->next_run + 1]);
   }
   ev->is_mem = r->ev < it->s->nmem;
