@@ -926,22 +926,17 @@ static LLVMValueRef insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef 
   LLVMValueRef mode = LLVMBuildCall2(pc->b, pc->t_thread, pc->f_thread, args, 3, "cgp.mode");
   *clean_from = header;
   if (!n->can_skip && !clean) return mode;
-  LLVMBasicBlockRef untraced = clean ? clean : body;
-  if (n->can_skip) {
-    LLVMBasicBlockRef skip = build_skip_block(pc, n, header, latch);
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(header), "cgp.run");
-    LLVMPositionBuilderAtEnd(pc->b, run);
-    LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_TRACE_MODE, 0), ""),
-                    body, untraced);
-    LLVMInstructionEraseFromParent(br);
+  LLVMBasicBlockRef untraced = clean ? clean : body, run = header;   /* run: where traced is told apart */
+  /* the skip block reads the latch's branch, which is br when the header is the latch: first */
+  LLVMBasicBlockRef skip = n->can_skip ? build_skip_block(pc, n, header, latch) : NULL;
+  LLVMInstructionEraseFromParent(br);
+  if (skip) {
+    run = *clean_from = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(header), "cgp.run");
     LLVMPositionBuilderAtEnd(pc->b, header);
     LLVMValueRef is_skip = LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_SKIP_MODE, 0), "");
     LLVMBuildCondBr(pc->b, is_skip, skip, run);
-    *clean_from = run;
-    return mode;
   }
-  LLVMInstructionEraseFromParent(br);
-  LLVMPositionBuilderAtEnd(pc->b, header);
+  LLVMPositionBuilderAtEnd(pc->b, run);
   LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, mode, LLVMConstInt(pc->i32, CGP_TRACE_MODE, 0), ""),
                   body, untraced);
   return mode;
