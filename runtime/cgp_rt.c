@@ -82,6 +82,8 @@ static struct {
   uint32_t hoist_sid[RT_MAX_HOISTED];     /* cgp_rt_hoisted: issued first by every traced thread */
   uint64_t hoist_addr[RT_MAX_HOISTED];
   unsigned nhoist;
+  size_t nmem;                            /* k's, and its mem_fwd: cgp_rt_mem reads them here */
+  const uint64_t *mem_fwd;
   uint64_t fwd[RT_FWD];                   /* (address, address expression) held in registers */
   uint32_t fwd_id[RT_FWD];
   unsigned nfwd, fwd_next;
@@ -506,33 +508,37 @@ static uint64_t gpu_addr(const void *addr, const void *base) {
 /* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards
    only what it can prove equal: the same address expression (addr_id), not an address two
    different expressions happen to share (A[i][k] and A[j][k] when i == j). */
-static int forwarded(uint8_t kind, uint64_t a, uint32_t id) {
-  if (kind == CGP_LOAD) {
-    if (L.fwd_ids >> (id % 64) & 1)
+static int forwarded(uint64_t fwd, uint64_t a) {
+  uint32_t id = (uint32_t)(fwd >> 2);
+  uint64_t bit = UINT64_C(1) << (id % 64);
+  if ((fwd & 3) == CGP_LOAD + 1) {
+    if (L.fwd_ids & bit)
       for (unsigned i = 0; i < L.nfwd; i++)
         if (L.fwd[i] == a && L.fwd_id[i] == id) return 1;
   } else {
     L.nfwd = 0;                                /* a store may overwrite anything held */
     L.fwd_ids = 0;
-    if (kind == CGP_ATOMIC) return 0;
+    if ((fwd & 3) == CGP_ATOMIC + 1) return 0;
   }
   unsigned slot = L.nfwd < RT_FWD ? L.nfwd++ : L.fwd_next++ % RT_FWD;
   L.fwd[slot] = a;
   L.fwd_id[slot] = id;
-  L.fwd_ids |= UINT64_C(1) << (id % 64);
+  L.fwd_ids |= bit;
   return 0;
 }
 
+/* The hottest entry point: the cheapest test first (cgp_rt_tracing is 1 only while the owner
+   thread traces a lane), the site's forwarding word in one load, and no memory check: a lane
+   grows only in rt_record_new, which holds it to the hard limit (rt_run_limit). */
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
-  if (!rt_owner || !L.lane || cgp_rt_tracing != 1 || sid >= L.k->nmem) return;
-  uint64_t a = gpu_addr(addr, base);
-  if (!L.k->mem_noalias[sid] && forwarded(L.k->mem_kind[sid], a, L.k->mem_addr_id[sid])) {
+  if (cgp_rt_tracing != 1 || !rt_owner || sid >= L.nmem || !L.lane) return;
+  uint64_t a = gpu_addr(addr, base), fwd = L.mem_fwd[sid];
+  if (fwd != RT_FWD_NONE && forwarded(fwd, a)) {
     L.k->forwarded[sid]++;
     return;
   }
-  if (rt_run_bytes > 2 * cgp_rt_g.budget_bytes) L.lane->failed = 1;   /* hard limit: cut the lane */
   cgp_rt_g.traced_accesses++;
-  rt_tracker_access(L.tracker, sid, a);
+  rt_record(L.tracker, sid, a);                /* sid < nmem: rt_tracker_access's test is made */
 }
 
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
@@ -590,6 +596,9 @@ void cgp_rt_kernel_begin(const char *desc) {
   cgp_deps_reset(L.deps);
   rt_deps_checked = 0;
   L.k = k;
+  L.nmem = k->nmem;
+  L.mem_fwd = k->mem_fwd;
+  rt_run_limit = 2 * cgp_rt_g.budget_bytes;   /* hard limit: a lane that would grow past it is cut */
   L.active = 1;
   L.sampled = launch_sampled(k->launches++);
   unsigned b[3];

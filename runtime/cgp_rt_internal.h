@@ -69,6 +69,10 @@ typedef struct rt_kernel {
   unsigned *mem_size;
   uint8_t *mem_kind, *mem_noalias, *mem_shared;
   uint32_t *mem_addr_id;      /* sites sharing one address expression share it (forwarding) */
+  uint64_t *mem_fwd;          /* per site, what cgp_rt_mem's forwarding check does: RT_FWD_NONE
+                                 (noalias) or the may_alias site's kind + 1, in the low 2 bits;
+                                 its mem_addr_id above them (one load, not three) */
+#define RT_FWD_NONE 0
   double *bb_total, *bb_core, *bb_fp32, *bb_fp64, *bb_int, *bb_sfu;
   rt_shape *shape;
   uint64_t launches;

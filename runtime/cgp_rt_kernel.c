@@ -80,7 +80,7 @@ static void kernel_free(rt_kernel *k) {
   free(k->samples);
   free(k->deps);
   cJSON_Delete(k->desc);
-  free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id);
+  free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
   rt_shape_free(k->shape);
   free(k);
@@ -124,11 +124,12 @@ static rt_kernel *parse_kernel(const char *desc) {
   k->mem_shared = alloc0(k->nmem, 1);
   k->forwarded = alloc0(k->nmem, sizeof *k->forwarded);
   k->mem_addr_id = alloc0(k->nmem, sizeof *k->mem_addr_id);
+  k->mem_fwd = alloc0(k->nmem, sizeof *k->mem_fwd);
   const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks");
   k->nbb = (size_t)cJSON_GetArraySize(bbs);
   double **cols[] = {&k->bb_total, &k->bb_core, &k->bb_fp32, &k->bb_fp64, &k->bb_int, &k->bb_sfu};
   const char *keys[] = {"total", "core", "fp32", "fp64", "int", "sfu"};
-  int ok = k->mem_size && k->mem_kind && k->mem_noalias && k->mem_shared && k->forwarded && k->mem_addr_id;
+  int ok = k->mem_size && k->mem_kind && k->mem_noalias && k->mem_shared && k->forwarded && k->mem_addr_id && k->mem_fwd;
   for (size_t c = 0; c < 6; c++) ok &= (*cols[c] = alloc0(k->nbb, sizeof **cols[c])) != NULL;
   if (!ok) { kernel_free(k); return NULL; }
   size_t i = 0;
@@ -141,6 +142,7 @@ static rt_kernel *parse_kernel(const char *desc) {
     k->mem_shared[i] = in_shared(d, str(m, "array"));
     double id = num(m, "addr_id", (double)i);
     k->mem_addr_id[i] = id >= 0 && id < (double)k->nmem ? (uint32_t)id : (uint32_t)i;
+    k->mem_fwd[i] = k->mem_noalias[i] ? RT_FWD_NONE : ((uint64_t)k->mem_addr_id[i] << 2 | (k->mem_kind[i] + 1u));
     i++;
   }
   i = 0;

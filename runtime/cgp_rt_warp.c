@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t rt_run_bytes;
+size_t rt_run_bytes, rt_run_limit = SIZE_MAX;
 
 /* ---- shape ----------------------------------------------------------------------------------- */
 
@@ -214,7 +214,7 @@ void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m) {
   rt_lane_rec *lane = t->lane;
   if (lane->n == lane->cap) {
     size_t cap = lane->cap ? 2 * lane->cap : 16;
-    rt_run *p = realloc(lane->run, cap * sizeof *p);
+    rt_run *p = rt_run_bytes + (cap - lane->cap) * sizeof *p > rt_run_limit ? NULL : realloc(lane->run, cap * sizeof *p);
     if (!p) { lane->failed = 1; return; }
     rt_run_bytes += (cap - lane->cap) * sizeof *p;
     lane->run = p;

@@ -80,8 +80,9 @@ uint64_t rt_tracker_iterations_skipped(const rt_tracker *t);
 /* The thread enters block bid (loop iterations are counted at loop headers):
    rt_tracker_block(t, bid), and accesses addr through site sid: rt_tracker_access(t, sid, addr);
    both static inline, in cgp_rt_record.h. */
-/* Bytes the lanes' runs hold in all, across trackers (for the memory budget). */
-extern size_t rt_run_bytes;
+/* Bytes the lanes' runs hold in all, across trackers (for the memory budget), and the most they
+   may hold (default SIZE_MAX): a lane whose runs would grow past it fails (rt_lane_rec). */
+extern size_t rt_run_bytes, rt_run_limit;
 void rt_lane_free(rt_lane_rec *lane);
 
 /* A complete warp: its lanes' runs grouped, ready to be issued any number of times. */

@@ -623,3 +623,32 @@ Test(reconverge, iterations_are_all_traced_unless_sampling_is_asked) {
   }
   teardown(&f);
 }
+
+/* The hard memory limit holds where a lane grows: with rt_run_limit 2 KiB above what is held, a
+   straight-line lane of a block and 100 accesses (a run each, 64 bytes) grows to 16 runs (1 KiB)
+   and 32 (2 KiB) but not 64 (4 KiB), and is cut there: failed set, rt_run_bytes never past the
+   limit, the events after the cut not recorded. Without the limit the lane keeps all 101. */
+Test(reconverge, hard_limit_cuts_the_lane_that_would_grow_past_it) {
+  fixture f;
+  int mb[100];
+  unsigned mo[100];
+  const unsigned rpo[] = {0};
+  const int bl[] = {-1};
+  for (unsigned i = 0; i < 100; i++) { mb[i] = 0; mo[i] = i; }
+  setup(&f, 100, mb, mo, 1, rpo, bl, 0, NULL, NULL);
+  size_t before = rt_run_bytes, saved = rt_run_limit;
+  for (int limited = 1; limited >= 0; limited--) {
+    rt_run_limit = limited ? before + 2048 : SIZE_MAX;
+    lane(&f, (unsigned)limited);
+    rt_tracker_block(f.t, 0);
+    for (uint32_t i = 0; i < 100; i++) {
+      rt_tracker_access(f.t, i, A + 4 * i);
+      if (limited) cr_assert_leq(rt_run_bytes, rt_run_limit, "access %u", i);
+    }
+    rt_tracker_finish(f.t);
+    cr_assert_eq(f.lane[limited].failed, limited);
+    cr_assert_eq(f.lane[limited].n, limited ? 32u : 101u, "lane %d: %zu runs", limited, f.lane[limited].n);
+  }
+  rt_run_limit = saved;
+  teardown(&f);
+}
