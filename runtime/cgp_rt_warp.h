@@ -129,6 +129,9 @@ typedef struct {
 /* Walks a warp's events; several iterators may walk one warp at once. */
 typedef struct rt_witer rt_witer;
 rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w);
+/* The same walk with the runs under way in a binary heap instead of a sorted queue: the
+   reference the fast queue must equal, event for event (a linear warp is walked as ever). */
+rt_witer *rt_witer_new_reference(const rt_shape *s, const rt_wwarp *w);
 /* Next event: 1, or 0 at the end. */
 int rt_witer_next(rt_witer *it, rt_wevent *ev);
 void rt_witer_free(rt_witer *it);

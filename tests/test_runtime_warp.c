@@ -652,3 +652,60 @@ Test(reconverge, hard_limit_cuts_the_lane_that_would_grow_past_it) {
   rt_run_limit = saved;
   teardown(&f);
 }
+
+/* The sorted queue of runs under way walks as the reference heap does, on 300 random loop
+   warps: for (j = 0; j < trips[l]; j++) { a = A[f(j)]; if (coin) x = X[...]; } y = Y[l], each
+   lane with its own trip count (0 to 12), a stride that may change once mid-loop (two runs of
+   one site in a lane), the guard taken at random, some lanes idle: many runs under way, runs
+   starting mid-queue, lanes leaving early. Mutation-checked: a queue that pushes every cursor
+   last fails it. */
+Test(reconverge, sorted_queue_walks_as_the_reference_heap) {
+  uint64_t seed = 4242;
+  size_t events_seen = 0;
+  for (int c = 0; c < 300; c++) {
+    fixture f;
+    const int mb[] = {1, 2, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
+    const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2, 3};
+    setup(&f, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      if (rnd(&seed) % 5 == 0) continue;
+      lane(&f, l);
+      unsigned trips = (unsigned)(rnd(&seed) % 13), turn = (unsigned)(rnd(&seed) % 14);
+      uint64_t stride = 4 << rnd(&seed) % 3;
+      rt_tracker_block(f.t, 0);
+      for (unsigned j = 0; j <= trips; j++) {
+        rt_tracker_block(f.t, 1);                 /* the header, also on the exit test */
+        if (j == trips) break;
+        rt_tracker_access(f.t, 0, A + 4 * l + (j < turn ? stride * j : 4096 + 8 * j));
+        if (rnd(&seed) % 3) {
+          rt_tracker_block(f.t, 2);
+          rt_tracker_access(f.t, 1, X + 128 * l + 4 * j);
+        }
+      }
+      rt_tracker_block(f.t, 3);
+      rt_tracker_access(f.t, 2, Y + 4 * l);
+    }
+    rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+    cr_assert_not_null(w);
+    cr_assert(!rt_wwarp_linear(w), "case %d: loops are never linear", c);
+    rt_witer *fast = rt_witer_new(f.s, w), *ref = rt_witer_new_reference(f.s, w);
+    cr_assert(fast && ref);
+    rt_wevent a, b;
+    for (size_t i = 0;; i++) {
+      int more = rt_witer_next(fast, &a), ref_more = rt_witer_next(ref, &b);
+      cr_assert_eq(more, ref_more, "case %d: %zu events against the reference's", c, i);
+      if (!more) break;
+      events_seen++;
+      cr_assert(a.is_mem == b.is_mem && a.id == b.id && a.nact == b.nact && a.skipped == b.skipped,
+                "case %d, event %zu: %d %u (%u lanes) against %d %u (%u lanes)", c, i, a.is_mem, a.id, a.nact,
+                b.is_mem, b.id, b.nact);
+      for (unsigned k = 0; k < a.nact; k++)
+        cr_assert(a.lane[k] == b.lane[k] && a.addr[k] == b.addr[k], "case %d, event %zu, lane %u differs", c, i, k);
+    }
+    rt_witer_free(fast);
+    rt_witer_free(ref);
+    rt_wwarp_free(w);
+    teardown(&f);
+  }
+  cr_assert_gt(events_seen, 300 * 20);
+}
