@@ -440,7 +440,7 @@ static int order_groups(const rt_shape *s, rt_wwarp *w) {
 }
 
 /* Sorted runs with no tie whose lanes run once each are the warp's events in order: rt_witer_next
-   then walks them without its heap, and the warp keeps only their addresses (straight-line thread
+   then walks them without a queue, and the warp keeps only their addresses (straight-line thread
    bodies: 2DCONV, the stencils, whose warps wait in their window until a band of blocks is
    complete: 2DCONV 4096 full held 10 MB of segments, read back cold). The reference grouping
    (rt_wwarp_build_sorted) never makes a warp linear, so tests compare the two walks. */
@@ -699,7 +699,7 @@ rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w) {
   prefetch_bytes(w->run, w->nrun * sizeof *w->run);
   if (w->linear) {
     prefetch_bytes(w->addr, w->nseg * sizeof *w->addr);
-    return it;                                  /* next_linear needs no heap */
+    return it;                                  /* next_linear needs no queue */
   }
   prefetch_bytes(w->seg, w->nseg * sizeof *w->seg);
   it->heap = malloc((w->nrun ? w->nrun : 1) * sizeof *it->heap);
@@ -758,7 +758,7 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
 }
 
 /* Start the runs whose first element comes no later than every run under way: runs are sorted by
-   first key (rt_wwarp_build), so the heap holds only the runs of the current loop iterations. */
+   first key (rt_wwarp_build), so the queue holds only the runs of the current loop iterations. */
 static void start_runs(rt_witer *it) {
   while (it->next_run < it->w->nrun &&
          (!it->n || cmp_key(it, (cursor){(uint32_t)it->next_run, 0}, front(it)) <= 0)) {

@@ -391,11 +391,12 @@ Test(reconverge, direct_and_hashed_grouping_equal_the_sorted_reference) {
   cr_assert_gt(hashed_cases, 100, "the hashed path was exercised");
 }
 
-/* Straight-line bodies give linear warps (rt_wwarp_linear: addresses only, no heap), built
+/* Straight-line bodies give linear warps (rt_wwarp_linear: addresses only, no queue), built
    directly when every lane ran the same blocks and by the hashed grouping when a guard split
-   them; their events, walked linearly, must equal the heap walk of the reference grouping's
-   warp, event by event: the body s0 in block 0, s1 in block 1 (the guarded side), s2 in block
-   2, on random warps (inactive lanes, the guard taken by every lane or by some). */
+   them; their events, walked linearly, must equal the general walk (a queue of runs) of the
+   reference grouping's warp, event by event: the body s0 in block 0, s1 in block 1 (the
+   guarded side), s2 in block 2, on random warps (inactive lanes, the guard taken by every lane
+   or by some). */
 static void walk(const rt_shape *s, const rt_wwarp *w, events *out) {
   rt_witer *it = rt_witer_new(s, w);
   cr_assert_not_null(it);
