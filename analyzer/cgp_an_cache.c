@@ -50,8 +50,6 @@ typedef struct {
   uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
 } cache;
 
-static int is_pow2(unsigned v) { return v && !(v & (v - 1)); }
-
 static void *create(const cgp_analysis_cfg *cfg) {
   cache *c = calloc(1, sizeof *c);
   if (!c) return NULL;
@@ -61,7 +59,7 @@ static void *create(const cgp_analysis_cfg *cfg) {
   c->use_l1 = cfg->l1_caches_global && cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
   c->wf_bytes = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128;
   c->wf_shift = -1;
-  if (is_pow2(c->wf_bytes) && is_pow2(cfg->l2_unit_bytes) && c->wf_bytes >= cfg->l2_unit_bytes)
+  if (cgp_is_pow2(c->wf_bytes) && cgp_is_pow2(cfg->l2_unit_bytes) && c->wf_bytes >= cfg->l2_unit_bytes)
     for (c->wf_shift = 0; (cfg->l2_unit_bytes << c->wf_shift) < c->wf_bytes; c->wf_shift++) {}
   if (c->use_l1) {
     c->l1 = calloc(cfg->no_sm, sizeof *c->l1);

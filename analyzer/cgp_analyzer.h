@@ -29,6 +29,9 @@ const char *cgp_class_name(cgp_class c);
    uncoalesced. */
 cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem);
 
+/* 1 if v is a power of two (line, unit and set counts the caches take). */
+static inline int cgp_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
 /* Distinct lines (byte address / line_bytes) the n accesses of `elem` <= line_bytes bytes touch,
    written sorted ascending to out (room for 2*n); an access straddling a boundary touches both
    lines. Returns how many were written. */

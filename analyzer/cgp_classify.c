@@ -23,7 +23,7 @@ cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem) {
 
 unsigned cgp_lines(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, uint64_t *out) {
   unsigned k = 0, shift = 0;
-  int pow2 = line_bytes && !(line_bytes & (line_bytes - 1));
+  int pow2 = cgp_is_pow2(line_bytes);
   while (pow2 && (1u << shift) < line_bytes) shift++;
   uint64_t span = (elem ? elem : 1) - 1;
   for (unsigned l = 0; l < n; l++) {

@@ -75,8 +75,6 @@ struct cgp_l2 {
   unsigned *fill;               /* per set, if assoc > 16 or one set */
 };
 
-static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
-
 static unsigned log2u64(uint64_t v) {
   unsigned s = 0;
   while ((UINT64_C(1) << s) < v) s++;
@@ -97,13 +95,13 @@ static uint32_t slot_of(const cgp_l2 *c, uint64_t line) {
 }
 
 cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index) {
-  if ((unsigned)index > CGP_L2_XOR || !is_pow2(line_bytes) || capacity_bytes < line_bytes ||
+  if ((unsigned)index > CGP_L2_XOR || !cgp_is_pow2(line_bytes) || capacity_bytes < line_bytes ||
       capacity_bytes % line_bytes)
     return NULL;
   uint64_t lines = capacity_bytes / line_bytes;
   if (lines > INT32_MAX / 4) return NULL;          /* ids and ring positions fit 32 bits */
   if (index == CGP_L2_FULLY_ASSOCIATIVE) assoc = (unsigned)lines;
-  if (!assoc || lines % assoc || !is_pow2(lines / assoc)) return NULL;
+  if (!assoc || lines % assoc || !cgp_is_pow2(lines / assoc)) return NULL;
   cgp_l2 *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->sets = lines / assoc;
@@ -278,8 +276,13 @@ static int access_large_set(cgp_l2 *c, uint64_t set, uint64_t line) {
   return hit;
 }
 
+/* cgp_l2_set_of for this cache, with log2 sets kept: the set of a reference and of a prefetch. */
+static uint64_t set_index(const cgp_l2 *c, uint64_t line) {
+  return (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
+}
+
 static int access_sets(cgp_l2 *c, uint64_t line) {
-  uint64_t set = (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
+  uint64_t set = set_index(c, line);
   return c->assoc <= 16 && c->sets > 1 ? access_small_set(c, set, line) : access_large_set(c, set, line);
 }
 
@@ -302,8 +305,7 @@ int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 /* Where the reference to `line` will read first: its chain head, or its set's tags. */
 static inline const void *first_read(const cgp_l2 *c, uint64_t line) {
   if (c->head) return c->head + slot_of(c, line);
-  uint64_t set = (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
-  return c->tags + set * c->assoc;
+  return c->tags + set_index(c, line) * c->assoc;
 }
 
 /* Then: the node its chain head names now (a guess: the head may change before). */

@@ -28,16 +28,14 @@ struct cgp_l2_ref {
   uint64_t tcs_mask;
 };
 
-static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
-
 cgp_l2_ref *cgp_l2_ref_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index) {
-  if ((unsigned)index > CGP_L2_XOR || !is_pow2(line_bytes) || capacity_bytes < line_bytes ||
+  if ((unsigned)index > CGP_L2_XOR || !cgp_is_pow2(line_bytes) || capacity_bytes < line_bytes ||
       capacity_bytes % line_bytes)
     return NULL;
   uint64_t lines = capacity_bytes / line_bytes;
   if (lines > INT32_MAX / 4) return NULL;
   if (index == CGP_L2_FULLY_ASSOCIATIVE) assoc = (unsigned)lines;
-  if (!assoc || lines % assoc || !is_pow2(lines / assoc)) return NULL;
+  if (!assoc || lines % assoc || !cgp_is_pow2(lines / assoc)) return NULL;
   cgp_l2_ref *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->sets = lines / assoc;

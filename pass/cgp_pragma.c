@@ -135,14 +135,21 @@ typedef struct {
   size_t nf, fcap;
 } file_scan;
 
+/* Token i of tok[0..ntok) is spelled `word`. */
+static int token_is(CXTranslationUnit tu, const CXToken *tok, unsigned ntok, unsigned i, const char *word) {
+  if (i >= ntok) return 0;
+  CXString str = clang_getTokenSpelling(tu, tok[i]);
+  int same = strcmp(clang_getCString(str), word) == 0;
+  clang_disposeString(str);
+  return same;
+}
+
+/* The same in a file's kept tokens, most tokens turned away by their text before asking clang. */
 static int spelled(const file_scan *fs, unsigned i, const char *word) {
   size_t n = strlen(word);
   if (i >= fs->ntok || fs->off[i] + n > fs->len) return 0;
   if (memcmp(fs->text + fs->off[i], word, n) != 0) return 0;
-  CXString str = clang_getTokenSpelling(fs->s->tu, fs->tok[i]);
-  int same = strcmp(clang_getCString(str), word) == 0;
-  clang_disposeString(str);
-  return same;
+  return token_is(fs->s->tu, fs->tok, fs->ntok, i, word);
 }
 
 static unsigned line_of(const file_scan *fs, unsigned i) {
@@ -199,14 +206,6 @@ static char *destringize(const char *lit) {
 static int mentions_cgpredict(const char *s) {
   while (*s == ' ' || *s == '\t') s++;
   return strncmp(s, "cgpredict", 9) == 0 && (s[9] == '\0' || s[9] == ' ' || s[9] == '\t');
-}
-
-static int token_is(CXTranslationUnit tu, const CXToken *tok, unsigned ntok, unsigned i, const char *word) {
-  if (i >= ntok) return 0;
-  CXString str = clang_getTokenSpelling(tu, tok[i]);
-  int same = strcmp(clang_getCString(str), word) == 0;
-  clang_disposeString(str);
-  return same;
 }
 
 /* `_Pragma ( "cgpredict ..." )` at tokens i..i+3 of a token array: the destringized text. */

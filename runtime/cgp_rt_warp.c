@@ -771,6 +771,12 @@ static void start_runs(rt_witer *it) {
   }
 }
 
+/* Event e as rt_wevent names it: a site, or a block. */
+static void event_of(const rt_witer *it, uint32_t e, rt_wevent *ev) {
+  ev->is_mem = e < it->s->nmem;
+  ev->id = ev->is_mem ? e : (uint32_t)(e - it->s->nmem);
+}
+
 /* A linear warp's next event: run next_run, all its lanes (in lane order: a group's segments are). */
 static int next_linear(rt_witer *it, rt_wevent *ev) {
   const rt_wwarp *w = it->w;
@@ -783,8 +789,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
     prefetch_bytes(&a[r->nseg], RT_WARP * sizeof *a);
     __builtin_prefetch(&w->run[it->next_run + 1]);
   }
-  ev->is_mem = r->ev < it->s->nmem;
-  ev->id = ev->is_mem ? r->ev : (uint32_t)(r->ev - it->s->nmem);
+  event_of(it, r->ev, ev);
   ev->skipped = r->skipped;
   ev->nact = r->nseg;
   uint32_t k = 0;
@@ -803,8 +808,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
   uint32_t present = 0;
   cursor first = pop(it);
   const rt_wrun *r = &it->w->run[first.run];
-  ev->is_mem = r->ev < it->s->nmem;
-  ev->id = ev->is_mem ? r->ev : (uint32_t)(r->ev - it->s->nmem);
+  event_of(it, r->ev, ev);
   ev->nact = 0;
   ev->skipped = 0;
   take(it, first, ev, &present);

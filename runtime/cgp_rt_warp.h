@@ -98,13 +98,13 @@ void rt_wwarp_free(rt_wwarp *w);
 size_t rt_wwarp_bytes(const rt_wwarp *w);
 unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part */
 /* 1 if every run of the warp has one element and no two share a point (straight-line bodies):
-   it keeps only addresses and is walked without a heap; rt_wwarp_build_sorted's never is. */
+   it keeps only addresses and is walked without a queue; rt_wwarp_build_sorted's never is. */
 int rt_wwarp_linear(const rt_wwarp *w);
 /* The warp as bytes (the trace file, docs/pipeline.md "One trace, every device"): little-endian
    fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit, u32 runs,
    u32 segments, per run u32 event, u32 iterations[RT_MAXD - 1], u32 segments, f32 skipped (IEEE
-   754 bits), per segment u8
-   lane, u32 count, u64 first address, u64 stride. rt_wwarp_size: its length. */
+   754 bits), per segment u8 lane, u32 count, u64 first address, u64 stride. rt_wwarp_size: its
+   length. */
 size_t rt_wwarp_size(const rt_wwarp *w);
 /* Events the warp issues at most (the sum of its runs' longest counts): the work to replay it. */
 uint64_t rt_wwarp_events(const rt_wwarp *w);
