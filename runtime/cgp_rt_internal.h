@@ -91,6 +91,8 @@ typedef struct rt_kernel {
   uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;
   int trace_id;              /* its number in the trace file, -1 before its first traced launch */
+  rt_witer **iters;          /* rt_window_batch's, reused from batch to batch */
+  size_t niters;
 } rt_kernel;
 
 typedef struct {

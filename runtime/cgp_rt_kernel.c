@@ -83,6 +83,8 @@ static void kernel_free(rt_kernel *k) {
   free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
   rt_shape_free(k->shape);
+  for (size_t i = 0; i < k->niters; i++) rt_witer_free(k->iters[i]);
+  free(k->iters);
   free(k);
 }
 

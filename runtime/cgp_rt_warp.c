@@ -119,6 +119,7 @@ rt_tracker *rt_tracker_new(const rt_shape *s) {
   t->paused = -1;
   t->open = malloc((s->nev ? s->nev : 1) * sizeof *t->open);
   if (!t->open) { free(t); return NULL; }
+  for (size_t e = 0; e < s->nev; e++) t->open[e] = -1;
   return t;
 }
 
@@ -134,14 +135,18 @@ void rt_lane_free(rt_lane_rec *lane) {
   memset(lane, 0, sizeof *lane);
 }
 
+/* Open runs are closed when the lane finishes, by its own runs (the events it opened: a
+   straight-line body opens a few of the kernel's events); a lane started before the last one
+   finished closes them all. */
 void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
+  if (t->lane)
+    for (size_t e = 0; e < t->s->nev; e++) t->open[e] = -1;
   t->lane = lane;
   lane->n = 0;
   lane->failed = 0;
   t->d = 0;
   t->gen = 0;
   t->paused = -1;
-  for (size_t e = 0; e < t->s->nev; e++) t->open[e] = -1;
 }
 
 void rt_tracker_sample(rt_tracker *t, int on) { t->iter_first = on ? RT_ITER_FIRST : UINT32_MAX; }
@@ -207,7 +212,10 @@ int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
 }
 
 void rt_tracker_finish(rt_tracker *t) {
+  if (!t->lane) return;
   if (t->paused >= 0) leave_paused(t);
+  for (size_t r = 0; r < t->lane->n; r++) t->open[t->lane->run[r].ev] = -1;  /* every open run is one */
+  t->lane = NULL;
 }
 
 void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m) {
@@ -585,6 +593,7 @@ struct rt_witer {
   cursor *heap;              /* the runs under way, n of them from q0; runs start in first-key
                                 order (next_run) */
   size_t n, q0, next_run;
+  size_t cap;                /* of heap and hold */
   int reference;             /* heap[] is a binary heap (rt_witer_new_reference), else sorted */
   cursor *hold;
 };
@@ -689,22 +698,33 @@ static void prefetch_bytes(const void *p, size_t n) {
   for (size_t b = 0; b < n; b += 64) __builtin_prefetch(c + b);
 }
 
-rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w) {
-  rt_witer *it = calloc(1, sizeof *it);
-  if (!it) return NULL;
-  it->s = s;
+int rt_witer_reset(rt_witer *it, const rt_wwarp *w) {
   it->w = w;
-  /* A batch's iterators are made together, then walked round robin: warps built long before
+  it->n = it->q0 = it->next_run = 0;
+  /* A batch's iterators are set together, then walked round robin: warps built long before
      (their window waited for a band of blocks), so their first runs and lanes are fetched now. */
   prefetch_bytes(w->run, w->nrun * sizeof *w->run);
   if (w->linear) {
     prefetch_bytes(w->addr, w->nseg * sizeof *w->addr);
-    return it;                                  /* next_linear needs no queue */
+    return 1;                                   /* next_linear needs no queue */
   }
   prefetch_bytes(w->seg, w->nseg * sizeof *w->seg);
-  it->heap = malloc((w->nrun ? w->nrun : 1) * sizeof *it->heap);
-  it->hold = malloc((w->nrun ? w->nrun : 1) * sizeof *it->hold);
-  if (!it->heap || !it->hold) { rt_witer_free(it); return NULL; }
+  if (w->nrun > it->cap) {                      /* the queue holds at most every run once */
+    cursor *heap = realloc(it->heap, w->nrun * sizeof *heap);
+    if (heap) it->heap = heap;
+    cursor *hold = heap ? realloc(it->hold, w->nrun * sizeof *hold) : NULL;
+    if (hold) it->hold = hold;
+    if (!hold) return 0;
+    it->cap = w->nrun;
+  }
+  return 1;
+}
+
+rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w) {
+  rt_witer *it = calloc(1, sizeof *it);
+  if (!it) return NULL;
+  it->s = s;
+  if (w && !rt_witer_reset(it, w)) { rt_witer_free(it); return NULL; }
   return it;
 }
 

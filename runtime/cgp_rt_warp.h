@@ -72,7 +72,8 @@ void rt_tracker_sample(rt_tracker *t, int on);
 /* While paused (rt_tracker_block returned 1): the lane enters block bid. 0: still in a skipped
    iteration; 1: tracing resumed, at the next window or after the loop (the block is recorded). */
 int rt_tracker_resume(rt_tracker *t, uint32_t bid);
-/* The lane ends (its window's weights are settled if it ended in a skipped iteration). */
+/* The lane ends (its window's weights are settled if it ended in a skipped iteration); the
+   tracker has no lane until the next rt_tracker_start. */
 void rt_tracker_finish(rt_tracker *t);
 /* Iterations skipped so far, over all lanes (executions of the loop's body; of its header when
    the header is the whole loop). */
@@ -126,12 +127,17 @@ typedef struct {
   uint64_t addr[RT_WARP];
 } rt_wevent;
 
-/* Walks a warp's events; several iterators may walk one warp at once. */
+/* Walks a warp's events; several iterators may walk one warp at once. w NULL: no warp yet
+   (rt_witer_reset gives it one). */
 typedef struct rt_witer rt_witer;
 rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w);
 /* The same walk with the runs under way in a binary heap instead of a sorted queue: the
    reference the fast queue must equal, event for event (a linear warp is walked as ever). */
 rt_witer *rt_witer_new_reference(const rt_shape *s, const rt_wwarp *w);
+/* The walk of another warp of the same shape from its start, in its memory (grown if need be:
+   a batch's iterators are reused, no allocation per warp); 0 when out of memory: this warp
+   cannot be walked (the iterator can still take a smaller one). */
+int rt_witer_reset(rt_witer *it, const rt_wwarp *w);
 /* Next event: 1, or 0 at the end. */
 int rt_witer_next(rt_witer *it, rt_wevent *ev);
 void rt_witer_free(rt_witer *it);

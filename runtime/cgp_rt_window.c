@@ -26,11 +26,14 @@ void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w) {
     win->nw = nw;
     win->nblk = n;
   }
-  rt_wwarp **list = realloc(win->blk[b], (win->nw[b] + 1) * sizeof *list);
-  if (!list) { rt_wwarp_free(w); return; }
-  list[win->nw[b]++] = w;                    /* warps arrive as they complete: in warp-id order in
+  size_t n = win->nw[b];
+  if ((n & (n - 1)) == 0) {                  /* 0, 1, 2, 4...: the list is full (it doubles) */
+    rt_wwarp **list = realloc(win->blk[b], (n ? 2 * n : 1) * sizeof *list);
+    if (!list) { rt_wwarp_free(w); return; }
+    win->blk[b] = list;
+  }
+  win->blk[b][win->nw[b]++] = w;             /* warps arrive as they complete: in warp-id order in
                                                 a sweep, the partial ones at the edge last */
-  win->blk[b] = list;
 }
 
 size_t rt_window_free_below(rt_window *w, uint64_t b) {
@@ -108,6 +111,17 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
   return 0;
 }
 
+/* The kernel's iterators, at least n of them (a batch's warps: resident blocks' worth). */
+static int batch_iters(rt_kernel *k, size_t n) {
+  if (n <= k->niters) return 1;
+  rt_witer **it = realloc(k->iters, n * sizeof *it);
+  if (!it) return 0;
+  k->iters = it;
+  for (; k->niters < n; k->niters++)
+    if (!(it[k->niters] = rt_witer_new(k->shape, NULL))) return 0;
+  return 1;
+}
+
 size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
                        cgp_deps *deps) {
   cgp_analysis_set *an = rt_kernel_analyses(k, d);
@@ -116,6 +130,7 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
   size_t nw = 0, nblocks = 0;
   for (size_t b = b0; b < b1; b++) { nw += w->nw[b]; nblocks += w->nw[b] > 0; }
   if (!nw) return 0;
+  if (!batch_iters(k, nw)) return 0;
   live_warp *lw = calloc(nw, sizeof *lw);
   if (!lw) return 0;
   unsigned no_sm = cgp_rt_g.dev[d].no_sm;
@@ -123,7 +138,7 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
   for (size_t b = b0; b < b1; b++)
     for (size_t j = 0; j < w->nw[b]; j++, i++) {
       lw[i].w = w->blk[b][j];
-      lw[i].it = rt_witer_new(k->shape, lw[i].w);
+      lw[i].it = rt_witer_reset(k->iters[i], lw[i].w) ? k->iters[i] : NULL;
       lw[i].sm = (unsigned)((b - b0) % no_sm);
     }
   cgp_analysis_begin_batch(an, counting, (unsigned)nw, (unsigned)nblocks);
@@ -133,7 +148,6 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
       if (!lw[i].it) continue;
       if (step(k, an, &lw[i], (unsigned)i, deps)) { live++; continue; }
       cgp_analysis_end_warp(an, (unsigned)i);
-      rt_witer_free(lw[i].it);
       lw[i].it = NULL;
     }
   }

@@ -654,12 +654,29 @@ Test(reconverge, hard_limit_cuts_the_lane_that_would_grow_past_it) {
   teardown(&f);
 }
 
+/* Lane l of a random loop warp: for (j = 0; j < trips; j++) { if (coin) a = A[f(j)]; if (coin)
+   x = X[...]; } y = Y[l], each lane with its own trip count (0 to 12), a[j]'s stride changing
+   once mid-loop (two runs of one site in a lane), both guards taken at random. */
+static void random_loop_lane(fixture *f, unsigned l, uint64_t *seed) {
+  unsigned trips = (unsigned)(rnd(seed) % 13), turn = (unsigned)(rnd(seed) % 14);
+  uint64_t stride = 4 << rnd(seed) % 3;
+  rt_tracker_block(f->t, 0);
+  for (unsigned j = 0; j <= trips; j++) {
+    rt_tracker_block(f->t, 1);
+    if (j == trips) break;
+    if (rnd(seed) % 2) rt_tracker_access(f->t, 0, A + 4 * l + (j < turn ? stride * j : 4096 + 8 * j));
+    if (rnd(seed) % 3) {
+      rt_tracker_block(f->t, 2);
+      rt_tracker_access(f->t, 1, X + 128 * l + 4 * j);
+    }
+  }
+  rt_tracker_block(f->t, 3);
+  rt_tracker_access(f->t, 2, Y + 4 * l);
+}
+
 /* The sorted queue of runs under way walks as the reference heap does, on 300 random loop
-   warps: for (j = 0; j < trips[l]; j++) { a = A[f(j)]; if (coin) x = X[...]; } y = Y[l], each
-   lane with its own trip count (0 to 12), a stride that may change once mid-loop (two runs of
-   one site in a lane), the guard taken at random, some lanes idle: many runs under way, runs
-   starting mid-queue, lanes leaving early. Mutation-checked: a queue that pushes every cursor
-   last fails it. */
+   warps (random_loop_lane), some lanes idle: many runs under way, runs starting mid-queue, lanes
+   leaving early. Mutation-checked: a queue that pushes every cursor last fails it. */
 Test(reconverge, sorted_queue_walks_as_the_reference_heap) {
   uint64_t seed = 4242;
   size_t events_seen = 0;
@@ -671,20 +688,7 @@ Test(reconverge, sorted_queue_walks_as_the_reference_heap) {
     for (unsigned l = 0; l < RT_WARP; l++) {
       if (rnd(&seed) % 5 == 0) continue;
       lane(&f, l);
-      unsigned trips = (unsigned)(rnd(&seed) % 13), turn = (unsigned)(rnd(&seed) % 14);
-      uint64_t stride = 4 << rnd(&seed) % 3;
-      rt_tracker_block(f.t, 0);
-      for (unsigned j = 0; j <= trips; j++) {
-        rt_tracker_block(f.t, 1);                 /* the header, also on the exit test */
-        if (j == trips) break;
-        rt_tracker_access(f.t, 0, A + 4 * l + (j < turn ? stride * j : 4096 + 8 * j));
-        if (rnd(&seed) % 3) {
-          rt_tracker_block(f.t, 2);
-          rt_tracker_access(f.t, 1, X + 128 * l + 4 * j);
-        }
-      }
-      rt_tracker_block(f.t, 3);
-      rt_tracker_access(f.t, 2, Y + 4 * l);
+      random_loop_lane(&f, l, &seed);
     }
     rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
     cr_assert_not_null(w);
@@ -709,4 +713,87 @@ Test(reconverge, sorted_queue_walks_as_the_reference_heap) {
     teardown(&f);
   }
   cr_assert_gt(events_seen, 300 * 20);
+}
+
+/* One iterator reset onto warp after warp of a shape (rt_witer_reset: a batch's iterators are
+   reused) walks each as a new one does: 60 random loop warps of growing and shrinking sizes,
+   every fourth a linear one (no iteration: the blocks around the loop and y[l]). */
+Test(reconverge, a_reset_iterator_walks_as_a_new_one) {
+  const int mb[] = {1, 2, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2, 3};
+  fixture f;
+  setup(&f, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
+  rt_witer *reused = rt_witer_new(f.s, NULL);
+  cr_assert_not_null(reused);
+  uint64_t seed = 99;
+  unsigned linear = 0;
+  for (int c = 0; c < 60; c++) {
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      f.active[l] = 0;
+      if (c % 4 != 3 && rnd(&seed) % 5 == 0) continue;
+      lane(&f, l);
+      if (c % 4 != 3) {
+        random_loop_lane(&f, l, &seed);
+        continue;
+      }
+      rt_tracker_block(f.t, 0);
+      rt_tracker_block(f.t, 1);
+      rt_tracker_block(f.t, 3);
+      rt_tracker_access(f.t, 2, Y + 4 * l);
+    }
+    rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+    cr_assert_not_null(w);
+    linear += (unsigned)rt_wwarp_linear(w);
+    cr_assert(rt_witer_reset(reused, w), "case %d", c);
+    rt_witer *fresh = rt_witer_new(f.s, w);
+    cr_assert_not_null(fresh);
+    rt_wevent a, b;
+    for (size_t i = 0;; i++) {
+      int more = rt_witer_next(reused, &a), fresh_more = rt_witer_next(fresh, &b);
+      cr_assert_eq(more, fresh_more, "case %d: %zu events against a new iterator's", c, i);
+      if (!more) break;
+      cr_assert(a.is_mem == b.is_mem && a.id == b.id && a.nact == b.nact, "case %d, event %zu", c, i);
+      for (unsigned k = 0; k < a.nact; k++)
+        cr_assert(a.lane[k] == b.lane[k] && a.addr[k] == b.addr[k], "case %d, event %zu, lane %u", c, i, k);
+    }
+    rt_witer_free(fresh);
+    rt_wwarp_free(w);
+  }
+  cr_assert_eq(linear, 15u, "linear warps: %u", linear);
+  rt_witer_free(reused);
+  teardown(&f);
+}
+
+/* A lane's open runs are closed when it finishes, by the events it recorded (rt_tracker_finish),
+   so the next lane starts with none open. 200 random loop warps whose lanes skip a[j] or x[j] in
+   some iterations (a run may end where another lane's has an index) are recorded twice, lane
+   after lane: with a finish after each lane, and with none (each start then closes every
+   event); every lane's runs must be the same. Mutation-checked: with the finish closing
+   nothing, an event's first element extends a run of another event at the index it had in the
+   lane before. */
+Test(reconverge, a_finished_lane_leaves_no_run_open) {
+  const int mb[] = {1, 2, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2, 3};
+  for (int c = 0; c < 200; c++) {
+    fixture f, g;
+    setup(&f, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
+    setup(&g, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
+    uint64_t sf = 77 + (uint64_t)c, sg = sf;
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      lane(&f, l);
+      random_loop_lane(&f, l, &sf);
+      rt_tracker_finish(f.t);
+      lane(&g, l);
+      random_loop_lane(&g, l, &sg);
+      const rt_lane_rec *a = &f.lane[l], *b = &g.lane[l];
+      cr_assert_eq(a->n, b->n, "case %d, lane %u: %zu runs, %zu with every event closed", c, l, a->n, b->n);
+      for (size_t r = 0; r < a->n; r++)
+        cr_assert(a->run[r].ev == b->run[r].ev && a->run[r].count == b->run[r].count &&
+                      a->run[r].a0 == b->run[r].a0 && (a->run[r].count < 2 || a->run[r].stride == b->run[r].stride),
+                  "case %d, lane %u, run %zu: event %u x %u against event %u x %u", c, l, r, a->run[r].ev,
+                  a->run[r].count, b->run[r].ev, b->run[r].count);
+    }
+    teardown(&f);
+    teardown(&g);
+  }
 }
