@@ -244,6 +244,9 @@ cgp_deps *cgp_deps_new(size_t max_addresses);
 void cgp_deps_free(cgp_deps *d);
 void cgp_deps_reset(cgp_deps *d);                      /* a new launch */
 void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t thread, uint32_t sid, int is_store);
+/* A hint, no effect on results: addr's access comes soon (a warp instruction's lanes are
+   prefetched together, then accessed, so that their table reads overlap). */
+void cgp_deps_prefetch(const cgp_deps *d, uint64_t addr);
 /* Conflicts found so far, one per (kind, first site, second site); valid until the next call. */
 const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n);
 int cgp_deps_partial(const cgp_deps *d);

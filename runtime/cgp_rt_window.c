@@ -101,6 +101,7 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
       /* lanes reading one address: its two earliest readers are the first two lanes, which is
          all the check keeps of readers (cgp_an_deps.c) */
       unsigned n = m.cls == CGP_CLASS_CONST && m.kind == CGP_LOAD && ev.nact > 2 ? 2 : ev.nact;
+      for (unsigned l = 0; l < n; l++) cgp_deps_prefetch(deps, ev.addr[l]);
       for (unsigned l = 0; l < n; l++)
         cgp_deps_access(deps, ev.addr[l], m.thread[ev.lane[l]], sid, m.kind == CGP_STORE);
       rt_deps_checked += n;
