@@ -698,6 +698,31 @@ static void prefetch_bytes(const void *p, size_t n) {
   for (size_t b = 0; b < n; b += 64) __builtin_prefetch(c + b);
 }
 
+/* The queue's room: at least need (every run of the warp once), and at most about four times
+   it, so that an iterator reused after a large warp does not keep that warp's room (the
+   iterators of every batch index would otherwise keep the largest warp each ever walked). */
+static int queue_room(rt_witer *it, size_t need) {
+  if (need <= it->cap && it->cap <= 4 * need + 256) return 1;
+  if (!need) {
+    free(it->heap);
+    free(it->hold);
+    it->heap = it->hold = NULL;
+    it->cap = 0;
+    return 1;
+  }
+  cursor *heap = realloc(it->heap, need * sizeof *heap);
+  if (!heap) return need <= it->cap;            /* a failed shrink keeps the larger room */
+  it->heap = heap;
+  cursor *hold = realloc(it->hold, need * sizeof *hold);
+  if (!hold) {                                  /* cap: the smaller of the two */
+    if (need < it->cap) it->cap = need;
+    return need <= it->cap;
+  }
+  it->hold = hold;
+  it->cap = need;
+  return 1;
+}
+
 int rt_witer_reset(rt_witer *it, const rt_wwarp *w) {
   it->w = w;
   it->n = it->q0 = it->next_run = 0;
@@ -706,18 +731,10 @@ int rt_witer_reset(rt_witer *it, const rt_wwarp *w) {
   prefetch_bytes(w->run, w->nrun * sizeof *w->run);
   if (w->linear) {
     prefetch_bytes(w->addr, w->nseg * sizeof *w->addr);
-    return 1;                                   /* next_linear needs no queue */
+    return queue_room(it, 0);                   /* next_linear needs no queue */
   }
   prefetch_bytes(w->seg, w->nseg * sizeof *w->seg);
-  if (w->nrun > it->cap) {                      /* the queue holds at most every run once */
-    cursor *heap = realloc(it->heap, w->nrun * sizeof *heap);
-    if (heap) it->heap = heap;
-    cursor *hold = heap ? realloc(it->hold, w->nrun * sizeof *hold) : NULL;
-    if (hold) it->hold = hold;
-    if (!hold) return 0;
-    it->cap = w->nrun;
-  }
-  return 1;
+  return queue_room(it, w->nrun);
 }
 
 rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w) {
