@@ -717,8 +717,8 @@ Test(reconverge, sorted_queue_walks_as_the_reference_heap) {
 
 /* One iterator reset onto warp after warp of a shape (rt_witer_reset: a batch's iterators are
    reused) walks each as a new one does: 60 random loop warps of growing and shrinking sizes,
-   every fourth a linear one (no iteration: the blocks around the loop and y[l]), every tenth a
-   loop of 600 iterations whose a[j] jumps every time (a run per element: a queue of about 600
+   every fourth a linear one (no iteration: the blocks around the loop and y[l]), every tenth
+   from the sixth instead a loop of 600 iterations whose a[j] jumps every time (a run per element: a queue of about 600
    runs, more than four times the next warp's, so the next reset shrinks it). */
 Test(reconverge, a_reset_iterator_walks_as_a_new_one) {
   const int mb[] = {1, 2, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
