@@ -58,9 +58,8 @@ static void *create(const cgp_analysis_cfg *cfg) {
   if (!c->l2) c->l2 = c->own_l2 = cgp_l2_new(cfg->l2_bytes, cfg->l2_unit_bytes, cfg->l2_assoc, cfg->l2_index);
   c->use_l1 = cfg->l1_caches_global && cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
   c->wf_bytes = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128;
-  c->wf_shift = -1;
-  if (cgp_is_pow2(c->wf_bytes) && cgp_is_pow2(cfg->l2_unit_bytes) && c->wf_bytes >= cfg->l2_unit_bytes)
-    for (c->wf_shift = 0; (cfg->l2_unit_bytes << c->wf_shift) < c->wf_bytes; c->wf_shift++) {}
+  c->wf_shift = cgp_is_pow2(c->wf_bytes) && cgp_is_pow2(cfg->l2_unit_bytes) && c->wf_bytes >= cfg->l2_unit_bytes
+                    ? (int)cgp_log2(c->wf_bytes / cfg->l2_unit_bytes) : -1;
   if (c->use_l1) {
     c->l1 = calloc(cfg->no_sm, sizeof *c->l1);
     c->clock = calloc(cfg->no_sm, sizeof *c->clock);

@@ -22,9 +22,9 @@ cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem) {
 }
 
 unsigned cgp_lines(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, uint64_t *out) {
-  unsigned k = 0, shift = 0;
+  unsigned k = 0;
   int pow2 = cgp_is_pow2(line_bytes);
-  while (pow2 && (1u << shift) < line_bytes) shift++;
+  unsigned shift = pow2 ? cgp_log2(line_bytes) : 0;
   uint64_t span = (elem ? elem : 1) - 1;
   for (unsigned l = 0; l < n; l++) {
     uint64_t first = pow2 ? addr[l] >> shift : addr[l] / line_bytes;

@@ -75,15 +75,9 @@ struct cgp_l2 {
   unsigned *fill;               /* per set, if assoc > 16 or one set */
 };
 
-static unsigned log2u64(uint64_t v) {
-  unsigned s = 0;
-  while ((UINT64_C(1) << s) < v) s++;
-  return s;
-}
-
 uint64_t cgp_l2_set_of(uint64_t line, uint64_t sets, cgp_l2_index index) {
   if (index == CGP_L2_FULLY_ASSOCIATIVE || sets <= 1) return 0;
-  if (index == CGP_L2_XOR) line ^= line >> log2u64(sets);
+  if (index == CGP_L2_XOR) line ^= line >> cgp_log2(sets);
   return line & (sets - 1);
 }
 
@@ -107,12 +101,12 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
   c->sets = lines / assoc;
   c->assoc = assoc;
   c->index = index;
-  c->set_bits = log2u64(c->sets);
+  c->set_bits = cgp_log2(c->sets);
   if (index == CGP_L2_FULLY_ASSOCIATIVE) {
     uint64_t tsize = 2 * GROUP;
     while (tsize < CHAINS_PER_LINE * lines) tsize <<= 1;
     c->tmask = (uint32_t)(tsize - 1);
-    c->gshift = 64 - log2u64(tsize / GROUP);
+    c->gshift = 64 - cgp_log2(tsize / GROUP);
     c->head = malloc(tsize * sizeof *c->head);
     c->node = malloc((lines + 1) * sizeof *c->node);
     c->rsize = (uint32_t)(RING_PER_LINE * lines);
