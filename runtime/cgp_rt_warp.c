@@ -524,12 +524,8 @@ static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], cons
   memcpy(w->thread, thread, sizeof w->thread);
   w->threads = (unsigned)__builtin_popcount(mask);
   w->run = malloc((total ? total : 1) * sizeof *w->run);
-  if (!w->run) {
-    rt_wwarp_free(w);
-    return NULL;
-  }
   w->seg = malloc((total ? total : 1) * sizeof *w->seg);
-  if (!w->seg) {
+  if (!w->run || !w->seg) {
     rt_wwarp_free(w);
     return NULL;
   }
