@@ -36,7 +36,9 @@ struct rt_tracker {
   unsigned d;
   int loop_at[RT_MAXD];
   uint32_t t_at[RT_MAXD], gen_at[RT_MAXD], gen;
-  int32_t *open;               /* per event: its open run in the lane, -1 */
+  uint64_t *open;              /* per event: its open run, serial << 32 | index in the lane; a
+                                  run of an earlier lane (another serial) is closed */
+  uint32_t serial;             /* of the lane recorded now, from 1 (rt_tracker_start) */
   /* sampling inside the thread (rt_tracker_sample) */
   uint32_t iter_first;         /* RT_ITER_FIRST; UINT32_MAX: every iteration is traced */
   int paused;                  /* leaf loop whose iterations are skipped now, -1: none */
@@ -65,13 +67,13 @@ static inline void rt_record(rt_tracker *t, uint32_t e, uint64_t addr) {
   if (m == 0 && lane->n < lane->cap) {          /* outside every loop (straight-line bodies): a
                                                    run of one, with no iterations to copy */
     lane->run[lane->n] = (rt_run){.ev = e, .count = 1, .a0 = addr};
-    t->open[e] = (int32_t)lane->n++;
+    t->open[e] = (uint64_t)t->serial << 32 | lane->n++;
     return;
   }
   if (m > t->d) m = t->d;                       /* a site reached without its loop's header: keep going */
-  int32_t r = t->open[e];
-  if (r >= 0 && m > 0) {
-    rt_run *R = &lane->run[r];
+  uint64_t o = t->open[e];
+  if ((uint32_t)(o >> 32) == t->serial && m > 0) {
+    rt_run *R = &lane->run[(uint32_t)o];
     if (R->gen == t->gen_at[m] && t->t_at[m] == R->t[m - 1] + R->count) {
       if (R->count == 1) { R->stride = addr - R->a0; R->count = 2; return; }
       if (addr == R->a0 + R->count * R->stride && R->count < UINT32_MAX) { R->count++; return; }

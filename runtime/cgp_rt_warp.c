@@ -117,9 +117,8 @@ rt_tracker *rt_tracker_new(const rt_shape *s) {
   t->s = s;
   t->iter_first = UINT32_MAX;
   t->paused = -1;
-  t->open = malloc((s->nev ? s->nev : 1) * sizeof *t->open);
+  t->open = calloc(s->nev ? s->nev : 1, sizeof *t->open);   /* serial 0: none open */
   if (!t->open) { free(t); return NULL; }
-  for (size_t e = 0; e < s->nev; e++) t->open[e] = -1;
   return t;
 }
 
@@ -135,12 +134,13 @@ void rt_lane_free(rt_lane_rec *lane) {
   memset(lane, 0, sizeof *lane);
 }
 
-/* Open runs are closed when the lane finishes, by its own runs (the events it opened: a
-   straight-line body opens a few of the kernel's events); a lane started before the last one
-   finished closes them all. */
+/* A new serial closes every run of the lanes before, finished or not; once in 2^32 lanes the
+   serials start again, with every event's open run cleared. */
 void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
-  if (t->lane)
-    for (size_t e = 0; e < t->s->nev; e++) t->open[e] = -1;
+  if (++t->serial == 0) {
+    memset(t->open, 0, (t->s->nev ? t->s->nev : 1) * sizeof *t->open);
+    t->serial = 1;
+  }
   t->lane = lane;
   lane->n = 0;
   lane->failed = 0;
@@ -214,7 +214,6 @@ int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
 void rt_tracker_finish(rt_tracker *t) {
   if (!t->lane) return;
   if (t->paused >= 0) leave_paused(t);
-  for (size_t r = 0; r < t->lane->n; r++) t->open[t->lane->run[r].ev] = -1;  /* every open run is one */
   t->lane = NULL;
 }
 
@@ -235,7 +234,7 @@ void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m) {
   R->a0 = addr;
   R->gen = m ? t->gen_at[m] : 0;
   for (unsigned j = 1; j <= m; j++) R->t[j - 1] = t->t_at[j];
-  t->open[e] = (int32_t)lane->n++;
+  t->open[e] = (uint64_t)t->serial << 32 | lane->n++;
 }
 
 /* ---- a warp ---------------------------------------------------------------------------------- */

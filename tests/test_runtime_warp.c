@@ -776,13 +776,13 @@ Test(reconverge, a_reset_iterator_walks_as_a_new_one) {
   teardown(&f);
 }
 
-/* A lane's open runs are closed when it finishes, by the events it recorded (rt_tracker_finish),
-   so the next lane starts with none open. 200 random loop warps whose lanes skip a[j] or x[j] in
-   some iterations (a run may end where another lane's has an index) are recorded twice, lane
-   after lane: with a finish after each lane, and with none (each start then closes every
-   event); every lane's runs must be the same. Mutation-checked: with the finish closing
-   nothing, an event's first element extends a run of another event at the index it had in the
-   lane before. */
+/* A lane's open runs are closed when the next lane starts (a new serial, rt_tracker_start),
+   whether the lane before finished or not, so every lane starts with none open. 200 random loop
+   warps whose lanes skip a[j] or x[j] in some iterations (a run may end where another lane's
+   has an index) are recorded twice, lane after lane: with a finish after each lane, and with
+   none; every lane's runs must be the same. Mutation-checked: with a start after a finish
+   keeping the serial, an event's first element extends a run of another event at the index it
+   had in the lane before. */
 Test(reconverge, a_finished_lane_leaves_no_run_open) {
   const int mb[] = {1, 2, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
   const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2, 3};
