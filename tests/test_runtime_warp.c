@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cgp_analyzer.h"
-#include "cgp_rt_warp.h"
+#include "cgp_rt_record.h"   /* the tracker's serial, for the wrap test */
 
 typedef struct {
   rt_shape *s;
@@ -802,6 +802,38 @@ Test(reconverge, a_finished_lane_leaves_no_run_open) {
       for (size_t r = 0; r < a->n; r++)
         cr_assert(a->run[r].ev == b->run[r].ev && a->run[r].count == b->run[r].count &&
                       a->run[r].a0 == b->run[r].a0 && (a->run[r].count < 2 || a->run[r].stride == b->run[r].stride),
+                  "case %d, lane %u, run %zu: event %u x %u against event %u x %u", c, l, r, a->run[r].ev,
+                  a->run[r].count, b->run[r].ev, b->run[r].count);
+    }
+    teardown(&f);
+    teardown(&g);
+  }
+}
+
+/* When the lane serial wraps (once in 2^32 lanes) every event's open run is cleared: a lane
+   after the wrap takes serial 1 again, which the first lane had. 200 random loop warps are
+   recorded lane after lane, once with the serial set to wrap after lane 0, once without; every
+   lane's runs must be the same. Mutation-checked: without the clearing, lane 1 extends lane 0's
+   runs. */
+Test(reconverge, a_wrapped_lane_serial_leaves_no_run_open) {
+  const int mb[] = {1, 2, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2, 3};
+  for (int c = 0; c < 200; c++) {
+    fixture f, g;
+    setup(&f, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
+    setup(&g, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
+    uint64_t sf = 91 + (uint64_t)c, sg = sf;
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      lane(&f, l);
+      cr_assert_eq(f.t->serial, l < 2 ? 1u : l, "case %d, lane %u: serial %u", c, l, f.t->serial);
+      random_loop_lane(&f, l, &sf);
+      if (l == 0) f.t->serial = UINT32_MAX;     /* the next start wraps */
+      lane(&g, l);
+      random_loop_lane(&g, l, &sg);
+      const rt_lane_rec *a = &f.lane[l], *b = &g.lane[l];
+      cr_assert_eq(a->n, b->n, "case %d, lane %u: %zu runs, %zu without the wrap", c, l, a->n, b->n);
+      for (size_t r = 0; r < a->n; r++)
+        cr_assert(a->run[r].ev == b->run[r].ev && a->run[r].count == b->run[r].count && a->run[r].a0 == b->run[r].a0,
                   "case %d, lane %u, run %zu: event %u x %u against event %u x %u", c, l, r, a->run[r].ev,
                   a->run[r].count, b->run[r].ev, b->run[r].count);
     }
