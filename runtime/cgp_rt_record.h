@@ -65,9 +65,9 @@ static inline void rt_record(rt_tracker *t, uint32_t e, uint64_t addr) {
   if (!lane || lane->failed) return;
   unsigned m = t->s->depth[e];
   if (m == 0 && lane->n < lane->cap) {          /* outside every loop (straight-line bodies): a
-                                                   run of one, with no iterations to copy */
-    lane->run[lane->n] = (rt_run){.ev = e, .count = 1, .a0 = addr};
-    t->open[e] = (uint64_t)t->serial << 32 | lane->n++;
+                                                   run of one, with no iterations to copy, and
+                                                   none to extend (open[e] is read only for m > 0) */
+    lane->run[lane->n++] = (rt_run){.ev = e, .count = 1, .a0 = addr};
     return;
   }
   if (m > t->d) m = t->d;                       /* a site reached without its loop's header: keep going */

@@ -776,68 +776,55 @@ Test(reconverge, a_reset_iterator_walks_as_a_new_one) {
   teardown(&f);
 }
 
-/* A lane's open runs are closed when the next lane starts (a new serial, rt_tracker_start),
-   whether the lane before finished or not, so every lane starts with none open. 200 random loop
-   warps whose lanes skip a[j] or x[j] in some iterations (a run may end where another lane's
-   has an index) are recorded twice, lane after lane: with a finish after each lane, and with
-   none; every lane's runs must be the same. Mutation-checked: with a start after a finish
-   keeping the serial, an event's first element extends a run of another event at the index it
-   had in the lane before. */
-Test(reconverge, a_finished_lane_leaves_no_run_open) {
+/* 200 random loop warps whose lanes skip a[j] or x[j] in some iterations (a run may end where
+   another lane's has an index), each recorded twice, lane after lane: f with `after` called on it
+   after each lane, g as it comes; every lane's runs must be the same. `what` names f's case. */
+static void record_twice(uint64_t seed, void (*after)(fixture *f, unsigned l, int c), const char *what) {
   const int mb[] = {1, 2, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
   const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2, 3};
   for (int c = 0; c < 200; c++) {
     fixture f, g;
     setup(&f, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
     setup(&g, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
-    uint64_t sf = 77 + (uint64_t)c, sg = sf;
+    uint64_t sf = seed + (uint64_t)c, sg = sf;
     for (unsigned l = 0; l < RT_WARP; l++) {
       lane(&f, l);
       random_loop_lane(&f, l, &sf);
-      rt_tracker_finish(f.t);
+      after(&f, l, c);
       lane(&g, l);
       random_loop_lane(&g, l, &sg);
       const rt_lane_rec *a = &f.lane[l], *b = &g.lane[l];
-      cr_assert_eq(a->n, b->n, "case %d, lane %u: %zu runs, %zu with every event closed", c, l, a->n, b->n);
+      cr_assert_eq(a->n, b->n, "case %d, lane %u: %zu runs %s, %zu without", c, l, a->n, what, b->n);
       for (size_t r = 0; r < a->n; r++)
         cr_assert(a->run[r].ev == b->run[r].ev && a->run[r].count == b->run[r].count &&
                       a->run[r].a0 == b->run[r].a0 && (a->run[r].count < 2 || a->run[r].stride == b->run[r].stride),
-                  "case %d, lane %u, run %zu: event %u x %u against event %u x %u", c, l, r, a->run[r].ev,
-                  a->run[r].count, b->run[r].ev, b->run[r].count);
+                  "case %d, lane %u, run %zu: event %u x %u %s against event %u x %u", c, l, r, a->run[r].ev,
+                  a->run[r].count, what, b->run[r].ev, b->run[r].count);
     }
     teardown(&f);
     teardown(&g);
   }
 }
 
-/* When the lane serial wraps (once in 2^32 lanes) every event's open run is cleared: a lane
-   after the wrap takes serial 1 again, which the first lane had. 200 random loop warps are
-   recorded lane after lane, once with the serial set to wrap after lane 0, once without; every
-   lane's runs must be the same. Mutation-checked: without the clearing, lane 1 extends lane 0's
-   runs. */
-Test(reconverge, a_wrapped_lane_serial_leaves_no_run_open) {
-  const int mb[] = {1, 2, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
-  const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2, 3};
-  for (int c = 0; c < 200; c++) {
-    fixture f, g;
-    setup(&f, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
-    setup(&g, 3, mb, mo, 4, rpo, bl, 1, lh, lp);
-    uint64_t sf = 91 + (uint64_t)c, sg = sf;
-    for (unsigned l = 0; l < RT_WARP; l++) {
-      lane(&f, l);
-      cr_assert_eq(f.t->serial, l < 2 ? 1u : l, "case %d, lane %u: serial %u", c, l, f.t->serial);
-      random_loop_lane(&f, l, &sf);
-      if (l == 0) f.t->serial = UINT32_MAX;     /* the next start wraps */
-      lane(&g, l);
-      random_loop_lane(&g, l, &sg);
-      const rt_lane_rec *a = &f.lane[l], *b = &g.lane[l];
-      cr_assert_eq(a->n, b->n, "case %d, lane %u: %zu runs, %zu without the wrap", c, l, a->n, b->n);
-      for (size_t r = 0; r < a->n; r++)
-        cr_assert(a->run[r].ev == b->run[r].ev && a->run[r].count == b->run[r].count && a->run[r].a0 == b->run[r].a0,
-                  "case %d, lane %u, run %zu: event %u x %u against event %u x %u", c, l, r, a->run[r].ev,
-                  a->run[r].count, b->run[r].ev, b->run[r].count);
-    }
-    teardown(&f);
-    teardown(&g);
-  }
+static void finish_lane(fixture *f, unsigned l, int c) {
+  (void)l; (void)c;
+  rt_tracker_finish(f->t);
 }
+
+/* A lane's open runs are closed when the next lane starts (a new serial, rt_tracker_start),
+   whether the lane before finished or not, so every lane starts with none open: recorded with a
+   finish after each lane and with none, the lanes' runs are the same. Mutation-checked: with a
+   start after a finish keeping the serial, an event's first element extends a run of another
+   event at the index it had in the lane before. */
+Test(reconverge, a_finished_lane_leaves_no_run_open) { record_twice(77, finish_lane, "with a finish"); }
+
+static void wrap_after_lane_0(fixture *f, unsigned l, int c) {
+  cr_assert_eq(f->t->serial, l < 2 ? 1u : l, "case %d, lane %u: serial %u", c, l, f->t->serial);
+  if (l == 0) f->t->serial = UINT32_MAX;        /* the next start wraps */
+}
+
+/* When the lane serial wraps (once in 2^32 lanes) every event's open run is cleared: a lane
+   after the wrap takes serial 1 again, which the first lane had. Recorded with the serial set to
+   wrap after lane 0 and without, the lanes' runs are the same. Mutation-checked: without the
+   clearing, lane 1 extends lane 0's runs. */
+Test(reconverge, a_wrapped_lane_serial_leaves_no_run_open) { record_twice(91, wrap_after_lane_0, "across the wrap"); }
