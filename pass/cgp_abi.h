@@ -27,5 +27,17 @@
 #define CGP_HOOK_HOISTED "cgp_rt_hoisted"
 #define CGP_HOOK_BB "cgp_rt_bb"
 #define CGP_HOOK_TRACING "cgp_rt_tracing"
+/* int32_t cgp_rt_pause[3], the skipping state of the traced thread, which the instrumented code
+   reads and updates itself so that a skipped iteration costs no call (docs/pipeline.md, "Sampling
+   inside a thread"): [CGP_PAUSE_LOOP] the descriptor's index of the loop whose iterations are
+   skipped, -1 if none; [CGP_PAUSE_LEFT] its header executions left to skip before the next
+   window; [CGP_PAUSE_HEADER_LAST] 1 if the last block it ran was its header. While
+   cgp_rt_tracing is 2, a block of that loop may, instead of calling cgp_rt_bb, set HEADER_LAST
+   to 0 (a block other than the header), or decrement LEFT and set HEADER_LAST to 1 (the header,
+   when LEFT > 1): exactly what cgp_rt_bb would do. Any other block calls cgp_rt_bb. */
+#define CGP_HOOK_PAUSE "cgp_rt_pause"
+#define CGP_PAUSE_LOOP 0
+#define CGP_PAUSE_LEFT 1
+#define CGP_PAUSE_HEADER_LAST 2
 
 #endif

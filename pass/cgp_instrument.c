@@ -29,6 +29,7 @@
      - deletes every marker left (outside marked nests, of noalias nests).
    The hooks' meaning is specified in runtime/cgp_rt.h. */
 #include "cgp_pass.h"
+#include "cgp_abi.h"
 #include "cgp_cfg.h"
 #include "cgp_clean.h"
 #include "cgp_mark.h"
@@ -68,7 +69,7 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMTargetDataRef td;
   LLVMTypeRef i8p, i32, i64, voidt;
-  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_end, t_flush, t_fast_end;
+  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_bb_inline, t_end, t_flush, t_fast_end;
   LLVMValueRef f_begin, f_thread, f_flush, f_bb, f_end, f_hoisted, f_fast_end;
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
@@ -169,21 +170,6 @@ static LLVMValueRef guarded_shell(pass_ctx *pc, const char *name, LLVMTypeRef ty
   return f;
 }
 
-/* An always-inlined wrapper that calls `hook` only while the runtime traces a thread: a thread
-   that is not traced pays a load and a branch instead of a call. */
-static LLVMValueRef guarded_hook(pass_ctx *pc, const char *name, LLVMValueRef hook, LLVMTypeRef ty,
-                                 unsigned nargs) {
-  LLVMValueRef f = LLVMGetNamedFunction(pc->m, name);
-  if (f) return f;
-  LLVMBasicBlockRef entry, done;
-  f = guarded_shell(pc, name, ty, 0, &entry, &done);
-  LLVMValueRef args[3];
-  for (unsigned i = 0; i < nargs; i++) args[i] = LLVMGetParam(f, i);
-  LLVMBuildCall2(pc->b, ty, hook, args, nargs, "");
-  LLVMBuildBr(pc->b, done);
-  return f;
-}
-
 /* cgp.mem.flush(i32 first, i32 count, i8** addr, i8** base), always inlined: while the runtime
    traces the thread's iteration, cgp_rt_mem(first + k, addr[k], base[k]) for k < count (>= 1).
    A block's sites store their addresses into a buffer and the block calls this once: one
@@ -214,6 +200,62 @@ static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
   return f;
 }
 
+/* cgp.bb(i32 bid, i32 loop, i32 header), always inlined, called at the top of thread-body block
+   bid with constants: `loop` its descriptor loop (-1: none), `header` 1 if it heads that loop.
+   While the runtime traces the thread, cgp_rt_bb(bid); but in an iteration the runtime skips
+   (cgp_rt_tracing 2) of that very loop (cgp_rt_pause[CGP_PAUSE_LOOP] == loop), what cgp_rt_bb
+   would do, inline (cgp_abi.h): a block other than the header clears HEADER_LAST; the header,
+   while more than one header execution is left to skip, counts it and sets HEADER_LAST; the
+   header that ends the skipping calls the runtime. The sampled loops of a traced thread skip
+   about 15 of every 16 iterations; each cost a call, now a few loads and stores. */
+static LLVMValueRef bb_hook(pass_ctx *pc, LLVMValueRef hook) {
+  LLVMValueRef f = LLVMGetNamedFunction(pc->m, "cgp.bb");
+  LLVMTypeRef params[3] = {pc->i32, pc->i32, pc->i32};
+  pc->t_bb_inline = LLVMFunctionType(pc->voidt, params, 3, 0);
+  if (f) return f;
+  LLVMTypeRef pause_t = LLVMArrayType(pc->i32, 3);
+  LLVMValueRef pause = LLVMGetNamedGlobal(pc->m, CGP_HOOK_PAUSE);
+  if (!pause) pause = LLVMAddGlobal(pc->m, pause_t, CGP_HOOK_PAUSE);
+  LLVMBasicBlockRef entry, done;
+  f = guarded_shell(pc, "cgp.bb", pc->t_bb_inline, 0, &entry, &done);
+  LLVMBasicBlockRef skipping = LLVMAppendBasicBlockInContext(pc->ctx, f, "skipping");
+  LLVMBasicBlockRef in_loop = LLVMAppendBasicBlockInContext(pc->ctx, f, "in_loop");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(pc->ctx, f, "body");
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(pc->ctx, f, "head");
+  LLVMBasicBlockRef count = LLVMAppendBasicBlockInContext(pc->ctx, f, "count");
+  LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(pc->ctx, f, "call");
+  LLVMValueRef bid = LLVMGetParam(f, 0), loop = LLVMGetParam(f, 1), header = LLVMGetParam(f, 2);
+  LLVMValueRef zero = LLVMConstInt(pc->i32, 0, 0), one = LLVMConstInt(pc->i32, 1, 0);
+  LLVMValueRef idx[3][2];
+  LLVMValueRef slot[3];
+  for (unsigned i = 0; i < 3; i++) {
+    idx[i][0] = zero;
+    idx[i][1] = LLVMConstInt(pc->i32, i, 0);
+    slot[i] = LLVMConstInBoundsGEP2(pause_t, pause, idx[i], 2);
+  }
+  LLVMValueRef on = LLVMBuildLoad2(pc->b, pc->i32, LLVMGetNamedGlobal(pc->m, CGP_HOOK_TRACING), "on");
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, on, LLVMConstInt(pc->i32, 2, 0), ""), skipping, call);
+  LLVMPositionBuilderAtEnd(pc->b, skipping);
+  LLVMValueRef paused = LLVMBuildLoad2(pc->b, pc->i32, slot[CGP_PAUSE_LOOP], "paused");
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, paused, loop, ""), in_loop, call);
+  LLVMPositionBuilderAtEnd(pc->b, in_loop);
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntNE, header, zero, ""), head, body);
+  LLVMPositionBuilderAtEnd(pc->b, body);
+  LLVMBuildStore(pc->b, zero, slot[CGP_PAUSE_HEADER_LAST]);
+  LLVMBuildBr(pc->b, done);
+  LLVMPositionBuilderAtEnd(pc->b, head);
+  LLVMValueRef left = LLVMBuildLoad2(pc->b, pc->i32, slot[CGP_PAUSE_LEFT], "left");
+  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntSGT, left, one, ""), count, call);
+  LLVMPositionBuilderAtEnd(pc->b, count);
+  LLVMBuildStore(pc->b, LLVMBuildSub(pc->b, left, one, ""), slot[CGP_PAUSE_LEFT]);
+  LLVMBuildStore(pc->b, one, slot[CGP_PAUSE_HEADER_LAST]);
+  LLVMBuildBr(pc->b, done);
+  LLVMPositionBuilderAtEnd(pc->b, call);
+  LLVMBuildCall2(pc->b, pc->t_bb, hook, &bid, 1, "");
+  LLVMBuildBr(pc->b, done);
+  return f;
+}
+
 static void declare_hooks(pass_ctx *pc) {
   LLVMTypeRef p_thread[3] = {pc->i64, pc->i64, pc->i64};
   LLVMTypeRef p_mem[3] = {pc->i32, pc->i8p, pc->i8p};
@@ -226,7 +268,7 @@ static void declare_hooks(pass_ctx *pc) {
   pc->f_begin = declare_hook(pc, "cgp_rt_kernel_begin", pc->t_begin);
   pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
   pc->f_flush = flush_hook(pc, declare_hook(pc, "cgp_rt_mem", pc->t_mem));
-  pc->f_bb = guarded_hook(pc, "cgp.bb", declare_hook(pc, "cgp_rt_bb", pc->t_bb), pc->t_bb, 1);
+  pc->f_bb = bb_hook(pc, declare_hook(pc, "cgp_rt_bb", pc->t_bb));
   pc->f_end = declare_hook(pc, "cgp_rt_kernel_end", pc->t_end);
   pc->f_hoisted = declare_hook(pc, "cgp_rt_hoisted", pc->t_mem);
   pc->f_fast_end = declare_hook(pc, "cgp_rt_fast_end", pc->t_fast_end);
@@ -1259,14 +1301,20 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   body_shape bs;
   body_shape_build(&n, loops, nl, &bs);
   char *desc = descriptor(pc, &n, &bs);
+  int *bb_loop = malloc((bs.n + 1) * sizeof *bb_loop), *bb_header = malloc((bs.n + 1) * sizeof *bb_header);
+  for (size_t b = 0; b < bs.n && bb_loop && bb_header; b++) {   /* as the descriptor says */
+    bb_loop[b] = bs.loop_of[b];
+    bb_header[b] = bs.loop_of[b] >= 0 && bs.bid_of[bs.inner[bs.loop_of[b]]->header] == b;
+  }
   body_shape_free(&bs);
 
   const cgp_loop *t = n.mapped[n.dims - 1];
   LLVMBasicBlockRef header = cfg->bb[t->header], latch = cfg->bb[t->latch[0]];
   LLVMBasicBlockRef *tblocks = malloc(cfg->n * sizeof *tblocks);
-  if (!tblocks) {
+  if (!tblocks || !bb_loop || !bb_header) {
     NEST_ERROR(pc, &n, "kernel '%s': out of memory while instrumenting it", k->name);
     cJSON_free(desc);
+    free(tblocks); free(bb_loop); free(bb_header);
     goto out;
   }
   size_t ntb = 0;
@@ -1289,14 +1337,15 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   for (size_t b = 0; b < ntb; b++) {
     LLVMBasicBlockRef bb = tblocks[b] == header ? body : tblocks[b];
     LLVMPositionBuilderBefore(pc->b, first_non_phi(bb));
-    LLVMValueRef id = LLVMConstInt(pc->i32, b, 0);
-    LLVMBuildCall2(pc->b, pc->t_bb, pc->f_bb, &id, 1, "");
+    LLVMValueRef args[3] = {LLVMConstInt(pc->i32, b, 0), LLVMConstInt(pc->i32, (unsigned long long)bb_loop[b], 1),
+                            LLVMConstInt(pc->i32, (unsigned long long)bb_header[b], 0)};
+    LLVMBuildCall2(pc->b, pc->t_bb_inline, pc->f_bb, args, 3, "");
   }
   LLVMBasicBlockRef clean_from;
   LLVMValueRef mode = insert_thread_hook(pc, &n, header, body, clean, latch, &clean_from);
   if (clean && n.step[0] == 1) *made = clean_thread_loop(pc, &n, header, copy, nreg, clean_from, mode);
   free(copy);
-  free(tblocks);
+  free(tblocks); free(bb_loop); free(bb_header);
   cJSON_free(desc);
   rc = 0;
 out:

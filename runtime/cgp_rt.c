@@ -40,6 +40,8 @@ unsigned long rt_concurrent_entries(void) { return atomic_load(&rt_concurrent); 
 int cgp_rt_tracing;          /* read by the pass's inlined guards: 0 no lane is traced, 1 a lane is
                                 traced, 2 it is in an iteration its tracker skips (block hooks run
                                 to find the next traced iteration, memory hooks do not) */
+int32_t cgp_rt_pause[3] = {-1, 0, 0};   /* the tracker's skipping state, which the instrumented
+                                           code updates itself in skipped iterations (cgp_abi.h) */
 
 #define RT_MAX_HOISTED 64
 #define RT_FWD 16            /* addresses a thread holds in registers for forwarding */
@@ -592,6 +594,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   L.deps = deps ? deps : cgp_deps_new(RT_DEPS_MAX_ADDRESSES);
   L.tracker = rt_tracker_new(k->shape);
   if (!L.tracker || !L.deps) return;
+  rt_tracker_pause_in(L.tracker, cgp_rt_pause);
   rt_tracker_sample(L.tracker, cgp_rt_g.sample_iterations);
   cgp_deps_reset(L.deps);
   rt_deps_checked = 0;

@@ -57,5 +57,8 @@ void cgp_rt_bb(uint32_t bid);
 void cgp_rt_kernel_end(void);
 /* Nonzero while the current thread is traced; the pass calls cgp_rt_mem and cgp_rt_bb only then. */
 extern int cgp_rt_tracing;
+/* The traced thread's skipping state, read and updated by the instrumented code (cgp_abi.h,
+   CGP_HOOK_PAUSE): it runs a skipped iteration of a sampled loop without calling cgp_rt_bb. */
+extern int32_t cgp_rt_pause[3];
 
 #endif

@@ -41,10 +41,13 @@ struct rt_tracker {
   uint32_t serial;             /* of the lane recorded now, from 1 (rt_tracker_start) */
   /* sampling inside the thread (rt_tracker_sample) */
   uint32_t iter_first;         /* RT_ITER_FIRST; UINT32_MAX: every iteration is traced */
-  int paused;                  /* leaf loop whose iterations are skipped now, -1: none */
+  int32_t *pause;              /* [RT_PAUSED] leaf loop whose iterations are skipped now, -1:
+                                  none; [RT_LEFT] header executions left to skip before the next
+                                  window; [RT_HEADER_LAST] the last block the loop ran while
+                                  paused was its header. In own_pause, or where
+                                  rt_tracker_pause_in puts it (the instrumented code's copy) */
+  int32_t own_pause[3];
   uint32_t paused_t;           /* first iteration skipped */
-  uint32_t left;               /* header executions left to skip before the next window */
-  int header_last;             /* the last block the loop ran while paused was its header */
   uint32_t win_len;            /* the last window's iterations (RT_ITER_PERIOD - win_len skipped
                                   after it, up to the next) */
   size_t win_r0, win_r1;       /* the lane's runs recorded in it */

@@ -26,6 +26,9 @@
 #define WEAK __attribute__((weak))
 
 WEAK int cgp_rt_tracing;
+/* Never updated here: its loop stays -1, so the instrumented code calls cgp_rt_bb in every
+   block (forwarded below) instead of skipping an iteration itself (cgp_abi.h). */
+WEAK int32_t cgp_rt_pause[3] = {-1, 0, 0};
 
 static struct {
   int state;                              /* 0: not tried, 1: loaded, -1: not available */

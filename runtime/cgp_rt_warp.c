@@ -116,14 +116,21 @@ rt_tracker *rt_tracker_new(const rt_shape *s) {
   if (!t) return NULL;
   t->s = s;
   t->iter_first = UINT32_MAX;
-  t->paused = -1;
+  t->pause = t->own_pause;
+  t->pause[RT_PAUSED] = -1;
   t->open = calloc(s->nev ? s->nev : 1, sizeof *t->open);   /* serial 0: none open */
   if (!t->open) { free(t); return NULL; }
   return t;
 }
 
+void rt_tracker_pause_in(rt_tracker *t, int32_t word[3]) {
+  memcpy(word, t->pause, 3 * sizeof *word);
+  t->pause = word;
+}
+
 void rt_tracker_free(rt_tracker *t) {
   if (!t) return;
+  t->pause[RT_PAUSED] = -1;
   free(t->open);
   free(t);
 }
@@ -146,7 +153,7 @@ void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
   lane->failed = 0;
   t->d = 0;
   t->gen = 0;
-  t->paused = -1;
+  t->pause[RT_PAUSED] = -1;
 }
 
 void rt_tracker_sample(rt_tracker *t, int on) { t->iter_first = on ? RT_ITER_FIRST : UINT32_MAX; }
@@ -176,34 +183,34 @@ int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
   if (phase != len) return 0;
   t->win_len = len;                              /* the window closes: skip up to the next one */
   t->win_r1 = t->lane->n;
-  t->left = RT_ITER_PERIOD - len;
-  weigh_window(t, t->left, t->left);
-  t->paused = l;
+  t->pause[RT_LEFT] = (int32_t)(RT_ITER_PERIOD - len);
+  weigh_window(t, RT_ITER_PERIOD - len, RT_ITER_PERIOD - len);
+  t->pause[RT_PAUSED] = l;
   t->paused_t = it;
-  t->header_last = 1;
+  t->pause[RT_HEADER_LAST] = 1;
   return 1;
 }
 
 /* The loop left while paused, after 1 + j header executions (iteration paused_t and j more):
    as many bodies, but one fewer when the last was only the header's exit test. */
 static void leave_paused(rt_tracker *t) {
-  uint32_t header = 1 + (RT_ITER_PERIOD - t->win_len - t->left);
-  uint32_t body = header - (t->header_last && t->s->multi[t->paused]);
+  uint32_t header = 1 + (RT_ITER_PERIOD - t->win_len - (uint32_t)t->pause[RT_LEFT]);
+  uint32_t body = header - (t->pause[RT_HEADER_LAST] && t->s->multi[t->pause[RT_PAUSED]]);
   weigh_window(t, header, body);
   t->iters_skipped += body;
-  t->paused = -1;
+  t->pause[RT_PAUSED] = -1;
 }
 
 int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
   const rt_shape *s = t->s;
-  if (t->paused < 0) return 1;
+  if (t->pause[RT_PAUSED] < 0) return 1;
   int l = bid < s->nbb ? s->eff_loop[bid] : -1;
-  if (l == t->paused) {
-    t->header_last = s->is_header[bid];
-    if (!s->is_header[bid] || --t->left) return 0;
+  if (l == t->pause[RT_PAUSED]) {
+    t->pause[RT_HEADER_LAST] = s->is_header[bid];
+    if (!s->is_header[bid] || --t->pause[RT_LEFT]) return 0;
     uint32_t gap = RT_ITER_PERIOD - t->win_len;
     t->iters_skipped += gap;
-    t->paused = -1;                              /* the next window: its header counts it */
+    t->pause[RT_PAUSED] = -1;                              /* the next window: its header counts it */
     t->t_at[s->ldepth[l]] = t->paused_t + gap - 1;
   } else {
     leave_paused(t);
@@ -213,7 +220,7 @@ int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
 
 void rt_tracker_finish(rt_tracker *t) {
   if (!t->lane) return;
-  if (t->paused >= 0) leave_paused(t);
+  if (t->pause[RT_PAUSED] >= 0) leave_paused(t);
   t->lane = NULL;
 }
 

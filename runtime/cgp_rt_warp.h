@@ -69,6 +69,14 @@ void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane);
 #define RT_ITER_PERIOD 2048
 /* Sample the iterations of lanes started from now on (on != 0) or trace them all. */
 void rt_tracker_sample(rt_tracker *t, int on);
+/* The tracker's skipping state (RT_PAUSED, RT_LEFT, RT_HEADER_LAST: cgp_abi.h's CGP_PAUSE_*)
+   moves to word[3], its current values copied: the instrumented code reads and updates the
+   runtime's cgp_rt_pause as the contract there says. Until rt_tracker_free, which sets
+   word[RT_PAUSED] to -1. */
+#define RT_PAUSED 0
+#define RT_LEFT 1
+#define RT_HEADER_LAST 2
+void rt_tracker_pause_in(rt_tracker *t, int32_t word[3]);
 /* While paused (rt_tracker_block returned 1): the lane enters block bid. 0: still in a skipped
    iteration; 1: tracing resumed, at the next window or after the loop (the block is recorded). */
 int rt_tracker_resume(rt_tracker *t, uint32_t bid);

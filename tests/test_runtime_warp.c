@@ -828,3 +828,99 @@ static void wrap_after_lane_0(fixture *f, unsigned l, int c) {
    wrap after lane 0 and without, the lanes' runs are the same. Mutation-checked: without the
    clearing, lane 1 extends lane 0's runs. */
 Test(reconverge, a_wrapped_lane_serial_leaves_no_run_open) { record_twice(91, wrap_after_lane_0, "across the wrap"); }
+
+/* Block b of descriptor loop `loop` (-1: none; header: it heads it) entered as the instrumented
+   code enters it (pass/cgp_instrument.c, bb_hook): in a skipped iteration of that very loop, the
+   tracker's pause word (rt_tracker_pause_in) is updated inline, as cgp_abi.h allows, and only
+   the header that ends the skipping, or a block of another loop, goes to the runtime. *inline_n
+   counts the blocks handled inline. */
+static void enter_inline(fixture *f, int32_t word[3], uint32_t b, int loop, int header, int *paused,
+                         size_t *inline_n) {
+  if (*paused && word[RT_PAUSED] == loop) {
+    if (!header) {
+      word[RT_HEADER_LAST] = 0;
+      ++*inline_n;
+      return;
+    }
+    if (word[RT_LEFT] > 1) {
+      word[RT_LEFT]--;
+      word[RT_HEADER_LAST] = 1;
+      ++*inline_n;
+      return;
+    }
+  }
+  enter(f, b, paused);
+}
+
+/* The skipping the instrumented code does inline is the runtime's, exactly: 64 random lanes of
+   a sampled loop, in both forms a loop takes (rotated: header = body with a[j], a guarded block
+   with x[j], the exit from the latch; and `for` before rotation: a header that tests the exit,
+   a body with a[j]), 0 to 7000 iterations, recorded once with every block calling the runtime
+   (enter) and once as the instrumented code runs (enter_inline): every run the same (events,
+   counts, addresses, iterations, weights of skipped iterations), and the iterations skipped.
+   The inline path must have taken most blocks: it is the one under test. */
+Test(reconverge, inline_skipping_equals_the_runtimes) {
+  uint64_t seed = 2718;
+  for (int form = 0; form < 2; form++) {
+    /* rotated: blocks 0 thread header, 1 loop header (a[j]), 2 guarded (x[j]), 3 after (y);
+       `for`: 0 thread header, 1 loop header (the test), 2 body (a[j]), 3 after (x, y) */
+    const int mb_rot[] = {1, 2, 3}, mb_for[] = {2, 3, 3}, bl[] = {-1, 0, 0, -1}, lh[] = {1}, lp[] = {-1};
+    const unsigned mo[] = {0, 0, 1}, rpo[] = {0, 1, 2, 3};
+    fixture f, g;
+    setup(&f, 3, form ? mb_for : mb_rot, mo, 4, rpo, bl, 1, lh, lp);
+    setup(&g, 3, form ? mb_for : mb_rot, mo, 4, rpo, bl, 1, lh, lp);
+    rt_tracker_sample(f.t, 1);
+    rt_tracker_sample(g.t, 1);
+    int32_t word[3];
+    rt_tracker_pause_in(g.t, word);
+    size_t inline_n = 0, blocks = 0;
+    for (unsigned c = 0; c < 64; c++) {
+      unsigned l = c % RT_WARP, trips = (unsigned)(rnd(&seed) % 7001);
+      uint64_t coins = seed;                        /* both recordings draw the same guards */
+      for (int rec = 0; rec < 2; rec++) {
+        fixture *x = rec ? &g : &f;
+        uint64_t s = coins;
+        int paused = 0;
+        lane(x, l);
+#define ENTER(b, loop, header) \
+  (rec ? enter_inline(x, word, b, loop, header, &paused, &inline_n) : enter(x, b, &paused), blocks += rec)
+        ENTER(0, -1, 0);
+        for (unsigned j = 0; j < trips; j++) {
+          ENTER(1, 0, 1);
+          if (form) ENTER(2, 0, 0);
+          if (!paused) rt_tracker_access(x->t, 0, A + 4 * j);
+          if (!form && rnd(&s) % 3 == 0) {
+            ENTER(2, 0, 0);
+            if (!paused) rt_tracker_access(x->t, 1, X + 8 * j);
+          }
+        }
+        if (form) ENTER(1, 0, 1);                     /* the test that leaves */
+        ENTER(3, -1, 0);
+#undef ENTER
+        cr_assert(!paused, "form %d, lane %u: still paused after the loop", form, l);
+        if (form) rt_tracker_access(x->t, 1, X + 4 * l);
+        rt_tracker_access(x->t, 2, Y + 4 * l);
+        rt_tracker_finish(x->t);
+        if (rec) seed = s;
+      }
+      const rt_lane_rec *a = &f.lane[l], *b = &g.lane[l];
+      cr_assert_eq(a->n, b->n, "form %d, case %u (%u iterations): %zu runs inline, %zu by the runtime", form, c,
+                   trips, b->n, a->n);
+      for (size_t r = 0; r < a->n; r++) {
+        const rt_run *p = &a->run[r], *q = &b->run[r];
+        cr_assert(p->ev == q->ev && p->count == q->count && p->a0 == q->a0 && p->gen == q->gen &&
+                      p->skipped == q->skipped && (p->count < 2 || p->stride == q->stride) &&
+                      memcmp(p->t, q->t, sizeof p->t) == 0,
+                  "form %d, case %u, run %zu: event %u x %u (skipped %g) inline, event %u x %u (skipped %g) by the "
+                  "runtime",
+                  form, c, r, q->ev, q->count, (double)q->skipped, p->ev, p->count, (double)p->skipped);
+      }
+    }
+    cr_assert_eq(rt_tracker_iterations_skipped(g.t), rt_tracker_iterations_skipped(f.t), "form %d", form);
+    cr_assert_gt(rt_tracker_iterations_skipped(f.t), 64 * 2000, "form %d: iterations were skipped", form);
+    cr_assert_gt(inline_n, blocks * 3 / 4, "form %d: %zu of %zu blocks inline", form, inline_n, blocks);
+    teardown(&f);
+    teardown(&g);
+    cr_assert_eq(word[RT_PAUSED], -1, "a freed tracker leaves the word unpaused");
+  }
+}
