@@ -176,6 +176,49 @@ static const char *runtime_stub(void) {
   return e && *e ? e : CGP_RUNTIME_STUB;
 }
 
+/* The first line clang prints for `clang opt`, in out ("" if it fails). */
+static void clang_says(const char *opt, char *out, size_t len) {
+  int fd[2];
+  out[0] = '\0';
+  if (len < 2 || pipe(fd) != 0) return;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) { close(fd[0]); close(fd[1]); return; }
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    close(fd[0]); close(fd[1]);
+    execlp(clang_path(), clang_path(), opt, (char *)NULL);
+    _exit(127);
+  }
+  close(fd[1]);
+  size_t n = 0;
+  for (ssize_t r; n + 1 < len && (r = read(fd[0], out + n, len - 1 - n)) != 0;) {
+    if (r < 0) { if (errno == EINTR) continue; break; }
+    n += (size_t)r;
+  }
+  close(fd[0]);
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  out[n] = '\0';
+  out[strcspn(out, "\n")] = '\0';
+}
+
+/* LLVM's OpenMP runtime where clang-14 links it from (-lomp in its library directory, the
+   resource directory's grandparent: /usr/lib/llvm-14/lib on Debian), in out; 0 if it is not
+   installed there. It also serves the GOMP_* calls of objects GCC compiled, so one runtime runs
+   the whole program's OpenMP. */
+static int llvm_openmp_runtime(char *out, size_t len) {
+  char dir[4096];
+  clang_says("-print-resource-dir", dir, sizeof dir);
+  for (int up = 0; up < 2; up++) {
+    char *slash = strrchr(dir, '/');
+    if (!slash) return 0;
+    *slash = '\0';
+  }
+  snprintf(out, len, "%s/libomp.so", dir);
+  return dir[0] == '/' && access(out, R_OK) == 0;
+}
+
 /* Compile one marked source to an object; 0 on success. */
 static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk, const cmdline *c,
                           const char *tmpdir, int idx, const char *obj) {
@@ -251,6 +294,8 @@ int cgp_build(int argc, char **cmd) {
   }
   char **objs = calloc((size_t)argc, sizeof *objs);   /* objs[i]: object replacing argument i */
   int rc = 0, marked = 0;
+  char libomp[4096] = "";                 /* LLVM's OpenMP runtime, when a marked source needs it */
+  const char *openmp_src = NULL;
   for (int s = 0; s < c.nsrc && !rc && !stop_signal; s++) {
     const char *src = cmd[c.src[s]];
     cgp_kernel_pragma *k = NULL;
@@ -268,6 +313,25 @@ int cgp_build(int argc, char **cmd) {
       rc = compile_marked(src, k, nk, &c, tmpdir, s, obj);
       objs[c.src[s]] = strdup(obj);
       marked++;
+      if (!rc && cgp_openmp_enabled((const char *const *)c.pflags.v, c.pflags.n) && !openmp_src) {
+        openmp_src = src;
+        if (!llvm_openmp_runtime(libomp, sizeof libomp)) libomp[0] = '\0';
+        if (c.compile_only)
+          fprintf(stderr,
+                  "cgpredict: note: %s holds a marked nest and is compiled with -fopenmp, so clang-14 compiled it: "
+                  "its OpenMP code calls LLVM's OpenMP runtime (libomp). Link with `cgpredict cc`, which adds it, "
+                  "or add %s to your link command\n",
+                  src, libomp[0] ? libomp : "libomp (Debian: libomp-14-dev)");
+        else if (!libomp[0]) {
+          fprintf(stderr,
+                  "cgpredict: %s holds a marked nest and is compiled with -fopenmp: clang-14 compiles it, and its "
+                  "OpenMP code needs LLVM's OpenMP runtime (libomp.so beside clang-14's libraries), not "
+                  "installed here. Install it (Debian: libomp-14-dev), compile this file without "
+                  "-fopenmp, or move the marked nest to a file without OpenMP\n",
+                  src);
+          rc = 1;
+        }
+      }
     }
     free(k);
   }
@@ -283,6 +347,12 @@ int cgp_build(int argc, char **cmd) {
     }
     for (int s = 0; s < c.nsrc; s++) sources_left += !objs[c.src[s]];
     if (!c.compile_only) {
+      if (libomp[0]) {                   /* before the libgomp GCC's -fopenmp appends: one runtime */
+        char rpath[4200], *slash = strrchr(libomp, '/');
+        snprintf(rpath, sizeof rpath, "-Wl,-rpath,%.*s", (int)(slash - libomp), libomp);
+        push(&final, libomp);
+        push(&final, rpath);
+      }
       push(&final, runtime_lib());
       push(&final, "-lcjson");
       push(&final, "-lm");

@@ -48,6 +48,7 @@ typedef struct {
   size_t nexp, exp_cap;
   char **str_macros;        /* function-like macros defined as `# param` (STR(x) #x) */
   size_t nstr;
+  int openmp;               /* the flags enable OpenMP (cgp_openmp_enabled) */
 } scan;
 
 static void error_at(scan *s, const char *file, unsigned line, unsigned col, const char *fmt, ...) {
@@ -456,6 +457,14 @@ static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
   clang_getSpellingLocation(clang_getTokenLocation(s->tu, fs->tok[i]), NULL, &k->for_line, &k->for_col, NULL);
   CXCursor c = clang_getCursor(s->tu, clang_getTokenLocation(s->tu, fs->tok[i]));
   if (clang_getCursorKind(c) != CXCursor_ForStmt) {
+    if (s->openmp) {                             /* libclang shows no statement inside a construct */
+      error_at(s, k->file, k->for_line, k->for_col,
+               "the marked loop is inside an OpenMP construct (the file is compiled with -fopenmp): "
+               "OpenMP outlines it and shares its iterations among threads, which cgpredict cannot "
+               "follow as one grid; mark a serial copy of the nest, or compile this file without "
+               "-fopenmp (its OpenMP pragmas are then ignored and the loop runs in order)");
+      return;
+    }
     error_at(s, k->file, k->for_line, k->for_col,
              "the marked 'for' is not a for statement the compiler sees (is the loop itself inside a macro?)");
     return;
@@ -579,6 +588,15 @@ static int source_mentions(const char *path) {
   return found_it;
 }
 
+int cgp_openmp_enabled(const char *const *argv, int argc) {
+  int on = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "-fopenmp") == 0 || strncmp(argv[i], "-fopenmp=", 9) == 0) on = 1;
+    else if (strcmp(argv[i], "-fno-openmp") == 0) on = 0;
+  }
+  return on;
+}
+
 int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
                     cgp_kernel_pragma **out, size_t *n, char *err, size_t errlen) {
   *out = NULL;
@@ -591,6 +609,7 @@ int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
   for (int i = 0; i < argc; i++) args[i] = argv[i];
   args[argc] = "-Wno-unknown-pragmas";
   scan s = {.main_path = path, .err = err, .errlen = errlen};
+  s.openmp = cgp_openmp_enabled(argv, argc);
   CXIndex idx = clang_createIndex(0, 0);
   int rc = 0;
   if (clang_parseTranslationUnit2(idx, path, args, argc + 1, NULL, 0, CXTranslationUnit_DetailedPreprocessingRecord,

@@ -32,6 +32,11 @@ typedef struct cgp_kernel_pragma {
 int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
                     cgp_kernel_pragma **out, size_t *n, char *err, size_t errlen);
 
+/* 1 if the compiler flags argv[0..argc) enable OpenMP: -fopenmp or -fopenmp=LIB, not undone by
+   a later -fno-openmp. With it, libclang shows no statement inside an OpenMP construct, and
+   clang compiles the constructs to calls into LLVM's OpenMP runtime. */
+int cgp_openmp_enabled(const char *const *argv, int argc);
+
 /* Parse a pragma's text, `cgpredict kernel [clauses]` (what follows `#pragma`, or the contents
    of a _Pragma string), into k's clause fields (name, dims, block, shared, tile, noalias; the
    others are left alone). No libclang: a pure function of the `len` bytes at `text` (no NUL

@@ -283,3 +283,49 @@ Test(e2e_robust, without_a_loadable_runtime_a_plain_link_runs_uninstrumented_and
   cr_assert(strstr(err, "cgpredict cc") && strstr(err, "uninstrumented"), "%s", err);
   cr_assert_null(read_file("r.json"));
 }
+
+/* ---- OpenMP ------------------------------------------------------------------------------------ */
+
+/* A file compiled with -fopenmp that holds a marked nest (outside its OpenMP constructs), built
+   by GCC (found on Rodinia's hotspot3D: its link failed with `undefined reference to
+   __kmpc_fork_call`): clang-14 compiles the marked file, whose OpenMP code calls LLVM's runtime,
+   so cgpredict links libomp, which also serves GCC's GOMP_* calls. The program's output must be
+   the plain build's (two OpenMP threads in both), the kernel predicted; `cgpredict cc -c` says
+   what its object needs at link time. */
+Test(e2e_robust, an_openmp_file_with_a_marked_nest_links_and_runs_as_built_by_gcc) {
+  write_file("omp.c",
+    "#include <stdio.h>\n"
+    "#include <omp.h>\n"
+    "#define N 4096\n"
+    "static float a[N], b[N];\n"
+    "int main(void) {\n"
+    "  double s = 0;\n"
+    "  int threads = 0;\n"
+    "#pragma omp parallel for reduction(+:s)\n"
+    "  for (int i = 0; i < N; i++) { a[i] = i % 7; s += a[i]; }\n"
+    "#pragma omp parallel\n"
+    "#pragma omp master\n"
+    "  threads = omp_get_num_threads();\n"
+    "#pragma cgpredict kernel name(scale)\n"
+    "  for (int i = 0; i < N; i++) b[i] = 3 * a[i] + 1;\n"
+    "  for (int i = 0; i < N; i++) s += b[i];\n"
+    "  printf(\"%d threads, sum %.0f\\n\", threads, s);\n"
+    "  return 0;\n"
+    "}\n");
+  cr_assert_eq(sh("%s -O2 -fopenmp -o plain omp.c", plain_cc()), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("OMP_NUM_THREADS=2 ./plain"), 0);
+  char *want = read_file("out.txt");
+  cr_assert(strstr(want, "2 threads"), "%s", want);
+  cr_assert_eq(sh("%s cc -O2 -fopenmp -o traced omp.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("OMP_NUM_THREADS=2 CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./traced"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), want);
+  cJSON *r = cJSON_Parse(read_file("r.json"));
+  cr_assert_not_null(r, "no report: %s", read_file("err.txt"));
+  cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
+  cr_assert_str_eq(cJSON_GetObjectItem(k, "name")->valuestring, "scale");
+  cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(k, "predictions")) > 0);
+  cJSON_Delete(r);
+  cr_assert_eq(sh("%s cc -O2 -fopenmp -c omp.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "LLVM's OpenMP runtime") && strstr(err, "libomp.so"), "%s", err);
+}

@@ -432,3 +432,31 @@ Test(pragma, a_macro_from_a_header_marks_a_loop_in_a_source_that_never_says_cgpr
   cr_assert(strstr(k[0].file, "k.c"), "%s", k[0].file);
   free(k);
 }
+
+/* A loop OpenMP shares among threads, or any loop inside an OpenMP construct, when the file is
+   compiled with -fopenmp (found trying Rodinia's hotspot3D, whose nest sits in `#pragma omp
+   parallel` under `#pragma omp for`): refused at the loop, the message naming OpenMP and what to
+   do, instead of a puzzle about macros. Without -fopenmp the same sources mark their loop. */
+Test(pragma, a_loop_inside_an_openmp_construct_is_refused_by_name) {
+  const char *srcs[2] = {
+      "void f(float *a, int n) {\n#pragma cgpredict kernel\n#pragma omp parallel for\n  for (int i = 0; i < n; i++)\n"
+      "    a[i] = 0;\n}\n",
+      "void f(float *a, int n) {\n#pragma omp parallel\n  {\n#pragma cgpredict kernel\n    for (int i = 0; i < n; i++)\n"
+      "      a[i] = 0;\n  }\n}\n"};
+  const unsigned line[2] = {4, 5}, col[2] = {3, 5};
+  const char *const openmp[] = {"-fopenmp"};
+  for (int c = 0; c < 2; c++) {
+    cgp_kernel_pragma *k = NULL;
+    size_t n = 0;
+    char err[4096], where[sizeof path + 100];
+    cr_assert_neq(scan(srcs[c], &k, &n, err, sizeof err, openmp, 1), 0, "case %d accepted with -fopenmp", c);
+    snprintf(where, sizeof where, "%s:%u:%u: error: the marked loop is inside an OpenMP construct", path, line[c], col[c]);
+    cr_assert(strstr(err, where), "case %d: expected '%s' in: %s", c, where, err);
+    cr_assert(strstr(err, "without -fopenmp"), "case %d: %s", c, err);
+    cr_assert_null(k);
+    k = scan_ok(srcs[c], &n);
+    cr_assert_eq(n, 1, "case %d without -fopenmp", c);
+    expect_kernel_at(k, k->name, line[c], col[c]);
+    free(k);
+  }
+}
