@@ -462,7 +462,8 @@ static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
                "the marked loop is inside an OpenMP construct (the file is compiled with -fopenmp): "
                "OpenMP outlines it and shares its iterations among threads, which cgpredict cannot "
                "follow as one grid; mark a serial copy of the nest, or compile this file without "
-               "-fopenmp (its OpenMP pragmas are then ignored and the loop runs in order)");
+               "-fopenmp (its OpenMP pragmas are then ignored and the loop runs in order; keep -fopenmp when "
+               "linking if the program calls omp_* functions)");
       return;
     }
     error_at(s, k->file, k->for_line, k->for_col,
