@@ -502,9 +502,16 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
   return start_lane(p, l, x, y, z);
 }
 
-/* An address as the GPU would see it: every array shifted to start on a cudaMalloc boundary. */
+/* An address as the GPU would see it: the base B it is indexed from placed at
+   G(B) = (B / RT_HOST_ALIGN) * RT_ALLOC_ALIGN + B % RT_HOST_ALIGN, its offset from B kept. So an
+   array malloc returned (B a multiple of 16) starts on a cudaMalloc boundary, and the placement is
+   injective: host arrays that do not overlap do not overlap on the GPU either (their distance
+   grows 16-fold; docs/pipeline.md, "Arrays are placed as cudaMalloc places them"). Shifting each
+   base down to its 256-byte boundary instead, as before, laid rows of a jagged array (float **,
+   rows malloc'd apart, closer than 256 bytes) over each other: false dependences, shared lines. */
 static uint64_t gpu_addr(const void *addr, const void *base) {
-  return (uint64_t)(uintptr_t)addr - (uintptr_t)base % RT_ALLOC_ALIGN;
+  uint64_t b = (uint64_t)(uintptr_t)base;
+  return b / RT_HOST_ALIGN * RT_ALLOC_ALIGN + b % RT_HOST_ALIGN + ((uint64_t)(uintptr_t)addr - b);
 }
 
 /* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards

@@ -16,6 +16,8 @@
 #define RT_MAX_DEVICES 16
 #define RT_ALLOC_ALIGN 256      /* cudaMalloc returns 256-byte aligned memory (CUDA C Programming
                                    Guide, "Device Memory Accesses"); arrays are placed likewise */
+#define RT_HOST_ALIGN 16        /* malloc's alignment (x86-64 glibc): arrays start 16 bytes apart or
+                                   more; gpu_addr spreads them by RT_ALLOC_ALIGN / RT_HOST_ALIGN */
 #define RT_DEFAULT_BUDGET_MB 64 /* trace state (runs, stored warps) the runtime may hold: README */
 #define RT_DEFAULT_TRACE_MB 512 /* the trace file's cap on disk (CGPREDICT_TRACE_MB): README */
 #define RT_DEPS_MAX_ADDRESSES (1u << 18)   /* element addresses the dependence check follows per launch */

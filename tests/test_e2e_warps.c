@@ -147,6 +147,47 @@ Test(e2e_warps, elementwise_kernel_is_parallel) {
   cJSON_Delete(r);
 }
 
+/* A jagged array as old C code builds it (Rodinia's backprop: float **, each row of 17 floats
+   malloc'd apart, so rows lie 80 bytes apart): thread (j, k) updates w[k][j], its own element.
+   Parallel, no dependence; a warp (32 values of k at one j) touches 32 rows: 32 transactions.
+   Placing each row at its own 256-byte boundary by shifting it down (as before) laid three rows
+   over each other: 6 false dependences in backprop, fewer transactions, lines shared. */
+Test(e2e_warps, rows_malloced_apart_do_not_alias) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#include <stdlib.h>\n"
+      "#define R 1024\n"
+      "#define C 17\n"
+      "int main(void) {\n"
+      "  float **w = malloc(R * sizeof *w);\n"
+      "  for (int k = 0; k < R; k++) { w[k] = malloc(C * sizeof(float)); for (int j = 0; j < C; j++) w[k][j] = k + j; }\n"
+      "#pragma cgpredict kernel name(rows) dims(2)\n"
+      "  for (int j = 0; j < C; j++)\n"
+      "    for (int k = 0; k < R; k++)\n"
+      "      w[k][j] = 0.5f * w[k][j] + 1;\n"
+      "  double s = 0;\n"
+      "  for (int k = 0; k < R; k++) { for (int j = 0; j < C; j++) s += w[k][j]; free(w[k]); }\n"
+      "  free(w);\n"
+      "  printf(\"%.1f\\n\", s);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "rows");
+  cr_assert(is_true(k, "parallel_safe"), "%s", cJSON_Print(cJSON_GetObjectItem(k, "dependences")));
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "dependences")), 0);
+  cJSON *m;
+  int elements = 0;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory")) {
+    if (strcmp(cJSON_GetObjectItem(m, "array")->valuestring, "w") != 0) continue;
+    double tx = cJSON_GetObjectItem(m, "transactions_per_warp")->valuedouble;
+    if (cJSON_GetObjectItem(m, "size")->valuedouble != 4) continue;   /* the row pointers w[k] */
+    elements++;
+    cr_assert_float_eq(tx, 32.0, 1e-9, "line %d: %g transactions per warp, one row per lane is 32",
+                       (int)cJSON_GetObjectItem(m, "line")->valuedouble, tx);
+  }
+  cr_assert_geq(elements, 2, "the load and the store of w[k][j]");
+  cJSON_Delete(r);
+}
+
 /* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
    loads it: a constant load, 1 transaction, one per warp. */
 Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {
