@@ -219,6 +219,24 @@ static int llvm_openmp_runtime(char *out, size_t len) {
   return dir[0] == '/' && access(out, R_OK) == 0;
 }
 
+/* The object file at path names `what` (a symbol it defines or needs): its bytes hold the string. */
+static int object_names(const char *path, const char *what) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  size_t w = strlen(what), have = 0;
+  char buf[1 << 16];
+  int found = 0;
+  for (size_t r; !found && (r = fread(buf + have, 1, sizeof buf - have, f)) > 0;) {
+    have += r;
+    for (size_t i = 0; !found && i + w <= have; i++) found = memcmp(buf + i, what, w) == 0;
+    size_t keep = have < w ? have : w - 1;           /* a name split across two reads */
+    memmove(buf, buf + have - keep, keep);
+    have = keep;
+  }
+  fclose(f);
+  return found;
+}
+
 /* Compile one marked source to an object; 0 on success. */
 static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk, const cmdline *c,
                           const char *tmpdir, int idx, const char *obj) {
@@ -313,7 +331,8 @@ int cgp_build(int argc, char **cmd) {
       rc = compile_marked(src, k, nk, &c, tmpdir, s, obj);
       objs[c.src[s]] = strdup(obj);
       marked++;
-      if (!rc && cgp_openmp_enabled((const char *const *)c.pflags.v, c.pflags.n) && !openmp_src) {
+      if (!rc && cgp_openmp_enabled((const char *const *)c.pflags.v, c.pflags.n) && !openmp_src &&
+          object_names(obj, "__kmpc_")) {                /* clang's OpenMP code is in it */
         openmp_src = src;
         if (!llvm_openmp_runtime(libomp, sizeof libomp)) libomp[0] = '\0';
         if (c.compile_only)

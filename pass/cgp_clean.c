@@ -9,6 +9,8 @@
 #include "cgp_clean.h"
 #include "cgp_ptrmap.h"
 
+#include <llvm-c/DebugInfo.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,12 @@ static void patch_outside_phis(const ptrmap *m, LLVMBasicBlockRef out) {
   }
 }
 
+void cgp_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(i);
+  LLVMInsertIntoBuilder(b, i);
+  LLVMInstructionSetDebugLoc(i, loc);
+}
+
 LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBasicBlockRef *region, size_t n,
                                   LLVMValueRef marker, LLVMBasicBlockRef *copy_out) {
   if (n == 0) return NULL;
@@ -87,7 +95,7 @@ LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBa
         c = LLVMBuildPhi(bld, LLVMTypeOf(i), "");
       } else {
         c = LLVMInstructionClone(i);
-        LLVMInsertIntoBuilder(bld, c);
+        cgp_insert_keeping_loc(bld, c);
       }
       map_put(&m, i, c);
     }

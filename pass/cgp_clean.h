@@ -14,4 +14,10 @@
 LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef b, LLVMBasicBlockRef *region, size_t n,
                                   LLVMValueRef marker, LLVMBasicBlockRef *copy);
 
+/* LLVMInsertIntoBuilder, keeping i's own debug location: the builder stamps what it inserts
+   with its current one (the last instruction it was positioned at), which on a moved
+   llvm.dbg.value of an inlined function named another function's scope, and the module no
+   longer verified (Rodinia's kmeans, once its distance function was inlined into the nest). */
+void cgp_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef i);
+
 #endif

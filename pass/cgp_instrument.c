@@ -860,7 +860,7 @@ static LLVMBasicBlockRef split_after_phis(pass_ctx *pc, LLVMBasicBlockRef h, LLV
   while (i) {
     LLVMValueRef next = LLVMGetNextInstruction(i);
     LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(pc->b, i);
+    cgp_insert_keeping_loc(pc->b, i);
     i = next;
   }
   LLVMValueRef term = LLVMGetBasicBlockTerminator(r);
@@ -932,7 +932,7 @@ static LLVMBasicBlockRef build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockR
     for (int o = 0; o < LLVMGetNumOperands(clone[i]); o++)
       for (size_t j = 0; j < i; j++)
         if (LLVMGetOperand(clone[i], (unsigned)o) == n->slice[j]) LLVMSetOperand(clone[i], (unsigned)o, clone[j]);
-    LLVMInsertIntoBuilder(pc->b, clone[i]);
+    cgp_insert_keeping_loc(pc->b, clone[i]);
   }
   LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
   if (LLVMIsConditional(term))
@@ -1242,7 +1242,9 @@ static void collect_body(pass_ctx *pc, nest *n) {
         cgp_pass_ptx_cost(i, &c);
         if (!c)
           nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: its memory "
-                    "accesses are not traced", name);
+                    "accesses are not traced (cgpredict inlines the functions the marked file defines, "
+                    "as nvcc inlines __device__ functions; define it there, or it cannot be inlined: "
+                    "variadic, recursive or indirect)", name);
       }
     }
     bid++;
@@ -1487,7 +1489,7 @@ int cgp_pass_instrument_file(const char *bc_in, const char *bc_out,
   int rc = -1;
   if (LLVMParseBitcodeInContext2(ctx, buf, &m)) {
     snprintf(err, errlen, "%s: not valid LLVM bitcode", bc_in);
-  } else if (cgp_pass_prepare_module(m, err, errlen) == 0 &&
+  } else if (cgp_pass_prepare_module(m, k, nk, err, errlen) == 0 &&
              cgp_pass_instrument_module(m, k, nk, err, errlen, warn, warnlen) == 0) {
     rc = LLVMWriteBitcodeToFile(m, bc_out) == 0 ? 0 : -1;
     if (rc) snprintf(err, errlen, "%s: cannot write bitcode", bc_out);

@@ -25,6 +25,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void add_fn_attr(LLVMContextRef ctx, LLVMValueRef f, unsigned idx, const char *name) {
@@ -174,7 +175,70 @@ static int run_o1(LLVMModuleRef m, char *err, size_t errlen) {
   return 0;
 }
 
-int cgp_pass_prepare_module(LLVMModuleRef m, char *err, size_t errlen) {
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+/* Call instruction i lies in a marked nest: its debug location is in the lines of a marked
+   `for` of its file (compared by base name: the pragma scanner and the debug info may spell
+   the directory differently). */
+static int call_in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
+  unsigned len = 0, line = LLVMGetDebugLocLine(i);
+  const char *spelled = LLVMGetDebugLocFilename(i, &len);
+  if (!spelled || !line) return 0;
+  char file[4096];
+  snprintf(file, sizeof file, "%.*s", (int)len, spelled);
+  for (size_t n = 0; n < nk; n++)
+    if (line >= k[n].for_line && line <= k[n].for_end_line && strcmp(base_name(file), base_name(k[n].file)) == 0)
+      return 1;
+  return 0;
+}
+
+/* The functions with a body that marked nests call, and those they call in turn, get
+   `alwaysinline` (and lose `noinline`), so the -O1 pipeline's first pass inlines them and their
+   marked accesses become the nest's sites, as nvcc inlines a kernel's __device__ functions.
+   Before this a call made the accesses behind it invisible (Rodinia's kmeans: the distance loop
+   of find_nearest_point, the kernel's work, untraced). A function that cannot be inlined
+   (variadic, recursive past its first call) stays a call, which phase 2 warns about. */
+static void inline_callees(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  unsigned never = LLVMGetEnumAttributeKindForName("noinline", 8);
+  size_t n = 0, cap = 0;
+  LLVMValueRef *todo = NULL;                     /* functions to inline, each once */
+  for (int pass = 0; pass < 2; pass++)           /* pass 0: calls in the nests; 1: in the callees */
+    for (size_t f = 0; pass == 0 ? f == 0 : f < n; f++) {
+      LLVMValueRef first = pass == 0 ? LLVMGetFirstFunction(m) : todo[f];
+      for (LLVMValueRef fn = first; fn; fn = pass == 0 ? LLVMGetNextFunction(fn) : NULL)
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+          for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            if (LLVMGetInstructionOpcode(i) != LLVMCall || (pass == 0 && !call_in_nest(i, k, nk))) continue;
+            LLVMValueRef callee = LLVMGetCalledValue(i);
+            size_t len = 0;
+            if (!LLVMIsAFunction(callee) || LLVMCountBasicBlocks(callee) == 0 ||
+                strncmp(LLVMGetValueName2(callee, &len), "cgp_", 4) == 0 ||
+                LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)))
+              continue;
+            size_t j = 0;
+            while (j < n && todo[j] != callee) j++;
+            if (j < n) continue;
+            if (n == cap) {
+              LLVMValueRef *bigger = realloc(todo, (cap = cap ? 2 * cap : 8) * sizeof *todo);
+              if (!bigger) { free(todo); return; }     /* calls stay calls: phase 2 warns */
+              todo = bigger;
+            }
+            todo[n++] = callee;
+          }
+    }
+  for (size_t j = 0; j < n; j++) {
+    LLVMRemoveEnumAttributeAtIndex(todo[j], LLVMAttributeFunctionIndex, never);
+    LLVMAddAttributeAtIndex(todo[j], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
+  }
+  free(todo);
+}
+
+int cgp_pass_prepare_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk, char *err, size_t errlen) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   LLVMValueRef marker = cgp_pass_site_marker(m);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
@@ -185,5 +249,6 @@ int cgp_pass_prepare_module(LLVMModuleRef m, char *err, size_t errlen) {
     mark_function(m, b, fn, marker, md_dbg);
   }
   LLVMDisposeBuilder(b);
+  inline_callees(m, k, nk);
   return run_o1(m, err, errlen);
 }

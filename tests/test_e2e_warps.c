@@ -188,6 +188,93 @@ Test(e2e_warps, rows_malloced_apart_do_not_alias) {
   cJSON_Delete(r);
 }
 
+/* A nest that calls functions of its file, as Rodinia's kmeans does (find_nearest_point, and in
+   it an inline distance function, the kernel's whole work): nvcc inlines a kernel's __device__
+   functions, so cgpredict inlines what a marked nest calls (cgp_mark.c, inline_callees) and
+   traces their accesses as the nest's. Before, the call was reported "not traced" and the
+   distance loop missing from the prediction; then, inlined, the module failed to verify (the
+   thread header's moved llvm.dbg.value took the builder's location, of another function). By
+   hand: lane i reads p[k] = feature[i][k], rows of 12 floats, 48 bytes apart: uncoalesced;
+   q[k] = clusters[c][k], one address for the warp: constant; no call left to warn about. */
+Test(e2e_warps, functions_a_nest_calls_are_inlined_and_traced) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#include <stdlib.h>\n"
+      "#include <float.h>\n"
+      "__inline float dist2(float *p, float *q, int n) {\n"
+      "  int i;\n"
+      "  float s = 0.0;\n"
+      "  for (i = 0; i < n; i++) s += (p[i] - q[i]) * (p[i] - q[i]);\n"
+      "  return s;\n"
+      "}\n"
+      "int nearest(float *pt, int nf, float **c, int nc) {\n"
+      "  int index, i;\n"
+      "  float best = FLT_MAX;\n"
+      "  for (i = 0; i < nc; i++) {\n"
+      "    float d;\n"
+      "    d = dist2(pt, c[i], nf);\n"
+      "    if (d < best) { best = d; index = i; }\n"
+      "  }\n"
+      "  return index;\n"
+      "}\n"
+      "int cluster(float **feature, int nf, int np, float **clusters, int nc, int *membership) {\n"
+      "  int i, j, index, loops = 0;\n"
+      "  float delta;\n"
+      "  int *len = calloc(nc, sizeof(int));\n"
+      "  float **newc = malloc(nc * sizeof *newc);\n"
+      "  newc[0] = calloc(nc * nf, sizeof(float));\n"
+      "  for (i = 1; i < nc; i++) newc[i] = newc[i - 1] + nf;\n"
+      "  do {\n"
+      "    delta = 0.0;\n"
+      "#pragma cgpredict kernel name(assign)\n"
+      "    for (i = 0; i < np; i++) {\n"
+      "      index = nearest(feature[i], nf, clusters, nc);\n"
+      "      if (membership[i] != index) delta += 1.0;\n"
+      "      membership[i] = index;\n"
+      "      len[index]++;\n"
+      "      for (j = 0; j < nf; j++) newc[index][j] += feature[i][j];\n"
+      "    }\n"
+      "    for (i = 0; i < nc; i++) {\n"
+      "      for (j = 0; j < nf; j++) { if (len[i] > 0) clusters[i][j] = newc[i][j] / len[i]; newc[i][j] = 0.0; }\n"
+      "      len[i] = 0;\n"
+      "    }\n"
+      "  } while (delta > 0 && ++loops < 4);\n"
+      "  free(newc[0]); free(newc); free(len);\n"
+      "  return loops;\n"
+      "}\n"
+      "int main(void) {\n"
+      "  enum { NP = 2048, NF = 12, NC = 4 };\n"
+      "  float **feature = malloc(NP * sizeof *feature), **clusters = malloc(NC * sizeof *clusters);\n"
+      "  feature[0] = malloc(NP * NF * sizeof(float));\n"
+      "  for (int i = 1; i < NP; i++) feature[i] = feature[i - 1] + NF;\n"
+      "  clusters[0] = malloc(NC * NF * sizeof(float));\n"
+      "  for (int i = 1; i < NC; i++) clusters[i] = clusters[i - 1] + NF;\n"
+      "  for (int i = 0; i < NP; i++) for (int j = 0; j < NF; j++) feature[i][j] = (i % NC) * 3 + (i * 7 + j) % 5 * 0.1f;\n"
+      "  for (int c = 0; c < NC; c++) for (int j = 0; j < NF; j++) clusters[c][j] = feature[c][j];\n"
+      "  int *membership = malloc(NP * sizeof(int));\n"
+      "  for (int i = 0; i < NP; i++) membership[i] = -1;\n"
+      "  int loops = cluster(feature, NF, NP, clusters, NC, membership);\n"
+      "  long s = 0;\n"
+      "  for (int i = 0; i < NP; i++) s += membership[i] * (i % 11);\n"
+      "  printf(\"%d loops, %ld\\n\", loops, s);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "assign");
+  cJSON *w;
+  cJSON_ArrayForEach(w, cJSON_GetObjectItem(k, "warnings"))
+    cr_assert_null(strstr(w->valuestring, "not traced"), "%s", w->valuestring);
+  int p = 0, q = 0;
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory")) {
+    if (line_of(m) != 7 || cJSON_GetObjectItem(m, "warp_instructions_traced")->valuedouble == 0) continue;
+    const char *cls = cJSON_GetObjectItem(m, "class")->valuestring;
+    p += strcmp(cls, "uncoalesced") == 0;
+    q += strcmp(cls, "constant") == 0;
+  }
+  cr_assert(p >= 1 && q >= 1, "dist2's p[i] (uncoalesced: %d sites) and q[i] (constant: %d sites) traced", p, q);
+  cJSON_Delete(r);
+}
+
 /* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
    loads it: a constant load, 1 transaction, one per warp. */
 Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {

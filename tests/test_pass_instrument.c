@@ -33,7 +33,7 @@ static LLVMModuleRef compile(LLVMContextRef ctx, const char *src) {
   cr_assert_eq(LLVMParseBitcodeInContext2(ctx, buf, &m), 0);
   LLVMDisposeMemoryBuffer(buf);
   char err[1024];
-  cr_assert_eq(cgp_pass_prepare_module(m, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(cgp_pass_prepare_module(m, NULL, 0, err, sizeof err), 0, "%s", err);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_assert_eq(system(cmd), 0);
   return m;
@@ -257,6 +257,22 @@ Test(pass, carried_scalar_between_threads_is_reported) {
   cJSON *d = descriptor(m);
   cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(d, "can_skip")), "a carried value cannot be skipped");
   cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* A function the marked file only declares cannot be inlined: the warning names the call, says
+   its accesses are not traced, and how to have them traced. */
+Test(pass, a_call_to_a_function_of_another_file_is_named_with_the_remedy) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = compile(ctx, "float a[64];\nvoid elsewhere(float *p);\nvoid f(void) {\n"
+                                 "  for (int i = 0; i < 64; i++) elsewhere(&a[i]);\n}\n");
+  cgp_kernel_pragma k = pragma("f", 4, 3, 1);
+  char err[2048], warn[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+  cr_assert(strstr(warn, "call to elsewhere inside the thread body") && strstr(warn, "not traced") &&
+                strstr(warn, "define it there"),
+            "%s", warn);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
 }
