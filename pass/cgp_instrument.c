@@ -1179,6 +1179,47 @@ static int affine_phi(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi) {
   return 1;
 }
 
+/* Does the value phi receives from an iteration of loop l depend on phi itself, through
+   instructions of l (a recurrence: s += a[i], p = p->next)? A phi that only hands a value on
+   (the loop bound reloaded every iteration because a store might change it, as srad's `Nr`; a
+   load of the next iteration done early) carries no dependence: each thread computes it itself.
+   The walk stops at the thread indices and other induction variables, and outside l. */
+static int recurrence(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi, const LLVMValueRef *iv,
+                      unsigned niv) {
+  size_t cap = 64, top = 0, insts = 0;
+  for (size_t b = 0; b < cfg->n; b++)
+    if (l->in[b])
+      for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) insts++;
+  LLVMValueRef *stack = malloc(cap * sizeof *stack);
+  ptrmap seen = {0};
+  int found = 0;
+  if (!stack || !ptrmap_init(&seen, insts)) { free(stack); ptrmap_free(&seen); return 1; }   /* unsure: warn */
+  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
+    if (l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) stack[top++] = LLVMGetIncomingValue(phi, k);
+  while (top && !found) {
+    LLVMValueRef v = stack[--top];
+    if (v == phi) { found = 1; break; }
+    if (!LLVMIsAInstruction(v) || map_get(&seen, v)) continue;
+    if (!l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))]) continue;
+    int index = 0;
+    for (unsigned d = 0; d < niv; d++) index |= v == iv[d];
+    if (index || (LLVMIsAPHINode(v) && LLVMGetInstructionParent(v) == cfg->bb[l->header] && affine_phi(cfg, l, v)))
+      continue;
+    map_put(&seen, v, v);                                      /* an instruction of l: room for all */
+    for (int o = 0; o < LLVMGetNumOperands(v); o++) {
+      if (top == cap) {
+        LLVMValueRef *bigger = realloc(stack, (cap *= 2) * sizeof *stack);
+        if (!bigger) { found = 1; break; }
+        stack = bigger;
+      }
+      stack[top++] = LLVMGetOperand(v, (unsigned)o);
+    }
+  }
+  free(stack);
+  ptrmap_free(&seen);
+  return found;
+}
+
 /* Scalars carried from one iteration of a mapped loop to the next are an inter-thread
    dependence (a reduction in CUDA): a warning and a "carried" entry each. */
 static void collect_carried(pass_ctx *pc, nest *n) {
@@ -1187,7 +1228,7 @@ static void collect_carried(pass_ctx *pc, nest *n) {
     const cgp_loop *l = n->mapped[n->dims - 1 - d];
     for (LLVMValueRef phi = LLVMGetFirstInstruction(cfg->bb[l->header]); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi)) {
-      if (phi == n->iv[d] || affine_phi(cfg, l, phi)) continue;
+      if (phi == n->iv[d] || affine_phi(cfg, l, phi) || !recurrence(cfg, l, phi, n->iv, n->dims)) continue;
       LLVMTypeKind tk = LLVMGetTypeKind(LLVMTypeOf(phi));
       const char *type = tk == LLVMIntegerTypeKind ? "int" : tk == LLVMPointerTypeKind ? "pointer"
                        : (tk == LLVMFloatTypeKind || tk == LLVMDoubleTypeKind || tk == LLVMHalfTypeKind) ? "float"

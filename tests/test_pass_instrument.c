@@ -261,6 +261,32 @@ Test(pass, carried_scalar_between_threads_is_reported) {
   LLVMContextDispose(ctx);
 }
 
+/* The loop bound reloaded every iteration (a store through a long * may change it), which the
+   optimizer passes to the next iteration's body through a phi, as in Rodinia's srad (its `Nr`):
+   no value depends on its own previous one, so nothing is carried and no warning is given; a
+   running sum in the same loop still is. */
+Test(pass, a_value_only_handed_to_the_next_iteration_is_not_carried) {
+  const char *srcs[2] = {
+      "long bound;\nvoid f(long *out) {\n  for (long i = 0; i < bound; i++) out[i] = 3 * i + bound;\n}\n",
+      "long bound;\nlong f(long *out) {\n  long s = 0;\n  for (long i = 0; i < bound; i++) { s += out[i]; out[i] = s; }\n"
+      "  return s;\n}\n"};
+  const unsigned line[2] = {3, 4};
+  for (int c = 0; c < 2; c++) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = compile(ctx, srcs[c]);
+    cgp_kernel_pragma k = pragma("f", line[c], 3, 1);
+    char err[2048], warn[2048];
+    cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+    if (c == 0) cr_assert_null(strstr(warn, "carried"), "%s", warn);
+    else cr_assert(strstr(warn, "carried"), "the running sum: %s", warn);
+    cJSON *d = descriptor(m);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d, "carried")), c, "case %d", c);
+    cJSON_Delete(d);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+}
+
 /* A function the marked file only declares cannot be inlined: the warning names the call, says
    its accesses are not traced, and how to have them traced. */
 Test(pass, a_call_to_a_function_of_another_file_is_named_with_the_remedy) {
