@@ -365,6 +365,21 @@ int cgp_build(int argc, char **cmd) {
       push(&final, objs[i] ? objs[i] : cmd[i]);
     }
     for (int s = 0; s < c.nsrc; s++) sources_left += !objs[c.src[s]];
+    if (!c.compile_only && !libomp[0]) {  /* objects `cgpredict cc -c` made with clang's OpenMP calls */
+      for (int i = 1; i < argc && !libomp[0]; i++) {
+        size_t n = strlen(cmd[i]);
+        if (n > 2 && strcmp(cmd[i] + n - 2, ".o") == 0 && cmd[i][0] != '-' && object_names(cmd[i], "__kmpc_") &&
+            object_names(cmd[i], "cgp_rt_kernel_begin") && !llvm_openmp_runtime(libomp, sizeof libomp)) {
+          fprintf(stderr,
+                  "cgpredict: %s was instrumented with OpenMP code (compiled with -fopenmp): it needs LLVM's "
+                  "OpenMP runtime (libomp.so beside clang-14's libraries), not installed here (Debian: "
+                  "libomp-14-dev)\n",
+                  cmd[i]);
+          libomp[0] = '\0';
+          break;
+        }
+      }
+    }
     if (!c.compile_only) {
       if (libomp[0]) {                   /* before the libgomp GCC's -fopenmp appends: one runtime */
         char rpath[4200], *slash = strrchr(libomp, '/');
@@ -394,4 +409,99 @@ int cgp_build(int argc, char **cmd) {
     raise(stop_signal);                    /* the default action now: die of the signal */
   }
   return rc;
+}
+
+/* ---- any build command: compilers wrapped on PATH -------------------------------------------- */
+
+static const char *const wrapped_names[] = {"cc", "gcc", "clang", "c89", "c99", NULL};
+
+int cgp_is_wrapped_name(const char *argv0) {
+  const char *b = base_of(argv0);
+  for (int i = 0; wrapped_names[i]; i++)
+    if (strcmp(b, wrapped_names[i]) == 0) return 1;
+  return 0;
+}
+
+int cgp_is_c_compiler(const char *cmd) {
+  char name[256];
+  snprintf(name, sizeof name, "%s", base_of(cmd));
+  char *dash = strrchr(name, '-');                  /* a version suffix: -12, -14.0 */
+  if (dash && dash[1] && strspn(dash + 1, "0123456789.") == strlen(dash + 1)) *dash = '\0';
+  size_t n = strlen(name);
+  for (int i = 0; wrapped_names[i]; i++) {
+    size_t w = strlen(wrapped_names[i]);
+    if (n >= w && strcmp(name + n - w, wrapped_names[i]) == 0 && (n == w || name[n - w - 1] == '-')) return 1;
+  }
+  return 0;
+}
+
+int cgp_build_tool(char **cmd) {
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) {
+    fprintf(stderr, "cgpredict: cannot find its own executable (/proc/self/exe): %s\n", strerror(errno));
+    return 1;
+  }
+  self[len] = '\0';
+  char dir[4096];
+  const char *tmp_root = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/cgpredict-cc.XXXXXX", tmp_root && *tmp_root ? tmp_root : "/tmp");
+  struct sigaction old_handlers[NSTOP];
+  catch_stops(old_handlers);
+  if (!mkdtemp(dir)) {
+    fprintf(stderr, "cgpredict: cannot create a temporary directory '%s': %s\n", dir, strerror(errno));
+    restore_stops(old_handlers);
+    return 1;
+  }
+  int rc = 0;
+  for (int i = 0; wrapped_names[i] && !rc; i++) {
+    char link[4200];
+    snprintf(link, sizeof link, "%s/%s", dir, wrapped_names[i]);
+    if (symlink(self, link) != 0) {
+      fprintf(stderr, "cgpredict: cannot make '%s': %s\n", link, strerror(errno));
+      rc = 1;
+    }
+  }
+  if (!rc) {
+    const char *path = getenv("PATH");
+    size_t n = strlen(dir) + (path ? strlen(path) : 0) + 2;
+    char *newpath = malloc(n);
+    if (!newpath) {
+      fprintf(stderr, "cgpredict: out of memory\n");
+      rc = 1;
+    } else {
+      snprintf(newpath, n, "%s%s%s", dir, path && *path ? ":" : "", path ? path : "");
+      setenv("PATH", newpath, 1);
+      setenv("CGPREDICT_WRAP_DIR", dir, 1);
+      free(newpath);
+      rc = run(cmd);
+    }
+  }
+  remove_tmpdir(dir);                      /* on every path: success, failure, signal */
+  restore_stops(old_handlers);
+  if (stop_signal) {
+    fprintf(stderr, "cgpredict: stopped by signal %d; temporary files removed\n", (int)stop_signal);
+    raise(stop_signal);
+  }
+  return rc;
+}
+
+int cgp_wrapped_compiler(int argc, char **argv) {
+  const char *skip = getenv("CGPREDICT_WRAP_DIR"), *name = base_of(argv[0]), *path = getenv("PATH");
+  char real[4200];
+  int found = 0;
+  for (const char *p = path ? path : ""; !found && *p;) {
+    size_t n = strcspn(p, ":");
+    if (n && !(skip && strlen(skip) == n && strncmp(p, skip, n) == 0)) {
+      snprintf(real, sizeof real, "%.*s/%s", (int)n, p, name);
+      found = access(real, X_OK) == 0;
+    }
+    p += n + (p[n] == ':');
+  }
+  if (!found) {
+    fprintf(stderr, "cgpredict: the build ran '%s', which is not on PATH besides cgpredict's own\n", name);
+    return 127;
+  }
+  argv[0] = real;
+  return cgp_build(argc, argv);
 }

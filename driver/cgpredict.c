@@ -18,6 +18,8 @@
 
 static const char usage[] =
   "usage: cgpredict build -- <compiler> [args...]\n"
+  "       cgpredict build -- <build command> [args...]   (make, a script: its cc, gcc, clang go\n"
+  "                                                       through cgpredict)\n"
   "       cgpredict cc [args...]\n"
   "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE]\n"
   "       cgpredict devices [NAME]\n"
@@ -283,6 +285,7 @@ static int cmd_report(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  if (getenv("CGPREDICT_WRAP_DIR") && cgp_is_wrapped_name(argv[0])) return cgp_wrapped_compiler(argc, argv);
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -305,7 +308,7 @@ int main(int argc, char **argv) {
     int i = 2;
     if (i < argc && strcmp(argv[i], "--") == 0) i++;
     if (i >= argc) { fprintf(stderr, "cgpredict build: no compiler command given\n%s", usage); return 2; }
-    return cgp_build(argc - i, argv + i);
+    return cgp_is_c_compiler(argv[i]) ? cgp_build(argc - i, argv + i) : cgp_build_tool(argv + i);
   }
   fprintf(stderr, "cgpredict: unknown command '%s'\n%s", argv[1], usage);
   return 2;

@@ -329,3 +329,36 @@ Test(e2e_robust, an_openmp_file_with_a_marked_nest_links_and_runs_as_built_by_gc
   char *err = read_file("err.txt");
   cr_assert(strstr(err, "LLVM's OpenMP runtime") && strstr(err, "libomp.so"), "%s", err);
 }
+
+/* ---- any build command ------------------------------------------------------------------------ */
+
+/* `cgpredict build -- make` with a Makefile that names gcc itself (Rodinia's srad_v1: `CC=` has
+   no effect there): make's compiles and link go through cgpredict, found first on PATH, so the
+   program is instrumented; the wrapper directory is gone afterwards. Before, make was taken for
+   a compiler: the runtime archive was appended to its arguments ("Nothing to be done for
+   .../libcgpredict_rt.a") and the program was not built. */
+Test(e2e_robust, a_makefile_naming_gcc_builds_instrumented_through_cgpredict_build) {
+  write_file("k.c", kern_a_src);
+  write_file("main.c", "#include <stdio.h>\n"
+                       "void kern_a(float *a, int n);\n"
+                       "static float a[4096];\n"
+                       "int main(void) {\n"
+                       "  for (int i = 0; i < 4096; i++) a[i] = i;\n"
+                       "  kern_a(a, 4096);\n"
+                       "  double s = 0; for (int i = 0; i < 4096; i++) s += a[i];\n"
+                       "  printf(\"sum %.0f\\n\", s);\n"
+                       "  return 0;\n"
+                       "}\n");
+  write_file("Makefile", "prog: main.o k.o\n\tgcc -o prog main.o k.o\n%.o: %.c\n\tgcc -O2 -c $<\n");
+  cr_assert_eq(sh("mkdir tmp && TMPDIR=$PWD/tmp %s build -- make", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(dir_entries("tmp"), 0, "the wrapper directory is left behind");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./prog"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 16777216\n");   /* the sum of 2 i + 1 over i < 4096 */
+  cJSON *r = cJSON_Parse(read_file("r.json"));
+  cr_assert_not_null(r, "no report: the build was not instrumented");
+  cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0), "name")->valuestring,
+                   "ka");
+  cJSON_Delete(r);
+  /* a failing build command's status comes back */
+  cr_assert_neq(sh("%s build -- make no-such-target", CGP_DRIVER), 0);
+}
