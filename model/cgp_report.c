@@ -501,5 +501,7 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));
+    const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "sampling_note"));
+    if (note) fprintf(f, "    note: %s\n", note);
   }
 }

@@ -35,6 +35,7 @@ typedef struct {
   uint64_t next[RT_MAX_DEVICES];              /* per device: first block not yet analysed */
   int64_t next_row[RT_MAX_DEVICES], next_x[RT_MAX_DEVICES];   /* last cell of that batch */
   unsigned counted[RT_MAX_DEVICES];           /* batches analysed with counting on */
+  double threads_counted[RT_MAX_DEVICES];     /* threads of their warps */
   uint64_t freed;            /* blocks [0, freed) released */
   int budget_hit;            /* tracing stopped inside it: scale by the blocks it saw */
 } rt_window;
@@ -42,7 +43,8 @@ typedef struct {
 /* Per device, what one window measured; blocks from first_counted on were counted. */
 typedef struct {
   uint64_t first_counted, end, region_start, region_end;
-  double seen_blocks;        /* blocks with a traced warp, counted (when the budget cut it) */
+  double seen_blocks;        /* blocks with a traced warp, counted */
+  double seen_threads;       /* threads of the warps counted (when the budget cut it, the measure) */
   int budget_hit;
   cgp_totals tot;
 } rt_wstat;
@@ -128,8 +130,10 @@ void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, in
 /* Window w is complete: device d's remaining batches, then what it measured into out. */
 void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps, rt_wstat *out);
 /* Per-warp averages of a launch of G blocks from its windows' sums (device d), each window scaled
-   to the blocks it stands for. */
+   to the blocks it stands for; block_threads: the launch's threads per block (threads / G), the
+   measure of a window the memory budget cut short. */
 void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
+                     double block_threads,
                      cgp_kernel_stats *st, double *traced_warps);
 /* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */
 extern uint64_t rt_deps_checked;

@@ -311,7 +311,7 @@ static cJSON *kernel_json(const rt_kernel *k) {
   dependences_json(o, k);
   if (k->budget_hit)
     cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached: "
-                            "later threads of a launch were not traced, so fewer blocks stand for the grid");
+                            "later threads of a launch were not traced, so the threads traced stand for the grid");
   if (k->iters_skipped) {
     cJSON_AddNumberToObject(o, "loop_iterations_skipped", (double)k->iters_skipped);
     char note[400];

@@ -495,13 +495,16 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       rt_window *w = &l->win[l->order[i]].w;
       memset(w->next, 0, sizeof w->next);
       memset(w->counted, 0, sizeof w->counted);
+      memset(w->threads_counted, 0, sizeof w->threads_counted);
       rt_window_finish(k, w, 0, tpb, !l->full && w->start > 0, NULL, &ws[i][0]);
     }
     cgp_analysis_end_launch(an);
     cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
     if (s) {
       cgp_kernel_stats st;
-      rt_launch_stats((const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G, &st, NULL);
+      double threads = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "threads"));
+      rt_launch_stats((const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G,
+                      threads > 0 ? threads / (double)l->G : 0, &st, NULL);
       cJSON *an_json = cJSON_GetObjectItemCaseSensitive(s, "analysis");
       cJSON_DeleteItemFromObjectCaseSensitive(an_json, dev->name);
       cJSON_AddItemToObject(an_json, dev->name, cgp_report_stats_to_json(&st));

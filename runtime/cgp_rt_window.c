@@ -161,6 +161,14 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
    the replay of a trace (cgp_rt_trace.c, a whole window at once): per device, the same batches
    in the same order, so the same sums. */
 
+/* Threads of the warps of blocks [b0, b1) of window w. */
+static double batch_threads(const rt_window *w, uint64_t b0, uint64_t b1) {
+  double n = 0;
+  for (uint64_t b = b0; b < b1 && b < w->nblk; b++)
+    for (size_t j = 0; j < w->nw[b]; j++) n += rt_wwarp_threads(w->blk[b][j]);
+  return n;
+}
+
 void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps) {
   uint64_t bpb = rt_batch_blocks(d, tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   int counting = !(warms && b0 == 0);
@@ -169,6 +177,7 @@ void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, in
      then stands on its warming batch, as when no second batch came */
   size_t issued = rt_window_batch(k, w, d, b0, b1, counting, deps);
   w->counted[d] += counting && issued > 0;
+  if (counting && issued > 0) w->threads_counted[d] += batch_threads(w, b0, b1);
   w->next[d] = b1;
 }
 
@@ -181,6 +190,7 @@ void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int wa
     uint64_t b1 = rt_batch_blocks(d, tpb);
     rt_window_batch(k, w, d, 0, b1, 1, NULL);
     w->counted[d] = 1;
+    w->threads_counted[d] = batch_threads(w, 0, b1);
     out->first_counted = w->start;
   } else {
     out->first_counted = w->start + (warms ? rt_batch_blocks(d, tpb) : 0);
@@ -191,17 +201,22 @@ void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int wa
   out->budget_hit = w->budget_hit;
   cgp_analysis_results(an, &out->tot, k->site[d]);
   out->seen_blocks = out->tot.blocks;
+  out->seen_threads = w->threads_counted[d];
 }
 
 void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
-                     cgp_kernel_stats *st, double *traced_warps) {
+                     double block_threads, cgp_kernel_stats *st, double *traced_warps) {
   cgp_totals sum = {0};
   for (size_t w = 0; w < nwstat; w++) {
     const rt_wstat *ws = &wstat[w][d];
     uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
     if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) continue;
-    /* a window the memory budget cut short stands on the blocks it saw */
-    double measured = ws->budget_hit && ws->seen_blocks > 0 ? ws->seen_blocks : (double)(end - ws->first_counted);
+    /* a window the memory budget cut short stands on the threads it traced, in blocks of the
+       launch's mean size (it may have traced only some warps of a block: Rodinia's lavaMD, one
+       block of 216 threads, one warp of 32 traced before the budget, stood for 1 warp, not 6.75) */
+    double measured = (double)(end - ws->first_counted);
+    if (ws->budget_hit && ws->seen_threads > 0 && block_threads > 0) measured = ws->seen_threads / block_threads;
+    else if (ws->budget_hit && ws->seen_blocks > 0) measured = ws->seen_blocks;
     double scale = (double)(rend - ws->region_start) / measured;
     const double *src = (const double *)&ws->tot;
     double *dst = (double *)&sum;

@@ -362,3 +362,56 @@ Test(e2e_robust, a_makefile_naming_gcc_builds_instrumented_through_cgpredict_bui
   /* a failing build command's status comes back */
   cr_assert_neq(sh("%s build -- make no-such-target", CGP_DRIVER), 0);
 }
+
+/* ---- the memory budget ------------------------------------------------------------------------- */
+
+/* One block of 200 threads whose lanes each hold 400 runs (a[j * j % N]: no stride to extend):
+   with a budget of 1 MiB the first warp fits and no other starts. The warp traced must stand for
+   the block's threads (200 / 32 = 6.25 warps of work), as the unbudgeted run's 7 warps do, and the
+   prediction come out near that run's; the summary says the budget was reached. Before, a window
+   the budget cut stood on the blocks it saw, one here: 1 warp, a seventh of the work (Rodinia's
+   lavaMD: 216 threads, 729 ms instead of 1141). */
+Test(e2e_robust, a_launch_the_budget_cut_inside_a_block_stands_on_the_threads_traced) {
+  write_file("b.c", "#include <stdio.h>\n"
+                    "#define N 4096\n"
+                    "float a[N], s[200];\n"
+                    "int main(void) {\n"
+                    "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
+                    "#pragma cgpredict kernel name(runs) block(256)\n"
+                    "  for (int i = 0; i < 200; i++) {\n"
+                    "    float t = 0;\n"
+                    "    for (int j = 0; j < 400; j++) t += a[(j * j + i) % N];\n"
+                    "    s[i] = t;\n"
+                    "  }\n"
+                    "  double u = 0; for (int i = 0; i < 200; i++) u += s[i];\n"
+                    "  printf(\"%.0f\\n\", u);\n"
+                    "  return 0;\n"
+                    "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o b b.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=all.json ./b"), 0, "%s", read_file("err.txt"));
+  char *want = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("CGPREDICT_MEMORY_MB=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=cut.json ./b"), 0, "%s",
+               read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), want);
+  free(want);
+  cr_assert(strstr(read_file("err.txt"), "note: the trace memory budget"), "%s", read_file("err.txt"));
+  double t[2], warps[2], traced[2];
+  const char *files[2] = {"all.json", "cut.json"};
+  for (int c = 0; c < 2; c++) {
+    cJSON *r = cJSON_Parse(read_file(files[c]));
+    cr_assert_not_null(r, "%s", files[c]);
+    cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
+    cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
+    traced[c] = cJSON_GetObjectItem(s, "traced_warps")->valuedouble;
+    warps[c] = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "analysis"), "jetson-tk1"),
+                                   "total_warps")->valuedouble;
+    t[c] = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "predictions"), 0), "time_ms")->valuedouble;
+    cr_assert_eq(cJSON_GetObjectItem(k, "sampling_note") != NULL, c == 1, "%s: sampling_note", files[c]);
+    cJSON_Delete(r);
+  }
+  cr_assert_eq(traced[0], 7, "unbudgeted: every warp of the block traced (%g)", traced[0]);
+  cr_assert_lt(traced[1], 7, "the budget stopped tracing inside the block (%g warps traced)", traced[1]);
+  cr_assert(warps[1] >= 6 && warps[1] <= 7, "the warps traced stand for %g warps, the block has 6.25 warps of threads",
+            warps[1]);
+  cr_assert_lt(fabs(t[1] - t[0]) / t[0], 0.2, "budgeted %g ms against %g ms", t[1], t[0]);
+}
