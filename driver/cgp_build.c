@@ -294,18 +294,36 @@ static const char *runtime_lib(void) {
   return e && *e ? e : CGP_RUNTIME_LIB;
 }
 
+/* A new temporary directory `prefix`.XXXXXX under $TMPDIR (default /tmp), with the stop signals
+   caught (their old handlers in old) so that it is removed on every exit: 0, or -1 having said
+   why (handlers restored). */
+static int enter_tmpdir(const char *prefix, char *dir, size_t len, struct sigaction old[NSTOP]) {
+  const char *tmp_root = getenv("TMPDIR");
+  snprintf(dir, len, "%s/%s.XXXXXX", tmp_root && *tmp_root ? tmp_root : "/tmp", prefix);
+  catch_stops(old);
+  if (mkdtemp(dir)) return 0;
+  fprintf(stderr, "cgpredict: cannot create a temporary directory '%s': %s\n", dir, strerror(errno));
+  restore_stops(old);
+  return -1;
+}
+
+/* The directory removed, the handlers restored; a stop signal that came is raised again. */
+static void leave_tmpdir(const char *dir, const struct sigaction old[NSTOP]) {
+  remove_tmpdir(dir);                      /* on every path: success, failure, signal */
+  restore_stops(old);
+  if (stop_signal) {
+    fprintf(stderr, "cgpredict: stopped by signal %d; temporary files removed\n", (int)stop_signal);
+    raise(stop_signal);                    /* the default action now: die of the signal */
+  }
+}
+
 int cgp_build(int argc, char **cmd) {
   cmdline c;
   parse_cmdline(argc, cmd, &c);
   if (c.passthrough) { free(c.src); args_free(&c.pflags); return run(cmd); }
   char tmpdir[4096];
-  const char *tmp_root = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/cgpredict.XXXXXX", tmp_root && *tmp_root ? tmp_root : "/tmp");
   struct sigaction old_handlers[NSTOP];
-  catch_stops(old_handlers);
-  if (!mkdtemp(tmpdir)) {
-    fprintf(stderr, "cgpredict: cannot create a temporary directory '%s': %s\n", tmpdir, strerror(errno));
-    restore_stops(old_handlers);
+  if (enter_tmpdir("cgpredict", tmpdir, sizeof tmpdir, old_handlers) != 0) {
     free(c.src);
     args_free(&c.pflags);
     return 1;
@@ -400,14 +418,9 @@ int cgp_build(int argc, char **cmd) {
     free(objs[i]);
   }
   free(objs);
-  remove_tmpdir(tmpdir);                   /* on every path: success, failure, signal */
   free(c.src);
   args_free(&c.pflags);
-  restore_stops(old_handlers);
-  if (stop_signal) {
-    fprintf(stderr, "cgpredict: stopped by signal %d; temporary files removed\n", (int)stop_signal);
-    raise(stop_signal);                    /* the default action now: die of the signal */
-  }
+  leave_tmpdir(tmpdir, old_handlers);
   return rc;
 }
 
@@ -444,15 +457,8 @@ int cgp_build_tool(char **cmd) {
   }
   self[len] = '\0';
   char dir[4096];
-  const char *tmp_root = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/cgpredict-cc.XXXXXX", tmp_root && *tmp_root ? tmp_root : "/tmp");
   struct sigaction old_handlers[NSTOP];
-  catch_stops(old_handlers);
-  if (!mkdtemp(dir)) {
-    fprintf(stderr, "cgpredict: cannot create a temporary directory '%s': %s\n", dir, strerror(errno));
-    restore_stops(old_handlers);
-    return 1;
-  }
+  if (enter_tmpdir("cgpredict-cc", dir, sizeof dir, old_handlers) != 0) return 1;
   int rc = 0;
   for (int i = 0; wrapped_names[i] && !rc; i++) {
     char link[4200];
@@ -477,12 +483,7 @@ int cgp_build_tool(char **cmd) {
       rc = run(cmd);
     }
   }
-  remove_tmpdir(dir);                      /* on every path: success, failure, signal */
-  restore_stops(old_handlers);
-  if (stop_signal) {
-    fprintf(stderr, "cgpredict: stopped by signal %d; temporary files removed\n", (int)stop_signal);
-    raise(stop_signal);
-  }
+  leave_tmpdir(dir, old_handlers);
   return rc;
 }
 
