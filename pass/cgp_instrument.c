@@ -1380,7 +1380,11 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   for (size_t b = 0; b < ntb; b++) {
     LLVMBasicBlockRef bb = tblocks[b] == header ? body : tblocks[b];
     LLVMPositionBuilderBefore(pc->b, first_non_phi(bb));
-    LLVMValueRef args[3] = {LLVMConstInt(pc->i32, b, 0), LLVMConstInt(pc->i32, (unsigned long long)bb_loop[b], 1),
+    /* Without a clean copy the threads the runtime does not trace run this body too, in any
+       thread of the program, while cgp_rt_tracing and cgp_rt_pause are the tracing thread's:
+       only cgp_rt_bb, which checks the thread, may then act (loop -1 never matches). */
+    int loop = clean ? bb_loop[b] : -1;
+    LLVMValueRef args[3] = {LLVMConstInt(pc->i32, b, 0), LLVMConstInt(pc->i32, (unsigned long long)loop, 1),
                             LLVMConstInt(pc->i32, (unsigned long long)bb_header[b], 0)};
     LLVMBuildCall2(pc->b, pc->t_bb_inline, pc->f_bb, args, 3, "");
   }
