@@ -257,6 +257,7 @@ Test(e2e_warps, functions_a_nest_calls_are_inlined_and_traced) {
       "  long s = 0;\n"
       "  for (int i = 0; i < NP; i++) s += membership[i] * (i % 11);\n"
       "  printf(\"%d loops, %ld\\n\", loops, s);\n"
+      "  free(feature[0]); free(feature); free(clusters[0]); free(clusters); free(membership);\n"
       "  return 0;\n"
       "}\n");
   cJSON *k = kernel_named(r, "assign");
