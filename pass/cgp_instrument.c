@@ -131,11 +131,6 @@ static void nest_warn(pass_ctx *pc, nest *n, unsigned line, const char *fmt, ...
   cJSON_AddItemToArray(n->warnings, cJSON_CreateString(m));
 }
 
-static const char *base_name(const char *p) {
-  const char *s = strrchr(p, '/');
-  return s ? s + 1 : p;
-}
-
 /* ---- hooks ---------------------------------------------------------------------------------- */
 
 static LLVMValueRef declare_hook(pass_ctx *pc, const char *name, LLVMTypeRef ty) {
@@ -1407,7 +1402,7 @@ out:
 
 static int loop_matches(const cgp_loop *l, const cgp_kernel_pragma *k) {
   return l->line == k->for_line && l->col == k->for_col &&
-         (!l->file[0] || strcmp(base_name(l->file), base_name(k->file)) == 0);
+         (!l->file[0] || cgp_pass_same_file(l->file, k->file));
 }
 
 /* Instrument every loop in fn that matches k (a kernel function inlined twice has two). */

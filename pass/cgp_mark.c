@@ -180,9 +180,10 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
+int cgp_pass_same_file(const char *a, const char *b) { return strcmp(base_name(a), base_name(b)) == 0; }
+
 /* Call instruction i lies in a marked nest: its debug location is in the lines of a marked
-   `for` of its file (compared by base name: the pragma scanner and the debug info may spell
-   the directory differently). */
+   `for` of its file (cgp_pass_same_file). */
 static int call_in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
   unsigned len = 0, line = LLVMGetDebugLocLine(i);
   const char *spelled = LLVMGetDebugLocFilename(i, &len);
@@ -190,7 +191,7 @@ static int call_in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
   char file[4096];
   snprintf(file, sizeof file, "%.*s", (int)len, spelled);
   for (size_t n = 0; n < nk; n++)
-    if (line >= k[n].for_line && line <= k[n].for_end_line && strcmp(base_name(file), base_name(k[n].file)) == 0)
+    if (line >= k[n].for_line && line <= k[n].for_end_line && cgp_pass_same_file(file, k[n].file))
       return 1;
   return 0;
 }

@@ -20,5 +20,8 @@ int cgp_pass_access_kind(LLVMValueRef inst, LLVMValueRef *ptr);
 unsigned long long cgp_pass_access_size(LLVMTargetDataRef td, LLVMValueRef inst);
 /* Bytes the access a marker call stands for accessed. */
 unsigned long long cgp_pass_site_size(LLVMTargetDataRef td, LLVMValueRef marker);
+/* 1 if paths a and b name the same source file, as the debug info and the pragma scanner spell
+   it: compared by base name, since they may spell the directory differently. */
+int cgp_pass_same_file(const char *a, const char *b);
 
 #endif
