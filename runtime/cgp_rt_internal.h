@@ -121,9 +121,10 @@ extern rt_global cgp_rt_g;
 /* cgp_rt_window.c: a window's blocks, and their analysis per device */
 void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
 /* Issue the warps of blocks [b0, b1) (offsets in the window) as one batch into kernel k's
-   analyses for device d; deps, if not NULL, sees every access. */
+   analyses for device d; deps, if not NULL, sees every access. Returns the warps issued, and
+   their threads in *threads. */
 size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
-                       cgp_deps *deps);   /* returns the warps issued */
+                       cgp_deps *deps, double *threads);
 /* Device d's next batch of window w (its blocks complete); in a warming window (warms) the first
    batch only warms the caches. */
 void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps);

@@ -183,8 +183,9 @@ int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
   if (phase != len) return 0;
   t->win_len = len;                              /* the window closes: skip up to the next one */
   t->win_r1 = t->lane->n;
-  t->pause[RT_LEFT] = (int32_t)(RT_ITER_PERIOD - len);
-  weigh_window(t, RT_ITER_PERIOD - len, RT_ITER_PERIOD - len);
+  uint32_t gap = RT_ITER_PERIOD - len;
+  t->pause[RT_LEFT] = (int32_t)gap;
+  weigh_window(t, gap, gap);
   t->pause[RT_PAUSED] = l;
   t->paused_t = it;
   t->pause[RT_HEADER_LAST] = 1;
@@ -210,7 +211,7 @@ int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
     if (!s->is_header[bid] || --t->pause[RT_LEFT]) return 0;
     uint32_t gap = RT_ITER_PERIOD - t->win_len;
     t->iters_skipped += gap;
-    t->pause[RT_PAUSED] = -1;                              /* the next window: its header counts it */
+    t->pause[RT_PAUSED] = -1;                    /* the next window: its header counts it */
     t->t_at[s->ldepth[l]] = t->paused_t + gap - 1;
   } else {
     leave_paused(t);

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgp_abi.h"   /* the pause word's layout, shared with the instrumented code */
+
 #define RT_WARP 32
 #define RT_MAXD 8              /* loop depths tracked inside a thread body (deeper: see .c) */
 
@@ -73,9 +75,9 @@ void rt_tracker_sample(rt_tracker *t, int on);
    moves to word[3], its current values copied: the instrumented code reads and updates the
    runtime's cgp_rt_pause as the contract there says. Until rt_tracker_free, which sets
    word[RT_PAUSED] to -1. */
-#define RT_PAUSED 0
-#define RT_LEFT 1
-#define RT_HEADER_LAST 2
+#define RT_PAUSED CGP_PAUSE_LOOP
+#define RT_LEFT CGP_PAUSE_LEFT
+#define RT_HEADER_LAST CGP_PAUSE_HEADER_LAST
 void rt_tracker_pause_in(rt_tracker *t, int32_t word[3]);
 /* While paused (rt_tracker_block returned 1): the lane enters block bid. 0: still in a skipped
    iteration; 1: tracing resumed, at the next window or after the loop (the block is recorded). */

@@ -124,8 +124,9 @@ static int batch_iters(rt_kernel *k, size_t n) {
 }
 
 size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
-                       cgp_deps *deps) {
+                       cgp_deps *deps, double *threads) {
   cgp_analysis_set *an = rt_kernel_analyses(k, d);
+  *threads = 0;
   if (!an) return 0;
   if (b1 > w->nblk) b1 = w->nblk;
   size_t nw = 0, nblocks = 0;
@@ -139,6 +140,7 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
   for (size_t b = b0; b < b1; b++)
     for (size_t j = 0; j < w->nw[b]; j++, i++) {
       lw[i].w = w->blk[b][j];
+      *threads += rt_wwarp_threads(lw[i].w);
       lw[i].it = rt_witer_reset(k->iters[i], lw[i].w) ? k->iters[i] : NULL;
       lw[i].sm = (unsigned)((b - b0) % no_sm);
     }
@@ -161,23 +163,16 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
    the replay of a trace (cgp_rt_trace.c, a whole window at once): per device, the same batches
    in the same order, so the same sums. */
 
-/* Threads of the warps of blocks [b0, b1) of window w. */
-static double batch_threads(const rt_window *w, uint64_t b0, uint64_t b1) {
-  double n = 0;
-  for (uint64_t b = b0; b < b1 && b < w->nblk; b++)
-    for (size_t j = 0; j < w->nw[b]; j++) n += rt_wwarp_threads(w->blk[b][j]);
-  return n;
-}
-
 void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps) {
   uint64_t bpb = rt_batch_blocks(d, tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   int counting = !(warms && b0 == 0);
   if (b0 == 0) cgp_analysis_begin_window(rt_kernel_analyses(k, d));
   /* a batch without warps (blocks the memory budget left untraced) does not count: the window
      then stands on its warming batch, as when no second batch came */
-  size_t issued = rt_window_batch(k, w, d, b0, b1, counting, deps);
+  double threads;
+  size_t issued = rt_window_batch(k, w, d, b0, b1, counting, deps, &threads);
   w->counted[d] += counting && issued > 0;
-  if (counting && issued > 0) w->threads_counted[d] += batch_threads(w, b0, b1);
+  if (counting && issued > 0) w->threads_counted[d] += threads;
   w->next[d] = b1;
 }
 
@@ -188,9 +183,8 @@ void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int wa
   while (w->next[d] < last) rt_window_next_batch(k, w, d, tpb, warms, deps);
   if (!w->counted[d] && w->next[d] > 0) {            /* only the warming batch came */
     uint64_t b1 = rt_batch_blocks(d, tpb);
-    rt_window_batch(k, w, d, 0, b1, 1, NULL);
+    rt_window_batch(k, w, d, 0, b1, 1, NULL, &w->threads_counted[d]);
     w->counted[d] = 1;
-    w->threads_counted[d] = batch_threads(w, 0, b1);
     out->first_counted = w->start;
   } else {
     out->first_counted = w->start + (warms ? rt_batch_blocks(d, tpb) : 0);
