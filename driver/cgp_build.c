@@ -219,6 +219,17 @@ static int llvm_openmp_runtime(char *out, size_t len) {
   return dir[0] == '/' && access(out, R_OK) == 0;
 }
 
+/* What to say when `what` (a marked source, or an object made of one) holds clang's OpenMP
+   calls and llvm_openmp_runtime finds no libomp. */
+static void say_no_libomp(const char *what) {
+  fprintf(stderr,
+          "cgpredict: %s holds a marked nest compiled with -fopenmp: clang-14 compiles it, and its OpenMP code "
+          "needs LLVM's OpenMP runtime (libomp.so beside clang-14's libraries), not installed here. Install it "
+          "(Debian: libomp-14-dev), compile that source without -fopenmp, or move the marked nest to a file "
+          "without OpenMP\n",
+          what);
+}
+
 /* The object file at path names `what` (a symbol it defines or needs): its bytes hold the string. */
 static int object_names(const char *path, const char *what) {
   FILE *f = fopen(path, "rb");
@@ -360,12 +371,7 @@ int cgp_build(int argc, char **cmd) {
                   "or add %s to your link command\n",
                   src, libomp[0] ? libomp : "libomp (Debian: libomp-14-dev)");
         else if (!libomp[0]) {
-          fprintf(stderr,
-                  "cgpredict: %s holds a marked nest and is compiled with -fopenmp: clang-14 compiles it, and its "
-                  "OpenMP code needs LLVM's OpenMP runtime (libomp.so beside clang-14's libraries), not "
-                  "installed here. Install it (Debian: libomp-14-dev), compile this file without "
-                  "-fopenmp, or move the marked nest to a file without OpenMP\n",
-                  src);
+          say_no_libomp(src);
           rc = 1;
         }
       }
@@ -388,11 +394,7 @@ int cgp_build(int argc, char **cmd) {
         size_t n = strlen(cmd[i]);
         if (n > 2 && strcmp(cmd[i] + n - 2, ".o") == 0 && cmd[i][0] != '-' && object_names(cmd[i], "__kmpc_") &&
             object_names(cmd[i], "cgp_rt_kernel_begin") && !llvm_openmp_runtime(libomp, sizeof libomp)) {
-          fprintf(stderr,
-                  "cgpredict: %s was instrumented with OpenMP code (compiled with -fopenmp): it needs LLVM's "
-                  "OpenMP runtime (libomp.so beside clang-14's libraries), not installed here (Debian: "
-                  "libomp-14-dev)\n",
-                  cmd[i]);
+          say_no_libomp(cmd[i]);
           libomp[0] = '\0';
           break;
         }
