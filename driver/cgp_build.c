@@ -390,13 +390,13 @@ int cgp_build(int argc, char **cmd) {
     }
     for (int s = 0; s < c.nsrc; s++) sources_left += !objs[c.src[s]];
     if (!c.compile_only && !libomp[0]) {  /* objects `cgpredict cc -c` made with clang's OpenMP calls */
-      for (int i = 1; i < argc && !libomp[0]; i++) {
+      for (int i = 1; i < argc && !libomp[0] && !rc; i++) {
         size_t n = strlen(cmd[i]);
         if (n > 2 && strcmp(cmd[i] + n - 2, ".o") == 0 && cmd[i][0] != '-' && object_names(cmd[i], "__kmpc_") &&
             object_names(cmd[i], "cgp_rt_kernel_begin") && !llvm_openmp_runtime(libomp, sizeof libomp)) {
-          say_no_libomp(cmd[i]);
+          say_no_libomp(cmd[i]);       /* as for a marked source: the link would only fail on __kmpc_* */
           libomp[0] = '\0';
-          break;
+          rc = 1;
         }
       }
     }
@@ -412,7 +412,7 @@ int cgp_build(int argc, char **cmd) {
       push(&final, "-lm");
       if (CGP_RUNTIME_LINK_FLAG[0]) push(&final, CGP_RUNTIME_LINK_FLAG);
     }
-    if (!c.compile_only || sources_left) rc = run(final.v);
+    if (!rc && (!c.compile_only || sources_left)) rc = run(final.v);
     args_free(&final);
   }
   for (int i = 0; i < argc; i++) {

@@ -330,6 +330,38 @@ Test(e2e_robust, an_openmp_file_with_a_marked_nest_links_and_runs_as_built_by_gc
   cr_assert(strstr(err, "LLVM's OpenMP runtime") && strstr(err, "libomp.so"), "%s", err);
 }
 
+/* An object `cgpredict cc -c` made of a marked -fopenmp file, linked by `cgpredict cc` where no
+   libomp is installed (here: a clang-14 whose resource directory has none beside it): the link
+   stops with status 1 and the message that names the object and the remedy, as the compile of a
+   marked source does, instead of saying so and then running a link that can only fail on
+   __kmpc_* (before: the message, then the linker's undefined references). */
+Test(e2e_robust, an_openmp_object_linked_without_libomp_stops_with_the_remedy) {
+  write_file("omp.c",
+    "#include <stdio.h>\n"
+    "static float a[4096];\n"
+    "int main(void) {\n"
+    "#pragma omp parallel for\n"
+    "  for (int i = 0; i < 4096; i++) a[i] = i % 7;\n"
+    "#pragma cgpredict kernel name(scale)\n"
+    "  for (int i = 0; i < 4096; i++) a[i] = 3 * a[i] + 1;\n"
+    "  printf(\"%.0f\\n\", a[4095]);\n"
+    "  return 0;\n"
+    "}\n");
+  write_file("noomp-clang",
+    "#!/bin/sh\n"
+    "for a; do [ \"$a\" = -print-resource-dir ] && { echo /nonexistent/lib/clang/14; exit 0; }; done\n"
+    "exec clang-14 \"$@\"\n");
+  cr_assert_eq(sh("chmod +x noomp-clang"), 0);
+  cr_assert_eq(sh("CGPREDICT_CLANG=$PWD/noomp-clang %s cc -O2 -fopenmp -c omp.c", CGP_DRIVER), 0, "%s",
+               read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_CLANG=$PWD/noomp-clang %s cc -O2 -fopenmp -o traced omp.o", CGP_DRIVER), 1, "%s",
+               read_file("err.txt"));
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "omp.o holds a marked nest compiled with -fopenmp") && strstr(err, "libomp-14-dev"), "%s", err);
+  cr_assert_null(strstr(err, "undefined reference"), "the link ran: %s", err);
+  cr_assert_eq(access("traced", F_OK), -1, "a program was linked");
+}
+
 /* ---- any build command ------------------------------------------------------------------------ */
 
 /* `cgpredict build -- make` with a Makefile that names gcc itself (Rodinia's srad_v1: `CC=` has
