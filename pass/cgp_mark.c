@@ -196,18 +196,23 @@ static int call_in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
   return 0;
 }
 
-/* The functions with a body that marked nests call, and those they call in turn, get
-   `alwaysinline` (and lose `noinline`), so the -O1 pipeline's first pass inlines them and their
-   marked accesses become the nest's sites, as nvcc inlines a kernel's __device__ functions.
-   Before this a call made the accesses behind it invisible (Rodinia's kmeans: the distance loop
-   of find_nearest_point, the kernel's work, untraced). A function that cannot be inlined
-   (variadic, recursive past its first call) stays a call, which phase 2 warns about. */
+/* The calls a marked nest makes to functions with a body, and the calls those functions make in
+   turn, get `alwaysinline` as call-site attributes, so the -O1 pipeline's inliner inlines them
+   and their marked accesses become the nest's sites, as nvcc inlines a kernel's __device__
+   functions. Before this a call made the accesses behind it invisible (Rodinia's kmeans: the
+   distance loop of find_nearest_point, the kernel's work, untraced). The functions themselves
+   keep their attributes: a call outside the nests is inlined or not as clang -O1 decides, and a
+   user's `noinline` holds there (a call-site `alwaysinline` outranks it at that call only). The
+   calls inside a callee's own body are marked too, so its copy outside the nests has its callees
+   inlined. A function that cannot be inlined (variadic, recursive past its first call) stays a
+   call, which phase 2 warns about. */
 static void inline_callees(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
   unsigned never = LLVMGetEnumAttributeKindForName("noinline", 8);
+  LLVMAttributeRef always_attr = LLVMCreateEnumAttribute(ctx, always, 0);
   size_t n = 0, cap = 0;
-  LLVMValueRef *todo = NULL;                     /* functions to inline, each once */
+  LLVMValueRef *todo = NULL;                     /* callees whose calls are marked in turn, each once */
   for (int pass = 0; pass < 2; pass++)           /* pass 0: calls in the nests; 1: in the callees */
     for (size_t f = 0; pass == 0 ? f == 0 : f < n; f++) {
       LLVMValueRef first = pass == 0 ? LLVMGetFirstFunction(m) : todo[f];
@@ -221,21 +226,19 @@ static void inline_callees(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t n
                 strncmp(LLVMGetValueName2(callee, &len), "cgp_", 4) == 0 ||
                 LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)))
               continue;
+            LLVMRemoveCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, never);
+            LLVMAddCallSiteAttribute(i, LLVMAttributeFunctionIndex, always_attr);
             size_t j = 0;
             while (j < n && todo[j] != callee) j++;
             if (j < n) continue;
             if (n == cap) {
               LLVMValueRef *bigger = realloc(todo, (cap = cap ? 2 * cap : 8) * sizeof *todo);
-              if (!bigger) { free(todo); return; }     /* calls stay calls: phase 2 warns */
+              if (!bigger) { free(todo); return; }     /* its calls stay calls: phase 2 warns */
               todo = bigger;
             }
             todo[n++] = callee;
           }
     }
-  for (size_t j = 0; j < n; j++) {
-    LLVMRemoveEnumAttributeAtIndex(todo[j], LLVMAttributeFunctionIndex, never);
-    LLVMAddAttributeAtIndex(todo[j], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
-  }
   free(todo);
 }
 

@@ -276,6 +276,41 @@ Test(e2e_warps, functions_a_nest_calls_are_inlined_and_traced) {
   cJSON_Delete(r);
 }
 
+/* A function a nest calls is inlined into the nest only: its attributes are the user's. Here
+   `sum_row` is static and `noinline` and is also called outside the nest; before, it was given
+   `alwaysinline` and lost `noinline` for the whole file, so it was inlined at both calls and
+   vanished from the program. Now the nest's call is inlined (its loads of row[j] are the nest's
+   sites: lane i reads row i, 64 bytes apart, uncoalesced) and the program keeps `sum_row` for
+   the other call, as clang -O2 builds it. */
+Test(e2e_warps, a_callee_is_inlined_into_the_nest_only_and_keeps_its_noinline) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 1024\n"
+      "static float a[N][16], s[N];\n"
+      "__attribute__((noinline)) static float sum_row(const float *row) {\n"
+      "  float t = 0;\n"
+      "  for (int j = 0; j < 16; j++) t += row[j];\n"
+      "  return t;\n"
+      "}\n"
+      "int main(int argc, char **argv) {\n"
+      "  (void)argv;\n"
+      "  for (int i = 0; i < N; i++) for (int j = 0; j < 16; j++) a[i][j] = (i + j) % 9;\n"
+      "#pragma cgpredict kernel name(rows)\n"
+      "  for (int i = 0; i < N; i++) s[i] = sum_row(a[i]);\n"
+      "  printf(\"%.0f %.0f\\n\", s[N - 1], sum_row(a[argc]));\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "rows");
+  cJSON *w;
+  cJSON_ArrayForEach(w, cJSON_GetObjectItem(k, "warnings"))
+    cr_assert_null(strstr(w->valuestring, "not traced"), "%s", w->valuestring);
+  cJSON *row = site(k, 6, "load", "row");
+  cr_assert_str_eq(cJSON_GetObjectItem(row, "class")->valuestring, "uncoalesced");
+  cJSON_Delete(r);
+  cr_assert_eq(sh("nm prog | grep -c ' [tT] sum_row'"), 0, "sum_row was inlined at its call outside the nest: %s",
+               read_file("out.txt"));
+}
+
 /* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
    loads it: a constant load, 1 transaction, one per warp. */
 Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {
