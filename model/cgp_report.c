@@ -496,7 +496,7 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     const cJSON *safe = cJSON_GetObjectItemCaseSensitive(k, "parallel_safe");
     if (cJSON_IsFalse(safe))
       fprintf(f, "    not parallel as written: %d dependence(s) between threads (see \"dependences\" in the "
-              "report); the time above is for the loop as if it were\n",
+              "report); the time above is for the loop as if it were parallel\n",
               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "dependences")));
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))

@@ -13,7 +13,8 @@
    (inaccessiblememonly) and captures nothing, so the optimizer still keeps user values in
    registers, but it can neither delete, merge nor hoist the markers. Accesses whose underlying
    object is an alloca (a local scalar or array: a register or local memory on the GPU) are not
-   marked, nor reads of a global scalar (in CUDA a kernel argument). Then the -O1 pipeline runs as clang -O1 would run it, without vectorization,
+   marked, nor reads of a global scalar (in CUDA a kernel argument), except an access in a nest
+   to a local array or struct declared outside it (shared_locals). Then the -O1 pipeline runs as clang -O1 would run it, without vectorization,
    interleaving or unrolling, so that loop shapes and !llvm.loop locations match what the
    second phase (cgp_instrument.c) expects. */
 #include "cgp_pass.h"
@@ -115,9 +116,60 @@ static int kernel_argument(LLVMValueRef ptr) {
   return k != LLVMArrayTypeKind && k != LLVMStructTypeKind && k != LLVMVectorTypeKind;
 }
 
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+int cgp_pass_same_file(const char *a, const char *b) { return strcmp(base_name(a), base_name(b)) == 0; }
+
+/* Call instruction i lies in a marked nest: its debug location is in the lines of a marked
+   `for` of its file (cgp_pass_same_file). */
+static int call_in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
+  unsigned len = 0, line = LLVMGetDebugLocLine(i);
+  const char *spelled = LLVMGetDebugLocFilename(i, &len);
+  if (!spelled || !line) return 0;
+  char file[4096];
+  snprintf(file, sizeof file, "%.*s", (int)len, spelled);
+  for (size_t n = 0; n < nk; n++)
+    if (line >= k[n].for_line && line <= k[n].for_end_line && cgp_pass_same_file(file, k[n].file))
+      return 1;
+  return 0;
+}
+
+/* The local arrays and structs of fn that marked nests share: each alloca of an aggregate whose
+   llvm.dbg.declare (at the variable's declaration) is outside every marked nest. Such an array
+   is the host function's, one for all iterations (viterbi's DP table, declared before the loop
+   over time steps): on a GPU it is global memory every thread reads and writes, so the nest's
+   accesses to it are marked and traced and their dependences found. Declared inside a nest, a
+   local is each iteration's, each thread's own (registers or local memory): not marked. A local
+   without a declaration record (no -g) stays unmarked. Up to `cap` are found. */
+static size_t shared_locals(LLVMContextRef ctx, LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk,
+                            LLVMValueRef *out, size_t cap) {
+  size_t n = 0, len = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && n < cap; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetNumOperands(i) < 3) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (!LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "llvm.dbg.declare") != 0 ||
+          call_in_nest(i, k, nk))
+        continue;
+      LLVMValueRef wrapped = LLVMGetOperand(i, 0), a = NULL;
+      if (LLVMGetMDNodeNumOperands(wrapped) == 1) LLVMGetMDNodeOperands(wrapped, &a);
+      if (!a || !LLVMIsAAllocaInst(a)) continue;
+      LLVMTypeKind t = LLVMGetTypeKind(LLVMGetAllocatedType(a));
+      if (t == LLVMArrayTypeKind || t == LLVMStructTypeKind || t == LLVMVectorTypeKind) out[n++] = a;
+    }
+  (void)ctx;
+  return n;
+}
+
 static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef marker,
-                          unsigned md_dbg) {
+                          unsigned md_dbg, const cgp_kernel_pragma *k, size_t nk) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
+  enum { MAX_SHARED = 256 };
+  LLVMValueRef shared[MAX_SHARED];
+  size_t nshared = nk ? shared_locals(ctx, fn, k, nk, shared, MAX_SHARED) : 0;
   LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
   unsigned md_size = LLVMGetMDKindIDInContext(ctx, CGP_SITE_SIZE_MD, strlen(CGP_SITE_SIZE_MD));
   LLVMTypeRef i8p = LLVMPointerType(LLVMInt8TypeInContext(ctx), 0), i32 = LLVMInt32TypeInContext(ctx);
@@ -128,7 +180,12 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
       int kind = cgp_pass_access_kind(i, &ptr);
       if (kind < 0) continue;
       LLVMValueRef base = cgp_pass_underlying_base(ptr);
-      if (LLVMIsAAllocaInst(base) || (kind == CGP_SITE_LOAD && kernel_argument(ptr))) continue;
+      if (kind == CGP_SITE_LOAD && kernel_argument(ptr)) continue;
+      if (LLVMIsAAllocaInst(base)) {
+        size_t j = 0;
+        while (j < nshared && shared[j] != base) j++;
+        if (j == nshared || !call_in_nest(i, k, nk)) continue;
+      }
       LLVMPositionBuilderBefore(b, i);
       LLVMValueRef args[3] = {LLVMBuildPointerCast(b, ptr, i8p, ""), LLVMBuildPointerCast(b, base, i8p, ""),
                               LLVMConstInt(i32, (unsigned long long)kind, 0)};
@@ -175,26 +232,6 @@ static int run_o1(LLVMModuleRef m, char *err, size_t errlen) {
   return 0;
 }
 
-static const char *base_name(const char *p) {
-  const char *s = strrchr(p, '/');
-  return s ? s + 1 : p;
-}
-
-int cgp_pass_same_file(const char *a, const char *b) { return strcmp(base_name(a), base_name(b)) == 0; }
-
-/* Call instruction i lies in a marked nest: its debug location is in the lines of a marked
-   `for` of its file (cgp_pass_same_file). */
-static int call_in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
-  unsigned len = 0, line = LLVMGetDebugLocLine(i);
-  const char *spelled = LLVMGetDebugLocFilename(i, &len);
-  if (!spelled || !line) return 0;
-  char file[4096];
-  snprintf(file, sizeof file, "%.*s", (int)len, spelled);
-  for (size_t n = 0; n < nk; n++)
-    if (line >= k[n].for_line && line <= k[n].for_end_line && cgp_pass_same_file(file, k[n].file))
-      return 1;
-  return 0;
-}
 
 /* The calls a marked nest makes to functions with a body, and the calls those functions make in
    turn, get `alwaysinline` as call-site attributes, so the -O1 pipeline's inliner inlines them
@@ -250,7 +287,7 @@ int cgp_pass_prepare_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t 
   for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
     size_t len = 0;
     if (LLVMCountBasicBlocks(fn) == 0 || strncmp(LLVMGetValueName2(fn, &len), "cgp_rt_", 7) == 0) continue;
-    mark_function(m, b, fn, marker, md_dbg);
+    mark_function(m, b, fn, marker, md_dbg, k, nk);
   }
   LLVMDisposeBuilder(b);
   inline_callees(m, k, nk);

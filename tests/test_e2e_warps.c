@@ -311,6 +311,41 @@ Test(e2e_warps, a_callee_is_inlined_into_the_nest_only_and_keeps_its_noinline) {
                read_file("out.txt"));
 }
 
+/* A local array of the host function declared before the nest (MachSuite's viterbi: its DP
+   table) is one array for every iteration: global memory on a GPU, traced like a global array,
+   so step t reading row t - 1 is a dependence and the loop is not parallel. Before, every access
+   whose base is an alloca was taken for thread-private: no site, no dependence, "parallel". A
+   local declared inside the nest (tmp) is each thread's own and stays untraced. */
+Test(e2e_warps, a_local_array_declared_before_the_nest_is_shared_and_traced) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define T 64\n"
+      "#define S 64\n"
+      "int main(void) {\n"
+      "  double loc[T][S];\n"
+      "  for (int s = 0; s < S; s++) loc[0][s] = s;\n"
+      "#pragma cgpredict kernel name(steps) dims(1)\n"
+      "  for (int t = 1; t < T; t++)\n"
+      "    for (int s = 0; s < S; s++) {\n"
+      "      volatile double tmp[2];\n"
+      "      tmp[0] = loc[t - 1][(s + 1) % S];\n"
+      "      tmp[1] = tmp[0] + 1.0;\n"
+      "      loc[t][s] = tmp[1];\n"
+      "    }\n"
+      "  printf(\"%.1f\\n\", loc[T - 1][3]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "steps");
+  cr_assert(!is_true(k, "parallel_safe"));
+  cr_assert_not_null(dependence(k, "raw", 13, 11), "raw from the store of loc[t][s] (13) to the load of loc[t-1] (11)");
+  cr_assert_str_eq(cJSON_GetObjectItem(site(k, 11, "load", "loc"), "class")->valuestring, "uncoalesced");   /* rows 512 B apart */
+  cr_assert_not_null(site(k, 13, "store", "loc"));
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory"))
+    cr_assert_str_neq(cJSON_GetObjectItem(m, "array")->valuestring, "tmp", "tmp is each thread's own");
+  cJSON_Delete(r);
+}
+
 /* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
    loads it: a constant load, 1 transaction, one per warp. */
 Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {
