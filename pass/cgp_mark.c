@@ -164,6 +164,27 @@ static size_t shared_locals(LLVMContextRef ctx, LLVMValueRef fn, const cgp_kerne
   return n;
 }
 
+/* A copy the compiler made a call (a struct assigned whole, `q = pos[k]`, `a[i + 1] = a[i]`:
+   clang emits llvm.memcpy; `s = (vec3){0}`: llvm.memset), with a constant length: its source
+   (kind load) and destination (kind store) as accesses of that many bytes, as nvcc's loads and
+   stores of the struct's fields move them; *n accesses, *len bytes. 0 for any other call or a
+   length known only at run time (a real memcpy of a buffer: a loop of accesses on a GPU, left
+   untraced). */
+static int copy_accesses(LLVMValueRef i, LLVMValueRef ptr[2], int kind[2], unsigned *n, unsigned long long *len) {
+  if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  size_t nlen = 0;
+  const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &nlen) : "";
+  int set = strncmp(name, "llvm.memset.", 12) == 0;
+  if (!set && strncmp(name, "llvm.memcpy.", 12) != 0 && strncmp(name, "llvm.memmove.", 13) != 0) return 0;
+  LLVMValueRef l = LLVMGetOperand(i, 2);
+  if (!LLVMIsAConstantInt(l) || (*len = LLVMConstIntGetZExtValue(l)) == 0 || *len > UINT32_MAX) return 0;
+  *n = 0;
+  if (!set) { ptr[*n] = LLVMGetOperand(i, 1); kind[(*n)++] = CGP_SITE_LOAD; }    /* read, then written */
+  ptr[*n] = LLVMGetOperand(i, 0); kind[(*n)++] = CGP_SITE_STORE;
+  return 1;
+}
+
 static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef marker,
                           unsigned md_dbg, const cgp_kernel_pragma *k, size_t nk) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
@@ -176,24 +197,30 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
   LLVMTypeRef ty = LLVMGlobalGetValueType(marker);
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-      LLVMValueRef ptr;
-      int kind = cgp_pass_access_kind(i, &ptr);
-      if (kind < 0) continue;
-      LLVMValueRef base = cgp_pass_underlying_base(ptr);
-      if (kind == CGP_SITE_LOAD && kernel_argument(ptr)) continue;
-      if (LLVMIsAAllocaInst(base)) {
-        size_t j = 0;
-        while (j < nshared && shared[j] != base) j++;
-        if (j == nshared || !call_in_nest(i, k, nk)) continue;
+      LLVMValueRef ptrs[2];
+      int kinds[2];
+      unsigned n = 1;
+      unsigned long long bytes = 0;
+      kinds[0] = cgp_pass_access_kind(i, &ptrs[0]);
+      if (kinds[0] >= 0) bytes = cgp_pass_access_size(td, i);
+      else if (!copy_accesses(i, ptrs, kinds, &n, &bytes)) continue;
+      for (unsigned a = 0; a < n; a++) {
+        LLVMValueRef ptr = ptrs[a], base = cgp_pass_underlying_base(ptr);
+        if (kinds[a] == CGP_SITE_LOAD && kernel_argument(ptr)) continue;
+        if (LLVMIsAAllocaInst(base)) {
+          size_t j = 0;
+          while (j < nshared && shared[j] != base) j++;
+          if (j == nshared || !call_in_nest(i, k, nk)) continue;
+        }
+        LLVMPositionBuilderBefore(b, i);
+        LLVMValueRef args[3] = {LLVMBuildPointerCast(b, ptr, i8p, ""), LLVMBuildPointerCast(b, base, i8p, ""),
+                                LLVMConstInt(i32, (unsigned long long)kinds[a], 0)};
+        LLVMValueRef call = LLVMBuildCall2(b, ty, marker, args, 3, "");
+        LLVMValueRef loc = LLVMGetMetadata(i, md_dbg);
+        if (loc) LLVMSetMetadata(call, md_dbg, loc);
+        LLVMValueRef size = LLVMConstInt(i32, bytes, 0);
+        LLVMSetMetadata(call, md_size, LLVMMDNodeInContext(ctx, &size, 1));
       }
-      LLVMPositionBuilderBefore(b, i);
-      LLVMValueRef args[3] = {LLVMBuildPointerCast(b, ptr, i8p, ""), LLVMBuildPointerCast(b, base, i8p, ""),
-                              LLVMConstInt(i32, (unsigned long long)kind, 0)};
-      LLVMValueRef call = LLVMBuildCall2(b, ty, marker, args, 3, "");
-      LLVMValueRef loc = LLVMGetMetadata(i, md_dbg);
-      if (loc) LLVMSetMetadata(call, md_dbg, loc);
-      LLVMValueRef size = LLVMConstInt(i32, cgp_pass_access_size(td, i), 0);
-      LLVMSetMetadata(call, md_size, LLVMMDNodeInContext(ctx, &size, 1));
     }
 }
 

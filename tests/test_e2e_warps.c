@@ -346,6 +346,48 @@ Test(e2e_warps, a_local_array_declared_before_the_nest_is_shared_and_traced) {
   cJSON_Delete(r);
 }
 
+/* A struct assigned whole is a call to llvm.memcpy in clang's IR, not a load and a store: such a
+   copy of constant length is traced as a load of its source and a store of its destination, of
+   the struct's size (MachSuite's md/grid: `q = *(base_q + q_idx)`, its hot load, was missing).
+   `a[i + 1] = a[i]` is then a dependence (thread i + 1 reads what thread i writes: raw, at line
+   9); `q = p[i]` into a local declared in the nest is a load of 24 bytes only (q is each
+   thread's own), lane i at 24 i: the lanes' elements abut (coalesced), 24 B x 32 lanes = 768 B =
+   12 lines of 64 B (TK1; p is placed on a 256-byte boundary, 768 a multiple of 64). Before,
+   both kernels had no site at all and `shift` was called parallel. */
+Test(e2e_warps, a_struct_assigned_whole_is_a_load_and_a_store_of_its_size) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "typedef struct { double x, y, z; } vec3;\n"
+      "#define N 1024\n"
+      "vec3 a[N], p[N];\n"
+      "double s[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) { a[i].x = i; a[i].y = 2 * i; a[i].z = 3 * i; p[i] = a[i]; }\n"
+      "#pragma cgpredict kernel name(shift)\n"
+      "  for (int i = 0; i < N - 1; i++) a[i + 1] = a[i];\n"
+      "#pragma cgpredict kernel name(norm)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    vec3 q = p[i];\n"
+      "    s[i] = q.x * q.x + q.y * q.y + q.z * q.z;\n"
+      "  }\n"
+      "  printf(\"%.1f %.1f\\n\", a[N - 1].x, s[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "shift");
+  cr_assert(!is_true(k, "parallel_safe"));
+  cr_assert_not_null(dependence(k, "raw", 9, 9));
+  cr_assert_eq(num(site(k, 9, "load", "a"), "size"), 24);
+  cr_assert_eq(num(site(k, 9, "store", "a"), "size"), 24);
+  k = kernel_named(r, "norm");
+  cr_assert(is_true(k, "parallel_safe"));
+  cJSON *q = site(k, 12, "load", "p");
+  cr_assert_eq(num(q, "size"), 24);
+  cr_assert_str_eq(cJSON_GetObjectItem(q, "class")->valuestring, "coalesced");
+  cr_assert_float_eq(num(q, "transactions_per_warp"), 12.0, 1e-9);
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "memory")), 2, "p[i] and s[i]; q is the thread's own");
+  cJSON_Delete(r);
+}
+
 /* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
    loads it: a constant load, 1 transaction, one per warp. */
 Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {
