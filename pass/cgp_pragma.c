@@ -445,11 +445,22 @@ static void default_name(cgp_kernel_pragma *k) {
   snprintf(k->name, sizeof k->name, "%.*s_%u", (int)len, base, k->pragma_line);
 }
 
-/* The first kept token from found->after on must be the `for` keyword of a for statement. */
+/* The first token from i on that the compiler keeps (not in a skipped branch or a directive). */
+static unsigned kept_from(const file_scan *fs, unsigned i) {
+  while (i < fs->ntok && (is_skipped(&fs->sk, fs->off[i]) || fs->in_directive[i])) i++;
+  return i;
+}
+
+/* The first kept token from found->after on, past any labels (`outer: for`, as HLS code such as
+   MachSuite names every loop), must be the `for` keyword of a for statement. */
 static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
   scan *s = fs->s;
   unsigned i = 0;
-  while (i < fs->ntok && (fs->off[i] < f->after || is_skipped(&fs->sk, fs->off[i]) || fs->in_directive[i])) i++;
+  while (i < fs->ntok && fs->off[i] < f->after) i++;
+  i = kept_from(fs, i);
+  for (unsigned colon; i < fs->ntok && clang_getTokenKind(fs->tok[i]) == CXToken_Identifier &&
+                       (colon = kept_from(fs, i + 1)) < fs->ntok && spelled(fs, colon, ":");)
+    i = kept_from(fs, colon + 1);
   if (i >= fs->ntok || !spelled(fs, i, "for") || clang_getTokenKind(fs->tok[i]) != CXToken_Keyword) {
     error_at(s, k->file, k->pragma_line, k->pragma_col, "#pragma cgpredict kernel is not followed by a for loop");
     return;

@@ -121,6 +121,30 @@ Test(pragma, continued_line_and_macro_bounds_with_a_define_flag) {
   free(k);
 }
 
+/* HLS code labels its loops (MachSuite names every one: `outer: for`). A pragma before a labelled
+   loop marks the loop, past one label or several; before, "#pragma cgpredict kernel is not
+   followed by a for loop". A label before a statement that is not a loop is still refused. */
+Test(pragma, a_labelled_loop_is_marked_past_its_labels) {
+  const char *src =
+    "float A[64][64];\n"
+    "void f(void) {\n"
+    "  int i, j;\n"
+    "#pragma cgpredict kernel name(labelled) dims(2)\n"
+    "  outer: again:\n"
+    "  for (i = 0; i < 64; i++)\n"
+    "    inner: for (j = 0; j < 64; j++) A[i][j] = 0;\n"
+    "}\n";
+  size_t n;
+  cgp_kernel_pragma *k = scan_ok(src, &n);
+  cr_assert_eq(n, 1);
+  cr_assert_eq(k[0].for_line, 6);
+  cr_assert_eq(k[0].for_col, 3);
+  cr_assert_eq(k[0].for_end_line, 7);
+  free(k);
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel\n  top: a[0] = 0;\n}\n", 2, 1,
+               "not followed by a for loop");
+}
+
 Test(pragma, source_without_pragmas_gives_no_kernel) {
   cgp_kernel_pragma *k;
   size_t n = 7;
