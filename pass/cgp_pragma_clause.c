@@ -177,7 +177,7 @@ static int argument(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, int which, unsi
   return 0;
 }
 
-static int clause(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, unsigned *seen) {
+static int clause(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, unsigned *seen, size_t *block_at) {
   char b[80];
   int which = 0;
   while (which < C_COUNT && !is(l, clause_names[which])) which++;
@@ -186,6 +186,7 @@ static int clause(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, unsigned *seen) {
   size_t start = l->at;
   if (*seen & (1u << which)) return fail(f, start, "clause '%s' given twice", clause_names[which]);
   *seen |= 1u << which;
+  if (which == C_BLOCK) *block_at = start;
   next(l);
   if (which == C_NOALIAS) {                 /* a flag: `noalias` or `noalias()` */
     k->noalias = 1;
@@ -220,14 +221,21 @@ int cgp_pragma_parse(const char *text, size_t len, cgp_kernel_pragma *k, size_t 
   if (!is(&l, "kernel")) return fail(&f, l.at, "expected 'kernel' after '#pragma cgpredict'");
   next(&l);
   unsigned seen = 0;
+  size_t block_at = 0;
   while (l.kind != T_END) {
-    if (clause(&l, &f, k, &seen)) return -1;
+    if (clause(&l, &f, k, &seen, &block_at)) return -1;
     if (is(&l, ",")) next(&l);
   }
   if (k->block[0]) {
     for (int d = 1; d < 3; d++) if (!k->block[d]) k->block[d] = 1;
     if (k->block[0] * k->block[1] * k->block[2] > MAX_BLOCK_THREADS)
       return fail(&f, 0, "block(...) has more than %d threads", MAX_BLOCK_THREADS);
+    unsigned shaped = k->block[2] > 1 ? 3 : k->block[1] > 1 ? 2 : 1;   /* dimensions beyond 1 given */
+    if (k->dims && shaped > k->dims)           /* block(32, 8) with dims(1): 8 would be dropped */
+      return fail(&f, block_at,
+                  "block(...) shapes %u dimensions but dims(%u) maps %u loop%s: give one block size per "
+                  "mapped loop, or map more loops",
+                  shaped, k->dims, k->dims, k->dims == 1 ? "" : "s");
   }
   if (k->tile && !k->nshared) return fail(&f, 0, "tile(...) needs shared(...)");
   return 0;

@@ -163,6 +163,24 @@ Test(pragma, zero_block_is_rejected) {
                2, 32, "positive integer");
 }
 
+/* block(32, 8) with dims(1): one loop is mapped, so the 8 had nowhere to go and the block was
+   silently 32 x 1 x 1 (found trying MachSuite). Refused, at the block clause; block(32, 1) and
+   block(32, 8) with dims(2) are fine. */
+Test(pragma, a_block_with_more_dimensions_than_dims_is_refused) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel dims(1) block(32, 8)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               2, 34, "block(...) shapes 2 dimensions but dims(1) maps 1 loop");
+  size_t n;
+  cgp_kernel_pragma *k = scan_ok("void f(float *a) {\n#pragma cgpredict kernel dims(1) block(32, 1)\n"
+                                 "  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n", &n);
+  cr_assert_eq(n, 1);
+  cr_assert_eq(k[0].block[0], 32);
+  free(k);
+  k = scan_ok("float A[8][8];\nvoid f(void) {\n#pragma cgpredict kernel dims(2) block(32, 8)\n"
+              "  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) A[i][j] = 0;\n}\n", &n);
+  cr_assert_eq(k[0].block[1], 8);
+  free(k);
+}
+
 Test(pragma, dims_above_three_is_rejected) {
   expect_error("void f(float *a) {\n#pragma cgpredict kernel dims(4)\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
                2, 31, "dims(...) is 1, 2 or 3");
