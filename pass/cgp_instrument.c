@@ -1328,7 +1328,8 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
     n.iv[d] = induction_variable(cfg, l, &n.step[d]);
     if (!n.iv[d]) {
       NEST_ERROR(pc, &n, "kernel '%s': the mapped loop at line %u:%u has no integer induction "
-                 "variable (a thread index must be an integer counter stepped by a constant)",
+                 "variable (a thread index must be an integer counter stepped by the same constant every "
+                 "iteration: is the counter also changed in the body, or stepped by a variable?)",
                  k->name, l->line, l->col);
       goto out;
     }

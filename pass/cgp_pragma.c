@@ -503,6 +503,15 @@ static void finish(file_scan *fs, const found *f) {
   int ok = !s->failed;
   if (ok && !k->name[0]) default_name(k);
   for (size_t j = 0; ok && j < s->n; j++)
+    if (strcmp(s->out[j].file, k->file) == 0 && s->out[j].for_line == k->for_line &&
+        s->out[j].for_col == k->for_col) {     /* two pragmas stacked on one loop */
+      error_at(s, k->file, k->pragma_line, k->pragma_col,
+               "the loop at line %u:%u is already marked by the pragma at line %u: one #pragma cgpredict "
+               "kernel per loop nest (put every clause in one)",
+               k->for_line, k->for_col, s->out[j].pragma_line);
+      ok = 0;
+    }
+  for (size_t j = 0; ok && j < s->n; j++)
     if (strcmp(s->out[j].name, k->name) == 0) {
       error_at(s, k->file, k->pragma_line, k->pragma_col, "kernel name '%s' is already used at %s%s%u",
                k->name, strcmp(s->out[j].file, k->file) ? s->out[j].file : "", strcmp(s->out[j].file, k->file) ? ":" : "line ",

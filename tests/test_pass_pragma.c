@@ -145,6 +145,15 @@ Test(pragma, a_labelled_loop_is_marked_past_its_labels) {
                "not followed by a for loop");
 }
 
+/* Two pragmas stacked on one loop: before, the build failed later with "the mapped loop at line
+   4:3 has no integer induction variable", about a loop whose counter is an int (found trying
+   MachSuite). Now the second pragma is refused, naming the first. */
+Test(pragma, two_pragmas_on_one_loop_are_refused_naming_the_first) {
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel name(k1)\n#pragma cgpredict kernel name(k2)\n"
+               "  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n",
+               3, 1, "the loop at line 4:3 is already marked by the pragma at line 2");
+}
+
 Test(pragma, source_without_pragmas_gives_no_kernel) {
   cgp_kernel_pragma *k;
   size_t n = 7;
