@@ -5,7 +5,8 @@
    the two earliest that wrote it, each with its site. Two are enough: a new access by thread T
    conflicts with an earlier one iff some other thread accessed the element, and of two distinct
    threads at least one is not T. Kinds follow the sequential program: the earlier thread's access
-   first (write then read: raw; read then write: war; write then write: waw). Detection is exact
+   first (write then read: raw; read then write: war; write then write: waw), a descending
+   loop's threads taken in the order it runs them (cgp_deps_order). Detection is exact
    for the accesses fed in, whatever their order (the runtime feeds warps round robin).
 
    Bounded memory: an open-addressing table that grows with the addresses seen, to at most
@@ -45,6 +46,7 @@ struct cgp_deps {
   cgp_dep *found;
   size_t nfound, capfound;
   uint64_t *chunks;              /* CHUNK_BITS bits: a chunk has an entry (never a false no) */
+  uint64_t order;                /* XORed into thread keys: the table holds the sequential order */
 };
 
 static uint64_t hash(uint64_t x) {
@@ -89,6 +91,7 @@ void cgp_deps_reset(cgp_deps *d) {
   d->used = 0;
   d->partial = 0;
   d->nfound = 0;
+  d->order = 0;
 }
 
 static int grow(cgp_deps *d) {
@@ -146,7 +149,7 @@ static void note(cgp_deps *d, cgp_dep_kind kind, uint64_t t1, uint32_t s1, uint6
     d->found = p;
     d->capfound = n;
   }
-  d->found[d->nfound++] = (cgp_dep){kind, s1, s2, t1, t2, addr, 1, reduction};
+  d->found[d->nfound++] = (cgp_dep){kind, s1, s2, t1 ^ d->order, t2 ^ d->order, addr, 1, reduction};
 }
 
 /* Another thread than t among the two recorded, or NONE. */
@@ -170,7 +173,10 @@ void cgp_deps_prefetch(const cgp_deps *d, uint64_t addr) {
   __builtin_prefetch(&d->tab[hash(addr) & (d->cap - 1)]);
 }
 
+void cgp_deps_order(cgp_deps *d, uint64_t mask) { d->order = mask; }
+
 void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t t, uint32_t sid, int is_store) {
+  t ^= d->order;                                 /* from here on, < is "runs first" */
   entry *e = lookup(d, addr);
   if (!e) return;
   int w = other(e->wr, t);

@@ -60,6 +60,15 @@ uint64_t cgp_thread_key(int dims, uint64_t x, uint64_t y, uint64_t z) {
   return (z & 0x1fffff) << 42 | (y & 0x1fffff) << 21 | (x & 0x1fffff);
 }
 
+uint64_t cgp_thread_order_mask(int dims, const int descending[3]) {
+  if (dims <= 1) return descending[0] ? INT64_MAX : 0;
+  if (dims == 2) return (descending[0] ? 0xffffffffu : 0) | (descending[1] ? UINT64_C(0x7fffffff) << 32 : 0);
+  uint64_t m = 0;
+  for (int d = 0; d < 3; d++)
+    if (descending[d]) m |= UINT64_C(0x1fffff) << (21 * d);
+  return m;
+}
+
 void cgp_thread_unkey(int dims, uint64_t key, uint64_t xyz[3]) {
   if (dims <= 1) { xyz[0] = key; xyz[1] = xyz[2] = 0; return; }
   if (dims == 2) { xyz[0] = key & 0xffffffffu; xyz[1] = key >> 32; xyz[2] = 0; return; }

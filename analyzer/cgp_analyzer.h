@@ -192,6 +192,11 @@ typedef struct {
    visits the threads (z, then y, then x): 1-D: x; 2-D: y << 32 | x; 3-D: 21 bits each. */
 uint64_t cgp_thread_key(int dims, uint64_t x, uint64_t y, uint64_t z);
 void cgp_thread_unkey(int dims, uint64_t key, uint64_t xyz[3]);
+/* The mask that, XORed into a key, orders keys as the sequential nest visits the threads when
+   the loop of dimension d counts down (descending[d]): it reverses that coordinate's field (a
+   descending loop runs thread x + 1 before x). Bit 63 stays clear: a masked key is never
+   UINT64_MAX. */
+uint64_t cgp_thread_order_mask(int dims, const int descending[3]);
 
 /* An analysis. Every callback may be NULL. `counting` in begin_batch says whether the batch is
    measured (1) or only warms state such as caches (0); analyses that sum must then not add. */
@@ -250,6 +255,10 @@ typedef struct cgp_deps cgp_deps;
 cgp_deps *cgp_deps_new(size_t max_addresses);
 void cgp_deps_free(cgp_deps *d);
 void cgp_deps_reset(cgp_deps *d);                      /* a new launch */
+/* The launch's thread order (cgp_thread_order_mask; 0 after a reset: keys ascending): which of
+   two threads the sequential program runs first, so which access of a conflict is first and the
+   kind (raw, war, waw) as the program has it. */
+void cgp_deps_order(cgp_deps *d, uint64_t mask);
 void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t thread, uint32_t sid, int is_store);
 /* A hint, no effect on results: addr's access comes soon (a warp instruction's lanes are
    prefetched together, then accessed, so that their table reads overlap). */

@@ -604,6 +604,8 @@ void cgp_rt_kernel_begin(const char *desc) {
   rt_tracker_pause_in(L.tracker, cgp_rt_pause);
   rt_tracker_sample(L.tracker, cgp_rt_g.sample_iterations);
   cgp_deps_reset(L.deps);
+  int down[3] = {k->step[0] < 0, k->step[1] < 0, k->step[2] < 0};
+  cgp_deps_order(L.deps, cgp_thread_order_mask((int)k->dims, down));
   rt_deps_checked = 0;
   L.k = k;
   L.nmem = k->nmem;

@@ -202,6 +202,40 @@ Test(deps, raw_is_ordered_by_the_sequential_nest) {
   }
 }
 
+/* A descending loop (for i = N - 1 down to 0) runs thread 6 before thread 5: with the launch's
+   order mask, thread 6 writing A and thread 5 reading it is raw, thread 6 first (a suffix sum,
+   found trying MachSuite: reported war, as if thread 5 ran first, with the remedy of an
+   ascending anti-dependence). 2-D, y descending and x ascending: (x 3, y 6) runs before
+   (x 4, y 6), and both before (x 0, y 5). The keys reported are the threads' own, not masked. */
+Test(deps, a_descending_loop_orders_its_threads_as_it_runs_them) {
+  int down1[3] = {1, 0, 0}, down2[3] = {0, 1, 0};
+  cr_assert_eq(cgp_thread_order_mask(1, down1), (uint64_t)INT64_MAX);
+  uint64_t m = cgp_thread_order_mask(2, down2);
+  uint64_t a = cgp_thread_key(2, 3, 6, 0) ^ m, b = cgp_thread_key(2, 4, 6, 0) ^ m, c = cgp_thread_key(2, 0, 5, 0) ^ m;
+  cr_assert(a < b && b < c, "y 6 runs before y 5, x ascending within a row");
+  for (int feed = 0; feed < 2; feed++) {
+    cgp_deps *d = cgp_deps_new(100);
+    cgp_deps_order(d, cgp_thread_order_mask(1, down1));
+    if (feed == 0) {
+      cgp_deps_access(d, 0x100, 6, 1, 1);
+      cgp_deps_access(d, 0x100, 5, 0, 0);
+    } else {
+      cgp_deps_access(d, 0x100, 5, 0, 0);
+      cgp_deps_access(d, 0x100, 6, 1, 1);
+    }
+    const cgp_dep *r = find(d, CGP_DEP_RAW);
+    cr_assert_not_null(r, "feed order %d", feed);
+    cr_assert_eq(r->first_thread, 6);
+    cr_assert_eq(r->second_thread, 5);
+    cr_assert_null(find(d, CGP_DEP_WAR));
+    cgp_deps_reset(d);                           /* a new launch: ascending again */
+    cgp_deps_access(d, 0x100, 6, 1, 1);
+    cgp_deps_access(d, 0x100, 5, 0, 0);
+    cr_assert_not_null(find(d, CGP_DEP_WAR));
+    cgp_deps_free(d);
+  }
+}
+
 /* A thread reading and writing its own element is no dependence; another reading it after is a
    raw even when the first reader was the writer itself. */
 Test(deps, own_element_is_no_dependence) {

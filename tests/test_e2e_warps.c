@@ -388,6 +388,36 @@ Test(e2e_warps, a_struct_assigned_whole_is_a_load_and_a_store_of_its_size) {
   cJSON_Delete(r);
 }
 
+/* The same recurrence counting down: iteration i reads a[i + 1], which iteration i + 1 wrote
+   just before (a suffix sum): raw, from thread i + 1 to thread i, with the remedy for a flow
+   dependence. Before, threads were ordered by index whatever the loop's direction: war, with the
+   remedy "give each thread its own element", which would not help (found trying MachSuite's
+   viterbi backtrack). */
+Test(e2e_warps, a_descending_recurrence_is_a_raw_from_the_thread_that_runs_first) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 1024\n"
+      "double a[N + 1];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i <= N; i++) a[i] = i % 5;\n"
+      "#pragma cgpredict kernel name(suffix)\n"
+      "  for (int i = N - 1; i >= 0; i--)\n"
+      "    a[i] = a[i + 1] + a[i];\n"
+      "  printf(\"%.1f\\n\", a[0]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "suffix");
+  cr_assert(!is_true(k, "parallel_safe"));
+  cJSON *d = dependence(k, "raw", 8, 8);
+  cr_assert_not_null(d, "raw from the store of a[i] to the load of a[i + 1]");
+  cr_assert_null(dependence(k, "war", 8, 8));
+  cJSON *ex = cJSON_GetObjectItem(d, "example");
+  double t1 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "first_thread"), 0)->valuedouble;
+  double t2 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "second_thread"), 0)->valuedouble;
+  cr_assert_eq(t1, t2 + 1, "thread %g writes what thread %g, run after it, reads", t1, t2);
+  cJSON_Delete(r);
+}
+
 /* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
    loads it: a constant load, 1 transaction, one per warp. */
 Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {
