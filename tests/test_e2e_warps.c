@@ -18,6 +18,11 @@ static cJSON *build_and_run(const char *src) {
   return report("r.json");
 }
 
+/* The x coordinate of dependence d's example thread `which` (first_thread, second_thread). */
+static double example_x(cJSON *d, const char *which) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(d, "example"), which), 0)->valuedouble;
+}
+
 static int is_true(cJSON *o, const char *key) { return cJSON_IsTrue(cJSON_GetObjectItem(o, key)); }
 
 static int line_of(cJSON *loc) { return (int)cJSON_GetObjectItem(loc, "line")->valuedouble; }
@@ -94,9 +99,7 @@ Test(e2e_warps, prefix_recurrence_is_not_parallel) {
   cr_assert(!is_true(k, "parallel_safe"));
   cJSON *d = dependence(k, "raw", 9, 8);
   cr_assert_not_null(d, "raw from the store of p (line 9) to the load of p[i-1] (line 8) expected");
-  cJSON *ex = cJSON_GetObjectItem(d, "example");
-  double t1 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "first_thread"), 0)->valuedouble;
-  double t2 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "second_thread"), 0)->valuedouble;
+  double t1 = example_x(d, "first_thread"), t2 = example_x(d, "second_thread");
   cr_assert_eq(t2, t1 + 1, "thread %g writes what thread %g reads", t1, t2);
   cJSON_Delete(r);
 }
@@ -411,9 +414,7 @@ Test(e2e_warps, a_descending_recurrence_is_a_raw_from_the_thread_that_runs_first
   cJSON *d = dependence(k, "raw", 8, 8);
   cr_assert_not_null(d, "raw from the store of a[i] to the load of a[i + 1]");
   cr_assert_null(dependence(k, "war", 8, 8));
-  cJSON *ex = cJSON_GetObjectItem(d, "example");
-  double t1 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "first_thread"), 0)->valuedouble;
-  double t2 = cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "second_thread"), 0)->valuedouble;
+  double t1 = example_x(d, "first_thread"), t2 = example_x(d, "second_thread");
   cr_assert_eq(t1, t2 + 1, "thread %g writes what thread %g, run after it, reads", t1, t2);
   cJSON_Delete(r);
 }
