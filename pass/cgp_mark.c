@@ -14,9 +14,10 @@
    registers, but it can neither delete, merge nor hoist the markers. Accesses whose underlying
    object is an alloca (a local scalar or array: a register or local memory on the GPU) are not
    marked, nor reads of a global scalar (in CUDA a kernel argument), except an access in a nest
-   to a local array or struct declared outside it (shared_locals). Then the -O1 pipeline runs as clang -O1 would run it, without vectorization,
-   interleaving or unrolling, so that loop shapes and !llvm.loop locations match what the
-   second phase (cgp_instrument.c) expects. */
+   to a local array or struct declared outside it (shared_locals). A struct copied whole
+   (llvm.memcpy) is a load and a store (copy_accesses). Then the -O1 pipeline runs as clang -O1
+   would run it, without vectorization, interleaving or unrolling, so that loop shapes and
+   !llvm.loop locations match what the second phase (cgp_instrument.c) expects. */
 #include "cgp_pass.h"
 #include "cgp_mark.h"
 
@@ -123,9 +124,9 @@ static const char *base_name(const char *p) {
 
 int cgp_pass_same_file(const char *a, const char *b) { return strcmp(base_name(a), base_name(b)) == 0; }
 
-/* Call instruction i lies in a marked nest: its debug location is in the lines of a marked
-   `for` of its file (cgp_pass_same_file). */
-static int call_in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
+/* Instruction i lies in a marked nest: its debug location is in the lines of a marked `for` of
+   its file (cgp_pass_same_file). */
+static int in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
   unsigned len = 0, line = LLVMGetDebugLocLine(i);
   const char *spelled = LLVMGetDebugLocFilename(i, &len);
   if (!spelled || !line) return 0;
@@ -144,15 +145,15 @@ static int call_in_nest(LLVMValueRef i, const cgp_kernel_pragma *k, size_t nk) {
    accesses to it are marked and traced and their dependences found. Declared inside a nest, a
    local is each iteration's, each thread's own (registers or local memory): not marked. A local
    without a declaration record (no -g) stays unmarked. Up to `cap` are found. */
-static size_t shared_locals(LLVMContextRef ctx, LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk,
-                            LLVMValueRef *out, size_t cap) {
+static size_t shared_locals(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *out,
+                            size_t cap) {
   size_t n = 0, len = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && n < cap; i = LLVMGetNextInstruction(i)) {
       if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetNumOperands(i) < 3) continue;
       LLVMValueRef callee = LLVMGetCalledValue(i);
       if (!LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "llvm.dbg.declare") != 0 ||
-          call_in_nest(i, k, nk))
+          in_nest(i, k, nk))
         continue;
       LLVMValueRef wrapped = LLVMGetOperand(i, 0), a = NULL;
       if (LLVMGetMDNodeNumOperands(wrapped) == 1) LLVMGetMDNodeOperands(wrapped, &a);
@@ -160,7 +161,6 @@ static size_t shared_locals(LLVMContextRef ctx, LLVMValueRef fn, const cgp_kerne
       LLVMTypeKind t = LLVMGetTypeKind(LLVMGetAllocatedType(a));
       if (t == LLVMArrayTypeKind || t == LLVMStructTypeKind || t == LLVMVectorTypeKind) out[n++] = a;
     }
-  (void)ctx;
   return n;
 }
 
@@ -190,7 +190,7 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   enum { MAX_SHARED = 256 };
   LLVMValueRef shared[MAX_SHARED];
-  size_t nshared = nk ? shared_locals(ctx, fn, k, nk, shared, MAX_SHARED) : 0;
+  size_t nshared = nk ? shared_locals(fn, k, nk, shared, MAX_SHARED) : 0;
   LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
   unsigned md_size = LLVMGetMDKindIDInContext(ctx, CGP_SITE_SIZE_MD, strlen(CGP_SITE_SIZE_MD));
   LLVMTypeRef i8p = LLVMPointerType(LLVMInt8TypeInContext(ctx), 0), i32 = LLVMInt32TypeInContext(ctx);
@@ -210,7 +210,7 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
         if (LLVMIsAAllocaInst(base)) {
           size_t j = 0;
           while (j < nshared && shared[j] != base) j++;
-          if (j == nshared || !call_in_nest(i, k, nk)) continue;
+          if (j == nshared || !in_nest(i, k, nk)) continue;
         }
         LLVMPositionBuilderBefore(b, i);
         LLVMValueRef args[3] = {LLVMBuildPointerCast(b, ptr, i8p, ""), LLVMBuildPointerCast(b, base, i8p, ""),
@@ -283,7 +283,7 @@ static void inline_callees(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t n
       for (LLVMValueRef fn = first; fn; fn = pass == 0 ? LLVMGetNextFunction(fn) : NULL)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
           for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-            if (LLVMGetInstructionOpcode(i) != LLVMCall || (pass == 0 && !call_in_nest(i, k, nk))) continue;
+            if (LLVMGetInstructionOpcode(i) != LLVMCall || (pass == 0 && !in_nest(i, k, nk))) continue;
             LLVMValueRef callee = LLVMGetCalledValue(i);
             size_t len = 0;
             if (!LLVMIsAFunction(callee) || LLVMCountBasicBlocks(callee) == 0 ||
