@@ -1178,13 +1178,11 @@ static int affine_phi(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi) {
    instructions of l (a recurrence: s += a[i], p = p->next)? A phi that only hands a value on
    (the loop bound reloaded every iteration because a store might change it, as srad's `Nr`; a
    load of the next iteration done early) carries no dependence: each thread computes it itself.
-   The walk stops at the thread indices and other induction variables, and outside l. */
-static int recurrence(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi, const LLVMValueRef *iv,
+   The walk stops at the thread indices and other induction variables, and outside l. insts: the
+   instructions of l (loop_instructions), the most the walk visits. */
+static int recurrence(const cgp_cfg *cfg, const cgp_loop *l, size_t insts, LLVMValueRef phi, const LLVMValueRef *iv,
                       unsigned niv) {
-  size_t cap = 64, top = 0, insts = 0;
-  for (size_t b = 0; b < cfg->n; b++)
-    if (l->in[b])
-      for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) insts++;
+  size_t cap = 64, top = 0;
   LLVMValueRef *stack = malloc(cap * sizeof *stack);
   ptrmap seen = {0};
   int found = 0;
@@ -1215,15 +1213,24 @@ static int recurrence(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi, c
   return found;
 }
 
+static size_t loop_instructions(const cgp_cfg *cfg, const cgp_loop *l) {
+  size_t insts = 0;
+  for (size_t b = 0; b < cfg->n; b++)
+    if (l->in[b])
+      for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) insts++;
+  return insts;
+}
+
 /* Scalars carried from one iteration of a mapped loop to the next are an inter-thread
    dependence (a reduction in CUDA): a warning and a "carried" entry each. */
 static void collect_carried(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
   for (unsigned d = 0; d < n->dims; d++) {
     const cgp_loop *l = n->mapped[n->dims - 1 - d];
+    size_t insts = loop_instructions(cfg, l);        /* once per loop, not per phi */
     for (LLVMValueRef phi = LLVMGetFirstInstruction(cfg->bb[l->header]); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi)) {
-      if (phi == n->iv[d] || affine_phi(cfg, l, phi) || !recurrence(cfg, l, phi, n->iv, n->dims)) continue;
+      if (phi == n->iv[d] || affine_phi(cfg, l, phi) || !recurrence(cfg, l, insts, phi, n->iv, n->dims)) continue;
       LLVMTypeKind tk = LLVMGetTypeKind(LLVMTypeOf(phi));
       const char *type = tk == LLVMIntegerTypeKind ? "int" : tk == LLVMPointerTypeKind ? "pointer"
                        : (tk == LLVMFloatTypeKind || tk == LLVMDoubleTypeKind || tk == LLVMHalfTypeKind) ? "float"

@@ -15,8 +15,8 @@
 
 /* Phase 1, on the module clang -O1 -Xclang -disable-llvm-passes made: mark every source-level
    access to non-private memory with a call to cgp_rt_site (the CUDA reading: arrays may alias),
-   have every function of the module a marked nest of k[0..nk) calls, directly or not, inlined
-   (CUDA's __device__ functions are inlined; their accesses are the kernel's), then run the -O1
+   have the calls a marked nest of k[0..nk) makes inlined there, and the calls of those callees in
+   turn (CUDA's __device__ functions are inlined; their accesses are the kernel's), then run the -O1
    pipeline (no vectorization, interleaving or unrolling). 0 on success. */
 int cgp_pass_prepare_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk, char *err, size_t errlen);
 
