@@ -494,10 +494,19 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
         fprintf(f, "    suggestion: %s\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "change")));
     }
     const cJSON *safe = cJSON_GetObjectItemCaseSensitive(k, "parallel_safe");
-    if (cJSON_IsFalse(safe))
-      fprintf(f, "    not parallel as written: %d dependence(s) between threads (see \"dependences\" in the "
-              "report); the time above is for the loop as if it were parallel\n",
-              cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "dependences")));
+    if (cJSON_IsFalse(safe)) {
+      int deps = 0, exits = 0;
+      const cJSON *d;
+      cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(k, "dependences")) {
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "kind"));
+        if (kind && strcmp(kind, "exit") == 0) exits++;
+        else deps++;
+      }
+      fprintf(f, "    not parallel as written: ");
+      if (deps) fprintf(f, "%d dependence(s) between threads%s", deps, exits ? ", " : "");
+      if (exits) fprintf(f, "%d early exit(s) from a mapped loop", exits);
+      fprintf(f, " (see \"dependences\" in the report); the time above is for the loop as if it were parallel\n");
+    }
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));

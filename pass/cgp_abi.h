@@ -13,7 +13,10 @@
                loop's header, back edges ignored), loop (index into loops[], -1), and PTX-equivalent
                counts total, core, mem, fp32, fp64, int, sfu
      loops[]:  per loop inside the thread loop: header (bid), parent (index, -1), line, column
-     carried[]: scalars carried from one thread to the next: file, line, column, type */
+     carried[]: scalars carried from one thread to the next: file, line, column, type, variable,
+               source_type
+     exits[]:  early exits from mapped loops: file, line, column, loop_line (absent from an older
+               pass's descriptor: none) */
 #ifndef CGP_ABI_H
 #define CGP_ABI_H
 

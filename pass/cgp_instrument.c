@@ -99,6 +99,7 @@ typedef struct {
                                        hoisted out of it (between mapped loops) */
   size_t nthread_mem;
   cJSON *carried;
+  cJSON *exits;                     /* early exits from mapped loops */
   LLVMValueRef *slice; size_t nslice;
   int can_skip;
   cJSON *warnings;
@@ -491,14 +492,46 @@ static LLVMValueRef underlying_base_step(LLVMValueRef p) {
   return p;
 }
 
-/* The variable llvm.dbg.value ties v to, or "" if none. A malloc'd array is often tied to
-   several: an inlined allocation helper's local, the caller's variable, the kernel's parameter;
-   the name tied most often is the one the program uses for the array. */
-static void dbg_name(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap) {
+/* A scalar's IR type in words, for a variable with no debug type: "double", "64-bit integer". */
+static void ir_type_name(LLVMTypeRef t, char *buf, size_t cap) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMHalfTypeKind: snprintf(buf, cap, "half"); break;
+  case LLVMFloatTypeKind: snprintf(buf, cap, "float"); break;
+  case LLVMDoubleTypeKind: snprintf(buf, cap, "double"); break;
+  case LLVMIntegerTypeKind: snprintf(buf, cap, "%u-bit integer", LLVMGetIntTypeWidth(t)); break;
+  case LLVMPointerTypeKind: snprintf(buf, cap, "pointer"); break;
+  default: snprintf(buf, cap, "other"); break;
+  }
+}
+
+/* The name of a DIType (a MetadataAsValue), through the qualifiers that have none (const,
+   volatile: a DIDerivedType's operand 3 is its base type); "" if none. DIType operands: file,
+   scope, name, ... */
+static void di_type_name(LLVMValueRef type, char *buf, size_t cap) {
+  buf[0] = '\0';
+  for (int depth = 0; type && depth < 8 && !buf[0]; depth++) {
+    unsigned nops = LLVMGetMDNodeNumOperands(type), slen = 0;
+    if (nops < 3) return;
+    LLVMValueRef *ops = malloc(nops * sizeof *ops);
+    if (!ops) return;
+    LLVMGetMDNodeOperands(type, ops);
+    const char *name = ops[2] ? LLVMGetMDString(ops[2], &slen) : NULL;
+    if (name && slen) snprintf(buf, cap, "%.*s", (int)slen, name);
+    type = nops > 3 ? ops[3] : NULL;
+    free(ops);
+  }
+}
+
+/* The variable llvm.dbg.value ties v to, or "" if none, and (type != NULL) its declared type's
+   name. A malloc'd array is often tied to several: an inlined allocation helper's local, the
+   caller's variable, the kernel's parameter; the name tied most often is the one the program
+   uses for the array. */
+static void dbg_variable(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap, char *type, size_t tcap) {
   enum { MAX_NAMES = 16 };
-  char names[MAX_NAMES][64];
+  char names[MAX_NAMES][64], types[MAX_NAMES][64];
   unsigned count[MAX_NAMES], nnames = 0;
   buf[0] = '\0';
+  if (type) type[0] = '\0';
   if (!LLVMIsAInstruction(v) && !LLVMIsAArgument(v)) return;
   LLVMValueRef fn = LLVMIsAArgument(v) ? LLVMGetParamParent(v)
                                        : LLVMGetBasicBlockParent(LLVMGetInstructionParent(v));
@@ -510,15 +543,20 @@ static void dbg_name(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap) {
         continue;
       LLVMValueRef callee = LLVMGetCalledValue(i);
       if (!LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "llvm.dbg.value") != 0) continue;
-      LLVMValueRef var = LLVMGetOperand(i, 1);           /* DILocalVariable: scope, name, file, ... */
+      LLVMValueRef var = LLVMGetOperand(i, 1);           /* DILocalVariable: scope, name, file, type, ... */
       unsigned nops = LLVMGetMDNodeNumOperands(var), slen = 0, k = 0;
       if (nops < 2) continue;
       LLVMValueRef *ops = malloc(nops * sizeof *ops);
+      if (!ops) continue;
       LLVMGetMDNodeOperands(var, ops);
       const char *name = ops[1] ? LLVMGetMDString(ops[1], &slen) : NULL;
       if (name && slen && slen < sizeof names[0]) {
         while (k < nnames && (strlen(names[k]) != slen || strncmp(names[k], name, slen) != 0)) k++;
-        if (k == nnames && nnames < MAX_NAMES) { snprintf(names[nnames], sizeof names[0], "%.*s", (int)slen, name); count[nnames++] = 0; }
+        if (k == nnames && nnames < MAX_NAMES) {
+          snprintf(names[nnames], sizeof names[0], "%.*s", (int)slen, name);
+          di_type_name(nops > 3 ? ops[3] : NULL, types[nnames], sizeof types[0]);
+          count[nnames++] = 0;
+        }
         if (k < nnames) count[k]++;
       }
       free(ops);
@@ -527,6 +565,7 @@ static void dbg_name(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap) {
   for (unsigned k = 1; k < nnames; k++)
     if (count[k] > count[best]) best = k;
   if (nnames) snprintf(buf, cap, "%s", names[best]);
+  if (nnames && type) snprintf(type, tcap, "%s", types[best]);
 }
 
 /* The source-level name of the array an address indexes: walking from the address down its
@@ -536,7 +575,7 @@ static void source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap) {
     size_t len = 0;
     const char *own = LLVMGetValueName2(p, &len);
     if (len && (LLVMIsAGlobalValue(p) || LLVMIsAArgument(p))) { snprintf(buf, cap, "%.*s", (int)len, own); return; }
-    dbg_name(pc, p, buf, cap);
+    dbg_variable(pc, p, buf, cap, NULL, 0);
     if (buf[0]) return;
     LLVMValueRef next = underlying_base_step(p);
     if (next == p) { snprintf(buf, cap, "%.*s", (int)len, own); return; }
@@ -811,6 +850,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddItemToObject(d, "blocks", blocks);
   cJSON_AddItemToObject(d, "loops", loops_json(bs));
   cJSON_AddItemToObject(d, "carried", cJSON_Duplicate(n->carried, 1));
+  cJSON_AddItemToObject(d, "exits", cJSON_Duplicate(n->exits, 1));
   cJSON_AddItemToObject(d, "warnings", cJSON_Duplicate(n->warnings, 1));
   char *s = cJSON_PrintUnformatted(d);
   cJSON_Delete(d);
@@ -1235,6 +1275,9 @@ static void collect_carried(pass_ctx *pc, nest *n) {
       const char *type = tk == LLVMIntegerTypeKind ? "int" : tk == LLVMPointerTypeKind ? "pointer"
                        : (tk == LLVMFloatTypeKind || tk == LLVMDoubleTypeKind || tk == LLVMHalfTypeKind) ? "float"
                        : "other";
+      char var[64], ctype[64];
+      dbg_variable(pc, phi, var, sizeof var, ctype, sizeof ctype);
+      if (!ctype[0]) ir_type_name(LLVMTypeOf(phi), ctype, sizeof ctype);
       /* the location of the value the next iteration receives (s += a[i]: the +=) */
       LLVMValueRef from = NULL;
       for (unsigned k = 0; k < LLVMCountIncoming(phi) && !from; k++)
@@ -1256,9 +1299,94 @@ static void collect_carried(pass_ctx *pc, nest *n) {
       cJSON_AddNumberToObject(c, "line", line);
       cJSON_AddNumberToObject(c, "column", col);
       cJSON_AddStringToObject(c, "type", type);
+      cJSON_AddStringToObject(c, "variable", var);
+      cJSON_AddStringToObject(c, "source_type", ctype);
       cJSON_AddItemToArray(n->carried, c);
-      nest_warn(pc, n, l->line, "a value is carried from one iteration of the mapped loop at line "
-                "%u to the next: threads would depend on each other (a reduction in CUDA)", l->line);
+      nest_warn(pc, n, line, "%s%s%s (%s) is carried from one iteration of the mapped loop at line %u to the "
+                "next (line %u): threads would depend on each other (a reduction in CUDA)",
+                var[0] ? "'" : "a value", var, var[0] ? "'" : "", ctype, l->line, line);
+    }
+  }
+}
+
+/* Is v computed from the induction variables of loop l (its index, or another phi stepped by a
+   constant) by arithmetic alone, with values from outside l? */
+static int from_index(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v, int depth) {
+  if (!LLVMIsAInstruction(v) || depth > 8) return 0;
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(v);
+  if (!l->in[cgp_cfg_index(cfg, bb)]) return 0;
+  if (LLVMIsAPHINode(v)) return bb == cfg->bb[l->header] && affine_phi(cfg, l, v);
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMZExt: case LLVMSExt: case LLVMTrunc:
+  case LLVMGetElementPtr: case LLVMBitCast:
+    break;
+  default:
+    return 0;
+  }
+  int any = 0;
+  for (int o = 0; o < LLVMGetNumOperands(v); o++) {
+    LLVMValueRef op = LLVMGetOperand(v, (unsigned)o);
+    if (from_index(cfg, l, op, depth + 1)) any = 1;
+    else if (LLVMIsAInstruction(op) && l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(op))]) return 0;
+  }
+  return any;
+}
+
+/* Does every path from block e end in unreachable (exit(), abort(), a failed assert): no return
+   and no way back into loop l? */
+static int ends_the_program(const cgp_cfg *cfg, const cgp_loop *l, size_t e) {
+  unsigned char *seen = calloc(cfg->n, 1);
+  size_t *stack = malloc(cfg->n * sizeof *stack), top = 0;
+  int ends = seen && stack;
+  if (ends) { stack[top++] = e; seen[e] = 1; }
+  while (ends && top) {
+    size_t b = stack[--top];
+    LLVMOpcode op = LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(cfg->bb[b]));
+    if (l->in[b] || op == LLVMRet || op == LLVMResume || op == LLVMIndirectBr) ends = 0;
+    for (size_t s = 0; ends && s < cfg->nsucc[b]; s++)
+      if (!seen[cfg->succ[b][s]]) { seen[cfg->succ[b][s]] = 1; stack[top++] = cfg->succ[b][s]; }
+  }
+  free(seen);
+  free(stack);
+  return ends;
+}
+
+/* Exits from a mapped loop that its index does not decide (a break on a value read, a return, a
+   goto out: a search): the iterations after it do not run, while a CUDA grid runs every thread.
+   An exit is the loop's own when its branch compares arithmetic on the index with anything (the
+   bound, even one reloaded every iteration); an exit whose every path ends the program (exit(),
+   abort(), a failed assert) is an error check and does not count. Each other exiting block is a
+   warning and an "exits" entry, at its branch. */
+static void collect_exits(pass_ctx *pc, nest *n) {
+  const cgp_cfg *cfg = n->cfg;
+  for (unsigned d = 0; d < n->dims; d++) {
+    const cgp_loop *l = n->mapped[d];
+    for (size_t b = 0; b < cfg->n; b++) {
+      if (!l->in[b]) continue;
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg->bb[b]);
+      int early = 0;
+      for (size_t s = 0; s < cfg->nsucc[b] && !early; s++)
+        early = !l->in[cfg->succ[b][s]] && !ends_the_program(cfg, l, cfg->succ[b][s]);
+      if (!early) continue;
+      if (LLVMGetInstructionOpcode(term) == LLVMBr && LLVMIsConditional(term)) {
+        LLVMValueRef c = LLVMGetCondition(term);
+        if (LLVMIsAICmpInst(c) && (from_index(cfg, l, LLVMGetOperand(c, 0), 0) || from_index(cfg, l, LLVMGetOperand(c, 1), 0)))
+          continue;
+      }
+      unsigned line = LLVMGetDebugLocLine(term), col = LLVMGetDebugLocColumn(term), flen = 0;
+      const char *f = line ? LLVMGetDebugLocFilename(term, &flen) : NULL;
+      char fbuf[512];
+      if (f) snprintf(fbuf, sizeof fbuf, "%.*s", (int)flen, f);
+      else { snprintf(fbuf, sizeof fbuf, "%s", l->file); line = l->line; col = l->col; }
+      cJSON *x = cJSON_CreateObject();
+      cJSON_AddStringToObject(x, "file", fbuf);
+      cJSON_AddNumberToObject(x, "line", line);
+      cJSON_AddNumberToObject(x, "column", col);
+      cJSON_AddNumberToObject(x, "loop_line", l->line);
+      cJSON_AddItemToArray(n->exits, x);
+      nest_warn(pc, n, line, "the mapped loop at line %u is left early at line %u (a break, return or "
+                "goto): the iterations after it do not run, while a CUDA grid runs every thread; the "
+                "prediction covers the iterations the program ran", l->line, line);
     }
   }
 }
@@ -1295,6 +1423,7 @@ static void collect_body(pass_ctx *pc, nest *n) {
   n->nthread_mem = n->nmem;
   collect_hoisted(pc, n, &cap);
   collect_carried(pc, n);
+  collect_exits(pc, n);
 }
 
 /* The reading of a nest: noalias when the pragma says so, when the module was not prepared
@@ -1327,7 +1456,8 @@ static int reading_may_alias(pass_ctx *pc, const nest *n) {
    the marked loop itself for a 1-D nest, not to be taken for another instance of it. */
 static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_cfg *cfg,
                            cgp_loop *loops, size_t nl, cgp_loop *l0, LLVMBasicBlockRef *made) {
-  nest n = {.k = k, .cfg = cfg, .warnings = cJSON_CreateArray(), .carried = cJSON_CreateArray()};
+  nest n = {.k = k, .cfg = cfg, .warnings = cJSON_CreateArray(), .carried = cJSON_CreateArray(),
+           .exits = cJSON_CreateArray()};
   int rc = -1;
   if (choose_mapped_loops(pc, &n, loops, nl, l0) != 0) goto out;
   for (unsigned d = 0; d < n.dims; d++) {
@@ -1403,6 +1533,7 @@ out:
   free(n.slice);
   cJSON_Delete(n.warnings);
   cJSON_Delete(n.carried);
+  cJSON_Delete(n.exits);
   return rc;
 }
 

@@ -222,7 +222,8 @@ static cJSON *coords(const rt_kernel *k, uint64_t key) {
   return a;
 }
 
-/* Dependences through memory (traced threads) and scalars carried across threads (the pass). */
+/* Dependences through memory (traced threads), and from the pass scalars carried across threads
+   and early exits from mapped loops. */
 static void dependences_json(cJSON *o, const rt_kernel *k) {
   cJSON *list = cJSON_CreateArray();
   for (size_t i = 0; i < k->ndeps; i++) {
@@ -259,6 +260,16 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
     cJSON_AddStringToObject(e, "remedy", "a scalar carried from one thread to the next (a running sum or a "
                             "recurrence): threads cannot see each other's registers; a sum is a reduction "
                             "(atomicAdd, or a tree reduction), a recurrence is not parallel as written");
+    cJSON_AddItemToArray(list, e);
+  }
+  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(k->desc, "exits")) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "kind", "exit");
+    cJSON_AddItemToObject(e, "first", cJSON_Duplicate(c, 1));
+    cJSON_AddItemToObject(e, "second", cJSON_Duplicate(c, 1));
+    cJSON_AddStringToObject(e, "remedy", "the loop is left early (a break, return or goto, as in a search): a "
+                            "CUDA grid runs every thread, so each thread must test its own element and the "
+                            "first hit be chosen after them (atomicMin on its index, or a reduction)");
     cJSON_AddItemToArray(list, e);
   }
   cJSON_AddBoolToObject(o, "parallel_safe", cJSON_GetArraySize(list) == 0);

@@ -419,6 +419,38 @@ Test(e2e_warps, a_descending_recurrence_is_a_raw_from_the_thread_that_runs_first
   cJSON_Delete(r);
 }
 
+/* A search left by a break when it finds its key is no parallel loop: the report says so with
+   an "exit" entry at the break, its program's output is its own, and the prediction covers the
+   threads the CPU ran (up to the key). */
+Test(e2e_warps, a_search_left_by_a_break_is_not_parallel) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "int a[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) a[i] = i * 7 % 1000;\n"
+      "  int found = -1;\n"
+      "#pragma cgpredict kernel name(search)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    if (a[i] == 999) { found = i; break; }\n"
+      "  printf(\"%d\\n\", found);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "search");
+  cr_assert(!is_true(k, "parallel_safe"));
+  cJSON *d = dependence(k, "exit", 9, 9);
+  cr_assert_not_null(d, "the break at line 9");
+  cr_assert_eq(num(cJSON_GetObjectItem(d, "first"), "loop_line"), 8);
+  cr_assert(strstr(cJSON_GetObjectItem(d, "remedy")->valuestring, "atomicMin"));
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "dependences")), 1);
+  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
+  cr_assert_eq(num(s, "threads"), 858, "threads 0..857: 857 * 7 = 5999");
+  cr_assert_eq(sh("%s report r.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert(strstr(read_file("out.txt"), "not parallel as written: 1 early exit(s) from a mapped loop (see"),
+            "%s", read_file("out.txt"));
+  cJSON_Delete(r);
+}
+
 /* y[i] = c[0] * x[i]: the CPU compiler loads c[0] once for the whole loop; every CUDA thread
    loads it: a constant load, 1 transaction, one per warp. */
 Test(e2e_warps, load_hoisted_out_of_the_nest_is_traced) {

@@ -495,13 +495,86 @@ Test(pass, sum_over_a_mapped_loop_is_a_carried_scalar) {
   int fl = 0, in = 0;
   cJSON_ArrayForEach(c, carried) {
     cr_assert_str_eq(str(c, "file"), "k.c");
-    if (strcmp(str(c, "type"), "float") == 0) { fl++; cr_assert_eq(num(c, "line"), 5); cr_assert_eq(num(c, "column"), 7); }
-    if (strcmp(str(c, "type"), "int") == 0) { in++; cr_assert_eq(num(c, "line"), 6); }
+    if (strcmp(str(c, "type"), "float") == 0) {
+      fl++;
+      cr_assert_eq(num(c, "line"), 5);
+      cr_assert_eq(num(c, "column"), 7);
+      cr_assert_str_eq(str(c, "variable"), "s");
+      cr_assert_str_eq(str(c, "source_type"), "float");
+    }
+    if (strcmp(str(c, "type"), "int") == 0) { in++; cr_assert_eq(num(c, "line"), 6); cr_assert_str_eq(str(c, "variable"), "t"); }
   }
   cr_assert(fl == 1 && in == 1);
   cJSON_Delete(d);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
+}
+
+/* Each carried scalar's warning names it, with its declared type (a typedef as written), at the
+   line of the value the next iteration receives: two warnings that say which is which. */
+Test(pass, a_carried_scalar_is_named_with_its_declared_type) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  char warn[4096];
+  cJSON *d = instrument(ctx,
+    "typedef unsigned long long u64;\ndouble f(int n, const double *a, const u64 *h, u64 *out) {\n"
+    "  double sum = 0;\n  u64 hash = 5;\n"
+    "  for (int i = 0; i < n; i++) {\n    sum += a[i];\n    hash = hash * 31 + h[i];\n  }\n"
+    "  *out = hash;\n  return sum;\n}\n",
+    pragma("f", 5, 3, 1), &m, warn, sizeof warn);
+  cr_assert(strstr(warn, "k.c:6: warning: kernel 'f': 'sum' (double) is carried from one iteration of the "
+                         "mapped loop at line 5 to the next (line 6)"), "%s", warn);
+  cr_assert(strstr(warn, "k.c:7: warning: kernel 'f': 'hash' (u64) is carried"), "%s", warn);
+  cJSON *carried = cJSON_GetObjectItem(d, "carried"), *c;
+  cr_assert_eq(cJSON_GetArraySize(carried), 2);
+  cJSON_ArrayForEach(c, carried) {
+    int is_sum = strcmp(str(c, "variable"), "sum") == 0;
+    cr_assert(is_sum || strcmp(str(c, "variable"), "hash") == 0, "%s", str(c, "variable"));
+    cr_assert_str_eq(str(c, "source_type"), is_sum ? "double" : "u64");
+    cr_assert_str_eq(str(c, "type"), is_sum ? "float" : "int");
+  }
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* A mapped loop left by a break or a return is not a parallel loop: one "exits" entry and one
+   warning per exiting block, at the break (the first test of the body, in the loop's header once
+   rotated, is one too). Not one: the loop's own test, a break out of a loop inside the thread
+   body, a path that ends in exit() (an error check). */
+Test(pass, a_break_out_of_a_mapped_loop_is_an_early_exit) {
+  const char *srcs[2] = {
+      "#include <stdlib.h>\nint f(int n, const int *a, int key) {\n  int found = -1;\n"
+      "  for (int i = 0; i < n; i++) {\n    if (a[i] == key + 2) { found = i; break; }\n    if (a[i] < 0) exit(1);\n"
+      "    if (a[i] == key + 1) return -2;\n  }\n  return found;\n}\n",
+      "#include <stdlib.h>\nvoid f(int n, int m, int *a) {\n  for (int i = 0; i < n; i++) {\n"
+      "    if (a[i] < 0) exit(1);\n    for (int j = 0; j < m; j++)\n      if (a[i * m + j] == 0) break;\n"
+      "    a[i] = 0;\n  }\n}\n"};
+  const unsigned line[2] = {4, 3};
+  const int want[2] = {2, 0};
+  for (int c = 0; c < 2; c++) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m;
+    char warn[4096];
+    cJSON *d = instrument(ctx, srcs[c], pragma("f", line[c], 3, 1), &m, warn, sizeof warn);
+    cJSON *exits = cJSON_GetObjectItem(d, "exits");
+    cr_assert_eq(cJSON_GetArraySize(exits), want[c], "case %d: %s", c, warn);
+    if (c == 0) {
+      unsigned seen = 0;
+      cJSON *x;
+      cJSON_ArrayForEach(x, exits) {
+        cr_assert_eq(num(x, "loop_line"), 4);
+        seen |= 1u << (unsigned)num(x, "line");
+      }
+      cr_assert_eq(seen, 1u << 5 | 1u << 7, "the break (line 5) and the return (line 7): %#x", seen);
+      cr_assert(strstr(warn, "k.c:5: warning: kernel 'f': the mapped loop at line 4 is left early at line 5"), "%s", warn);
+    } else {
+      cr_assert_null(strstr(warn, "left early"), "%s", warn);
+    }
+    cJSON_Delete(d);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
 }
 
 /* The functional-unit counts summed over the instructions of function `fn`. */
