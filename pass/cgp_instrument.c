@@ -817,6 +817,20 @@ static cJSON *uint_array(const unsigned *v, int n) {
   return a;
 }
 
+/* The innermost loop inside the thread loop (index into loops[]) whose every iteration computes
+   the site's address anew (the loop holding its definition), or -1: an address defined outside
+   them keeps its value for the whole thread. A value held in a register for that address lasts
+   one iteration of that loop: a compiler cannot tell the next iteration's address equals it
+   (v[idx[j]] with a repeating idx[j]). */
+static int vary_loop(const pass_ctx *pc, const cgp_cfg *cfg, const body_shape *bs, LLVMValueRef inst) {
+  LLVMValueRef ptr, base;
+  site_pointers(pc, inst, &ptr, &base);
+  if (!LLVMIsAInstruction(ptr)) return -1;
+  size_t b = cgp_cfg_index(cfg, LLVMGetInstructionParent(ptr));
+  if (b >= cfg->n || bs->bid_of[b] == SIZE_MAX) return -1;
+  return bs->loop_of[bs->bid_of[b]];
+}
+
 static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   const cgp_kernel_pragma *k = n->k;
   const cgp_cfg *cfg = n->cfg;
@@ -841,7 +855,11 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddStringToObject(d, "reading", n->may_alias ? "may_alias" : "noalias");
   cJSON *mem = cJSON_CreateArray();
   size_t *ids = addr_ids(pc, n);
-  for (size_t i = 0; i < n->nmem; i++) cJSON_AddItemToArray(mem, mem_site_json(pc, n, &n->mem[i], ids ? ids[i] : i));
+  for (size_t i = 0; i < n->nmem; i++) {
+    cJSON *site = mem_site_json(pc, n, &n->mem[i], ids ? ids[i] : i);
+    cJSON_AddNumberToObject(site, "vary_loop", vary_loop(pc, cfg, bs, n->mem[i].inst));
+    cJSON_AddItemToArray(mem, site);
+  }
   free(ids);
   cJSON_AddItemToObject(d, "mem", mem);
   cJSON *blocks = cJSON_CreateArray();

@@ -86,8 +86,11 @@ static struct {
   unsigned nhoist;
   size_t nmem;                            /* k's, and its mem_fwd: cgp_rt_mem reads them here */
   const uint64_t *mem_fwd;
-  uint64_t fwd[RT_FWD];                   /* (address, address expression) held in registers */
-  uint32_t fwd_id[RT_FWD];
+  uint64_t fwd[RT_FWD];                   /* (address, address expression, stamp) held in registers */
+  uint32_t fwd_id[RT_FWD], fwd_stamp[RT_FWD];
+  size_t nbb;                             /* k's, and its bb_slot and iter: cgp_rt_bb counts headers */
+  const uint32_t *bb_slot;
+  uint32_t *iter;
   unsigned nfwd, fwd_next;
   uint64_t fwd_ids;                       /* bit id % 64 set for every id held (and maybe for
                                              ids evicted since): a load whose bit is clear is
@@ -516,14 +519,17 @@ static uint64_t gpu_addr(const void *addr, const void *base) {
 
 /* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards
    only what it can prove equal: the same address expression (addr_id), not an address two
-   different expressions happen to share (A[i][k] and A[j][k] when i == j). */
+   different expressions happen to share (A[i][k] and A[j][k] when i == j), and within one
+   iteration of the loop that computes that expression anew (its vary slot), not from an earlier
+   iteration whose address happens to be the same (v[idx[j]] with a repeating idx[j]): a held
+   value keeps the stamp of that loop's header count. */
 static int forwarded(uint64_t fwd, uint64_t a) {
-  uint32_t id = (uint32_t)(fwd >> 2);
+  uint32_t id = (uint32_t)(fwd >> 2), stamp = L.iter[fwd >> RT_FWD_SLOT_SHIFT];
   uint64_t bit = UINT64_C(1) << (id % 64);
   if ((fwd & 3) == CGP_LOAD + 1) {
     if (L.fwd_ids & bit)
       for (unsigned i = 0; i < L.nfwd; i++)
-        if (L.fwd[i] == a && L.fwd_id[i] == id) return 1;
+        if (L.fwd[i] == a && L.fwd_id[i] == id && L.fwd_stamp[i] == stamp) return 1;
   } else {
     L.nfwd = 0;                                /* a store may overwrite anything held */
     L.fwd_ids = 0;
@@ -532,6 +538,7 @@ static int forwarded(uint64_t fwd, uint64_t a) {
   unsigned slot = L.nfwd < RT_FWD ? L.nfwd++ : L.fwd_next++ % RT_FWD;
   L.fwd[slot] = a;
   L.fwd_id[slot] = id;
+  L.fwd_stamp[slot] = stamp;
   L.fwd_ids |= bit;
   return 0;
 }
@@ -570,6 +577,7 @@ static __attribute__((noinline)) void bb_paused(uint32_t bid) {
 
 void cgp_rt_bb(uint32_t bid) {
   if (!rt_owner || !L.lane) return;
+  if (bid < L.nbb) L.iter[L.bb_slot[bid]]++;  /* a header: its loop's addresses are new */
   if (cgp_rt_tracing != 1) bb_paused(bid);
   else if (rt_tracker_block(L.tracker, bid)) cgp_rt_tracing = 2;
 }
@@ -610,6 +618,9 @@ void cgp_rt_kernel_begin(const char *desc) {
   L.k = k;
   L.nmem = k->nmem;
   L.mem_fwd = k->mem_fwd;
+  L.nbb = k->nbb;
+  L.bb_slot = k->bb_slot;
+  L.iter = k->iter;
   rt_run_limit = 2 * cgp_rt_g.budget_bytes;   /* hard limit: a lane that would grow past it is cut */
   L.active = 1;
   L.sampled = launch_sampled(k->launches++);

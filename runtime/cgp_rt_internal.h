@@ -75,8 +75,13 @@ typedef struct rt_kernel {
   uint32_t *mem_addr_id;      /* sites sharing one address expression share it (forwarding) */
   uint64_t *mem_fwd;          /* per site, what cgp_rt_mem's forwarding check does: RT_FWD_NONE
                                  (noalias) or the may_alias site's kind + 1, in the low 2 bits;
-                                 its mem_addr_id above them (one load, not three) */
+                                 its mem_addr_id in bits 2-33; from bit 34 its vary slot: 1 + the
+                                 loop whose iterations compute its address anew, 0 if none (one
+                                 load, not four) */
 #define RT_FWD_NONE 0
+#define RT_FWD_SLOT_SHIFT 34
+  uint32_t *bb_slot;          /* per block: 1 + the loop it heads, or nloops + 1 (no loop's) */
+  uint32_t *iter;             /* per slot (nloops + 2): headers run, the stamp of a held value */
   double *bb_total, *bb_core, *bb_fp32, *bb_fp64, *bb_int, *bb_sfu;
   rt_shape *shape;
   uint64_t launches;

@@ -81,6 +81,7 @@ static void kernel_free(rt_kernel *k) {
   free(k->deps);
   cJSON_Delete(k->desc);
   free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
+  free(k->bb_slot); free(k->iter);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
   rt_shape_free(k->shape);
   for (size_t i = 0; i < k->niters; i++) rt_witer_free(k->iters[i]);
@@ -131,7 +132,11 @@ static rt_kernel *parse_kernel(const char *desc) {
   k->nbb = (size_t)cJSON_GetArraySize(bbs);
   double **cols[] = {&k->bb_total, &k->bb_core, &k->bb_fp32, &k->bb_fp64, &k->bb_int, &k->bb_sfu};
   const char *keys[] = {"total", "core", "fp32", "fp64", "int", "sfu"};
-  int ok = k->mem_size && k->mem_kind && k->mem_noalias && k->mem_shared && k->forwarded && k->mem_addr_id && k->mem_fwd;
+  size_t nloops = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "loops"));
+  k->bb_slot = alloc0(k->nbb, sizeof *k->bb_slot);
+  k->iter = alloc0(nloops + 2, sizeof *k->iter);
+  int ok = k->mem_size && k->mem_kind && k->mem_noalias && k->mem_shared && k->forwarded && k->mem_addr_id && k->mem_fwd &&
+           k->bb_slot && k->iter;
   for (size_t c = 0; c < 6; c++) ok &= (*cols[c] = alloc0(k->nbb, sizeof **cols[c])) != NULL;
   if (!ok) { kernel_free(k); return NULL; }
   size_t i = 0;
@@ -144,12 +149,22 @@ static rt_kernel *parse_kernel(const char *desc) {
     k->mem_shared[i] = in_shared(d, str(m, "array"));
     double id = num(m, "addr_id", (double)i);
     k->mem_addr_id[i] = id >= 0 && id < (double)k->nmem ? (uint32_t)id : (uint32_t)i;
-    k->mem_fwd[i] = k->mem_noalias[i] ? RT_FWD_NONE : ((uint64_t)k->mem_addr_id[i] << 2 | (k->mem_kind[i] + 1u));
+    double vary = num(m, "vary_loop", -1);
+    uint64_t slot = vary >= 0 && vary < (double)nloops ? (uint64_t)vary + 1 : 0;
+    k->mem_fwd[i] = k->mem_noalias[i] ? RT_FWD_NONE
+                                      : (slot << RT_FWD_SLOT_SHIFT | (uint64_t)k->mem_addr_id[i] << 2 | (k->mem_kind[i] + 1u));
     i++;
   }
   i = 0;
   cJSON_ArrayForEach(m, bbs) {
     for (size_t c = 0; c < 6; c++) (*cols[c])[i] = num(m, keys[c], 0);
+    k->bb_slot[i] = (uint32_t)nloops + 1;
+    i++;
+  }
+  i = 0;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(d, "loops")) {
+    double h = num(m, "header", -1);
+    if (h >= 0 && h < (double)k->nbb) k->bb_slot[(size_t)h] = (uint32_t)i + 1;
     i++;
   }
   k->shape = parse_shape(d, k->nmem, k->nbb);

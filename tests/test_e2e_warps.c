@@ -419,6 +419,42 @@ Test(e2e_warps, a_descending_recurrence_is_a_raw_from_the_thread_that_runs_first
   cJSON_Delete(r);
 }
 
+/* ELLPACK's sparse product: row i's padding repeats column 0 (x[0] three times in a row). The
+   address x[cols[i * W + j]] is computed anew every j, so a compiler cannot hold x[0] from one
+   iteration for the next: every lane loads x every iteration, the warp never diverges. */
+Test(e2e_warps, a_gather_whose_index_repeats_is_loaded_every_iteration) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 1024\n"
+      "#define W 8\n"
+      "double val[N * W], x[N], y[N];\n"
+      "int cols[N * W];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    for (int j = 0; j < W; j++) {\n"
+      "      cols[i * W + j] = j < 4 ? (i + 37 * j) % N : 0;\n"
+      "      val[i * W + j] = j < 4 ? 1.0 + j : 0.0;\n"
+      "    }\n"
+      "  for (int i = 0; i < N; i++) x[i] = i % 9;\n"
+      "#pragma cgpredict kernel name(ell)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    double s = 0;\n"
+      "    for (int j = 0; j < W; j++)\n"
+      "      s += val[i * W + j] * x[cols[i * W + j]];\n"
+      "    y[i] = s;\n"
+      "  }\n"
+      "  printf(\"%.1f\\n\", y[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "ell");
+  cJSON *x = site(k, 17, "load", "x");
+  cr_assert_eq(num(x, "forwarded_from_register"), 0);
+  cr_assert_eq(num(x, "warp_instructions_traced"), 1024 / 32 * 8);
+  cr_assert_eq(num(x, "active_lanes_per_warp_instruction"), 32);
+  cr_assert_eq(num(cJSON_GetObjectItem(k, "divergence"), "divergent_warps"), 0);
+  cJSON_Delete(r);
+}
+
 /* A search left by a break when it finds its key is no parallel loop: the report says so with
    an "exit" entry at the break, its program's output is its own, and the prediction covers the
    threads the CPU ran (up to the key). */
