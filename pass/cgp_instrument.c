@@ -618,35 +618,62 @@ static int source_line(pass_ctx *pc, const char *file, unsigned line, char *text
   return 1;
 }
 
+#define IDCHAR(ch) (isalnum((unsigned char)(ch)) || (ch) == '_')
+
+/* Left of c, past spaces and bracketed groups ([...] or (...)): the new position. */
+static size_t skip_groups_left(const char *text, size_t c) {
+  while (c > 0 && isspace((unsigned char)text[c - 1])) c--;
+  while (c > 0 && (text[c - 1] == ']' || text[c - 1] == ')')) {
+    char close = text[c - 1], open = close == ']' ? '[' : '(';
+    int depth = 0;
+    do {
+      c--;
+      depth += text[c] == close;
+      depth -= text[c] == open;
+    } while (c > 0 && depth > 0);
+    while (c > 0 && isspace((unsigned char)text[c - 1])) c--;
+  }
+  return c;
+}
+
+/* The identifier at c names a member (`pos[i].x`, `cell->next->v`): the start of the identifier
+   its access starts from (`pos`, `cell`), the array a site reads; c itself otherwise. */
+static size_t member_base(const char *text, size_t c) {
+  for (int guard = 0; guard < 16; guard++) {
+    size_t k = c;
+    while (k > 0 && isspace((unsigned char)text[k - 1])) k--;
+    if (k > 0 && text[k - 1] == '.') k--;
+    else if (k > 1 && text[k - 1] == '>' && text[k - 2] == '-') k -= 2;
+    else break;
+    k = skip_groups_left(text, k);
+    if (k == 0 || !IDCHAR(text[k - 1])) break;
+    while (k > 0 && IDCHAR(text[k - 1])) k--;
+    if (isdigit((unsigned char)text[k])) break;    /* 1.5: a number, not a member */
+    c = k;
+  }
+  return c;
+}
+
 static int name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, char *buf, size_t cap) {
   char text[4096];
   int found = 0;
   if (!source_line(pc, file, line, text, sizeof text)) return 0;
   size_t n = strlen(text), c = col ? col - 1 : 0;
   if (c >= n) return 0;
-#define IDCHAR(ch) (isalnum((unsigned char)(ch)) || (ch) == '_')
-  if (!IDCHAR(text[c])) {                     /* a store: walk left over spaces and [...] groups */
-    while (c > 0 && isspace((unsigned char)text[c - 1])) c--;
-    while (c > 0 && text[c - 1] == ']') {
-      int depth = 0;
-      do {
-        c--;
-        depth += text[c] == ']';
-        depth -= text[c] == '[';
-      } while (c > 0 && depth > 0);
-      while (c > 0 && isspace((unsigned char)text[c - 1])) c--;
-    }
+  if (!IDCHAR(text[c])) {                     /* a store: walk left over spaces and groups */
+    c = skip_groups_left(text, c);
     while (c > 0 && IDCHAR(text[c - 1])) c--;
   }
+  c = member_base(text, c);
   size_t e = c;
   while (e < n && IDCHAR(text[e])) e++;
   if (e > c && !isdigit((unsigned char)text[c]) && e - c < cap) {
     snprintf(buf, cap, "%.*s", (int)(e - c), text + c);
     found = 1;
   }
-#undef IDCHAR
   return found;
 }
+#undef IDCHAR
 
 static const char *const kind_names[] = {"load", "store", "atomic"};
 

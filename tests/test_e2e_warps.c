@@ -455,6 +455,40 @@ Test(e2e_warps, a_gather_whose_index_repeats_is_loaded_every_iteration) {
   cJSON_Delete(r);
 }
 
+/* A site of a struct field is named by the array it indexes, as shared() names it: pos[i].x,
+   cell[i]->v, grid[i].c[1], a store to out[i].y; not by the field (x, v, c, y). */
+Test(e2e_warps, a_struct_field_site_is_named_by_its_array) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 256\n"
+      "typedef struct { double x, y; } vec;\n"
+      "typedef struct { int v; } node;\n"
+      "typedef struct { int c[4]; } box;\n"
+      "vec pos[N], out[N];\n"
+      "node nodes[N], *cell[N];\n"
+      "box grid[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) { pos[i].x = i; nodes[i].v = i % 3; cell[i] = &nodes[i]; grid[i].c[1] = 2 * i; }\n"
+      "#pragma cgpredict kernel name(fields)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    out[i].y = pos[i].x * 1.5 + cell[i]->v;\n"
+      "    out[i].x = grid[i].c[1];\n"
+      "  }\n"
+      "  printf(\"%.1f %.1f\\n\", out[N - 1].x, out[N - 1].y);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "fields");
+  cr_assert_not_null(site(k, 13, "load", "pos"));
+  cr_assert_not_null(site(k, 13, "store", "out"));
+  cr_assert_not_null(site(k, 14, "load", "grid"));
+  cr_assert_not_null(site(k, 14, "store", "out"));
+  int cells = 0;
+  cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItem(k, "memory")) cells += strcmp(cJSON_GetObjectItem(s, "array")->valuestring, "cell") == 0;
+  cr_assert_eq(cells, 2, "cell[i] and cell[i]->v");
+  cJSON_Delete(r);
+}
+
 /* A search left by a break when it finds its key is no parallel loop: the report says so with
    an "exit" entry at the break, its program's output is its own, and the prediction covers the
    threads the CPU ran (up to the key). */
