@@ -167,7 +167,7 @@ size_t cgp_cfg_loops(const cgp_cfg *cfg, unsigned md_kind, cgp_loop **loops) {
       loop_location(&l, LLVMGetBasicBlockTerminator(cfg->bb[b]), md_kind);
     }
     if (!l.nlatch) continue;
-    l.in = xcalloc(cfg->n, 1);
+    l.in = xcalloc(cfg->n + 1, 1);     /* in[cfg->n] = 0: a block cgp_cfg_index does not know */
     loop_body(cfg, &l);
     ls[nl++] = l;
   }

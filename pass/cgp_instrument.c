@@ -1404,14 +1404,21 @@ static int ends_the_program(const cgp_cfg *cfg, const cgp_loop *l, size_t e) {
    warning and an "exits" entry, at its branch. */
 static void collect_exits(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
+  signed char *ends = malloc(cfg->n + 1);          /* per exit block: ends_the_program, -1 unknown */
+  if (!ends) { pc->failed = 1; msg_add(&pc->err, "cgpredict: out of memory"); return; }
   for (unsigned d = 0; d < n->dims; d++) {
     const cgp_loop *l = n->mapped[d];
+    memset(ends, -1, cfg->n + 1);
     for (size_t b = 0; b < cfg->n; b++) {
       if (!l->in[b]) continue;
       LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg->bb[b]);
       int early = 0;
-      for (size_t s = 0; s < cfg->nsucc[b] && !early; s++)
-        early = !l->in[cfg->succ[b][s]] && !ends_the_program(cfg, l, cfg->succ[b][s]);
+      for (size_t s = 0; s < cfg->nsucc[b] && !early; s++) {
+        size_t e = cfg->succ[b][s];
+        if (l->in[e]) continue;
+        if (ends[e] < 0) ends[e] = (signed char)ends_the_program(cfg, l, e);
+        early = !ends[e];
+      }
       if (!early) continue;
       if (LLVMGetInstructionOpcode(term) == LLVMBr && LLVMIsConditional(term)) {
         LLVMValueRef c = LLVMGetCondition(term);
@@ -1434,6 +1441,7 @@ static void collect_exits(pass_ctx *pc, nest *n) {
                 "prediction covers the iterations the program ran", l->line, line);
     }
   }
+  free(ends);
 }
 
 static void collect_body(pass_ctx *pc, nest *n) {
