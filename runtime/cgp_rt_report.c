@@ -222,6 +222,20 @@ static cJSON *coords(const rt_kernel *k, uint64_t key) {
   return a;
 }
 
+/* One dependence of `kind` per entry of the descriptor's array `key`, a location the pass found
+   (first and second alike), with its remedy. */
+static void pass_dependences(cJSON *list, const cJSON *desc, const char *key, const char *kind, const char *remedy) {
+  const cJSON *c;
+  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(desc, key)) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "kind", kind);
+    cJSON_AddItemToObject(e, "first", cJSON_Duplicate(c, 1));
+    cJSON_AddItemToObject(e, "second", cJSON_Duplicate(c, 1));
+    cJSON_AddStringToObject(e, "remedy", remedy);
+    cJSON_AddItemToArray(list, e);
+  }
+}
+
 /* Dependences through memory (traced threads), and from the pass scalars carried across threads
    and early exits from mapped loops. */
 static void dependences_json(cJSON *o, const rt_kernel *k) {
@@ -251,27 +265,14 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
     }
     cJSON_AddItemToArray(list, e);
   }
-  const cJSON *c;
-  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(k->desc, "carried")) {
-    cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "kind", "carried");
-    cJSON_AddItemToObject(e, "first", cJSON_Duplicate(c, 1));
-    cJSON_AddItemToObject(e, "second", cJSON_Duplicate(c, 1));
-    cJSON_AddStringToObject(e, "remedy", "a scalar carried from one thread to the next (a running sum or a "
-                            "recurrence): threads cannot see each other's registers; a sum is a reduction "
-                            "(atomicAdd, or a tree reduction), a recurrence is not parallel as written");
-    cJSON_AddItemToArray(list, e);
-  }
-  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(k->desc, "exits")) {
-    cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "kind", "exit");
-    cJSON_AddItemToObject(e, "first", cJSON_Duplicate(c, 1));
-    cJSON_AddItemToObject(e, "second", cJSON_Duplicate(c, 1));
-    cJSON_AddStringToObject(e, "remedy", "the loop is left early (a break, return or goto, as in a search): a "
-                            "CUDA grid runs every thread, so each thread must test its own element and the "
-                            "first hit be chosen after them (atomicMin on its index, or a reduction)");
-    cJSON_AddItemToArray(list, e);
-  }
+  pass_dependences(list, k->desc, "carried", "carried",
+                   "a scalar carried from one thread to the next (a running sum or a recurrence): threads "
+                   "cannot see each other's registers; a sum is a reduction (atomicAdd, or a tree "
+                   "reduction), a recurrence is not parallel as written");
+  pass_dependences(list, k->desc, "exits", "exit",
+                   "the loop is left early (a break, return or goto, as in a search): a CUDA grid runs "
+                   "every thread, so each thread must test its own element and the first hit be chosen "
+                   "after them (atomicMin on its index, or a reduction)");
   cJSON_AddBoolToObject(o, "parallel_safe", cJSON_GetArraySize(list) == 0);
   cJSON_AddItemToObject(o, "dependences", list);
   cJSON *dc = cJSON_AddObjectToObject(o, "dependence_check");
