@@ -1377,6 +1377,23 @@ static int from_index(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v, int
   return any;
 }
 
+/* Is branch condition c the loop's own test: a comparison of arithmetic on its index with
+   anything (the bound, even one reloaded every iteration), or such tests joined by and, or, xor
+   or select (`i < n && i < m`), with values from outside l? */
+static int index_decides(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef c, int depth) {
+  if (!LLVMIsAInstruction(c) || depth > 8) return 0;
+  if (LLVMIsAICmpInst(c)) return from_index(cfg, l, LLVMGetOperand(c, 0), 0) || from_index(cfg, l, LLVMGetOperand(c, 1), 0);
+  LLVMOpcode op = LLVMGetInstructionOpcode(c);
+  if (op != LLVMAnd && op != LLVMOr && op != LLVMXor && op != LLVMSelect) return 0;
+  int any = 0;
+  for (int o = 0; o < LLVMGetNumOperands(c); o++) {
+    LLVMValueRef v = LLVMGetOperand(c, (unsigned)o);
+    if (index_decides(cfg, l, v, depth + 1)) any = 1;
+    else if (LLVMIsAInstruction(v) && l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))]) return 0;
+  }
+  return any;
+}
+
 /* Does every path from block e end in unreachable (exit(), abort(), a failed assert): no return
    and no way back into loop l? */
 static int ends_the_program(const cgp_cfg *cfg, const cgp_loop *l, size_t e) {
@@ -1398,9 +1415,8 @@ static int ends_the_program(const cgp_cfg *cfg, const cgp_loop *l, size_t e) {
 
 /* Exits from a mapped loop that its index does not decide (a break on a value read, a return, a
    goto out: a search): the iterations after it do not run, while a CUDA grid runs every thread.
-   An exit is the loop's own when its branch compares arithmetic on the index with anything (the
-   bound, even one reloaded every iteration); an exit whose every path ends the program (exit(),
-   abort(), a failed assert) is an error check and does not count. Each other exiting block is a
+   An exit is the loop's own when index_decides its branch; an exit whose every path ends the
+   program (exit(), abort(), a failed assert) is an error check and does not count. Each other exiting block is a
    warning and an "exits" entry, at its branch. */
 static void collect_exits(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
@@ -1420,11 +1436,9 @@ static void collect_exits(pass_ctx *pc, nest *n) {
         early = !ends[e];
       }
       if (!early) continue;
-      if (LLVMGetInstructionOpcode(term) == LLVMBr && LLVMIsConditional(term)) {
-        LLVMValueRef c = LLVMGetCondition(term);
-        if (LLVMIsAICmpInst(c) && (from_index(cfg, l, LLVMGetOperand(c, 0), 0) || from_index(cfg, l, LLVMGetOperand(c, 1), 0)))
-          continue;
-      }
+      if (LLVMGetInstructionOpcode(term) == LLVMBr && LLVMIsConditional(term) &&
+          index_decides(cfg, l, LLVMGetCondition(term), 0))
+        continue;
       unsigned line = LLVMGetDebugLocLine(term), col = LLVMGetDebugLocColumn(term), flen = 0;
       const char *f = line ? LLVMGetDebugLocFilename(term, &flen) : NULL;
       char fbuf[512];
