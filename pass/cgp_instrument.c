@@ -1306,6 +1306,28 @@ static size_t loop_instructions(const cgp_cfg *cfg, const cgp_loop *l) {
   return insts;
 }
 
+/* {file, line, column} of instruction i's debug location, or of loop l's start where i is NULL
+   or has none; *line gets the line. */
+static cJSON *location_json(LLVMValueRef i, const cgp_loop *l, unsigned *line) {
+  unsigned col = l->col, flen = (unsigned)strlen(l->file);
+  const char *file = l->file;
+  *line = l->line;
+  if (i && LLVMGetDebugLocLine(i)) {
+    *line = LLVMGetDebugLocLine(i);
+    col = LLVMGetDebugLocColumn(i);
+    const char *f = LLVMGetDebugLocFilename(i, &flen);
+    if (f) file = f;
+    else flen = (unsigned)strlen(file);
+  }
+  cJSON *o = cJSON_CreateObject();
+  char fbuf[512];
+  snprintf(fbuf, sizeof fbuf, "%.*s", (int)flen, file);
+  cJSON_AddStringToObject(o, "file", fbuf);
+  cJSON_AddNumberToObject(o, "line", *line);
+  cJSON_AddNumberToObject(o, "column", col);
+  return o;
+}
+
 /* Scalars carried from one iteration of a mapped loop to the next are an inter-thread
    dependence (a reduction in CUDA): a warning and a "carried" entry each. */
 static void collect_carried(pass_ctx *pc, nest *n) {
@@ -1327,22 +1349,8 @@ static void collect_carried(pass_ctx *pc, nest *n) {
       LLVMValueRef from = NULL;
       for (unsigned k = 0; k < LLVMCountIncoming(phi) && !from; k++)
         if (l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) from = LLVMGetIncomingValue(phi, k);
-      unsigned line = l->line, col = l->col, flen = 0;
-      const char *file = l->file;
-      if (from && LLVMIsAInstruction(from) && LLVMGetDebugLocLine(from)) {
-        line = LLVMGetDebugLocLine(from);
-        col = LLVMGetDebugLocColumn(from);
-        const char *f = LLVMGetDebugLocFilename(from, &flen);
-        if (f) file = f;
-      } else {
-        flen = (unsigned)strlen(file);
-      }
-      cJSON *c = cJSON_CreateObject();
-      char fbuf[512];
-      snprintf(fbuf, sizeof fbuf, "%.*s", (int)flen, file);
-      cJSON_AddStringToObject(c, "file", fbuf);
-      cJSON_AddNumberToObject(c, "line", line);
-      cJSON_AddNumberToObject(c, "column", col);
+      unsigned line;
+      cJSON *c = location_json(from && LLVMIsAInstruction(from) ? from : NULL, l, &line);
       cJSON_AddStringToObject(c, "type", type);
       cJSON_AddStringToObject(c, "variable", var);
       cJSON_AddStringToObject(c, "source_type", ctype);
@@ -1352,6 +1360,20 @@ static void collect_carried(pass_ctx *pc, nest *n) {
                 var[0] ? "'" : "a value", var, var[0] ? "'" : "", ctype, l->line, line);
     }
   }
+}
+
+typedef int value_test(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v, int depth);
+
+/* Does at least one operand of v pass `test` (one level deeper), and every other come from
+   outside loop l? */
+static int operands_pass(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v, int depth, value_test *test) {
+  int any = 0;
+  for (int o = 0; o < LLVMGetNumOperands(v); o++) {
+    LLVMValueRef op = LLVMGetOperand(v, (unsigned)o);
+    if (test(cfg, l, op, depth + 1)) any = 1;
+    else if (LLVMIsAInstruction(op) && l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(op))]) return 0;
+  }
+  return any;
 }
 
 /* Is v computed from the induction variables of loop l (its index, or another phi stepped by a
@@ -1368,13 +1390,7 @@ static int from_index(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v, int
   default:
     return 0;
   }
-  int any = 0;
-  for (int o = 0; o < LLVMGetNumOperands(v); o++) {
-    LLVMValueRef op = LLVMGetOperand(v, (unsigned)o);
-    if (from_index(cfg, l, op, depth + 1)) any = 1;
-    else if (LLVMIsAInstruction(op) && l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(op))]) return 0;
-  }
-  return any;
+  return operands_pass(cfg, l, v, depth, from_index);
 }
 
 /* Is branch condition c the loop's own test: a comparison of arithmetic on its index with
@@ -1385,13 +1401,7 @@ static int index_decides(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef c, 
   if (LLVMIsAICmpInst(c)) return from_index(cfg, l, LLVMGetOperand(c, 0), 0) || from_index(cfg, l, LLVMGetOperand(c, 1), 0);
   LLVMOpcode op = LLVMGetInstructionOpcode(c);
   if (op != LLVMAnd && op != LLVMOr && op != LLVMXor && op != LLVMSelect) return 0;
-  int any = 0;
-  for (int o = 0; o < LLVMGetNumOperands(c); o++) {
-    LLVMValueRef v = LLVMGetOperand(c, (unsigned)o);
-    if (index_decides(cfg, l, v, depth + 1)) any = 1;
-    else if (LLVMIsAInstruction(v) && l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))]) return 0;
-  }
-  return any;
+  return operands_pass(cfg, l, c, depth, index_decides);
 }
 
 /* Does every path from block e end in unreachable (exit(), abort(), a failed assert): no return
@@ -1439,15 +1449,8 @@ static void collect_exits(pass_ctx *pc, nest *n) {
       if (LLVMGetInstructionOpcode(term) == LLVMBr && LLVMIsConditional(term) &&
           index_decides(cfg, l, LLVMGetCondition(term), 0))
         continue;
-      unsigned line = LLVMGetDebugLocLine(term), col = LLVMGetDebugLocColumn(term), flen = 0;
-      const char *f = line ? LLVMGetDebugLocFilename(term, &flen) : NULL;
-      char fbuf[512];
-      if (f) snprintf(fbuf, sizeof fbuf, "%.*s", (int)flen, f);
-      else { snprintf(fbuf, sizeof fbuf, "%s", l->file); line = l->line; col = l->col; }
-      cJSON *x = cJSON_CreateObject();
-      cJSON_AddStringToObject(x, "file", fbuf);
-      cJSON_AddNumberToObject(x, "line", line);
-      cJSON_AddNumberToObject(x, "column", col);
+      unsigned line;
+      cJSON *x = location_json(term, l, &line);
       cJSON_AddNumberToObject(x, "loop_line", l->line);
       cJSON_AddItemToArray(n->exits, x);
       nest_warn(pc, n, line, "the mapped loop at line %u is left early at line %u (a break, return or "
