@@ -73,6 +73,14 @@ int cgp_l2_access(cgp_l2 *l2, uint64_t line);
    lines that the next references will read are prefetched. */
 unsigned cgp_l2_access_many(cgp_l2 *l2, const uint64_t *lines, unsigned n);
 
+/* 1 if, out of memory, the cache could not record a reference since it was created or reset
+   (the reference counted as a miss, and later ones may differ from exact LRU). Only a fully
+   associative cache grows after cgp_l2_new, and only when its references are sparse. */
+int cgp_l2_degraded(const cgp_l2 *l2);
+
+/* Bytes the cache holds now. */
+size_t cgp_l2_bytes(const cgp_l2 *l2);
+
 /* Empty the cache: every following first reference to a line misses. */
 void cgp_l2_reset(cgp_l2 *l2);
 

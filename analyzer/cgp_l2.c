@@ -9,23 +9,21 @@
    power-of-two column of lines spreads over sets instead of thrashing one.
 
    Fully associative (the default for real devices, whose set hashing is not published): one
-   set of capacity/line lines. Each resident line has an id (0..lines-1); node[id] holds its
-   line, its stamp (the ring position of its latest reference), the next id of its hash chain
-   and its link, the address of the word naming it (its chain's head or its predecessor's
-   next), so it leaves its chain in O(1). Every chain ends at the sentinel node[lines], whose
-   line is set to the line sought before each walk. Every reference appends its id to the
-   ring; entry p is stale iff bit p of `dead` is set, which a hit does to its id's previous
-   entry. So the current entries from the front are the resident lines in recency order, and
-   the first one (found by counting trailing zeros) is the least recently used line: the
-   victim, exact LRU with no neighbour pointers to touch on a hit. A miss moves the front past
-   the victim's entry; when the ring fills, the current entries move to its start (at most
-   `lines` of 3 x lines entries survive, so this costs O(1) per reference amortised). Once
-   the cache is full, a hit and a miss execute the same stores, with selected operands instead
-   of a branch to mispredict: a miss moves the victim's node to the line's chain, a hit moves
-   the sentinel from the spare chain back onto it. Chain heads: at least 3 per line, so chains
-   are short and a walk usually ends at its first node; the lines of an aligned group of 16
-   share one host cache line of heads (sweeps stay in the host's L1), rotated within it by the
-   group's hash so that a stride of 16 lines or more still uses every head.
+   set of C = capacity/line lines. Every reference takes the next position (1, 2, ...); a line's
+   stamp is the position of its latest reference, and bit p of `live` is set iff p is the stamp
+   of a resident line. The resident lines are thus the set bits in recency order: the first set
+   bit from `front` is the least recently used line's (found by counting trailing zeros), and a
+   line is resident iff its stamp is at or past the front. So a miss evicts by clearing that
+   bit and moving the front past it, never touching the victim's own entry: it expires. A hit
+   clears its old bit. Once the cache is full, a hit and a miss execute the same stores, with
+   selected operands instead of a branch to mispredict. Stamps live in groups of GL = 6
+   consecutive lines, a 32-byte entry (the group number and 6 stamps; 0: no reference since the
+   last renumbering) of an open-addressing table probed linearly from the group's Fibonacci
+   hash, so a sweep reads one entry per 6 lines. When the positions reach 8 x C, the live ones
+   are renumbered 1, 2, ... in order (each stamp's rank among the live bits, from per-word
+   popcounts): O(table) every 7 x C references at least. When three quarters of the table is
+   in use, the groups with no resident line are dropped, in place, and the table doubles only
+   while more than half of it would still be in use: at most C groups hold a resident line.
    Set associative, up to 16 ways (and at least 2 sets): per set, the tags and the recency
    order packed as 16 nibbles in a word. An empty way holds a line of another set, which no
    reference to this set can match. The tags are compared without an early exit and the order
@@ -34,24 +32,27 @@
    All return at once when the line is the most recent reference of the cache: its LRU state
    is already current. cgp_l2_access_many runs the same code line by line, prefetching the
    host cache lines that references a few lines ahead will read when the tables outgrow host
-   caches. Memory, allocated by cgp_l2_new only: fully associative 24 bytes of node, 12-24 of
-   heads, 12 of ring and 3/8 of stale bits per line (49-61 bytes from 16 lines up); set
-   associative 8 bytes per line and 12 per set. */
+   caches. Memory (cgp_l2_bytes): fully associative, 1.5 bytes of bitmap and ranks per line and
+   the table, 2 or 4 slots of 32 bytes per 6 lines at first (11-21 bytes per line), growing only
+   when resident lines are spread out: at most 4 x (C + 1) slots, 128 bytes per line, when each
+   resident line is alone in its group. The table is the only allocation after cgp_l2_new; when
+   it cannot grow, a reference that would need a new group is not recorded (cgp_l2_degraded).
+   Set associative: 8 bytes per line and 12 per set, allocated by cgp_l2_new only. */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define GROUP 16                /* chain heads of 4 bytes per 64-byte host cache line */
-#define CHAINS_PER_LINE 3       /* chains average at most 1/3 id */
-#define RING_PER_LINE 3         /* compaction every >= 2 x lines references */
+#define GL 6                    /* lines per group: a 64-bit key and 6 stamps fill 32 bytes */
+#define POSITIONS_PER_LINE 8    /* positions 1..8 x lines between renumberings */
+#define MIN_SLOTS 64
+#define SMALL_TABLE (256 << 10) /* bytes: a table this small starts a quarter full, else half */
 #define PREFETCH_ABOVE (128 << 10)   /* bytes of tables beyond which cgp_l2_access_many prefetches */
 
 typedef struct {
-  uint64_t line;
-  uint32_t stamp, next;         /* next: in its chain */
-  uint32_t *link;               /* the head or next field naming this id */
-} node;
+  uint64_t key;                 /* group number + 1; 0: an empty slot */
+  uint32_t stamp[GL];           /* a line's latest position, 0 if none since the last renumbering */
+} group;
 
 struct cgp_l2 {
   uint64_t sets;
@@ -62,14 +63,14 @@ struct cgp_l2 {
   int have_mru;
   int prefetch;                 /* the batch prefetches: the tables outgrow host caches */
   /* fully associative */
-  uint32_t *head, tmask;        /* chains of ids by slot_of(line); tmask + 1 heads */
-  unsigned gshift;              /* 64 - log2 of the number of groups of heads */
-  node *node;                   /* node[assoc]: the sentinel */
-  uint32_t used;                /* ids given out */
-  uint32_t *ring, rsize, front, tail;
-  uint32_t spare;               /* a head whose chain is just the sentinel */
-  uint64_t *dead;               /* bit p set iff ring[p] is stale, for front <= p < tail;
-                                   bit rsize: a spare */
+  group *tab;                   /* open addressing, linear probing, by Fibonacci hash of the key */
+  uint64_t slots, groups;       /* slots: a power of two; groups: keys in it, at most slots / 2 */
+  unsigned tshift;              /* 64 - log2 slots */
+  uint64_t *live;               /* bit p set iff p is the latest position of a resident line */
+  uint32_t *before;             /* per word of live: its live bits before it (renumbering) */
+  uint32_t front, tail, rsize;  /* live bits lie in [front, tail); positions 1..rsize */
+  uint32_t resident;
+  int degraded;                 /* a reference went unrecorded: out of memory */
   /* set associative */
   uint64_t *tags, *order;       /* order: per set, if assoc <= 16 */
   unsigned *fill;               /* per set, if assoc > 16 or one set */
@@ -81,11 +82,10 @@ uint64_t cgp_l2_set_of(uint64_t line, uint64_t sets, cgp_l2_index index) {
   return line & (sets - 1);
 }
 
-/* The chain head of a line: lines of one aligned group of GROUP share a host cache line of heads,
-   picked by the top bits of the group's Fibonacci hash; the bits below rotate the lines in it. */
-static uint32_t slot_of(const cgp_l2 *c, uint64_t line) {
-  uint64_t g = (line / GROUP) * UINT64_C(0x9e3779b97f4a7c15);
-  return (uint32_t)(g >> c->gshift) * GROUP + (uint32_t)((line + (g >> (c->gshift - 4))) & (GROUP - 1));
+static group *new_table(uint64_t slots) {
+  group *t = aligned_alloc(64, slots * sizeof *t);
+  if (t) memset(t, 0, slots * sizeof *t);
+  return t;
 }
 
 cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index) {
@@ -93,7 +93,7 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
       capacity_bytes % line_bytes)
     return NULL;
   uint64_t lines = capacity_bytes / line_bytes;
-  if (lines > INT32_MAX / 4) return NULL;          /* ids and ring positions fit 32 bits */
+  if (lines > INT32_MAX / 4) return NULL;          /* positions fit 32 bits */
   if (index == CGP_L2_FULLY_ASSOCIATIVE) assoc = (unsigned)lines;
   if (!assoc || lines % assoc || !cgp_is_pow2(lines / assoc)) return NULL;
   cgp_l2 *c = calloc(1, sizeof *c);
@@ -103,37 +103,37 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
   c->index = index;
   c->set_bits = cgp_log2(c->sets);
   if (index == CGP_L2_FULLY_ASSOCIATIVE) {
-    uint64_t tsize = 2 * GROUP;
-    while (tsize < CHAINS_PER_LINE * lines) tsize <<= 1;
-    c->tmask = (uint32_t)(tsize - 1);
-    c->gshift = 64 - cgp_log2(tsize / GROUP);
-    c->head = malloc(tsize * sizeof *c->head);
-    c->node = malloc((lines + 1) * sizeof *c->node);
-    c->rsize = (uint32_t)(RING_PER_LINE * lines);
-    c->ring = malloc(c->rsize * sizeof *c->ring);
-    c->dead = malloc((c->rsize / 64 + 1) * sizeof *c->dead);
+    c->rsize = (uint32_t)(POSITIONS_PER_LINE * lines);
+    c->live = malloc((c->rsize / 64 + 1) * sizeof *c->live);
+    c->before = malloc((c->rsize / 64 + 1) * sizeof *c->before);
+    uint64_t dense = lines / GL + 1;               /* groups of C resident lines side by side */
+    uint64_t want = dense * (dense * 4 * sizeof(group) <= SMALL_TABLE ? 4 : 2);
+    for (c->slots = MIN_SLOTS; c->slots < want; c->slots *= 2) {}
+    c->tab = new_table(c->slots);
   } else {
     c->tags = malloc(lines * sizeof *c->tags);
     c->order = malloc(c->sets * sizeof *c->order);
     c->fill = malloc(c->sets * sizeof *c->fill);
   }
-  if (index == CGP_L2_FULLY_ASSOCIATIVE ? !(c->head && c->node && c->ring && c->dead) : !(c->tags && c->order && c->fill)) {
+  if (index == CGP_L2_FULLY_ASSOCIATIVE ? !(c->tab && c->live && c->before) : !(c->tags && c->order && c->fill)) {
     cgp_l2_free(c);
     return NULL;
   }
-  c->prefetch = (index == CGP_L2_FULLY_ASSOCIATIVE ? 48 * lines : 8 * lines + 8 * c->sets) > PREFETCH_ABOVE;
+  c->prefetch = (index == CGP_L2_FULLY_ASSOCIATIVE ? 16 * lines : 8 * lines + 8 * c->sets) > PREFETCH_ABOVE;
   cgp_l2_reset(c);
   return c;
 }
 
 void cgp_l2_reset(cgp_l2 *c) {
   c->have_mru = 0;
-  if (c->head) {
-    for (size_t i = 0; i <= c->tmask; i++) c->head[i] = c->assoc;
-    c->spare = c->assoc;
-    c->node[c->assoc].next = c->assoc;
-    c->used = c->front = c->tail = 0;
-    memset(c->dead, 0, (c->rsize / 64 + 1) * sizeof *c->dead);
+  if (c->tab) {
+    memset(c->tab, 0, c->slots * sizeof *c->tab);
+    c->groups = 0;
+    c->tshift = 64 - cgp_log2(c->slots);
+    memset(c->live, 0, (c->rsize / 64 + 1) * sizeof *c->live);
+    c->front = c->tail = 1;
+    c->resident = 0;
+    c->degraded = 0;
   } else {
     memset(c->fill, 0, c->sets * sizeof *c->fill);
     for (uint64_t i = 0; i < c->sets; i++) c->order[i] = UINT64_C(0xfedcba9876543210);
@@ -143,7 +143,7 @@ void cgp_l2_reset(cgp_l2 *c) {
 
 void cgp_l2_free(cgp_l2 *c) {
   if (!c) return;
-  free(c->head); free(c->node); free(c->ring); free(c->dead); free(c->tags); free(c->order); free(c->fill);
+  free(c->tab); free(c->live); free(c->before); free(c->tags); free(c->order); free(c->fill);
   free(c);
 }
 
@@ -159,73 +159,145 @@ static unsigned ctz64(uint64_t w) {            /* w != 0 */
 #endif
 }
 
+static unsigned popcount64(uint64_t w) {
+#if defined(__GNUC__) || defined(__clang__)
+  return (unsigned)__builtin_popcountll(w);
+#else
+  unsigned n = 0;
+  for (; w; w &= w - 1) n++;
+  return n;
+#endif
+}
+
 #define BIT(p) (UINT64_C(1) << ((p) % 64))
 
-/* Drop the stale entries: the current ones move to the ring's start, in order. */
-static void compact(cgp_l2 *c) {
-  uint32_t k = 0, f = c->front, t = c->tail;
-  for (uint32_t w = f / 64; w * 64 < t; w++) {
-    uint64_t live = ~c->dead[w] & (w == f / 64 ? ~UINT64_C(0) << (f % 64) : ~UINT64_C(0));
-    if ((w + 1) * 64 > t) live &= BIT(t) - 1;        /* t % 64 != 0 here */
-    for (; live; live &= live - 1) {
-      uint32_t id = c->ring[w * 64 + ctz64(live)];
-      c->ring[k] = id;
-      c->node[id].stamp = k++;
+static uint64_t home(const cgp_l2 *c, uint64_t key) { return (key * UINT64_C(0x9e3779b97f4a7c15)) >> c->tshift; }
+
+static int group_lives(const cgp_l2 *c, const group *g) {
+  uint32_t any = 0;
+  for (unsigned j = 0; j < GL; j++) any |= g->stamp[j] >= c->front;
+  return (int)any;
+}
+
+/* Put g in t (slots a power of two, shift = 64 - log2 slots) at the first empty slot from its home. */
+static void place(group *t, uint64_t slots, unsigned shift, const group *g) {
+  uint64_t j = (g->key * UINT64_C(0x9e3779b97f4a7c15)) >> shift;
+  while (t[j].key) j = (j + 1) & (slots - 1);
+  t[j] = *g;
+}
+
+/* Drop the groups with no resident line, in place: from an empty slot round the table, each
+   group is taken out and put back from its home, which it reaches again past any slot emptied
+   before it (so linear probing still finds every group). */
+static void sweep(cgp_l2 *c) {
+  uint64_t start = 0, mask = c->slots - 1;
+  while (c->tab[start].key) start++;               /* the table is never full */
+  for (uint64_t k = 1; k <= c->slots; k++) {
+    group *s = &c->tab[(start + k) & mask], g = *s;
+    if (!g.key) continue;
+    memset(s, 0, sizeof *s);
+    if (group_lives(c, &g)) place(c->tab, c->slots, c->tshift, &g);
+    else c->groups--;
+  }
+}
+
+/* Room for one more group: the groups with no resident line go; the table doubles until at
+   most half of it is left in use. 0 when out of memory and the table is nearly full (one empty
+   slot must stay, so that a search ends). */
+static int make_room(cgp_l2 *c) {
+  uint64_t alive = 0;
+  for (uint64_t i = 0; i < c->slots; i++) alive += c->tab[i].key && group_lives(c, &c->tab[i]);
+  uint64_t slots = c->slots;
+  while (slots < 2 * (alive + 1)) slots *= 2;
+  group *t = slots > c->slots ? new_table(slots) : NULL;
+  if (!t) {
+    sweep(c);
+    return c->groups + 2 < c->slots;
+  }
+  unsigned shift = 64 - cgp_log2(slots);
+  for (uint64_t i = 0; i < c->slots; i++)
+    if (c->tab[i].key && group_lives(c, &c->tab[i])) place(t, slots, shift, &c->tab[i]);
+  free(c->tab);
+  c->tab = t;
+  c->slots = slots;
+  c->tshift = shift;
+  c->groups = alive;
+  return 1;
+}
+
+/* The slot of a key not in the table, i its first empty slot from home: taken, after making
+   room when three quarters are in use. NULL when there is no room (out of memory). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static group *add(cgp_l2 *c, uint64_t key, uint64_t i) {
+  if (4 * (c->groups + 1) > 3 * c->slots) {
+    if (!make_room(c)) {
+      c->degraded = 1;
+      return NULL;
+    }
+    for (i = home(c, key); c->tab[i].key; i = (i + 1) & (c->slots - 1)) {}
+  }
+  c->tab[i].key = key;                             /* stamps are 0 in an empty slot */
+  c->groups++;
+  return &c->tab[i];
+}
+
+static inline group *find(cgp_l2 *c, uint64_t key) {
+  group *t = c->tab;
+  uint64_t i = home(c, key), mask = c->slots - 1;
+  for (; t[i].key != key; i = (i + 1) & mask)
+    if (!t[i].key) return add(c, key, i);
+  return &t[i];
+}
+
+/* Renumber the live positions 1, 2, ... in order, so that positions fit the bitmap again. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static void renumber(cgp_l2 *c) {
+  uint32_t words = c->rsize / 64 + 1, n = 0;
+  for (uint32_t w = 0; w < words; w++) { c->before[w] = n; n += popcount64(c->live[w]); }
+  for (uint64_t i = 0; i < c->slots; i++) {
+    group *g = &c->tab[i];
+    if (!g->key) continue;
+    for (unsigned j = 0; j < GL; j++) {
+      uint32_t s = g->stamp[j];
+      g->stamp[j] = s >= c->front ? 1 + c->before[s / 64] + popcount64(c->live[s / 64] & (BIT(s) - 1)) : 0;
     }
   }
-  memset(c->dead, 0, (c->rsize / 64 + 1) * sizeof *c->dead);
-  c->front = 0;
-  c->tail = k;
+  memset(c->live, 0, words * sizeof *c->live);
+  for (uint32_t p = 1; p <= n; p++) c->live[p / 64] |= BIT(p);
+  c->front = 1;
+  c->tail = n + 1;
 }
 
-/* The first current ring position from the front: the least recently used id's entry. */
+/* The first live position from the front: the least recently used line's. */
 static uint32_t lru_pos(const cgp_l2 *c) {
   uint32_t f = c->front;
-  uint64_t w = ~c->dead[f / 64] >> (f % 64);
-  while (!w) { f = (f | 63) + 1; w = ~c->dead[f / 64]; }
+  uint64_t w = c->live[f / 64] >> (f % 64);
+  while (!w) { f = (f | 63) + 1; w = c->live[f / 64]; }
   return f + ctz64(w);
-}
-
-static void mark_stale(cgp_l2 *c, uint32_t p) { c->dead[p / 64] |= BIT(p); }
-
-static void unchain(node *nd, uint32_t id) {
-  *nd[id].link = nd[id].next;
-  nd[nd[id].next].link = nd[id].link;
-}
-
-static void chain(node *nd, uint32_t id, uint32_t *head) {
-  nd[id].next = *head;
-  nd[id].link = head;
-  nd[*head].link = &nd[id].next;
-  *head = id;
 }
 
 static uint32_t pick(uint32_t mask, uint32_t a, uint32_t b) { return (a & mask) | (b & ~mask); }
 
-static int access_fully(cgp_l2 *c, uint64_t line) {
-  node *nd = c->node;
-  uint32_t sentinel = c->assoc, *head = c->head + slot_of(c, line), id, t = c->tail;
-  nd[sentinel].line = line;
-  nd[sentinel].link = &c->spare;                   /* unchaining a chain's last id changes it */
-  for (id = *head; nd[id].line != line; id = nd[id].next) {}
-  int hit = id != sentinel;
-  if (c->used < c->assoc) {                        /* filling */
-    if (hit) mark_stale(c, nd[id].stamp);
-    else { id = c->used++; nd[id].line = line; chain(nd, id, head); }
-  } else {
-    uint32_t f = lru_pos(c), is_hit = 0 - (uint32_t)hit, *to[2] = {head, &c->spare};
-    uint32_t moved = pick(is_hit, sentinel, c->ring[f]);   /* a hit moves the sentinel, a miss the victim */
-    unchain(nd, moved);
-    nd[moved].line = line;
-    chain(nd, moved, to[hit]);
-    mark_stale(c, pick(is_hit, nd[id].stamp, c->rsize));  /* on a miss, the spare bit */
+static inline int access_fully(cgp_l2 *c, uint64_t line) {
+  uint64_t q = line / GL;
+  group *g = find(c, q + 1);
+  if (!g) return 0;                                /* no room: degraded, not recorded */
+  uint32_t *s = &g->stamp[line - q * GL], old = *s, t = c->tail;
+  int hit = old >= c->front;
+  if (c->resident == c->assoc) {                   /* full: no branch on hit or miss */
+    uint32_t f = lru_pos(c), is_hit = 0 - (uint32_t)hit, gone = pick(is_hit, old, f);
+    c->live[gone / 64] &= ~BIT(gone);                /* a hit's old position, or the victim's */
     c->front = pick(is_hit, c->front, f + 1);
-    id = pick(is_hit, id, moved);
-  }
-  nd[id].stamp = t;
-  c->ring[t] = id;
+  } else if (hit) c->live[old / 64] &= ~BIT(old);
+  else c->resident++;
+  c->live[t / 64] |= BIT(t);
+  *s = t;
   c->tail = t + 1;
-  if (t + 1 == c->rsize) compact(c);
+  if (t == c->rsize) renumber(c);
   return hit;
 }
 
@@ -284,10 +356,17 @@ static inline int access(cgp_l2 *c, uint64_t line) {
   if (c->have_mru && line == c->mru) return 1;
   c->have_mru = 1;
   c->mru = line;
-  return c->head ? access_fully(c, line) : access_sets(c, line);
+  return c->tab ? access_fully(c, line) : access_sets(c, line);
 }
 
 int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
+
+int cgp_l2_degraded(const cgp_l2 *c) { return c->degraded; }
+
+size_t cgp_l2_bytes(const cgp_l2 *c) {
+  if (c->tab) return sizeof *c + c->slots * sizeof *c->tab + (c->rsize / 64 + 1) * (sizeof *c->live + sizeof *c->before);
+  return sizeof *c + c->sets * c->assoc * sizeof *c->tags + c->sets * (sizeof *c->order + sizeof *c->fill);
+}
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -296,22 +375,10 @@ int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 #endif
 #define AHEAD 8
 
-/* Where the reference to `line` will read first: its chain head, or its set's tags. */
+/* Where the reference to `line` will read first: its group's home slot, or its set's tags. */
 static inline const void *first_read(const cgp_l2 *c, uint64_t line) {
-  if (c->head) return c->head + slot_of(c, line);
+  if (c->tab) return c->tab + home(c, line / GL + 1);
   return c->tags + set_index(c, line) * c->assoc;
-}
-
-/* Then: the node its chain head names now (a guess: the head may change before). */
-static inline const void *second_read(const cgp_l2 *c, uint64_t line) {
-  if (!c->head) return (const char *)first_read(c, line) + (c->assoc > 8 ? 64 : 0);
-  uint32_t id = c->head[slot_of(c, line)];
-  return c->node + id;
-}
-
-/* A coming victim, the id of the ring entry k past the front (stale or not: a guess). */
-static inline uint32_t coming_victim(const cgp_l2 *c, uint32_t k) {
-  return c->ring[c->front + k < c->tail ? c->front + k : c->front];
 }
 
 unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) {
@@ -320,11 +387,6 @@ unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) {
   for (; c->prefetch && i < n && i < AHEAD; i++) PREFETCH(first_read(c, lines[i]));
   for (i = 0; c->prefetch && i + AHEAD < n; i++) {
     PREFETCH(first_read(c, lines[i + AHEAD]));
-    PREFETCH(second_read(c, lines[i + AHEAD / 2]));
-    if (c->head && c->used == c->assoc) {
-      PREFETCH(c->node + coming_victim(c, AHEAD));
-      PREFETCH(c->node[coming_victim(c, AHEAD / 2)].link);
-    }
     hits += access(c, lines[i]);
   }
   for (; i < n; i++) hits += access(c, lines[i]);

@@ -350,6 +350,17 @@ static void write_report(void) {
     cJSON_AddStringToObject(rt, "threads_note", "marked nests were entered by a thread while another thread was "
                             "inside one: the first thread was traced, the others ran untraced (their work is "
                             "not in the predictions)");
+  char lost[256] = "";
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    if (cgp_rt_g.l2[d] && cgp_l2_degraded(cgp_rt_g.l2[d]))
+      snprintf(lost + strlen(lost), sizeof lost - strlen(lost), "%s%s", *lost ? ", " : "", cgp_rt_g.dev[d].name);
+  if (*lost) {
+    char note[400];
+    snprintf(note, sizeof note, "out of memory: the L2 simulation of %s could not record every reference, so its "
+             "miss counts may differ from exact LRU", lost);
+    cJSON_AddStringToObject(rt, "l2_note", note);
+    rt_tool_failure(note);
+  }
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
   rt_trace_report(rt);

@@ -230,6 +230,44 @@ Test(l2, fully_associative_32768_lines_sweeps) {
   cgp_l2_free(c);
 }
 
+/* Lines 1000 apart, each alone in its group of the fully associative table: more groups with a
+   resident line than the table first holds, so it grows; still exact. */
+Test(l2, sparse_lines_grow_the_table_and_stay_exact) {
+  geometry g = {4096, 0, CGP_L2_FULLY_ASSOCIATIVE};
+  cgp_l2 *c = cgp_l2_new((uint64_t)g.lines * LINE, LINE, 0, g.index);
+  cr_assert_not_null(c);
+  size_t before = cgp_l2_bytes(c);
+  uint64_t *t = random_trace(11, 60000, 6000, 1000);
+  for (size_t i = 0; i < 60000; i++) cgp_l2_access(c, t[i]);
+  cr_assert_gt(cgp_l2_bytes(c), before);
+  cr_assert_eq(cgp_l2_degraded(c), 0);
+  cgp_l2_free(c);
+  outcome o = agree(g, t, 60000);
+  cr_assert_gt(o.hits, 0);
+  free(t);
+}
+
+/* A stream of new lines through a small cache: the groups its evicted lines leave are dropped in
+   place when the table fills, so the table never grows; the last 64 lines are the ones held. */
+Test(l2, new_lines_without_end_keep_the_table_its_size) {
+  geometry g = {64, 0, CGP_L2_FULLY_ASSOCIATIVE};
+  cgp_l2 *c = cgp_l2_new((uint64_t)g.lines * LINE, LINE, 0, g.index);
+  cr_assert_not_null(c);
+  size_t before = cgp_l2_bytes(c);
+  enum { N = 100000 };
+  uint64_t *t = malloc((N + 65) * sizeof *t);
+  cr_assert_not_null(t);
+  for (size_t i = 0; i < N; i++) t[i] = i;
+  for (size_t i = 0; i < 65; i++) t[N + i] = N - 1 - i;   /* newest first */
+  for (size_t i = 0; i < N; i++) cr_assert_eq(cgp_l2_access(c, t[i]), 0);
+  for (size_t i = 0; i < 64; i++) cr_assert_eq(cgp_l2_access(c, t[N + i]), 1, "line %zu back", i);
+  cr_assert_eq(cgp_l2_access(c, t[N + 64]), 0);
+  cr_assert_eq(cgp_l2_bytes(c), before);
+  cgp_l2_free(c);
+  agree(g, t, N + 65);
+  free(t);
+}
+
 Test(l2, two_way_two_sets_hand_checked) {
   /* set = line mod 2. Per set, most recent first:
      0 m [0]; 2 m [2 0]; 4 m [4 2]; 0 m [0 4]; 4 h [4 0]; 1 m [1]; 3 m [3 1]; 1 h [1 3];
