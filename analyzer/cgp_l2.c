@@ -42,6 +42,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define GL 6                    /* lines per group: a 64-bit key and 6 stamps fill 32 bytes */
 #define POSITIONS_PER_LINE 8    /* positions 1..8 x lines between renumberings */
@@ -305,6 +308,23 @@ static inline int access_fully(cgp_l2 *c, uint64_t line) {
 
 #define NIBBLES UINT64_C(0x1111111111111111)
 
+/* Bit w set iff tag[w] == line, w < 16. With SSE2 (every x86-64), two tags per compare: 64-bit
+   lanes equal iff both 32-bit halves are. */
+static inline uint32_t match16(const uint64_t *tag, uint64_t line) {
+  uint32_t eq = 0;
+#if defined(__SSE2__)
+  __m128i want = _mm_set1_epi64x((long long)line);
+  for (unsigned w = 0; w < 16; w += 2) {
+    __m128i e = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(tag + w)), want);
+    e = _mm_and_si128(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(2, 3, 0, 1)));
+    eq |= (uint32_t)_mm_movemask_pd(_mm_castsi128_pd(e)) << w;
+  }
+#else
+  for (unsigned w = 0; w < 16; w++) eq |= (uint32_t)(tag[w] == line) << w;
+#endif
+  return eq;
+}
+
 /* Up to 16 ways: the set's recency order is a permutation of 16 ways packed in a word, four
    bits a way, most recent in the low nibble; ways >= assoc stay above, never used, so the LRU
    way is nibble assoc-1. An empty way holds a line of another set (cgp_l2_reset), so it never hits
@@ -313,8 +333,7 @@ static int access_small_set(cgp_l2 *c, uint64_t set, uint64_t line) {
   uint64_t *tag = c->tags + set * c->assoc, order = c->order[set];
   unsigned n = c->assoc;
   uint32_t eq = 0;
-  if (n == 16)                                        /* the usual case, unrolled */
-    for (unsigned w = 0; w < 16; w++) eq |= (uint32_t)(tag[w] == line) << w;
+  if (n == 16) eq = match16(tag, line);              /* the usual case */
   else
     for (unsigned w = 0; w < n; w++) eq |= (uint32_t)(tag[w] == line) << w;   /* no branch */
   unsigned hit = ctz64(eq | UINT32_C(1) << 16), lru = (unsigned)(order >> (4 * (n - 1))) & 15;
