@@ -196,8 +196,9 @@ static void sweep(cgp_l2 *c) {
   uint64_t start = 0, mask = c->slots - 1;
   while (c->tab[start].key) start++;               /* the table is never full */
   for (uint64_t k = 1; k <= c->slots; k++) {
-    group *s = &c->tab[(start + k) & mask], g = *s;
-    if (!g.key) continue;
+    group *s = &c->tab[(start + k) & mask];
+    if (!s->key) continue;
+    group g = *s;
     memset(s, 0, sizeof *s);
     if (group_lives(c, &g)) place(c->tab, c->slots, c->tshift, &g);
     else c->groups--;
