@@ -67,7 +67,7 @@ struct cgp_l2 {
   int prefetch;                 /* the batch prefetches: the tables outgrow host caches */
   /* fully associative */
   group *tab;                   /* open addressing, linear probing, by Fibonacci hash of the key */
-  uint64_t slots, groups;       /* slots: a power of two; groups: keys in it, at most slots / 2 */
+  uint64_t slots, groups;       /* slots: a power of two; groups: keys in it, at most 3/4 of slots */
   unsigned tshift;              /* 64 - log2 slots */
   uint64_t *live;               /* bit p set iff p is the latest position of a resident line */
   uint32_t *before;             /* per word of live: its live bits before it (renumbering) */
