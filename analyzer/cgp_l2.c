@@ -33,9 +33,10 @@
    is already current. cgp_l2_access_many runs the same code line by line, prefetching the
    host cache lines that references a few lines ahead will read when the tables outgrow host
    caches. Memory (cgp_l2_bytes): fully associative, 1.5 bytes of bitmap and ranks per line and
-   the table, 2 or 4 slots of 32 bytes per 6 lines at first (11-21 bytes per line), growing only
-   when resident lines are spread out: at most 4 x (C + 1) slots, 128 bytes per line, when each
-   resident line is alone in its group. The table is the only allocation after cgp_l2_new; when
+   the table, at first the power of two of slots of 32 bytes at or above 2 per 6 lines (4 when
+   that is at most SMALL_TABLE): 14-23 bytes per line in all for a large cache (6 MiB of 32-byte
+   sectors: 4.5 MB), 34 for TK1's 128 KiB; growing only when resident lines are spread out: at
+   most 4 x (C + 1) slots, 128 bytes per line, when each resident line is alone in its group. The table is the only allocation after cgp_l2_new; when
    it cannot grow, a reference that would need a new group is not recorded (cgp_l2_degraded).
    Set associative: 8 bytes per line and 12 per set, allocated by cgp_l2_new only. */
 #include "cgp_analyzer.h"
