@@ -175,7 +175,9 @@ static unsigned popcount64(uint64_t w) {
 
 #define BIT(p) (UINT64_C(1) << ((p) % 64))
 
-static uint64_t home(const cgp_l2 *c, uint64_t key) { return (key * UINT64_C(0x9e3779b97f4a7c15)) >> c->tshift; }
+#define FIBONACCI UINT64_C(0x9e3779b97f4a7c15)   /* 2^64 / golden ratio */
+
+static uint64_t home(const cgp_l2 *c, uint64_t key) { return (key * FIBONACCI) >> c->tshift; }
 
 static int group_lives(const cgp_l2 *c, const group *g) {
   uint32_t any = 0;
@@ -183,12 +185,14 @@ static int group_lives(const cgp_l2 *c, const group *g) {
   return (int)any;
 }
 
-/* Put g in t (slots a power of two, shift = 64 - log2 slots) at the first empty slot from its home. */
-static void place(group *t, uint64_t slots, unsigned shift, const group *g) {
-  uint64_t j = (g->key * UINT64_C(0x9e3779b97f4a7c15)) >> shift;
+/* The first empty slot from key's home in t (slots a power of two, shift = 64 - log2 slots). */
+static uint64_t empty_slot(const group *t, uint64_t slots, unsigned shift, uint64_t key) {
+  uint64_t j = (key * FIBONACCI) >> shift;
   while (t[j].key) j = (j + 1) & (slots - 1);
-  t[j] = *g;
+  return j;
 }
+
+static void place(group *t, uint64_t slots, unsigned shift, const group *g) { t[empty_slot(t, slots, shift, g->key)] = *g; }
 
 /* Drop the groups with no resident line, in place: from an empty slot round the table, each
    group is taken out and put back from its home, which it reaches again past any slot emptied
@@ -241,7 +245,7 @@ static group *add(cgp_l2 *c, uint64_t key, uint64_t i) {
       c->degraded = 1;
       return NULL;
     }
-    for (i = home(c, key); c->tab[i].key; i = (i + 1) & (c->slots - 1)) {}
+    i = empty_slot(c->tab, c->slots, c->tshift, key);
   }
   c->tab[i].key = key;                             /* stamps are 0 in an empty slot */
   c->groups++;

@@ -132,7 +132,8 @@ static rt_kernel *parse_kernel(const char *desc) {
   k->nbb = (size_t)cJSON_GetArraySize(bbs);
   double **cols[] = {&k->bb_total, &k->bb_core, &k->bb_fp32, &k->bb_fp64, &k->bb_int, &k->bb_sfu};
   const char *keys[] = {"total", "core", "fp32", "fp64", "int", "sfu"};
-  size_t nloops = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "loops"));
+  const cJSON *loops = cJSON_GetObjectItemCaseSensitive(d, "loops");
+  size_t nloops = (size_t)cJSON_GetArraySize(loops);
   k->bb_slot = alloc0(k->nbb, sizeof *k->bb_slot);
   k->iter = alloc0(nloops + 2, sizeof *k->iter);
   int ok = k->mem_size && k->mem_kind && k->mem_noalias && k->mem_shared && k->forwarded && k->mem_addr_id && k->mem_fwd &&
@@ -162,7 +163,7 @@ static rt_kernel *parse_kernel(const char *desc) {
     i++;
   }
   i = 0;
-  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(d, "loops")) {
+  cJSON_ArrayForEach(m, loops) {
     double h = num(m, "header", -1);
     if (h >= 0 && h < (double)k->nbb) k->bb_slot[(size_t)h] = (uint32_t)i + 1;
     i++;
