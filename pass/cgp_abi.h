@@ -30,6 +30,12 @@
 #define CGP_HOOK_HOISTED "cgp_rt_hoisted"
 #define CGP_HOOK_BB "cgp_rt_bb"
 #define CGP_HOOK_TRACING "cgp_rt_tracing"
+/* Folded loops (docs/pipeline.md, "Folded loops"): a leaf loop of one block whose sites' addresses
+   are affine in its counter runs without hooks when int cgp_rt_fold and cgp_rt_tracing == 1 at
+   its entry, and calls cgp_rt_loop(bid, iterations, first sid, sites, a0[], a1[], base[]) on its
+   exit edge. */
+#define CGP_HOOK_FOLD "cgp_rt_fold"
+#define CGP_HOOK_LOOP "cgp_rt_loop"
 /* int32_t cgp_rt_pause[3], the skipping state of the traced thread, which the instrumented code
    reads and updates itself so that a skipped iteration costs no call (docs/pipeline.md, "Sampling
    inside a thread"): [CGP_PAUSE_LOOP] the descriptor's index of the loop whose iterations are

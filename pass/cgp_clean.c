@@ -61,6 +61,36 @@ static void patch_outside_phis(const ptrmap *m, LLVMBasicBlockRef out) {
   }
 }
 
+LLVMValueRef cgp_incoming_for(LLVMValueRef phi, LLVMBasicBlockRef from) {
+  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
+    if (LLVMGetIncomingBlock(phi, k) == from) return LLVMGetIncomingValue(phi, k);
+  return NULL;
+}
+
+/* The C API cannot set an incoming block, so each affected phi is rebuilt. */
+void cgp_retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef succ, LLVMBasicBlockRef old, LLVMBasicBlockRef new,
+                       LLVMValueRef *track, size_t ntrack) {
+  LLVMValueRef phi = LLVMGetFirstInstruction(succ);
+  while (phi && LLVMIsAPHINode(phi)) {
+    LLVMValueRef next = LLVMGetNextInstruction(phi);
+    if (cgp_incoming_for(phi, old)) {
+      LLVMPositionBuilderBefore(b, phi);
+      LLVMValueRef np = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
+      for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+        LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
+        if (from == old) from = new;
+        LLVMAddIncoming(np, &v, &from, 1);
+      }
+      LLVMReplaceAllUsesWith(phi, np);
+      for (size_t t = 0; t < ntrack; t++)
+        if (track[t] == phi) track[t] = np;
+      LLVMInstructionEraseFromParent(phi);
+    }
+    phi = next;
+  }
+}
+
 void cgp_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef i) {
   LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(i);
   LLVMInsertIntoBuilder(b, i);

@@ -1,5 +1,5 @@
 /* cgp_clean.h: an uninstrumented copy of a thread body, for the threads the runtime does not
-   trace. Internal to pass/. */
+   trace, and the block rewiring the pass's steps share. Internal to pass/. */
 #ifndef CGP_CLEAN_H
 #define CGP_CLEAN_H
 
@@ -19,5 +19,13 @@ LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef b, LLVMBasi
    llvm.dbg.value of an inlined function named another function's scope, and the module no
    longer verified (Rodinia's kmeans, once its distance function was inlined into the nest). */
 void cgp_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef i);
+
+/* The value phi receives from block `from`, NULL if none. */
+LLVMValueRef cgp_incoming_for(LLVMValueRef phi, LLVMBasicBlockRef from);
+
+/* Replace `old` by `new` as incoming block of every phi of `succ`; a phi rebuilt so that held
+   one of track[0..ntrack) is replaced there by its new self. */
+void cgp_retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef succ, LLVMBasicBlockRef old, LLVMBasicBlockRef new,
+                       LLVMValueRef *track, size_t ntrack);
 
 #endif

@@ -32,6 +32,7 @@
 #include "cgp_abi.h"
 #include "cgp_cfg.h"
 #include "cgp_clean.h"
+#include "cgp_fold.h"
 #include "cgp_mark.h"
 #include "cgp_ptrmap.h"
 
@@ -426,12 +427,6 @@ static int slice_add(nest *n, const cgp_loop *t, LLVMValueRef v, LLVMValueRef *b
   return 1;
 }
 
-static LLVMValueRef incoming_for(LLVMValueRef phi, LLVMBasicBlockRef from) {
-  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
-    if (LLVMGetIncomingBlock(phi, k) == from) return LLVMGetIncomingValue(phi, k);
-  return NULL;
-}
-
 /* The skip block makes the latch's successors reachable without running the body: a value
    the body defines may then be used outside the thread loop only by a phi of a latch successor,
    on the edge from the latch, and only if the skip block recomputes it (it is in the slice).
@@ -469,13 +464,13 @@ static void decide_skip(nest *n) {
     return;
   for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi))
-    if (!slice_add(n, t, incoming_for(phi, latch), n->slice, SLICE_CAP)) return;
+    if (!slice_add(n, t, cgp_incoming_for(phi, latch), n->slice, SLICE_CAP)) return;
   for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
     LLVMBasicBlockRef e = LLVMGetSuccessor(term, s);
     if (e == header) continue;
     for (LLVMValueRef phi = LLVMGetFirstInstruction(e); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi))
-      if (!slice_add(n, t, incoming_for(phi, latch), n->slice, SLICE_CAP)) return;
+      if (!slice_add(n, t, cgp_incoming_for(phi, latch), n->slice, SLICE_CAP)) return;
   }
   n->can_skip = body_values_stay_inside(n, t, latch);
 }
@@ -904,31 +899,6 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
 
 /* ---- rewriting ------------------------------------------------------------------------------- */
 
-/* Replace `old` by `new` as incoming block of every phi of `succ`. The C API cannot set an
-   incoming block, so each affected phi is rebuilt. `track` values are updated if rebuilt. */
-static void retarget_phis(pass_ctx *pc, LLVMBasicBlockRef succ, LLVMBasicBlockRef old,
-                          LLVMBasicBlockRef new, LLVMValueRef *track, size_t ntrack) {
-  LLVMValueRef phi = LLVMGetFirstInstruction(succ);
-  while (phi && LLVMIsAPHINode(phi)) {
-    LLVMValueRef next = LLVMGetNextInstruction(phi);
-    if (incoming_for(phi, old)) {
-      LLVMPositionBuilderBefore(pc->b, phi);
-      LLVMValueRef np = LLVMBuildPhi(pc->b, LLVMTypeOf(phi), "");
-      for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
-        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
-        LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
-        if (from == old) from = new;
-        LLVMAddIncoming(np, &v, &from, 1);
-      }
-      LLVMReplaceAllUsesWith(phi, np);
-      for (size_t t = 0; t < ntrack; t++)
-        if (track[t] == phi) track[t] = np;
-      LLVMInstructionEraseFromParent(phi);
-    }
-    phi = next;
-  }
-}
-
 /* Move everything after the phis of `h` into a new block placed after it; `h` ends with an
    unconditional branch to the new block, which is returned. */
 static LLVMBasicBlockRef split_after_phis(pass_ctx *pc, LLVMBasicBlockRef h, LLVMValueRef *track,
@@ -945,7 +915,7 @@ static LLVMBasicBlockRef split_after_phis(pass_ctx *pc, LLVMBasicBlockRef h, LLV
   }
   LLVMValueRef term = LLVMGetBasicBlockTerminator(r);
   for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
-    retarget_phis(pc, LLVMGetSuccessor(term, s), h, r, track, ntrack);
+    cgp_retarget_phis(pc->b, LLVMGetSuccessor(term, s), h, r, track, ntrack);
   LLVMPositionBuilderAtEnd(pc->b, h);
   LLVMBuildBr(pc->b, r);
   return r;
@@ -1023,8 +993,8 @@ static LLVMBasicBlockRef build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockR
     LLVMBasicBlockRef succ = LLVMGetSuccessor(term, k);
     for (LLVMValueRef phi = LLVMGetFirstInstruction(succ); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi)) {
-      LLVMValueRef v = incoming_for(phi, latch);
-      if (v && !incoming_for(phi, s)) {
+      LLVMValueRef v = cgp_incoming_for(phi, latch);
+      if (v && !cgp_incoming_for(phi, s)) {
         LLVMValueRef mv = slice_clone_of(n, clone, v);
         LLVMAddIncoming(phi, &mv, &s, 1);
       }
@@ -1111,7 +1081,7 @@ static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlock
   LLVMBasicBlockRef exit = s0 == header ? s1 : s0;
   size_t k = 0, iv = nphi;
   for (LLVMValueRef p = LLVMGetFirstInstruction(header); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
-    if (!incoming_for(p, lc)) goto out;
+    if (!cgp_incoming_for(p, lc)) goto out;
     if (p == n->iv[0]) iv = k;
     P[k++] = p;
   }
@@ -1154,7 +1124,7 @@ static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlock
   LLVMBuildCondBr(pc->b, go, c0, done);
   LLVMInstructionEraseFromParent(term);
   for (k = 0; k < nphi; k++) {                     /* the latch's value is already mapped */
-    LLVMValueRef in_v[2] = {P[k], incoming_for(P[k], lc)};
+    LLVMValueRef in_v[2] = {P[k], cgp_incoming_for(P[k], lc)};
     LLVMBasicBlockRef in_b[2] = {from, lc};
     LLVMAddIncoming(Q[k], in_v, in_b, 2);
   }
@@ -1165,8 +1135,8 @@ static LLVMBasicBlockRef clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlock
   LLVMValueRef x = LLVMBuildIntCast2(pc->b, Q[iv], pc->i64, 1, "");
   LLVMBuildCall2(pc->b, pc->t_fast_end, pc->f_fast_end, &x, 1, "");
   LLVMBuildCondBr(pc->b, cond, s0, s1);
-  retarget_phis(pc, header, lc, done, n->iv, CGP_MAX_DIMS);
-  retarget_phis(pc, exit, lc, done, n->iv, CGP_MAX_DIMS);
+  cgp_retarget_phis(pc->b, header, lc, done, n->iv, CGP_MAX_DIMS);
+  cgp_retarget_phis(pc->b, exit, lc, done, n->iv, CGP_MAX_DIMS);
   made = c0;
 out:
   ptrmap_free(&in);
@@ -1186,7 +1156,7 @@ static void hook_on_edge(pass_ctx *pc, nest *n, LLVMBasicBlockRef from, LLVMBasi
   LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
   for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
     if (LLVMGetSuccessor(term, s) == to) LLVMSetSuccessor(term, s, e);
-  retarget_phis(pc, to, from, e, n->iv, CGP_MAX_DIMS);
+  cgp_retarget_phis(pc->b, to, from, e, n->iv, CGP_MAX_DIMS);
 }
 
 /* kernel_begin on every edge into the nest, kernel_end on every edge out of it: on edges, not
@@ -1524,6 +1494,45 @@ static int reading_may_alias(pass_ctx *pc, const nest *n) {
 
 /* *made: the header of the loop the clean copy became (clean_thread_loop), or NULL: a copy of
    the marked loop itself for a 1-D nest, not to be taken for another instance of it. */
+/* A leaf loop of one block, to fold once instrumented (cgp_fold.h): its block, bid, sites and
+   their address and base pointers, taken before the markers that hold them go. */
+typedef struct {
+  LLVMBasicBlockRef h;
+  unsigned bid, first, count;
+  LLVMValueRef *ptr, *base;
+} fold_candidate;
+
+static size_t fold_candidates(pass_ctx *pc, const nest *n, const body_shape *bs, fold_candidate *fc) {
+  size_t nf = 0;
+  for (size_t l = 0; l < bs->ninner; l++) {
+    const cgp_loop *lp = bs->inner[l];
+    if (lp->nblocks != 1) continue;
+    fold_candidate f = {.h = n->cfg->bb[lp->header], .bid = (unsigned)bs->bid_of[lp->header]};
+    size_t s = 0;
+    while (s < n->nthread_mem && n->mem[s].block != (int)f.bid) s++;
+    f.first = (unsigned)s;
+    while (s < n->nthread_mem && n->mem[s].block == (int)f.bid) s++;
+    f.count = (unsigned)(s - f.first);
+    f.ptr = malloc((f.count + 1) * sizeof *f.ptr);
+    f.base = malloc((f.count + 1) * sizeof *f.base);
+    if (!f.ptr || !f.base) {
+      free(f.ptr); free(f.base);
+      continue;
+    }
+    for (unsigned i = 0; i < f.count; i++) site_pointers(pc, n->mem[f.first + i].inst, &f.ptr[i], &f.base[i]);
+    fc[nf++] = f;
+  }
+  return nf;
+}
+
+static void fold_candidates_free(fold_candidate *fc, size_t nf) {
+  for (size_t f = 0; f < nf; f++) {
+    free(fc[f].ptr);
+    free(fc[f].base);
+  }
+  free(fc);
+}
+
 static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_cfg *cfg,
                            cgp_loop *loops, size_t nl, cgp_loop *l0, LLVMBasicBlockRef *made) {
   nest n = {.k = k, .cfg = cfg, .warnings = cJSON_CreateArray(), .carried = cJSON_CreateArray(),
@@ -1547,6 +1556,8 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   body_shape bs;
   body_shape_build(&n, loops, nl, &bs);
   char *desc = descriptor(pc, &n, &bs);
+  fold_candidate *fc = malloc((bs.ninner + 1) * sizeof *fc);
+  size_t nfc = fc ? fold_candidates(pc, &n, &bs, fc) : 0;
   int *bb_loop = malloc((bs.n + 1) * sizeof *bb_loop), *bb_header = malloc((bs.n + 1) * sizeof *bb_header);
   for (size_t b = 0; b < bs.n && bb_loop && bb_header; b++) {   /* as the descriptor says */
     bb_loop[b] = bs.loop_of[b];
@@ -1560,6 +1571,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   if (!tblocks || !bb_loop || !bb_header) {
     NEST_ERROR(pc, &n, "kernel '%s': out of memory while instrumenting it", k->name);
     cJSON_free(desc);
+    fold_candidates_free(fc, nfc);
     free(tblocks); free(bb_loop); free(bb_header);
     goto out;
   }
@@ -1594,6 +1606,12 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   LLVMBasicBlockRef clean_from;
   LLVMValueRef mode = insert_thread_hook(pc, &n, header, body, clean, latch, &clean_from);
   if (clean && n.step[0] == 1) *made = clean_thread_loop(pc, &n, header, copy, nreg, clean_from, mode);
+  /* Folding needs the clean copy: without it every thread of the program runs the instrumented
+     body, and the flags the fold tests are the tracing thread's. */
+  cgp_fold_hooks hooks = {pc->f_bb, pc->f_flush, pc->t_bb_inline, pc->t_flush, n.iv, CGP_MAX_DIMS};
+  for (size_t f = 0; f < nfc && clean; f++)
+    cgp_fold_loop(pc->m, pc->b, fc[f].h, fc[f].bid, fc[f].first, fc[f].count, fc[f].ptr, fc[f].base, &hooks);
+  fold_candidates_free(fc, nfc);
   free(copy);
   free(tblocks); free(bb_loop); free(bb_header);
   cJSON_free(desc);

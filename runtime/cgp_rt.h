@@ -53,10 +53,18 @@ void cgp_rt_mem(uint32_t sid, const void *addr, const void *base);
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base);
 /* The current thread enters thread-body block `bid`. */
 void cgp_rt_bb(uint32_t bid);
+/* A folded loop (docs/pipeline.md, "Folded loops") ran n >= 1 iterations of its one block bid
+   without hooks: its header's block hook and sites first .. first + count - 1 are issued now for
+   every iteration, site s at a0[s] in the first, a1[s] in the second and so on (affine), indexed
+   from base[s]. The pass folds a loop only where cgp_rt_fold and cgp_rt_tracing == 1 at its entry. */
+void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void *const *a0, void *const *a1,
+                 void *const *base);
 /* The marked nest has been left. */
 void cgp_rt_kernel_end(void);
 /* Nonzero while the current thread is traced; the pass calls cgp_rt_mem and cgp_rt_bb only then. */
 extern int cgp_rt_tracing;
+/* 1 while a traced thread's loops are traced whole, so that a loop may be folded (cgp_rt_loop). */
+extern int cgp_rt_fold;
 /* The traced thread's skipping state, read and updated by the instrumented code (cgp_abi.h,
    CGP_HOOK_PAUSE): it runs a skipped iteration of a sampled loop without calling cgp_rt_bb. */
 extern int32_t cgp_rt_pause[3];

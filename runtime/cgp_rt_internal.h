@@ -109,6 +109,7 @@ typedef struct {
   int disabled;                           /* a set-up error: the program runs untraced, no report */
   int sample_mode;                        /* 0 run, 1 skip, 2 full */
   int sample_iterations;                  /* sample inside threads (not full, CGPREDICT_ITERATIONS) */
+  int fold;                               /* fold affine loops (CGPREDICT_FOLD, default 1) */
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;
   cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */
@@ -119,6 +120,7 @@ typedef struct {
   size_t nkernels;
   char report_path[4096];
   uint64_t traced_accesses, traced_threads;
+  uint64_t folded_iterations;             /* loop iterations issued at once (cgp_rt_loop) */
 } rt_global;
 
 extern rt_global cgp_rt_g;

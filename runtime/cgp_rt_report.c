@@ -126,6 +126,9 @@ static void parse_env(void) {
   if (it && *it && strcmp(it, "sample") != 0 && strcmp(it, "all") != 0)
     fatal_setup("CGPREDICT_ITERATIONS: expected sample or all");
   cgp_rt_g.sample_iterations = cgp_rt_g.sample_mode != 2 && !(it && strcmp(it, "all") == 0);
+  const char *fold = getenv("CGPREDICT_FOLD");
+  if (fold && *fold && strcmp(fold, "0") != 0 && strcmp(fold, "1") != 0) fatal_setup("CGPREDICT_FOLD: expected 0 or 1");
+  cgp_rt_g.fold = !(fold && strcmp(fold, "0") == 0);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");
   char *end = NULL;
   unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_BUDGET_MB;
@@ -345,6 +348,7 @@ static void write_report(void) {
   cJSON *rt = cJSON_AddObjectToObject(r, "runtime");
   cJSON_AddNumberToObject(rt, "traced_threads", (double)cgp_rt_g.traced_threads);
   cJSON_AddNumberToObject(rt, "traced_accesses", (double)cgp_rt_g.traced_accesses);
+  cJSON_AddNumberToObject(rt, "folded_iterations", (double)cgp_rt_g.folded_iterations);
   cJSON_AddNumberToObject(rt, "concurrent_entries", (double)rt_concurrent_entries());
   if (rt_concurrent_entries())
     cJSON_AddStringToObject(rt, "threads_note", "marked nests were entered by a thread while another thread was "

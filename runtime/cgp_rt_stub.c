@@ -29,6 +29,9 @@ WEAK int cgp_rt_tracing;
 /* Never updated here: its loop stays -1, so the instrumented code calls cgp_rt_bb in every
    block (forwarded below) instead of skipping an iteration itself (cgp_abi.h). */
 WEAK int32_t cgp_rt_pause[3] = {-1, 0, 0};
+/* Never set here either: no loop is folded, every iteration calls the hooks (cgp_rt_loop is
+   forwarded all the same). */
+WEAK int cgp_rt_fold;
 
 static struct {
   int state;                              /* 0: not tried, 1: loaded, -1: not available */
@@ -38,6 +41,7 @@ static struct {
   void (*mem)(uint32_t, const void *, const void *);
   void (*hoisted)(uint32_t, const void *, const void *);
   void (*bb)(uint32_t);
+  void (*loop)(uint32_t, uint64_t, uint32_t, uint32_t, void *const *, void *const *, void *const *);
   void (*end)(void);
   int *tracing;
 } rt;
@@ -54,10 +58,11 @@ static int load(void) {
     *(void **)&rt.mem = dlsym(h, "cgp_rt_mem");
     *(void **)&rt.hoisted = dlsym(h, "cgp_rt_hoisted");
     *(void **)&rt.bb = dlsym(h, "cgp_rt_bb");
+    *(void **)&rt.loop = dlsym(h, "cgp_rt_loop");
     *(void **)&rt.end = dlsym(h, "cgp_rt_kernel_end");
     rt.tracing = dlsym(h, "cgp_rt_tracing");
   }
-  if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.hoisted || !rt.bb || !rt.end || !rt.tracing) {
+  if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.tracing) {
     fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
             "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
             "uninstrumented and no report is written. Link the program with `cgpredict cc`, or set "
@@ -101,6 +106,13 @@ WEAK void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
 WEAK void cgp_rt_bb(uint32_t bid) {
   if (rt.state <= 0) return;
   rt.bb(bid);
+  cgp_rt_tracing = *rt.tracing;
+}
+
+WEAK void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void *const *a0, void *const *a1,
+                      void *const *base) {
+  if (rt.state <= 0) return;
+  rt.loop(bid, n, first, count, a0, a1, base);
   cgp_rt_tracing = *rt.tracing;
 }
 

@@ -156,6 +156,26 @@ void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
   t->pause[RT_PAUSED] = -1;
 }
 
+int rt_tracker_extend(rt_tracker *t, const uint32_t *ev, size_t nev, uint64_t k) {
+  rt_lane_rec *lane = t->lane;
+  unsigned d = t->d;
+  if (!lane || lane->failed || d == 0 || k > UINT32_MAX - 1 - (uint64_t)t->t_at[d] ||
+      t->t_at[d] + k >= t->iter_first)
+    return 0;
+  for (size_t i = 0; i < nev; i++) {
+    if (ev[i] >= t->s->nev || t->s->depth[ev[i]] < d) return 0;
+    uint64_t o = t->open[ev[i]];
+    if ((uint32_t)(o >> 32) != t->serial) return 0;
+    const rt_run *R = &lane->run[(uint32_t)o];
+    if ((uint32_t)o >= lane->n || R->gen != t->gen_at[d] || R->t[d - 1] + R->count != t->t_at[d] + 1 ||
+        R->count < 2 || k > UINT32_MAX - (uint64_t)R->count)
+      return 0;
+  }
+  for (size_t i = 0; i < nev; i++) lane->run[(uint32_t)t->open[ev[i]]].count += (uint32_t)k;
+  t->t_at[d] += (uint32_t)k;
+  return 1;
+}
+
 void rt_tracker_sample(rt_tracker *t, int on) { t->iter_first = on ? RT_ITER_FIRST : UINT32_MAX; }
 
 uint64_t rt_tracker_iterations_skipped(const rt_tracker *t) { return t->iters_skipped; }

@@ -85,6 +85,13 @@ int rt_tracker_resume(rt_tracker *t, uint32_t bid);
 /* The lane ends (its window's weights are settled if it ended in a skipped iteration); the
    tracker has no lane until the next rt_tracker_start. */
 void rt_tracker_finish(rt_tracker *t);
+/* Loop folding (docs/pipeline.md, "Folded loops"): events ev[0..nev) each extended its open run
+   in the iteration the lane has just recorded at its current loop level; k more iterations the
+   same (each event once, on its stride) give each run k more elements and the level k more
+   iterations, which is what recording them one by one would do. 1 when done; 0, with nothing
+   changed, when it cannot be shown so (a run not at this iteration, a count that would pass
+   2^32 - 1, a sampled window ahead, a failed lane): the caller then records them one by one. */
+int rt_tracker_extend(rt_tracker *t, const uint32_t *ev, size_t nev, uint64_t k);
 /* Iterations skipped so far, over all lanes (executions of the loop's body; of its header when
    the header is the whole loop). */
 uint64_t rt_tracker_iterations_skipped(const rt_tracker *t);

@@ -383,6 +383,34 @@ Test(pass, gemm_k_loop_traces_c_a_b_and_stores_c_every_iteration) {
   LLVMContextDispose(ctx);
 }
 
+/* Folded loops (docs/pipeline.md, "Folded loops"): the leaf loop of one block whose addresses
+   are affine in its counter gets the fold (its hooks skipped while folded, cgp_rt_loop on its
+   exit edge); a loop indexing through memory (idx[k]) or with a second block (the if) keeps a
+   hook per iteration. */
+Test(pass, only_one_block_loops_with_affine_addresses_are_folded) {
+  static const char *src =
+    "float A[64][64], x[64], y[64];\n"
+    "int idx[64];\n"
+    "void f(void) {\n"
+    "  for (int i = 0; i < 64; i++) { float s = 0; for (int k = 0; k < 64; k++) s += A[i][k] * x[k]; y[i] = s; }\n"
+    "  for (int i = 0; i < 64; i++) { float s = 0; for (int k = 0; k < 64; k++) s += A[i][idx[k]]; y[i] = s; }\n"
+    "  for (int i = 0; i < 64; i++) { float s = 0; for (int k = 0; k < 64; k++) if (A[i][k] > 0) s += x[k]; y[i] = s; }\n"
+    "}\n";
+  const char *names[3] = {"affine", "indirect", "two_blocks"};
+  for (int which = 0; which < 3; which++) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = compile(ctx, src);
+    cgp_kernel_pragma k = pragma(names[which], 4 + (unsigned)which, 3, 1);
+    char err[2048], warn[2048];
+    cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+    unsigned folded = count_calls(m, "cgp.loop.unless");
+    cr_assert_eq(folded, which == 0, "%s: %u folded loops", names[which], folded);
+    cr_assert_eq(count_calls(m, "cgp_rt_loop"), which == 0, "the fold's shell calls the runtime");
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+}
+
 Test(pass, loop_invariant_load_is_traced_in_every_thread) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m;

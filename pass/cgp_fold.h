@@ -1,0 +1,30 @@
+/* cgp_fold.h: folded loops (docs/pipeline.md, "Folded loops"). A leaf loop of one block whose
+   sites' addresses are affine in its counter runs, while a thread is traced whole, without a
+   hook per iteration: on its exit edge one call, cgp_rt_loop, tells the runtime the iteration
+   count and each site's first two addresses, and the runtime issues the hooks' events itself.
+   Internal to pass/. */
+#ifndef CGP_FOLD_H
+#define CGP_FOLD_H
+
+#include <llvm-c/Core.h>
+
+/* What an instrumented block calls, and the values kept up to date if a phi holding one is
+   rebuilt (the thread loops' counters). */
+typedef struct {
+  LLVMValueRef bb_shell, flush_shell;    /* the always-inlined cgp.bb and cgp.mem.flush */
+  LLVMTypeRef bb_ty, flush_ty;
+  LLVMValueRef *track;
+  size_t ntrack;
+} cgp_fold_hooks;
+
+/* Folds the loop whose only block is h (its header and latch; thread-body block bid, already
+   instrumented, its sites first .. first + count - 1 at addresses ptr[] indexed from base[]):
+   when on entry cgp_rt_tracing is 1 and cgp_rt_fold is set, its hooks do nothing and its exit
+   edge calls cgp_rt_loop. Returns 1 if folded; 0, changing nothing, when the loop has more than
+   one way in, an exit other than its branch, a call other than an intrinsic or a hook, or a site
+   whose address is not affine in a 64-bit counter (modulo 2^64: integer adds, subtracts,
+   multiplies by an invariant, shifts by one, getelementptr) or whose base varies. */
+int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, unsigned bid, unsigned first,
+                  unsigned count, const LLVMValueRef *ptr, const LLVMValueRef *base, const cgp_fold_hooks *hooks);
+
+#endif
