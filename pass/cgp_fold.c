@@ -199,11 +199,45 @@ static LLVMValueRef store_buffer(LLVMModuleRef m, LLVMBuilderRef b, const char *
   return LLVMConstInBoundsGEP2(aty, g, zero, 2);
 }
 
+/* The value stored in h into slot `slot` of the buffer whose slot 0 `at` points to (a constant
+   getelementptr of a global), NULL if none. */
+static LLVMValueRef stored_in_slot(LLVMBasicBlockRef h, LLVMValueRef at, unsigned slot) {
+  if (!LLVMIsAConstantExpr(at) || LLVMGetConstOpcode(at) != LLVMGetElementPtr) return NULL;
+  LLVMValueRef buffer = LLVMGetOperand(at, 0);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(h); i; i = LLVMGetNextInstruction(i)) {
+    if (LLVMGetInstructionOpcode(i) != LLVMStore) continue;
+    LLVMValueRef p = LLVMGetOperand(i, 1);
+    if (LLVMIsAConstantExpr(p) && LLVMGetConstOpcode(p) == LLVMGetElementPtr && LLVMGetNumOperands(p) == 3 &&
+        LLVMGetOperand(p, 0) == buffer && LLVMIsAConstantInt(LLVMGetOperand(p, 2)) &&
+        LLVMConstIntGetZExtValue(LLVMGetOperand(p, 2)) == slot)
+      return LLVMGetOperand(i, 0);
+  }
+  return NULL;
+}
+
+/* The address and base of each of h's `count` sites, as its flush reads them: what the block
+   stores into the buffers its cgp.mem.flush call names (values the pass's later rewriting keeps
+   up to date, being used there). 0 if one is missing. */
+static int site_values(LLVMBasicBlockRef h, const cgp_fold_hooks *k, unsigned count, LLVMValueRef *ptr, LLVMValueRef *base) {
+  if (!count) return 1;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(h); i; i = LLVMGetNextInstruction(i)) {
+    if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetCalledValue(i) != k->flush_shell) continue;
+    for (unsigned s = 0; s < count; s++)
+      if (!(ptr[s] = stored_in_slot(h, LLVMGetOperand(i, 2), s)) || !(base[s] = stored_in_slot(h, LLVMGetOperand(i, 3), s)))
+        return 0;
+    return 1;
+  }
+  return 0;
+}
+
 int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, unsigned bid, unsigned first,
-                  unsigned count, const LLVMValueRef *ptr, const LLVMValueRef *base, const cgp_fold_hooks *hooks) {
+                  unsigned count, const cgp_fold_hooks *hooks) {
   enum { MAX_SITES = 64 };                      /* the runtime's RT_FOLD_SITES */
+  LLVMValueRef ptr[MAX_SITES], base[MAX_SITES];
   LLVMValueRef term = LLVMGetBasicBlockTerminator(h);
-  if (count > MAX_SITES || !term || LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term)) return 0;
+  if (count > MAX_SITES || !term || LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term) ||
+      !site_values(h, hooks, count, ptr, base))
+    return 0;
   LLVMBasicBlockRef s0 = LLVMGetSuccessor(term, 0), s1 = LLVMGetSuccessor(term, 1);
   LLVMBasicBlockRef exit = s0 == h ? s1 : s0, p = preheader(h);
   if ((s0 != h && s1 != h) || exit == h || !p || !calls_only_hooks(h, hooks)) return 0;

@@ -1494,15 +1494,13 @@ static int reading_may_alias(pass_ctx *pc, const nest *n) {
 
 /* *made: the header of the loop the clean copy became (clean_thread_loop), or NULL: a copy of
    the marked loop itself for a 1-D nest, not to be taken for another instance of it. */
-/* A leaf loop of one block, to fold once instrumented (cgp_fold.h): its block, bid, sites and
-   their address and base pointers, taken before the markers that hold them go. */
+/* A leaf loop of one block, to fold once instrumented (cgp_fold.h): its block, bid and sites. */
 typedef struct {
   LLVMBasicBlockRef h;
   unsigned bid, first, count;
-  LLVMValueRef *ptr, *base;
 } fold_candidate;
 
-static size_t fold_candidates(pass_ctx *pc, const nest *n, const body_shape *bs, fold_candidate *fc) {
+static size_t fold_candidates(const nest *n, const body_shape *bs, fold_candidate *fc) {
   size_t nf = 0;
   for (size_t l = 0; l < bs->ninner; l++) {
     const cgp_loop *lp = bs->inner[l];
@@ -1513,24 +1511,9 @@ static size_t fold_candidates(pass_ctx *pc, const nest *n, const body_shape *bs,
     f.first = (unsigned)s;
     while (s < n->nthread_mem && n->mem[s].block == (int)f.bid) s++;
     f.count = (unsigned)(s - f.first);
-    f.ptr = malloc((f.count + 1) * sizeof *f.ptr);
-    f.base = malloc((f.count + 1) * sizeof *f.base);
-    if (!f.ptr || !f.base) {
-      free(f.ptr); free(f.base);
-      continue;
-    }
-    for (unsigned i = 0; i < f.count; i++) site_pointers(pc, n->mem[f.first + i].inst, &f.ptr[i], &f.base[i]);
     fc[nf++] = f;
   }
   return nf;
-}
-
-static void fold_candidates_free(fold_candidate *fc, size_t nf) {
-  for (size_t f = 0; f < nf; f++) {
-    free(fc[f].ptr);
-    free(fc[f].base);
-  }
-  free(fc);
 }
 
 static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_cfg *cfg,
@@ -1557,7 +1540,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   body_shape_build(&n, loops, nl, &bs);
   char *desc = descriptor(pc, &n, &bs);
   fold_candidate *fc = malloc((bs.ninner + 1) * sizeof *fc);
-  size_t nfc = fc ? fold_candidates(pc, &n, &bs, fc) : 0;
+  size_t nfc = fc ? fold_candidates(&n, &bs, fc) : 0;
   int *bb_loop = malloc((bs.n + 1) * sizeof *bb_loop), *bb_header = malloc((bs.n + 1) * sizeof *bb_header);
   for (size_t b = 0; b < bs.n && bb_loop && bb_header; b++) {   /* as the descriptor says */
     bb_loop[b] = bs.loop_of[b];
@@ -1571,7 +1554,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   if (!tblocks || !bb_loop || !bb_header) {
     NEST_ERROR(pc, &n, "kernel '%s': out of memory while instrumenting it", k->name);
     cJSON_free(desc);
-    fold_candidates_free(fc, nfc);
+    free(fc);
     free(tblocks); free(bb_loop); free(bb_header);
     goto out;
   }
@@ -1610,8 +1593,8 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
      body, and the flags the fold tests are the tracing thread's. */
   cgp_fold_hooks hooks = {pc->f_bb, pc->f_flush, pc->t_bb_inline, pc->t_flush, n.iv, CGP_MAX_DIMS};
   for (size_t f = 0; f < nfc && clean; f++)
-    cgp_fold_loop(pc->m, pc->b, fc[f].h, fc[f].bid, fc[f].first, fc[f].count, fc[f].ptr, fc[f].base, &hooks);
-  fold_candidates_free(fc, nfc);
+    cgp_fold_loop(pc->m, pc->b, fc[f].h, fc[f].bid, fc[f].first, fc[f].count, &hooks);
+  free(fc);
   free(copy);
   free(tblocks); free(bb_loop); free(bb_header);
   cJSON_free(desc);
