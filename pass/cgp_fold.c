@@ -215,28 +215,43 @@ static LLVMValueRef stored_in_slot(LLVMBasicBlockRef h, LLVMValueRef at, unsigne
   return NULL;
 }
 
-/* The address and base of each of h's `count` sites, as its flush reads them: what the block
-   stores into the buffers its cgp.mem.flush call names (values the pass's later rewriting keeps
-   up to date, being used there). 0 if one is missing. */
-static int site_values(LLVMBasicBlockRef h, const cgp_fold_hooks *k, unsigned count, LLVMValueRef *ptr, LLVMValueRef *base) {
-  if (!count) return 1;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(h); i; i = LLVMGetNextInstruction(i)) {
-    if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetCalledValue(i) != k->flush_shell) continue;
-    for (unsigned s = 0; s < count; s++)
-      if (!(ptr[s] = stored_in_slot(h, LLVMGetOperand(i, 2), s)) || !(base[s] = stored_in_slot(h, LLVMGetOperand(i, 3), s)))
-        return 0;
-    return 1;
-  }
-  return 0;
+/* The first call of h to f, NULL if none. */
+static LLVMValueRef call_to(LLVMBasicBlockRef h, LLVMValueRef f) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(h); i; i = LLVMGetNextInstruction(i))
+    if (LLVMGetInstructionOpcode(i) == LLVMCall && LLVMGetCalledValue(i) == f) return i;
+  return NULL;
 }
 
-int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, unsigned bid, unsigned first,
-                  unsigned count, const cgp_fold_hooks *hooks) {
+/* What h's hooks report, read from their calls: its bid (cgp.bb's first argument), its sites
+   first .. first + *count - 1 and each one's address and base as cgp.mem.flush reads them (what
+   the block stores into the buffers the flush names: values the pass's later rewriting keeps up
+   to date, being used there). 0 if h has no block hook, more than max sites, or a site's
+   stores are missing. */
+static int block_hooks(LLVMBasicBlockRef h, const cgp_fold_hooks *k, unsigned max, unsigned *bid, unsigned *first,
+                       unsigned *count, LLVMValueRef *ptr, LLVMValueRef *base) {
+  LLVMValueRef bb = call_to(h, k->bb_shell), flush = call_to(h, k->flush_shell);
+  if (!bb || !LLVMIsAConstantInt(LLVMGetOperand(bb, 0))) return 0;
+  *bid = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(bb, 0));
+  *first = *count = 0;
+  if (!flush) return 1;                         /* a block without sites */
+  if (!LLVMIsAConstantInt(LLVMGetOperand(flush, 0)) || !LLVMIsAConstantInt(LLVMGetOperand(flush, 1))) return 0;
+  *first = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(flush, 0));
+  *count = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(flush, 1));
+  if (*count > max) return 0;
+  for (unsigned s = 0; s < *count; s++)
+    if (!(ptr[s] = stored_in_slot(h, LLVMGetOperand(flush, 2), s)) ||
+        !(base[s] = stored_in_slot(h, LLVMGetOperand(flush, 3), s)))
+      return 0;
+  return 1;
+}
+
+int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, const cgp_fold_hooks *hooks) {
   enum { MAX_SITES = 64 };                      /* the runtime's RT_FOLD_SITES */
   LLVMValueRef ptr[MAX_SITES], base[MAX_SITES];
+  unsigned bid, first, count;
   LLVMValueRef term = LLVMGetBasicBlockTerminator(h);
-  if (count > MAX_SITES || !term || LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term) ||
-      !site_values(h, hooks, count, ptr, base))
+  if (!term || LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term) ||
+      !block_hooks(h, hooks, MAX_SITES, &bid, &first, &count, ptr, base))
     return 0;
   LLVMBasicBlockRef s0 = LLVMGetSuccessor(term, 0), s1 = LLVMGetSuccessor(term, 1);
   LLVMBasicBlockRef exit = s0 == h ? s1 : s0, p = preheader(h);
@@ -256,12 +271,11 @@ int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, unsign
   LLVMValueRef folded = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, on, LLVMConstInt(i32, 1, 0), ""),
                                      LLVMBuildICmp(b, LLVMIntNE, fold, LLVMConstInt(i32, 0, 0), ""), "cgp.folded");
   LLVMValueRef second = iv ? LLVMBuildBinOp(b, op, start, step, "") : NULL;
-  LLVMValueRef a0[MAX_SITES], a1[MAX_SITES], bases[MAX_SITES];
+  LLVMValueRef a0[MAX_SITES], a1[MAX_SITES];
   memo m0 = {.n = 0}, m1 = {.n = 0};
   for (unsigned s = 0; s < count; s++) {
     a0[s] = at_iteration(b, ptr[s], h, iv, start, &m0);
     a1[s] = at_iteration(b, ptr[s], h, iv, second, &m1);
-    bases[s] = base[s];
   }
 
   /* in the loop: the iteration count; the hooks skipped while folded */
@@ -291,7 +305,7 @@ int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, unsign
   LLVMValueRef args[8] = {LLVMBuildXor(b, folded, LLVMConstInt(i1, 1, 0), ""), LLVMConstInt(i32, bid, 0), c1,
                           LLVMConstInt(i32, first, 0), LLVMConstInt(i32, count, 0),
                           store_buffer(m, b, "cgp.fold.a0", a0, count), store_buffer(m, b, "cgp.fold.a1", a1, count),
-                          store_buffer(m, b, "cgp.fold.base", bases, count)};
+                          store_buffer(m, b, "cgp.fold.base", base, count)};
   LLVMBuildCall2(b, wty, w, args, 8, "");
   LLVMBuildBr(b, exit);
   for (unsigned s = 0; s < 2; s++)

@@ -17,15 +17,13 @@ typedef struct {
   size_t ntrack;
 } cgp_fold_hooks;
 
-/* Folds the loop whose only block is h (its header and latch; thread-body block bid, already
-   instrumented, its sites first .. first + count - 1, their addresses and bases those its flush
-   reports):
+/* Folds the loop whose only block is h (its header and latch, a thread-body block already
+   instrumented: its block hook names its bid, its flush its sites, their addresses and bases):
    when on entry cgp_rt_tracing is 1 and cgp_rt_fold is set, its hooks do nothing and its exit
    edge calls cgp_rt_loop. Returns 1 if folded; 0, changing nothing, when the loop has more than
    one way in, an exit other than its branch, a call other than an intrinsic or a hook, or a site
    whose address is not affine in a 64-bit counter (modulo 2^64: integer adds, subtracts,
    multiplies by an invariant, shifts by one, getelementptr) or whose base varies. */
-int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, unsigned bid, unsigned first,
-                  unsigned count, const cgp_fold_hooks *hooks);
+int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, const cgp_fold_hooks *hooks);
 
 #endif

@@ -1494,25 +1494,11 @@ static int reading_may_alias(pass_ctx *pc, const nest *n) {
 
 /* *made: the header of the loop the clean copy became (clean_thread_loop), or NULL: a copy of
    the marked loop itself for a 1-D nest, not to be taken for another instance of it. */
-/* A leaf loop of one block, to fold once instrumented (cgp_fold.h): its block, bid and sites. */
-typedef struct {
-  LLVMBasicBlockRef h;
-  unsigned bid, first, count;
-} fold_candidate;
-
-static size_t fold_candidates(const nest *n, const body_shape *bs, fold_candidate *fc) {
+/* The blocks of the leaf loops of one block, to fold once instrumented (cgp_fold.h). */
+static size_t fold_candidates(const nest *n, const body_shape *bs, LLVMBasicBlockRef *fc) {
   size_t nf = 0;
-  for (size_t l = 0; l < bs->ninner; l++) {
-    const cgp_loop *lp = bs->inner[l];
-    if (lp->nblocks != 1) continue;
-    fold_candidate f = {.h = n->cfg->bb[lp->header], .bid = (unsigned)bs->bid_of[lp->header]};
-    size_t s = 0;
-    while (s < n->nthread_mem && n->mem[s].block != (int)f.bid) s++;
-    f.first = (unsigned)s;
-    while (s < n->nthread_mem && n->mem[s].block == (int)f.bid) s++;
-    f.count = (unsigned)(s - f.first);
-    fc[nf++] = f;
-  }
+  for (size_t l = 0; l < bs->ninner; l++)
+    if (bs->inner[l]->nblocks == 1) fc[nf++] = n->cfg->bb[bs->inner[l]->header];
   return nf;
 }
 
@@ -1539,7 +1525,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   body_shape bs;
   body_shape_build(&n, loops, nl, &bs);
   char *desc = descriptor(pc, &n, &bs);
-  fold_candidate *fc = malloc((bs.ninner + 1) * sizeof *fc);
+  LLVMBasicBlockRef *fc = malloc((bs.ninner + 1) * sizeof *fc);
   size_t nfc = fc ? fold_candidates(&n, &bs, fc) : 0;
   int *bb_loop = malloc((bs.n + 1) * sizeof *bb_loop), *bb_header = malloc((bs.n + 1) * sizeof *bb_header);
   for (size_t b = 0; b < bs.n && bb_loop && bb_header; b++) {   /* as the descriptor says */
@@ -1593,7 +1579,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
      body, and the flags the fold tests are the tracing thread's. */
   cgp_fold_hooks hooks = {pc->f_bb, pc->f_flush, pc->t_bb_inline, pc->t_flush, n.iv, CGP_MAX_DIMS};
   for (size_t f = 0; f < nfc && clean; f++)
-    cgp_fold_loop(pc->m, pc->b, fc[f].h, fc[f].bid, fc[f].first, fc[f].count, &hooks);
+    cgp_fold_loop(pc->m, pc->b, fc[f], &hooks);
   free(fc);
   free(copy);
   free(tblocks); free(bb_loop); free(bb_header);
