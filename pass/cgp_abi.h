@@ -13,6 +13,8 @@
                loop's header, back edges ignored), loop (index into loops[], -1), and PTX-equivalent
                counts total, core, mem, fp32, fp64, int, sfu
      loops[]:  per loop inside the thread loop: header (bid), parent (index, -1), line, column
+     acyclic:  true if no edge of the thread body goes back in reverse postorder but the back
+               edges of loops[] (absent: false)
      carried[]: scalars carried from one thread to the next: file, line, column, type, variable,
                source_type
      exits[]:  early exits from mapped loops: file, line, column, loop_line (absent from an older
@@ -26,7 +28,8 @@
 #define CGP_HOOK_KERNEL_END "cgp_rt_kernel_end"
 #define CGP_HOOK_THREAD "cgp_rt_thread"     /* its PLAIN answer may grant the next threads */
 #define CGP_HOOK_FAST_END "cgp_rt_fast_end"
-#define CGP_HOOK_MEM "cgp_rt_mem"
+#define CGP_HOOK_MEM "cgp_rt_mem"             /* one site (objects of an older pass) */
+#define CGP_HOOK_MEM_BLOCK "cgp_rt_mem_block" /* a block's sites, one call */
 #define CGP_HOOK_HOISTED "cgp_rt_hoisted"
 #define CGP_HOOK_BB "cgp_rt_bb"
 #define CGP_HOOK_TRACING "cgp_rt_tracing"

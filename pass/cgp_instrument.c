@@ -16,7 +16,8 @@
        threads the runtime does not trace (%mode == PLAIN) run at the speed of the user's code,
        and makes that copy a loop over the next threads the runtime says are plain too
        (clean_thread_loop), so it vectorizes like the user's loop;
-     - reports each site of the thread body as cgp_rt_mem(i32 sid, i8* addr, i8* base)
+     - reports each block's sites of the thread body as cgp_rt_mem_block(i32 first, i32 count,
+       i8** addr, i8** base)
        (base = the pointer the address is indexed from, so the runtime can place arrays as
        cudaMalloc would), through one guarded flush per block (insert_mem_hooks);
      - at the top of every thread block: call @cgp_rt_bb(i32 bid);
@@ -168,32 +169,20 @@ static LLVMValueRef guarded_shell(pass_ctx *pc, const char *name, LLVMTypeRef ty
 }
 
 /* cgp.mem.flush(i32 first, i32 count, i8** addr, i8** base), always inlined: while the runtime
-   traces the thread's iteration, cgp_rt_mem(first + k, addr[k], base[k]) for k < count (>= 1).
-   A block's sites store their addresses into a buffer and the block calls this once: one
-   branch per block instead of one per access, so the final -O2 compile sees as many blocks as
-   the user's code has (a branch per access made its register allocation quadratic in the
-   number of accesses of a block). */
+   traces the thread's iteration, cgp_rt_mem_block(first, count, addr, base), which issues
+   sites first .. first + count - 1 at addr[k], indexed from base[k]. A block's sites store their
+   addresses into a buffer and the block calls this once: one branch per block instead of one per
+   access, so the final -O2 compile sees as many blocks as the user's code has (a branch per
+   access made its register allocation quadratic in the number of accesses of a block), and one
+   call per block (2DCONV's nine loads and a store: one call, not ten). */
 static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
   LLVMValueRef f = LLVMGetNamedFunction(pc->m, "cgp.mem.flush");
-  LLVMTypeRef i8pp = LLVMPointerType(pc->i8p, 0);
-  LLVMTypeRef params[4] = {pc->i32, pc->i32, i8pp, i8pp};
-  pc->t_flush = LLVMFunctionType(pc->voidt, params, 4, 0);
   if (f) return f;
   LLVMBasicBlockRef entry, done;
   f = guarded_shell(pc, "cgp.mem.flush", pc->t_flush, 1, &entry, &done);
-  LLVMBasicBlockRef loop = LLVMGetInsertBlock(pc->b);
-  LLVMValueRef k = LLVMBuildPhi(pc->b, pc->i32, "k");
-  LLVMValueRef ka = LLVMBuildZExt(pc->b, k, pc->i64, "");
-  LLVMValueRef args[3] = {
-    LLVMBuildAdd(pc->b, LLVMGetParam(f, 0), k, "sid"),
-    LLVMBuildLoad2(pc->b, pc->i8p, LLVMBuildInBoundsGEP2(pc->b, pc->i8p, LLVMGetParam(f, 2), &ka, 1, ""), "addr"),
-    LLVMBuildLoad2(pc->b, pc->i8p, LLVMBuildInBoundsGEP2(pc->b, pc->i8p, LLVMGetParam(f, 3), &ka, 1, ""), "base")};
-  LLVMBuildCall2(pc->b, pc->t_mem, hook, args, 3, "");
-  LLVMValueRef k1 = LLVMBuildAdd(pc->b, k, LLVMConstInt(pc->i32, 1, 0), "");
-  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntULT, k1, LLVMGetParam(f, 1), ""), loop, done);
-  LLVMValueRef in_v[2] = {LLVMConstInt(pc->i32, 0, 0), k1};
-  LLVMBasicBlockRef in_b[2] = {entry, loop};
-  LLVMAddIncoming(k, in_v, in_b, 2);
+  LLVMValueRef args[4] = {LLVMGetParam(f, 0), LLVMGetParam(f, 1), LLVMGetParam(f, 2), LLVMGetParam(f, 3)};
+  LLVMBuildCall2(pc->b, pc->t_flush, hook, args, 4, "");
+  LLVMBuildBr(pc->b, done);
   return f;
 }
 
@@ -259,12 +248,15 @@ static void declare_hooks(pass_ctx *pc) {
   pc->t_begin = LLVMFunctionType(pc->voidt, &pc->i8p, 1, 0);
   pc->t_thread = LLVMFunctionType(pc->i32, p_thread, 3, 0);
   pc->t_mem = LLVMFunctionType(pc->voidt, p_mem, 3, 0);
+  LLVMTypeRef i8pp = LLVMPointerType(pc->i8p, 0);
+  LLVMTypeRef p_flush[4] = {pc->i32, pc->i32, i8pp, i8pp};
+  pc->t_flush = LLVMFunctionType(pc->voidt, p_flush, 4, 0);   /* cgp.mem.flush's and the hook's */
   pc->t_bb = LLVMFunctionType(pc->voidt, &pc->i32, 1, 0);
   pc->t_end = LLVMFunctionType(pc->voidt, NULL, 0, 0);
   pc->t_fast_end = LLVMFunctionType(pc->voidt, &pc->i64, 1, 0);
   pc->f_begin = declare_hook(pc, "cgp_rt_kernel_begin", pc->t_begin);
   pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
-  pc->f_flush = flush_hook(pc, declare_hook(pc, "cgp_rt_mem", pc->t_mem));
+  pc->f_flush = flush_hook(pc, declare_hook(pc, CGP_HOOK_MEM_BLOCK, pc->t_flush));
   pc->f_bb = bb_hook(pc, declare_hook(pc, "cgp_rt_bb", pc->t_bb));
   pc->f_end = declare_hook(pc, "cgp_rt_kernel_end", pc->t_end);
   pc->f_hoisted = declare_hook(pc, "cgp_rt_hoisted", pc->t_mem);
@@ -758,6 +750,8 @@ typedef struct {
   int *rpo, *loop_of;       /* per bid */
   const cgp_loop **inner;   /* loops strictly inside the thread loop, header layout order */
   size_t ninner;
+  int acyclic;              /* no cycle but through the back edges of natural loops: every other
+                               edge inside the body goes forward in reverse postorder */
 } body_shape;
 
 /* Is the edge u -> v a back edge (v heads a loop that contains u)? */
@@ -811,6 +805,15 @@ static void body_shape_build(const nest *n, const cgp_loop *loops, size_t nl, bo
   for (size_t v = 0; v < bs->n; v++) {
     bs->rpo[v] = seen[v] ? (int)post - 1 - bs->rpo[v] : (int)v;   /* every body block is reached */
     bs->loop_of[v] = innermost(bs, bs->cfg_of[v], NULL);
+  }
+  bs->acyclic = 1;
+  for (size_t v = 0; v < bs->n; v++) {
+    size_t cv = bs->cfg_of[v];
+    for (size_t i = 0; i < cfg->nsucc[cv]; i++) {
+      size_t w = cfg->succ[cv][i];
+      if (!t->in[w] || w == t->header || back_edge(loops, nl, cv, w)) continue;
+      if (bs->rpo[bs->bid_of[w]] <= bs->rpo[v]) bs->acyclic = 0;   /* a cycle no natural loop makes */
+    }
   }
   free(stack); free(next); free(seen);
 }
@@ -889,6 +892,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
     cJSON_AddItemToArray(blocks, block_json(cfg->bb[bs->cfg_of[b]], bs->rpo[b], bs->loop_of[b]));
   cJSON_AddItemToObject(d, "blocks", blocks);
   cJSON_AddItemToObject(d, "loops", loops_json(bs));
+  cJSON_AddBoolToObject(d, "acyclic", bs->acyclic);
   cJSON_AddItemToObject(d, "carried", cJSON_Duplicate(n->carried, 1));
   cJSON_AddItemToObject(d, "exits", cJSON_Duplicate(n->exits, 1));
   cJSON_AddItemToObject(d, "warnings", cJSON_Duplicate(n->warnings, 1));

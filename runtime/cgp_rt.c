@@ -45,7 +45,6 @@ int32_t cgp_rt_pause[3] = {-1, 0, 0};   /* the tracker's skipping state, which t
                                            code updates itself in skipped iterations (cgp_abi.h) */
 
 #define RT_MAX_HOISTED 64
-#define RT_FWD 16            /* addresses a thread holds in registers for forwarding */
 #define ROW(y, z) ((int64_t)(((uint64_t)(z) << 32) | (uint32_t)(y)))
 #define NEVER INT64_MAX
 
@@ -59,6 +58,7 @@ typedef struct {
   uint8_t active[RT_WARP];
   uint64_t thread[RT_WARP];
   rt_lane_rec lane[RT_WARP];
+  rt_flat *flat;             /* a straight-line body's lanes, warp-major (NULL: in lane[]) */
 } rt_pending;
 
 static struct {
@@ -118,8 +118,13 @@ static rt_window *window_of(uint64_t id) {
 
 static void complete_warp(rt_pending *p) {
   rt_window *win = window_of(p->block_id);
+  if (!win && p->flat) {                         /* dropped: the matrix emptied for the next warp */
+    memset(p->flat->mask, 0, rt_shape_events(L.k->shape) * sizeof *p->flat->mask);
+    p->flat->spilled = 0;
+  }
   if (win) {
-    rt_wwarp *w = rt_wwarp_build(L.k->shape, p->lane, p->active, p->thread);
+    rt_wwarp *w = p->flat ? rt_wwarp_build_flat(L.k->shape, p->flat, p->lane, p->active, p->thread)
+                          : rt_wwarp_build(L.k->shape, p->lane, p->active, p->thread);
     if (w) {
       L.stored += rt_wwarp_bytes(w);
       rt_window_put(win, p->block_id - win->start, w);
@@ -424,6 +429,8 @@ static int32_t start_lane(rt_pending *p, unsigned l, int64_t x, int64_t y, int64
   L.lane = &p->lane[l];
   L.lane_warp = p;
   rt_tracker_start(L.tracker, L.lane);
+  if (!p->flat && rt_shape_flat(L.k->shape)) p->flat = rt_flat_new(L.k->shape);
+  rt_tracker_flat(L.tracker, p->flat, l);
   for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
   L.nfwd = 0;
   L.fwd_ids = 0;
@@ -565,6 +572,12 @@ void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
   mem_at(sid, gpu_addr(addr, base));
 }
 
+void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base) {
+  if (cgp_rt_tracing != 1 || !rt_owner || !L.lane || first >= L.nmem) return;
+  if (count > L.nmem - first) count = (uint32_t)(L.nmem - first);
+  for (uint32_t k = 0; k < count; k++) mem_at(first + k, gpu_addr(addr[k], base[k]));
+}
+
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
   if (!rt_owner || !L.active || sid >= L.k->nmem) return;
   unsigned i = 0;
@@ -585,6 +598,11 @@ static __attribute__((noinline)) void bb_paused(uint32_t bid) {
 
 void cgp_rt_bb(uint32_t bid) {
   if (!rt_owner || !L.lane) return;
+  if (L.tracker->flat && bid < L.nbb) {         /* a straight-line body: no loop to count, no
+                                                   iteration to skip, only the block to record */
+    rt_record(L.tracker, (uint32_t)(L.nmem + bid), 0);
+    return;
+  }
   if (bid < L.nbb) L.iter[L.bb_slot[bid]]++;  /* a header: its loop's addresses are new */
   if (cgp_rt_tracing != 1) bb_paused(bid);
   else if (rt_tracker_block(L.tracker, bid)) cgp_rt_tracing = 2;
@@ -837,8 +855,10 @@ static void end_nest(void) {
   finish_launch();
   for (size_t d = 0; d < cgp_rt_g.ndev; d++)
     if (L.sampled && L.k->an[d]) cgp_analysis_end_launch(L.k->an[d]);
-  for (size_t i = 0; i < L.npend; i++)
+  for (size_t i = 0; i < L.npend; i++) {
     for (unsigned l = 0; l < RT_WARP; l++) rt_lane_free(&L.pend[i].lane[l]);
+    rt_flat_free(L.pend[i].flat);
+  }
   free(L.pend);
   free(L.win);
   free(L.wstat);

@@ -48,6 +48,9 @@ void cgp_rt_fast_end(int64_t last);
 /* The current thread accesses `addr` through static memory instruction `sid` of the kernel;
    `base` is the pointer the address was indexed from. */
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base);
+/* Sites first .. first + count - 1, in order, as cgp_rt_mem(first + k, addr[k], base[k]) each:
+   one call for a block's sites (what the pass emits). */
+void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base);
 /* A load the compiler hoisted out of the thread loop ran, outside any thread: every following
    thread of the nest makes it first, as its CUDA thread would (the latest address per sid). */
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base);
@@ -61,7 +64,7 @@ void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void 
                  void *const *base);
 /* The marked nest has been left. */
 void cgp_rt_kernel_end(void);
-/* Nonzero while the current thread is traced; the pass calls cgp_rt_mem and cgp_rt_bb only then. */
+/* Nonzero while the current thread is traced; the pass calls cgp_rt_mem_block and cgp_rt_bb only then. */
 extern int cgp_rt_tracing;
 /* 1 while a traced thread's loops are traced whole, so that a loop may be folded (cgp_rt_loop). */
 extern int cgp_rt_fold;

@@ -20,6 +20,7 @@
                                    more; gpu_addr spreads them by RT_ALLOC_ALIGN / RT_HOST_ALIGN */
 #define RT_DEFAULT_BUDGET_MB 64 /* trace state (runs, stored warps) the runtime may hold: README */
 #define RT_DEFAULT_TRACE_MB 512 /* the trace file's cap on disk (CGPREDICT_TRACE_MB): README */
+#define RT_FWD 16               /* addresses a thread holds in registers for forwarding */
 #define RT_DEPS_MAX_ADDRESSES (1u << 18)   /* element addresses the dependence check follows per launch */
 #define RT_DEPS_MAX_CHECKED (1u << 24)     /* lane accesses it checks per launch (then: partial) */
 

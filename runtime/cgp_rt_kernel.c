@@ -38,6 +38,25 @@ static int in_shared(const cJSON *d, const char *array) {
 
 static void *alloc0(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
+/* A thread body with no cycle runs each site at most once, and a thread starts holding nothing:
+   a load whose address expression no other site (with a forwarding word) shares is never served
+   from a register, and what it holds serves no other site. With at most RT_FWD sites with a
+   forwarding word in all, nothing held is ever evicted either (cgp_rt.c, forwarded), so such a
+   load need not be held at all: its forwarding word is cleared, and mem_at skips the check
+   (2DCONV's nine loads).
+   Reports are unchanged (docs/pipeline.md, "Straight-line bodies are recorded warp-major"). */
+static void quiet_loads(rt_kernel *k) {
+  size_t held = 0;
+  for (size_t i = 0; i < k->nmem; i++) held += k->mem_fwd[i] != RT_FWD_NONE;
+  if (held > RT_FWD) return;
+  for (size_t i = 0; i < k->nmem; i++) {
+    if (k->mem_fwd[i] == RT_FWD_NONE || k->mem_kind[i] != CGP_LOAD) continue;
+    size_t j = 0;
+    while (j < k->nmem && (j == i || k->mem_fwd[j] == RT_FWD_NONE || k->mem_addr_id[j] != k->mem_addr_id[i])) j++;
+    if (j == k->nmem) k->mem_fwd[i] = RT_FWD_NONE;
+  }
+}
+
 /* The static shape of the thread body, for reconvergent warps (cgp_rt_warp.h). */
 static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
   const cJSON *loops = cJSON_GetObjectItemCaseSensitive(d, "loops");
@@ -170,6 +189,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   }
   k->shape = parse_shape(d, k->nmem, k->nbb);
   if (!k->shape) { kernel_free(k); return NULL; }
+  if (rt_shape_flat(k->shape) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"))) quiet_loads(k);
   for (size_t dv = 0; dv < cgp_rt_g.ndev; dv++) {
     k->site[dv] = alloc0(k->nmem, sizeof **k->site);
     if (!k->site[dv]) { kernel_free(k); return NULL; }

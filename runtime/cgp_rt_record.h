@@ -20,6 +20,19 @@ struct rt_shape {
   uint8_t *is_leaf;            /* per loop: tracked, and no loop inside it */
   uint8_t *multi;              /* per loop: has a block other than its header */
   uint8_t *ev_header;          /* per event: in the header block of its eff_loop */
+  int flat;                    /* rt_shape_flat: no loop, at most RT_FLAT_EVENTS events, each at a
+                                  position of its own */
+  uint32_t *rank;              /* flat: per event, 1 + its place in program order */
+  uint32_t *order;             /* flat: the events in program order */
+};
+
+/* A warp's lanes recorded warp-major (cgp_rt_warp.h, "Straight-line bodies"). */
+struct rt_flat {
+  uint32_t *mask;              /* per event: the lanes that ran it */
+  uint64_t *addr;              /* per event, RT_WARP addresses: lane l's at [e * RT_WARP + l] */
+  int spilled;                 /* a lane went out of program order: the warp's lanes are in their
+                                  records (rt_wwarp_build_flat moves the others there) */
+  size_t bytes;
 };
 
 struct rt_run {
@@ -52,6 +65,14 @@ struct rt_tracker {
                                   after it, up to the next) */
   size_t win_r0, win_r1;       /* the lane's runs recorded in it */
   uint64_t iters_skipped;      /* iterations not traced, over all lanes */
+  /* recording warp-major (rt_tracker_flat): flat NULL, or the warp's matrix this lane writes */
+  rt_flat *flat;
+  uint32_t *fmask;             /* flat->mask */
+  uint64_t *faddr;             /* flat->addr + the lane: event e's address at [e * RT_WARP] */
+  const uint32_t *frank_of;    /* s->rank */
+  uint32_t fbit;               /* 1 << the lane */
+  unsigned flane;
+  uint32_t frank;              /* rank of the lane's last event (0: none yet) */
 };
 
 /* A leaf loop's header at iteration t->t_at[dl] >= iter_first: opens or closes a window of
@@ -61,9 +82,23 @@ int rt_tracker_window(rt_tracker *t, int l, unsigned dl);
 /* A new run of event e at the current point (m: the event's depth, capped at the tracker's). */
 void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m);
 
+/* The lane's events so far move from its warp's matrix to its record, and so does the rest of the
+   lane (an event out of program order: a cycle that is no natural loop). */
+void rt_flat_spill(rt_tracker *t);
+
 /* Event e at addr: the next element of e's open run if it is at the next iteration of the same
    loop instance and on its stride (the second element sets the stride), else a new run. */
 static inline void rt_record(rt_tracker *t, uint32_t e, uint64_t addr) {
+  if (t->flat) {                                /* warp-major: a bit and an address */
+    uint32_t r = t->frank_of[e];
+    if (r > t->frank) {
+      t->frank = r;
+      t->fmask[e] |= t->fbit;
+      t->faddr[(size_t)e * RT_WARP] = addr;
+      return;
+    }
+    rt_flat_spill(t);
+  }
   rt_lane_rec *lane = t->lane;
   if (!lane || lane->failed) return;
   unsigned m = t->s->depth[e];
@@ -108,6 +143,17 @@ static inline int rt_tracker_block(rt_tracker *t, uint32_t bid) {
   }
   rt_record(t, (uint32_t)(s->nmem + bid), 0);
   return 0;
+}
+
+static inline void rt_tracker_flat(rt_tracker *t, rt_flat *f, unsigned l) {
+  if (!f || f->spilled || !t->lane || l >= RT_WARP) return;
+  t->flat = f;
+  t->fmask = f->mask;
+  t->faddr = f->addr + l;
+  t->frank_of = t->s->rank;
+  t->flane = l;
+  t->fbit = UINT32_C(1) << l;
+  t->frank = 0;
 }
 
 static inline void rt_tracker_access(rt_tracker *t, uint32_t sid, uint64_t addr) {

@@ -39,6 +39,7 @@ static struct {
   int32_t (*thread)(int64_t, int64_t, int64_t);
   void (*fast_end)(int64_t);
   void (*mem)(uint32_t, const void *, const void *);
+  void (*mem_block)(uint32_t, uint32_t, void *const *, void *const *);
   void (*hoisted)(uint32_t, const void *, const void *);
   void (*bb)(uint32_t);
   void (*loop)(uint32_t, uint64_t, uint32_t, uint32_t, void *const *, void *const *, void *const *);
@@ -56,13 +57,14 @@ static int load(void) {
     *(void **)&rt.thread = dlsym(h, "cgp_rt_thread");
     *(void **)&rt.fast_end = dlsym(h, "cgp_rt_fast_end");
     *(void **)&rt.mem = dlsym(h, "cgp_rt_mem");
+    *(void **)&rt.mem_block = dlsym(h, "cgp_rt_mem_block");
     *(void **)&rt.hoisted = dlsym(h, "cgp_rt_hoisted");
     *(void **)&rt.bb = dlsym(h, "cgp_rt_bb");
     *(void **)&rt.loop = dlsym(h, "cgp_rt_loop");
     *(void **)&rt.end = dlsym(h, "cgp_rt_kernel_end");
     rt.tracing = dlsym(h, "cgp_rt_tracing");
   }
-  if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.tracing) {
+  if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.tracing) {
     fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
             "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
             "uninstrumented and no report is written. Link the program with `cgpredict cc`, or set "
@@ -94,6 +96,12 @@ WEAK void cgp_rt_fast_end(int64_t last) {
 WEAK void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
   if (rt.state <= 0) return;
   rt.mem(sid, addr, base);
+  cgp_rt_tracing = *rt.tracing;
+}
+
+WEAK void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base) {
+  if (rt.state <= 0) return;
+  rt.mem_block(first, count, addr, base);
   cgp_rt_tracing = *rt.tracing;
 }
 

@@ -24,10 +24,38 @@ void rt_shape_free(rt_shape *s) {
   free(s->is_leaf);
   free(s->multi);
   free(s->ev_header);
+  free(s->rank);
+  free(s->order);
   free(s);
 }
 
 size_t rt_shape_events(const rt_shape *s) { return s->nev; }
+int rt_shape_flat(const rt_shape *s) { return s->flat; }
+
+static const rt_shape *sort_shape;
+
+static int cmp_position(const void *a, const void *b) {
+  uint32_t x = sort_shape->pos[*(const uint32_t *)a][0], y = sort_shape->pos[*(const uint32_t *)b][0];
+  return (x > y) - (x < y);
+}
+
+/* A shape with no loop: its events in program order and their ranks, if no two share a position
+   (else it is not flat: the grouping decides ties). Only out of memory fails. */
+static int order_flat(rt_shape *s) {
+  if (s->nloops || s->nev == 0 || s->nev > RT_FLAT_EVENTS) return 1;
+  s->order = malloc(s->nev * sizeof *s->order);
+  s->rank = malloc(s->nev * sizeof *s->rank);
+  if (!s->order || !s->rank) return 0;
+  for (uint32_t e = 0; e < s->nev; e++) s->order[e] = e;
+  sort_shape = s;
+  qsort(s->order, s->nev, sizeof *s->order, cmp_position);
+  for (uint32_t i = 0; i < s->nev; i++) {
+    if (i > 0 && s->pos[s->order[i]][0] == s->pos[s->order[i - 1]][0]) return 1;
+    s->rank[s->order[i]] = i + 1;
+  }
+  s->flat = 1;
+  return 1;
+}
 
 /* Positions of an event in block b: its own at its depth, its loops' headers above. */
 static void chain(const rt_shape *s, const unsigned *bb_rpo, const int *loop_header, const int *loop_parent,
@@ -103,6 +131,7 @@ rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_or
   }
   for (size_t b = 0; b < nbb; b++)
     chain(s, bb_rpo, loop_header, loop_parent, (int)b, 0, &s->depth[nmem + b], s->pos[nmem + b]);
+  if (!order_flat(s)) { snprintf(err, errlen, "out of memory"); goto fail; }
   return s;
 fail:
   rt_shape_free(s);
@@ -149,6 +178,7 @@ void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
     t->serial = 1;
   }
   t->lane = lane;
+  t->flat = NULL;
   lane->n = 0;
   lane->failed = 0;
   t->d = 0;
@@ -243,18 +273,24 @@ void rt_tracker_finish(rt_tracker *t) {
   if (!t->lane) return;
   if (t->pause[RT_PAUSED] >= 0) leave_paused(t);
   t->lane = NULL;
+  t->flat = NULL;
+}
+
+/* Room for one more run in the lane: 0 (the lane failed) past rt_run_limit or out of memory. */
+static int lane_room(rt_lane_rec *lane) {
+  if (lane->n < lane->cap) return 1;
+  size_t cap = lane->cap ? 2 * lane->cap : 16;
+  rt_run *p = rt_run_bytes + (cap - lane->cap) * sizeof *p > rt_run_limit ? NULL : realloc(lane->run, cap * sizeof *p);
+  if (!p) { lane->failed = 1; return 0; }
+  rt_run_bytes += (cap - lane->cap) * sizeof *p;
+  lane->run = p;
+  lane->cap = cap;
+  return 1;
 }
 
 void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m) {
   rt_lane_rec *lane = t->lane;
-  if (lane->n == lane->cap) {
-    size_t cap = lane->cap ? 2 * lane->cap : 16;
-    rt_run *p = rt_run_bytes + (cap - lane->cap) * sizeof *p > rt_run_limit ? NULL : realloc(lane->run, cap * sizeof *p);
-    if (!p) { lane->failed = 1; return; }
-    rt_run_bytes += (cap - lane->cap) * sizeof *p;
-    lane->run = p;
-    lane->cap = cap;
-  }
+  if (!lane_room(lane)) return;
   rt_run *R = &lane->run[lane->n];
   memset(R, 0, sizeof *R);
   R->ev = e;
@@ -263,6 +299,55 @@ void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m) {
   R->gen = m ? t->gen_at[m] : 0;
   for (unsigned j = 1; j <= m; j++) R->t[j - 1] = t->t_at[j];
   t->open[e] = (uint64_t)t->serial << 32 | lane->n++;
+}
+
+/* ---- straight-line bodies, warp-major -------------------------------------------------------- */
+
+rt_flat *rt_flat_new(const rt_shape *s) {
+  if (!s->flat) return NULL;
+  size_t bytes = sizeof(rt_flat) + s->nev * (sizeof(uint32_t) + RT_WARP * sizeof(uint64_t));
+  if (rt_run_bytes + bytes > rt_run_limit) return NULL;
+  rt_flat *f = calloc(1, sizeof *f);
+  if (!f) return NULL;
+  f->mask = calloc(s->nev, sizeof *f->mask);
+  f->addr = malloc(s->nev * RT_WARP * sizeof *f->addr);
+  if (!f->mask || !f->addr) {
+    free(f->mask);
+    free(f->addr);
+    free(f);
+    return NULL;
+  }
+  f->bytes = bytes;
+  rt_run_bytes += bytes;
+  return f;
+}
+
+void rt_flat_free(rt_flat *f) {
+  if (!f) return;
+  rt_run_bytes -= f->bytes;
+  free(f->mask);
+  free(f->addr);
+  free(f);
+}
+
+/* Lane l's events in f, in program order, appended to its record (as rt_record writes an event
+   outside every loop: a run of one) and cleared from f. */
+static void flat_to_lane(const rt_shape *s, rt_flat *f, unsigned l, rt_lane_rec *lane) {
+  uint32_t bit = UINT32_C(1) << l;
+  for (size_t i = 0; i < s->nev; i++) {
+    uint32_t e = s->order[i];
+    if (!(f->mask[e] & bit)) continue;
+    f->mask[e] &= ~bit;
+    if (!lane->failed && lane_room(lane))
+      lane->run[lane->n++] = (rt_run){.ev = e, .count = 1, .a0 = f->addr[(size_t)e * RT_WARP + l]};
+  }
+}
+
+void rt_flat_spill(rt_tracker *t) {
+  rt_flat *f = t->flat;
+  flat_to_lane(t->s, f, t->flane, t->lane);
+  f->spilled = 1;
+  t->flat = NULL;
 }
 
 /* ---- a warp ---------------------------------------------------------------------------------- */
@@ -299,7 +384,6 @@ typedef struct {
   uint32_t lane;
 } lane_run;
 
-static const rt_shape *sort_shape;
 
 /* Order of runs by program point of their first element, then lane. */
 static int cmp_first(const void *a, const void *b) {
@@ -586,6 +670,65 @@ rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WA
   return build(s, lanes, active, thread, 0);
 }
 
+/* Bits set in m, without a library call (the runtime is built for any x86-64: no popcnt). */
+static inline unsigned lanes_in(uint32_t m) {
+  m -= (m >> 1) & UINT32_C(0x55555555);
+  m = (m & UINT32_C(0x33333333)) + ((m >> 2) & UINT32_C(0x33333333));
+  return (((m + (m >> 4)) & UINT32_C(0x0f0f0f0f)) * UINT32_C(0x01010101)) >> 24;
+}
+
+rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[RT_WARP],
+                              const uint8_t active[RT_WARP], const uint64_t thread[RT_WARP]) {
+  uint32_t lanes_on = 0;
+  for (unsigned l = 0; l < RT_WARP; l++) lanes_on |= (uint32_t)(active[l] != 0) << l;
+  if (f->spilled || !lanes_on) {                /* lanes in their records: the general grouping */
+    for (uint32_t m = lanes_on; m; m &= m - 1) flat_to_lane(s, f, (unsigned)__builtin_ctz(m), &lanes[__builtin_ctz(m)]);
+    memset(f->mask, 0, s->nev * sizeof *f->mask);
+    f->spilled = 0;
+    return build(s, lanes, active, thread, 1);
+  }
+  /* events in program order, each one group of its lanes in lane order: the sorted runs of the
+     reference with no tie, every run one element, so linear (mark_linear), in one allocation */
+  size_t nrun = 0, total = 0;
+  uint8_t n[RT_FLAT_EVENTS];                    /* lanes per event */
+  for (size_t e = 0; e < s->nev; e++) {
+    n[e] = lanes_in(f->mask[e]);
+    nrun += n[e] != 0;
+    total += n[e];
+  }
+  rt_wwarp *w = malloc(sizeof *w + nrun * sizeof *w->run + total * sizeof *w->addr);
+  if (!w) {
+    memset(f->mask, 0, s->nev * sizeof *f->mask);
+    return NULL;
+  }
+  memset(w, 0, sizeof *w);
+  memcpy(w->thread, thread, sizeof w->thread);
+  w->threads = lanes_in(lanes_on);
+  w->run = (rt_wrun *)(w + 1);
+  w->addr = (uint64_t *)(w->run + nrun);
+  w->linear = w->one_block = 1;
+  for (size_t i = 0; i < s->nev; i++) {
+    uint32_t e = s->order[i], m = f->mask[e];
+    if (!m) continue;
+    f->mask[e] = 0;
+    rt_wrun *wr = &w->run[w->nrun++];
+    memset(wr, 0, sizeof *wr);
+    wr->ev = e;
+    wr->seg0 = (uint32_t)w->nseg;
+    wr->lanes = m;
+    wr->nseg = n[e];
+    wr->maxcount = wr->mincount = 1;
+    const uint64_t *a = &f->addr[(size_t)e * RT_WARP];
+    if (m == UINT32_MAX) {
+      memcpy(&w->addr[w->nseg], a, RT_WARP * sizeof *a);
+      w->nseg += RT_WARP;
+    } else {
+      for (; m; m &= m - 1) w->addr[w->nseg++] = a[__builtin_ctz(m)];
+    }
+  }
+  return w;
+}
+
 void rt_wwarp_free(rt_wwarp *w) {
   if (!w) return;
   if (!w->one_block) {
@@ -852,6 +995,13 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   event_of(it, r->ev, ev);
   ev->skipped = r->skipped;
   ev->nact = r->nseg;
+  if (r->lanes == UINT32_MAX) {                 /* every lane: two block copies */
+    static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                           16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    memcpy(ev->lane, every, sizeof every);
+    memcpy(ev->addr, a, RT_WARP * sizeof *a);
+    return 1;
+  }
   uint32_t k = 0;
   for (uint32_t m = r->lanes; m; m &= m - 1, k++) {
     ev->lane[k] = (uint8_t)__builtin_ctz(m);

@@ -103,6 +103,25 @@ uint64_t rt_tracker_iterations_skipped(const rt_tracker *t);
 extern size_t rt_run_bytes, rt_run_limit;
 void rt_lane_free(rt_lane_rec *lane);
 
+/* Straight-line bodies (docs/pipeline.md, "Straight-line bodies are recorded warp-major"): when
+   the thread body has no loop, every event at most once per lane in program order (the blocks
+   of an acyclic body run in reverse postorder), a warp's lanes can be recorded into one matrix,
+   a lane mask and RT_WARP addresses per event, instead of a run per event per lane: what the
+   warp's grouping would find is then read off in program order. rt_shape_flat: 1 if s has no
+   loop, at most RT_FLAT_EVENTS events and no two at one position. A cycle that is no natural
+   loop (irreducible control flow) runs an event out of order: that lane's events move to its
+   record at once, the warp's other lanes when it is built, so the warp is what
+   rt_wwarp_build gives. */
+#define RT_FLAT_EVENTS 128
+typedef struct rt_flat rt_flat;
+int rt_shape_flat(const rt_shape *s);
+/* An empty matrix for a flat shape's warp, its bytes counted in rt_run_bytes: NULL when out of
+   memory or when they would pass rt_run_limit (the warp is then recorded by lanes). */
+rt_flat *rt_flat_new(const rt_shape *s);
+void rt_flat_free(rt_flat *f);
+/* After rt_tracker_start(t, lanes[l]): the lane records into f (unless f has spilled), with
+   rt_tracker_flat(t, f, l), inline in cgp_rt_record.h. */
+
 /* A complete warp: its lanes' runs grouped, ready to be issued any number of times. */
 typedef struct rt_wwarp rt_wwarp;
 /* lanes[l] with active[l] set took part; thread[l] is the lane's packed coordinate. */
@@ -112,6 +131,11 @@ rt_wwarp *rt_wwarp_build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], co
    rt_wwarp_build's direct grouping of identically shaped lanes must equal, byte for byte. */
 rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], const uint8_t active[RT_WARP],
                                 const uint64_t thread[RT_WARP]);
+/* The warp of lanes recorded into f (and, if it spilled, into their records): what
+   rt_wwarp_build gives for the same lanes recorded one by one. f is emptied for the next warp
+   (and the lane records hold what they would); NULL when out of memory. */
+rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[RT_WARP],
+                              const uint8_t active[RT_WARP], const uint64_t thread[RT_WARP]);
 void rt_wwarp_free(rt_wwarp *w);
 size_t rt_wwarp_bytes(const rt_wwarp *w);
 unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part */

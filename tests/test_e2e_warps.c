@@ -681,3 +681,58 @@ Test(e2e_warps, conditional_arms_keep_their_sites_and_lines) {
   cr_assert_eq(n, 7, "3 loads on line 10, 3 on line 11, 1 store");
   cJSON_Delete(r);
 }
+
+/* Forwarding in straight-line bodies, where the runtime drops the check of loads that no other
+   site's address expression shares (docs/pipeline.md, "Loads no register could serve"). In
+   `fw` x[i] is loaded twice with no store between: the second load is served from a register
+   in every thread (4096), while the second z[i] comes after the store to w[i] and is loaded
+   again; the check is kept for both. In `fw2` a goto back into the body (a cycle no natural
+   loop makes) runs a[i], whose address expression no other site has, twice in the odd threads
+   and three times in the even ones with no store between: 1 + 2 loads a pair of threads served
+   from a register, 6144 in all, which only the kept check finds. Mutation-checked: dropping
+   the check of every load gives 0 for x, dropping it regardless of cycles 0 for a. */
+Test(e2e_warps, straight_line_loads_are_served_from_registers_as_before) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "float x[N], y[N], z[N], w[N], a[N], v[N];\n"
+      "int main(int argc, char **argv) {\n"
+      "  (void)argv;\n"
+      "  int k = argc;\n"
+      "  for (int i = 0; i < N; i++) { x[i] = i % 7; z[i] = i % 5; a[i] = i % 3; }\n"
+      "#pragma cgpredict kernel name(fw)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    w[i] = z[i];\n"
+      "    y[i] = x[i] * z[i] + x[i];\n"
+      "  }\n"
+      "#pragma cgpredict kernel name(fw2)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    float s = 0;\n"
+      "    int t = 0;\n"
+      "    if (i & k) goto mid;\n"
+      "  top:\n"
+      "    s += a[i];\n"
+      "  mid:\n"
+      "    t++;\n"
+      "    if (t < 3) goto top;\n"
+      "    v[i] = s;\n"
+      "  }\n"
+      "  printf(\"%g %g\\n\", y[N - 1] + w[7], v[N - 1] + v[N - 2]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "fw"), *m;
+  double xs[2], zs[2];
+  int nx = 0, nz = 0;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory")) {
+    const char *arr = cJSON_GetObjectItem(m, "array")->valuestring, *kind = cJSON_GetObjectItem(m, "kind")->valuestring;
+    if (strcmp(kind, "load") != 0) continue;
+    if (strcmp(arr, "x") == 0 && nx < 2) xs[nx++] = num(m, "forwarded_from_register");
+    if (strcmp(arr, "z") == 0 && nz < 2) zs[nz++] = num(m, "forwarded_from_register");
+  }
+  cr_assert(nx == 2 && nz == 2, "two loads each of x and z");
+  cr_assert(xs[0] == 0 && xs[1] == 4096, "x: %g and %g served from registers", xs[0], xs[1]);
+  cr_assert(zs[0] == 0 && zs[1] == 0, "z: %g and %g", zs[0], zs[1]);
+  cJSON *a = site(kernel_named(r, "fw2"), 19, "load", "a");
+  cr_assert_eq(num(a, "forwarded_from_register"), 6144);
+  cJSON_Delete(r);
+}

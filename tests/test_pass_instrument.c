@@ -504,9 +504,43 @@ Test(pass, rpo_increases_along_the_body) {
       re = rpo_of(d, "e", "store");
   cr_assert_eq(ra, 0, "the thread loop's header comes first");
   cr_assert(ra < rb && ra < rc && rb < re && rc < re, "a %d < b %d, c %d < e %d", ra, rb, rc, re);
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(d, "acyclic")), "a branch makes no cycle");
   cJSON_Delete(d);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
+}
+
+/* A thread body is acyclic when its only cycles are natural loops (an inner for: a back edge to
+   a header that dominates it); a goto back into the middle of the body, entered at two places,
+   is a cycle no natural loop makes (irreducible), so the descriptor says acyclic false, and the
+   runtime keeps every load's forwarding check (docs/pipeline.md, "Reconvergent warps"). */
+Test(pass, a_goto_back_into_the_body_is_a_cycle_no_loop_makes) {
+  static const char *src[2] = {
+    "void f(int n, int k, float *a, float *b) {\n"
+    "  for (int i = 0; i < n; i++) {\n"
+    "    for (int t = 0; t < k; t++) b[i] += a[i + t];\n"
+    "  }\n}\n",
+    "void f(int n, int k, float *a, float *b) {\n"
+    "  for (int i = 0; i < n; i++) {\n"
+    "    int t = 0;\n"
+    "    if (i & k) goto mid;\n"
+    "  top:\n"
+    "    b[i] += a[i];\n"
+    "  mid:\n"
+    "    t++;\n"
+    "    b[i] += a[i + t];\n"
+    "    if (t < 3) goto top;\n"
+    "  }\n}\n"};
+  for (int irreducible = 0; irreducible < 2; irreducible++) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m;
+    cJSON *d = instrument(ctx, src[irreducible], pragma("f", 2, 3, 1), &m, NULL, 0);
+    cr_assert_eq(cJSON_IsTrue(cJSON_GetObjectItem(d, "acyclic")), !irreducible, "irreducible %d", irreducible);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d, "loops")), !irreducible, "the for is a loop, the goto not");
+    cJSON_Delete(d);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
 }
 
 Test(pass, sum_over_a_mapped_loop_is_a_carried_scalar) {

@@ -924,3 +924,113 @@ Test(reconverge, inline_skipping_equals_the_runtimes) {
     cr_assert_eq(word[RT_PAUSED], -1, "a freed tracker leaves the word unpaused");
   }
 }
+
+/* ---- straight-line bodies recorded warp-major (rt_flat) -------------------------------------- */
+
+/* Only a loop-free body whose events all have positions of their own is flat; its matrix is
+   refused past the hard limit. */
+Test(reconverge, only_loop_free_bodies_are_recorded_warp_major) {
+  fixture f;
+  const int mb[] = {0, 1, 2}, bl[] = {-1, -1, -1};
+  const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2};
+  setup(&f, 3, mb, mo, 3, rpo, bl, 0, NULL, NULL);
+  cr_assert(rt_shape_flat(f.s));
+  size_t saved = rt_run_limit;
+  rt_run_limit = rt_run_bytes + 100;            /* the matrix of 6 events is 1.5 KiB */
+  cr_assert_null(rt_flat_new(f.s));
+  rt_run_limit = saved;
+  rt_flat *m = rt_flat_new(f.s);
+  cr_assert_not_null(m);
+  rt_flat_free(m);
+  teardown(&f);
+  const int mbl[] = {1, 2, 2}, bll[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+  setup(&f, 3, mbl, mo, 3, rpo, bll, 1, lh, lp);
+  cr_assert(!rt_shape_flat(f.s), "a body with a loop is not flat");
+  cr_assert_null(rt_flat_new(f.s));
+  teardown(&f);
+}
+
+/* A flat warp is the warp rt_wwarp_build makes of the same lanes recorded one by one, byte for
+   byte, on random warps of the straight-line body s0 (block 0), s1 (block 1, guarded), s2
+   (block 2): inactive lanes, the guard split, and in some warps a lane that runs block 1 and
+   s1 again after s2 (a cycle no natural loop makes: the lane moves to its record at once, the
+   warp's other lanes when it is built). One matrix serves every warp: each build empties it.
+   Mutation-checked: building from the matrix without moving the other lanes after a spill, or
+   leaving the matrix's masks set after a build, fails it. */
+Test(reconverge, flat_warps_equal_the_lane_by_lane_grouping) {
+  uint64_t seed = 4242;
+  unsigned spilled = 0, split = 0;
+  fixture f, g;
+  const int mb[] = {0, 1, 2}, bl[] = {-1, -1, -1};
+  const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2};
+  setup(&f, 3, mb, mo, 3, rpo, bl, 0, NULL, NULL);
+  setup(&g, 3, mb, mo, 3, rpo, bl, 0, NULL, NULL);
+  rt_flat *m = rt_flat_new(f.s);
+  cr_assert_not_null(m);
+  for (int c = 0; c < 300; c++) {
+    unsigned all = rnd(&seed) % 2, cycle = rnd(&seed) % 4 == 0, took = 0, passed = 0, again = 0;
+    memset(f.active, 0, sizeof f.active);
+    memset(g.active, 0, sizeof g.active);
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      if (rnd(&seed) % 4 == 0) continue;
+      int guard = all || rnd(&seed) % 2, repeat = cycle && rnd(&seed) % 3 == 0;
+      for (int by_lane = 0; by_lane < 2; by_lane++) {
+        fixture *h = by_lane ? &g : &f;
+        lane(h, l);
+        if (!by_lane) rt_tracker_flat(h->t, m, l);
+        rt_tracker_block(h->t, 0);
+        rt_tracker_access(h->t, 0, A + 4 * l);
+        if (guard) {
+          rt_tracker_block(h->t, 1);
+          rt_tracker_access(h->t, 1, X + 128 * l);
+        }
+        rt_tracker_block(h->t, 2);
+        rt_tracker_access(h->t, 2, Y + 4 * (RT_WARP - l));
+        if (repeat) {
+          rt_tracker_block(h->t, 1);
+          rt_tracker_access(h->t, 1, X + 256 * l);
+        }
+        rt_tracker_finish(h->t);
+      }
+      took += guard;
+      passed += !guard;
+      again += repeat;
+    }
+    split += took && passed;
+    spilled += again > 0;
+    rt_wwarp *w = rt_wwarp_build_flat(f.s, m, f.lane, f.active, f.thread),
+             *r = rt_wwarp_build(g.s, g.lane, g.active, g.thread);
+    cr_assert(w && r);
+    for (size_t e = 0; e < 6; e++) cr_assert_eq(m->mask[e], 0, "case %d: the matrix is emptied", c);
+    cr_assert_eq(rt_wwarp_linear(w), rt_wwarp_linear(r), "case %d", c);
+    size_t n = rt_wwarp_size(w);
+    cr_assert_eq(n, rt_wwarp_size(r), "case %d: %zu bytes against %zu", c, n, rt_wwarp_size(r));
+    cr_assert_eq(rt_wwarp_bytes(w), rt_wwarp_bytes(r), "case %d", c);
+    unsigned char *bw = malloc(n), *br = malloc(n);
+    rt_wwarp_serialise(w, bw);
+    rt_wwarp_serialise(r, br);
+    cr_assert_eq(memcmp(bw, br, n), 0, "case %d (all %u, repeats %u) differs from the lane-by-lane warp", c, all,
+                 again);
+    events *ew = malloc(sizeof *ew), *er = malloc(sizeof *er);
+    walk(f.s, w, ew);
+    walk(g.s, r, er);
+    cr_assert_eq(ew->n, er->n, "case %d", c);
+    for (size_t i = 0; i < ew->n; i++) {
+      cr_assert(ew->ev[i].id == er->ev[i].id && ew->ev[i].nact == er->ev[i].nact, "case %d, event %zu", c, i);
+      for (unsigned k = 0; k < ew->ev[i].nact; k++)
+        cr_assert(ew->ev[i].lane[k] == er->ev[i].lane[k] && ew->ev[i].addr[k] == er->ev[i].addr[k],
+                  "case %d, event %zu, lane %u", c, i, k);
+    }
+    free(ew);
+    free(er);
+    free(bw);
+    free(br);
+    rt_wwarp_free(w);
+    rt_wwarp_free(r);
+  }
+  cr_assert_gt(split, 100, "the guard split many warps");
+  cr_assert_gt(spilled, 30, "lanes went out of program order in many warps");
+  rt_flat_free(m);
+  teardown(&f);
+  teardown(&g);
+}
