@@ -118,10 +118,7 @@ static rt_window *window_of(uint64_t id) {
 
 static void complete_warp(rt_pending *p) {
   rt_window *win = window_of(p->block_id);
-  if (!win && p->flat) {                         /* dropped: the matrix emptied for the next warp */
-    memset(p->flat->mask, 0, rt_shape_events(L.k->shape) * sizeof *p->flat->mask);
-    p->flat->spilled = 0;
-  }
+  if (!win && p->flat) rt_flat_clear(L.k->shape, p->flat);
   if (win) {
     rt_wwarp *w = p->flat ? rt_wwarp_build_flat(L.k->shape, p->flat, p->lane, p->active, p->thread)
                           : rt_wwarp_build(L.k->shape, p->lane, p->active, p->thread);

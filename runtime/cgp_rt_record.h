@@ -65,12 +65,8 @@ struct rt_tracker {
                                   after it, up to the next) */
   size_t win_r0, win_r1;       /* the lane's runs recorded in it */
   uint64_t iters_skipped;      /* iterations not traced, over all lanes */
-  /* recording warp-major (rt_tracker_flat): flat NULL, or the warp's matrix this lane writes */
+  /* recording warp-major (rt_tracker_flat): flat NULL, or the warp's matrix lane flane writes */
   rt_flat *flat;
-  uint32_t *fmask;             /* flat->mask */
-  uint64_t *faddr;             /* flat->addr + the lane: event e's address at [e * RT_WARP] */
-  const uint32_t *frank_of;    /* s->rank */
-  uint32_t fbit;               /* 1 << the lane */
   unsigned flane;
   uint32_t frank;              /* rank of the lane's last event (0: none yet) */
 };
@@ -89,12 +85,13 @@ void rt_flat_spill(rt_tracker *t);
 /* Event e at addr: the next element of e's open run if it is at the next iteration of the same
    loop instance and on its stride (the second element sets the stride), else a new run. */
 static inline void rt_record(rt_tracker *t, uint32_t e, uint64_t addr) {
-  if (t->flat) {                                /* warp-major: a bit and an address */
-    uint32_t r = t->frank_of[e];
+  rt_flat *f = t->flat;
+  if (f) {                                      /* warp-major: a bit and an address */
+    uint32_t r = t->s->rank[e];
     if (r > t->frank) {
       t->frank = r;
-      t->fmask[e] |= t->fbit;
-      t->faddr[(size_t)e * RT_WARP] = addr;
+      f->mask[e] |= UINT32_C(1) << t->flane;
+      f->addr[(size_t)e * RT_WARP + t->flane] = addr;
       return;
     }
     rt_flat_spill(t);
@@ -148,11 +145,7 @@ static inline int rt_tracker_block(rt_tracker *t, uint32_t bid) {
 static inline void rt_tracker_flat(rt_tracker *t, rt_flat *f, unsigned l) {
   if (!f || f->spilled || !t->lane || l >= RT_WARP) return;
   t->flat = f;
-  t->fmask = f->mask;
-  t->faddr = f->addr + l;
-  t->frank_of = t->s->rank;
   t->flane = l;
-  t->fbit = UINT32_C(1) << l;
   t->frank = 0;
 }
 

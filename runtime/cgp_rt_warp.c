@@ -330,6 +330,11 @@ void rt_flat_free(rt_flat *f) {
   free(f);
 }
 
+void rt_flat_clear(const rt_shape *s, rt_flat *f) {
+  memset(f->mask, 0, s->nev * sizeof *f->mask);
+  f->spilled = 0;
+}
+
 /* Lane l's events in f, in program order, appended to its record (as rt_record writes an event
    outside every loop: a run of one) and cleared from f. */
 static void flat_to_lane(const rt_shape *s, rt_flat *f, unsigned l, rt_lane_rec *lane) {
@@ -579,6 +584,28 @@ static rt_wwarp *mark_linear(rt_wwarp *w) {
   return w;
 }
 
+/* Bits set in m, without a library call (the runtime is built for any x86-64: no popcnt). */
+static inline unsigned lanes_in(uint32_t m) {
+  m -= (m >> 1) & UINT32_C(0x55555555);
+  m = (m & UINT32_C(0x33333333)) + ((m >> 2) & UINT32_C(0x33333333));
+  return (((m + (m >> 4)) & UINT32_C(0x0f0f0f0f)) * UINT32_C(0x01010101)) >> 24;
+}
+
+/* An empty linear warp of the lanes in mask, room for nrun runs and total addresses after it in
+   one allocation (rt_wwarp_free frees it whole). */
+static rt_wwarp *new_linear(size_t nrun, size_t total, uint32_t mask, const uint64_t thread[RT_WARP]) {
+  rt_wwarp *w = malloc(sizeof *w + nrun * sizeof *w->run + total * sizeof *w->addr);
+  if (!w) return NULL;
+  memset(w, 0, sizeof *w);
+  memcpy(w->thread, thread, sizeof w->thread);
+  w->threads = lanes_in(mask);
+  _Static_assert(sizeof *w % 8 == 0 && sizeof *w->run % 8 == 0, "the addresses after the runs are aligned");
+  w->run = (rt_wrun *)(w + 1);
+  w->addr = (uint64_t *)(w->run + nrun);
+  w->linear = w->one_block = 1;
+  return w;
+}
+
 /* The direct grouping of lanes whose runs all have one element, written linear at once in one
    allocation (the warp, its runs, their addresses; no segments): NULL when the lanes differ, a
    run has more elements, two runs tie, or out of memory (the general build decides). */
@@ -590,15 +617,8 @@ static rt_wwarp *build_linear(const rt_shape *s, const rt_lane_rec lanes[RT_WARP
     if (lanes[__builtin_ctz(m)].n != f->n) return NULL;
   for (size_t i = 0; i < f->n; i++)
     if (f->run[i].count != 1) return NULL;
-  rt_wwarp *w = malloc(sizeof *w + f->n * sizeof *w->run + total * sizeof *w->addr);
+  rt_wwarp *w = new_linear(f->n, total, mask, thread);
   if (!w) return NULL;
-  memset(w, 0, sizeof *w);
-  memcpy(w->thread, thread, sizeof w->thread);
-  w->threads = (unsigned)__builtin_popcount(mask);
-  _Static_assert(sizeof *w % 8 == 0 && sizeof *w->run % 8 == 0, "the addresses after the runs are aligned");
-  w->run = (rt_wrun *)(w + 1);
-  w->addr = (uint64_t *)(w->run + f->n);
-  w->linear = w->one_block = 1;
   for (size_t i = 0; i < f->n; i++) {
     rt_wrun *wr = new_wrun(w, &f->run[i]);
     for (uint32_t m = mask; m; m &= m - 1) {
@@ -633,7 +653,7 @@ static rt_wwarp *build(const rt_shape *s, const rt_lane_rec lanes[RT_WARP], cons
   w = calloc(1, sizeof *w);
   if (!w) return NULL;
   memcpy(w->thread, thread, sizeof w->thread);
-  w->threads = (unsigned)__builtin_popcount(mask);
+  w->threads = lanes_in(mask);
   w->run = malloc((total ? total : 1) * sizeof *w->run);
   w->seg = malloc((total ? total : 1) * sizeof *w->seg);
   if (!w->run || !w->seg) {
@@ -670,21 +690,13 @@ rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WA
   return build(s, lanes, active, thread, 0);
 }
 
-/* Bits set in m, without a library call (the runtime is built for any x86-64: no popcnt). */
-static inline unsigned lanes_in(uint32_t m) {
-  m -= (m >> 1) & UINT32_C(0x55555555);
-  m = (m & UINT32_C(0x33333333)) + ((m >> 2) & UINT32_C(0x33333333));
-  return (((m + (m >> 4)) & UINT32_C(0x0f0f0f0f)) * UINT32_C(0x01010101)) >> 24;
-}
-
 rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[RT_WARP],
                               const uint8_t active[RT_WARP], const uint64_t thread[RT_WARP]) {
   uint32_t lanes_on = 0;
   for (unsigned l = 0; l < RT_WARP; l++) lanes_on |= (uint32_t)(active[l] != 0) << l;
   if (f->spilled || !lanes_on) {                /* lanes in their records: the general grouping */
     for (uint32_t m = lanes_on; m; m &= m - 1) flat_to_lane(s, f, (unsigned)__builtin_ctz(m), &lanes[__builtin_ctz(m)]);
-    memset(f->mask, 0, s->nev * sizeof *f->mask);
-    f->spilled = 0;
+    rt_flat_clear(s, f);
     return build(s, lanes, active, thread, 1);
   }
   /* events in program order, each one group of its lanes in lane order: the sorted runs of the
@@ -696,17 +708,11 @@ rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[R
     nrun += n[e] != 0;
     total += n[e];
   }
-  rt_wwarp *w = malloc(sizeof *w + nrun * sizeof *w->run + total * sizeof *w->addr);
+  rt_wwarp *w = new_linear(nrun, total, lanes_on, thread);
   if (!w) {
-    memset(f->mask, 0, s->nev * sizeof *f->mask);
+    rt_flat_clear(s, f);
     return NULL;
   }
-  memset(w, 0, sizeof *w);
-  memcpy(w->thread, thread, sizeof w->thread);
-  w->threads = lanes_in(lanes_on);
-  w->run = (rt_wrun *)(w + 1);
-  w->addr = (uint64_t *)(w->run + nrun);
-  w->linear = w->one_block = 1;
   for (size_t i = 0; i < s->nev; i++) {
     uint32_t e = s->order[i], m = f->mask[e];
     if (!m) continue;

@@ -119,6 +119,8 @@ int rt_shape_flat(const rt_shape *s);
    memory or when they would pass rt_run_limit (the warp is then recorded by lanes). */
 rt_flat *rt_flat_new(const rt_shape *s);
 void rt_flat_free(rt_flat *f);
+/* f emptied for the next warp, what it held dropped (a warp outside every window). */
+void rt_flat_clear(const rt_shape *s, rt_flat *f);
 /* After rt_tracker_start(t, lanes[l]): the lane records into f (unless f has spilled), with
    rt_tracker_flat(t, f, l), inline in cgp_rt_record.h. */
 
