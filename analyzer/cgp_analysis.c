@@ -54,12 +54,6 @@ void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals 
   EACH(results)(s->self[i], tot, sites);
 }
 
-uint64_t cgp_thread_key(int dims, uint64_t x, uint64_t y, uint64_t z) {
-  if (dims <= 1) return x;
-  if (dims == 2) return y << 32 | (x & 0xffffffffu);
-  return (z & 0x1fffff) << 42 | (y & 0x1fffff) << 21 | (x & 0x1fffff);
-}
-
 uint64_t cgp_thread_order_mask(int dims, const int descending[3]) {
   if (dims <= 1) return descending[0] ? INT64_MAX : 0;
   if (dims == 2) return (descending[0] ? 0xffffffffu : 0) | (descending[1] ? UINT64_C(0x7fffffff) << 32 : 0);

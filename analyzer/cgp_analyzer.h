@@ -197,8 +197,13 @@ typedef struct {
 } cgp_site_totals;
 
 /* Packs thread coordinates so that the packed values are ordered as the sequential loop nest
-   visits the threads (z, then y, then x): 1-D: x; 2-D: y << 32 | x; 3-D: 21 bits each. */
-uint64_t cgp_thread_key(int dims, uint64_t x, uint64_t y, uint64_t z);
+   visits the threads (z, then y, then x): 1-D: x; 2-D: y << 32 | x; 3-D: 21 bits each. Inline:
+   the runtime packs every traced thread's. */
+static inline uint64_t cgp_thread_key(int dims, uint64_t x, uint64_t y, uint64_t z) {
+  if (dims <= 1) return x;
+  if (dims == 2) return y << 32 | (x & 0xffffffffu);
+  return (z & 0x1fffff) << 42 | (y & 0x1fffff) << 21 | (x & 0x1fffff);
+}
 void cgp_thread_unkey(int dims, uint64_t key, uint64_t xyz[3]);
 /* The mask that, XORed into a key, orders keys as the sequential nest visits the threads when
    the loop of dimension d counts down (descending[d]): it reverses that coordinate's field (a

@@ -10,33 +10,53 @@ const char *cgp_class_name(cgp_class c) {
 }
 
 cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem) {
-  int same = 1;
-  uint64_t widest = 0;
+  uint64_t any = 0, widest = 0;              /* no branch per lane */
   for (unsigned l = 1; l < n; l++) {
     uint64_t d = addr[l] > addr[l - 1] ? addr[l] - addr[l - 1] : addr[l - 1] - addr[l];
-    if (d) same = 0;
-    if (d > widest) widest = d;
+    any |= d;
+    widest = d > widest ? d : widest;
   }
-  if (same) return CGP_CLASS_CONST;
+  if (!any) return CGP_CLASS_CONST;
   return widest <= elem ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL;
+}
+
+/* Line m into out[0..k), ascending without duplicates: k + 1 if it was new, else k. */
+static unsigned insert_line(uint64_t *out, unsigned k, uint64_t m) {
+  unsigned i = k;
+  while (i > 0 && out[i - 1] > m) i--;
+  if (i > 0 && out[i - 1] == m) return k;
+  for (unsigned j = k; j > i; j--) out[j] = out[j - 1];
+  out[i] = m;
+  return k + 1;
 }
 
 unsigned cgp_lines(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, uint64_t *out) {
   unsigned k = 0;
-  int pow2 = cgp_is_pow2(line_bytes);
-  unsigned shift = pow2 ? cgp_log2(line_bytes) : 0;
   uint64_t span = (elem ? elem : 1) - 1;
+  if (cgp_is_pow2(line_bytes)) {             /* shifts; a lane within one line after the last
+                                                one's (ascending lanes) in a compare or two */
+    unsigned shift = cgp_log2(line_bytes);
+    uint64_t top = 0;                        /* out[k - 1] when k > 0, in a register */
+    for (unsigned l = 0; l < n; l++) {
+      uint64_t first = addr[l] >> shift, last = (addr[l] + span) >> shift;
+      if (first == last && k && first <= top) {
+        if (first < top) k = insert_line(out, k, first);
+        continue;
+      }
+      for (uint64_t m = first;; m++) {         /* (m == UINT64_MAX ends it: no wrap) */
+        if (!k || top < m) out[k++] = m;
+        else k = insert_line(out, k, m);
+        top = out[k - 1];
+        if (m == last) break;
+      }
+    }
+    return k;
+  }
   for (unsigned l = 0; l < n; l++) {
-    uint64_t first = pow2 ? addr[l] >> shift : addr[l] / line_bytes;
-    uint64_t last = pow2 ? (addr[l] + span) >> shift : (addr[l] + span) / line_bytes;
-    for (uint64_t m = first; m <= last; m++) {
-      if (k && out[k - 1] == m) continue;     /* ascending lanes: the common case, O(1) */
-      unsigned i = k;                         /* else insertion sort, dropping duplicates */
-      while (i > 0 && out[i - 1] > m) i--;
-      if (i > 0 && out[i - 1] == m) continue;
-      for (unsigned j = k; j > i; j--) out[j] = out[j - 1];
-      out[i] = m;
-      k++;
+    uint64_t first = addr[l] / line_bytes, last = (addr[l] + span) / line_bytes;
+    for (uint64_t m = first;; m++) {
+      k = insert_line(out, k, m);
+      if (m == last) break;
     }
   }
   return k;

@@ -15,6 +15,9 @@
      loops[]:  per loop inside the thread loop: header (bid), parent (index, -1), line, column
      acyclic:  true if no edge of the thread body goes back in reverse postorder but the back
                edges of loops[] (absent: false)
+     block_seen: true if the body's blocks may mark themselves in cgp_rt_block_seen instead of
+               calling cgp_rt_bb (below; absent: false). Only for a body with no loop, acyclic,
+               and at most CGP_FLAT_EVENTS sites and blocks in all
      carried[]: scalars carried from one thread to the next: file, line, column, type, variable,
                source_type
      exits[]:  early exits from mapped loops: file, line, column, loop_line (absent from an older
@@ -33,6 +36,18 @@
 #define CGP_HOOK_HOISTED "cgp_rt_hoisted"
 #define CGP_HOOK_BB "cgp_rt_bb"
 #define CGP_HOOK_TRACING "cgp_rt_tracing"
+/* Straight-line bodies (docs/pipeline.md, "Blocks of a straight-line body mark themselves"): in
+   a descriptor with block_seen, thread-body block bid of the traced thread may set bit bid % 64
+   of uint64_t cgp_rt_block_seen[bid / 64] instead of calling cgp_rt_bb(bid); the runtime takes
+   the marks when the thread ends (the body has no loop and no other cycle, so each block runs at
+   most once and in reverse postorder: the marks say all that the calls would). CGP_FLAT_EVENTS
+   is the most sites and blocks such a body has; the array has CGP_FLAT_EVENTS / 64 words (whole
+   words: a word read just after the code's read-or-write of it comes from the store buffer, bytes
+   gathered into a word would stall). cgp_rt_block_seen_at(p) tells the runtime to read the marks
+   at p instead (what the stub does, whose copy the code writes). */
+#define CGP_HOOK_BLOCK_SEEN "cgp_rt_block_seen"
+#define CGP_HOOK_BLOCK_SEEN_AT "cgp_rt_block_seen_at"
+#define CGP_FLAT_EVENTS 128
 /* Folded loops (docs/pipeline.md, "Folded loops"): a leaf loop of one block whose sites' addresses
    are affine in its counter runs without hooks when int cgp_rt_fold and cgp_rt_tracing == 1 at
    its entry, and calls cgp_rt_loop(bid, iterations, first sid, sites, a0[], a1[], base[]) on its

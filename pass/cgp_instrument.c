@@ -856,6 +856,25 @@ static int vary_loop(const pass_ctx *pc, const cgp_cfg *cfg, const body_shape *b
   return bs->loop_of[bs->bid_of[b]];
 }
 
+/* 1 if the body's blocks mark cgp_rt_block_seen instead of calling cgp_rt_bb (cgp_abi.h,
+   CGP_HOOK_BLOCK_SEEN): no loop inside the thread loop, no other cycle, so each block runs at most
+   once per thread and in reverse postorder, and few enough sites and blocks for the runtime's
+   warp-major matrix. */
+static int marks_blocks(const nest *n, const body_shape *bs) {
+  return bs->ninner == 0 && bs->acyclic && bs->n + n->nmem <= CGP_FLAT_EVENTS;
+}
+
+/* The traced thread ran block bid (marks_blocks): cgp_rt_block_seen[bid / 64] |= 1 << bid % 64. */
+static void mark_block(pass_ctx *pc, size_t bid) {
+  LLVMTypeRef t = LLVMArrayType(pc->i64, CGP_FLAT_EVENTS / 64);
+  LLVMValueRef seen = LLVMGetNamedGlobal(pc->m, CGP_HOOK_BLOCK_SEEN);
+  if (!seen) seen = LLVMAddGlobal(pc->m, t, CGP_HOOK_BLOCK_SEEN);
+  LLVMValueRef idx[2] = {LLVMConstInt(pc->i32, 0, 0), LLVMConstInt(pc->i32, bid / 64, 0)};
+  LLVMValueRef word = LLVMConstInBoundsGEP2(t, seen, idx, 2);
+  LLVMValueRef old = LLVMBuildLoad2(pc->b, pc->i64, word, "seen");
+  LLVMBuildStore(pc->b, LLVMBuildOr(pc->b, old, LLVMConstInt(pc->i64, UINT64_C(1) << bid % 64, 0), ""), word);
+}
+
 static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   const cgp_kernel_pragma *k = n->k;
   const cgp_cfg *cfg = n->cfg;
@@ -893,6 +912,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddItemToObject(d, "blocks", blocks);
   cJSON_AddItemToObject(d, "loops", loops_json(bs));
   cJSON_AddBoolToObject(d, "acyclic", bs->acyclic);
+  if (marks_blocks(n, bs)) cJSON_AddBoolToObject(d, "block_seen", 1);
   cJSON_AddItemToObject(d, "carried", cJSON_Duplicate(n->carried, 1));
   cJSON_AddItemToObject(d, "exits", cJSON_Duplicate(n->exits, 1));
   cJSON_AddItemToObject(d, "warnings", cJSON_Duplicate(n->warnings, 1));
@@ -1536,6 +1556,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
     bb_loop[b] = bs.loop_of[b];
     bb_header[b] = bs.loop_of[b] >= 0 && bs.bid_of[bs.inner[bs.loop_of[b]]->header] == b;
   }
+  int marks = marks_blocks(&n, &bs);
   body_shape_free(&bs);
 
   const cgp_loop *t = n.mapped[n.dims - 1];
@@ -1572,6 +1593,10 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
        thread of the program, while cgp_rt_tracing and cgp_rt_pause are the tracing thread's:
        only cgp_rt_bb, which checks the thread, may then act (loop -1 never matches). */
     int loop = clean ? bb_loop[b] : -1;
+    if (marks && clean) {                         /* only the traced thread runs this copy */
+      mark_block(pc, b);
+      continue;
+    }
     LLVMValueRef args[3] = {LLVMConstInt(pc->i32, b, 0), LLVMConstInt(pc->i32, (unsigned long long)loop, 1),
                             LLVMConstInt(pc->i32, (unsigned long long)bb_header[b], 0)};
     LLVMBuildCall2(pc->b, pc->t_bb_inline, pc->f_bb, args, 3, "");

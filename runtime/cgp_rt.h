@@ -56,6 +56,12 @@ void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *c
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base);
 /* The current thread enters thread-body block `bid`. */
 void cgp_rt_bb(uint32_t bid);
+/* What a block of a straight-line body may do instead (cgp_abi.h, CGP_HOOK_BLOCK_SEEN): mark
+   bit bid % 64 of cgp_rt_block_seen[bid / 64]; the marks are taken when the thread ends.
+   cgp_rt_block_seen_at(p): take them from p (the stub's array, which its objects write) instead
+   of this one. */
+extern uint64_t cgp_rt_block_seen[];
+void cgp_rt_block_seen_at(uint64_t *p);
 /* A folded loop (docs/pipeline.md, "Folded loops") ran n >= 1 iterations of its one block bid
    without hooks: its header's block hook and sites first .. first + count - 1 are issued now for
    every iteration, site s at a0[s] in the first, a1[s] in the second and so on (affine), indexed

@@ -85,6 +85,7 @@ typedef struct rt_kernel {
   uint32_t *iter;             /* per slot (nloops + 2): headers run, the stamp of a held value */
   double *bb_total, *bb_core, *bb_fp32, *bb_fp64, *bb_int, *bb_sfu;
   rt_shape *shape;
+  int block_seen;             /* the body's blocks mark cgp_rt_block_seen (CGP_HOOK_BLOCK_SEEN) */
   uint64_t launches;
   rt_sample *samples;
   size_t nsamples, capsamples;

@@ -189,7 +189,15 @@ static rt_kernel *parse_kernel(const char *desc) {
   }
   k->shape = parse_shape(d, k->nmem, k->nbb);
   if (!k->shape) { kernel_free(k); return NULL; }
-  if (rt_shape_flat(k->shape) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"))) quiet_loads(k);
+  int acyclic = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"));
+  if (rt_shape_flat(k->shape) && acyclic) quiet_loads(k);
+  k->block_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "block_seen"));
+  if (k->block_seen && (!rt_shape_flat(k->shape) || !acyclic)) {
+    fprintf(stderr, "cgpredict: kernel descriptor: block_seen on a thread body that is not straight-line "
+            "(it has a loop, a cycle, or more than %d sites and blocks)\n", CGP_FLAT_EVENTS);
+    kernel_free(k);
+    return NULL;
+  }
   for (size_t dv = 0; dv < cgp_rt_g.ndev; dv++) {
     k->site[dv] = alloc0(k->nmem, sizeof **k->site);
     if (!k->site[dv]) { kernel_free(k); return NULL; }

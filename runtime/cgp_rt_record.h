@@ -142,6 +142,52 @@ static inline int rt_tracker_block(rt_tracker *t, uint32_t bid) {
   return 0;
 }
 
+/* Out of line, rarely: a new round of serials (every event's open run cleared); the lane ended in
+   a skipped iteration. */
+void rt_tracker_reserial(rt_tracker *t);
+void rt_tracker_leave_paused(rt_tracker *t);
+
+/* A new serial closes every run of the lanes before, finished or not. */
+static inline void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
+  if (++t->serial == 0) rt_tracker_reserial(t);
+  t->lane = lane;
+  t->flat = NULL;
+  lane->n = 0;
+  lane->failed = 0;
+  t->d = 0;
+  t->gen = 0;
+  t->pause[RT_PAUSED] = -1;
+}
+
+static inline void rt_tracker_finish(rt_tracker *t) {
+  if (!t->lane) return;
+  if (t->pause[RT_PAUSED] >= 0) rt_tracker_leave_paused(t);
+  t->lane = NULL;
+  t->flat = NULL;
+}
+
+/* rt_tracker_seen (cgp_rt_warp.h), every case: the lane in its record (its blocks go among its
+   sites by rank), or more than one word of marks. */
+void rt_tracker_seen_all(rt_tracker *t, uint64_t *seen);
+
+static inline void rt_tracker_seen(rt_tracker *t, uint64_t *seen) {
+  const rt_shape *s = t->s;
+  rt_flat *f = t->flat;
+  if (!f || s->nbb > 64) {
+    rt_tracker_seen_all(t, seen);
+    return;
+  }
+  uint64_t m = seen[0];
+  seen[0] = 0;
+  uint32_t *restrict mask = f->mask + s->nmem, bit = UINT32_C(1) << t->flane;
+  uint64_t *restrict addr = f->addr + s->nmem * RT_WARP + t->flane;
+  for (; m; m &= m - 1) {
+    unsigned b = (unsigned)__builtin_ctzll(m);
+    mask[b] |= bit;
+    addr[(size_t)b * RT_WARP] = 0;
+  }
+}
+
 static inline void rt_tracker_flat(rt_tracker *t, rt_flat *f, unsigned l) {
   if (!f || f->spilled || !t->lane || l >= RT_WARP) return;
   t->flat = f;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cgp_abi.h"
 #include "cgp_rt.h"
 
 #ifndef CGP_RUNTIME_SO
@@ -32,6 +33,9 @@ WEAK int32_t cgp_rt_pause[3] = {-1, 0, 0};
 /* Never set here either: no loop is folded, every iteration calls the hooks (cgp_rt_loop is
    forwarded all the same). */
 WEAK int cgp_rt_fold;
+/* The marks of a straight-line body's blocks (cgp_abi.h, CGP_HOOK_BLOCK_SEEN): the loaded
+   runtime is told to read them here, where these objects write them. */
+WEAK uint64_t cgp_rt_block_seen[CGP_FLAT_EVENTS / 64];
 
 static struct {
   int state;                              /* 0: not tried, 1: loaded, -1: not available */
@@ -44,6 +48,7 @@ static struct {
   void (*bb)(uint32_t);
   void (*loop)(uint32_t, uint64_t, uint32_t, uint32_t, void *const *, void *const *, void *const *);
   void (*end)(void);
+  void (*seen_at)(uint64_t *);
   int *tracing;
 } rt;
 
@@ -62,9 +67,11 @@ static int load(void) {
     *(void **)&rt.bb = dlsym(h, "cgp_rt_bb");
     *(void **)&rt.loop = dlsym(h, "cgp_rt_loop");
     *(void **)&rt.end = dlsym(h, "cgp_rt_kernel_end");
+    *(void **)&rt.seen_at = dlsym(h, CGP_HOOK_BLOCK_SEEN_AT);
     rt.tracing = dlsym(h, "cgp_rt_tracing");
   }
-  if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.tracing) {
+  if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.seen_at ||
+      !rt.tracing) {
     fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
             "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
             "uninstrumented and no report is written. Link the program with `cgpredict cc`, or set "
@@ -72,6 +79,7 @@ static int load(void) {
     rt.state = -1;
     return 0;
   }
+  rt.seen_at(cgp_rt_block_seen);
   rt.state = 1;
   return 1;
 }

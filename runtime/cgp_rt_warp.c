@@ -170,20 +170,10 @@ void rt_lane_free(rt_lane_rec *lane) {
   memset(lane, 0, sizeof *lane);
 }
 
-/* A new serial closes every run of the lanes before, finished or not; once in 2^32 lanes the
-   serials start again, with every event's open run cleared. */
-void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane) {
-  if (++t->serial == 0) {
-    memset(t->open, 0, (t->s->nev ? t->s->nev : 1) * sizeof *t->open);
-    t->serial = 1;
-  }
-  t->lane = lane;
-  t->flat = NULL;
-  lane->n = 0;
-  lane->failed = 0;
-  t->d = 0;
-  t->gen = 0;
-  t->pause[RT_PAUSED] = -1;
+/* Once in 2^32 lanes the serials start again, with every event's open run cleared. */
+void rt_tracker_reserial(rt_tracker *t) {
+  memset(t->open, 0, (t->s->nev ? t->s->nev : 1) * sizeof *t->open);
+  t->serial = 1;
 }
 
 int rt_tracker_extend(rt_tracker *t, const uint32_t *ev, size_t nev, uint64_t k) {
@@ -244,7 +234,7 @@ int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
 
 /* The loop left while paused, after 1 + j header executions (iteration paused_t and j more):
    as many bodies, but one fewer when the last was only the header's exit test. */
-static void leave_paused(rt_tracker *t) {
+void rt_tracker_leave_paused(rt_tracker *t) {
   uint32_t header = 1 + (RT_ITER_PERIOD - t->win_len - (uint32_t)t->pause[RT_LEFT]);
   uint32_t body = header - (t->pause[RT_HEADER_LAST] && t->s->multi[t->pause[RT_PAUSED]]);
   weigh_window(t, header, body);
@@ -264,16 +254,9 @@ int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
     t->pause[RT_PAUSED] = -1;                    /* the next window: its header counts it */
     t->t_at[s->ldepth[l]] = t->paused_t + gap - 1;
   } else {
-    leave_paused(t);
+    rt_tracker_leave_paused(t);
   }
   return !rt_tracker_block(t, bid);             /* a window opens, or the block is outside */
-}
-
-void rt_tracker_finish(rt_tracker *t) {
-  if (!t->lane) return;
-  if (t->pause[RT_PAUSED] >= 0) leave_paused(t);
-  t->lane = NULL;
-  t->flat = NULL;
 }
 
 /* Room for one more run in the lane: 0 (the lane failed) past rt_run_limit or out of memory. */
@@ -353,6 +336,26 @@ void rt_flat_spill(rt_tracker *t) {
   flat_to_lane(t->s, f, t->flane, t->lane);
   f->spilled = 1;
   t->flat = NULL;
+}
+
+void rt_tracker_seen_all(rt_tracker *t, uint64_t *seen) {
+  const rt_shape *s = t->s;
+  rt_flat *f = t->flat;
+  rt_lane_rec *lane = t->lane;
+  for (size_t i = 0; i < (s->nbb + 63) / 64; i++) {
+    for (uint64_t m = seen[i]; m; m &= m - 1) {
+      size_t e = s->nmem + 64 * i + (size_t)__builtin_ctzll(m);
+      if (f) {
+        f->mask[e] |= UINT32_C(1) << t->flane;
+        f->addr[e * RT_WARP + t->flane] = 0;
+      } else if (lane && !lane->failed && lane_room(lane)) {
+        /* after the lane's sites, not among them: the grouping orders every run by its
+           program point (build), so a run of one's place in the record does not matter */
+        lane->run[lane->n++] = (rt_run){.ev = (uint32_t)e, .count = 1};
+      }
+    }
+    seen[i] = 0;
+  }
 }
 
 /* ---- a warp ---------------------------------------------------------------------------------- */

@@ -56,8 +56,8 @@ typedef struct {
 typedef struct rt_tracker rt_tracker;
 rt_tracker *rt_tracker_new(const rt_shape *s);
 void rt_tracker_free(rt_tracker *t);
-/* Start recording a new thread into lane (whose previous contents are dropped). */
-void rt_tracker_start(rt_tracker *t, rt_lane_rec *lane);
+/* rt_tracker_start(t, lane), inline in cgp_rt_record.h (once per traced thread): start recording
+   a new thread into lane (whose previous contents are dropped). */
 
 /* Sampling inside a thread (docs/pipeline.md, "Sampling inside a thread"): of each entry of a
    leaf loop (one with no loop inside it) the runtime traces the windows of iterations
@@ -82,9 +82,9 @@ void rt_tracker_pause_in(rt_tracker *t, int32_t word[3]);
 /* While paused (rt_tracker_block returned 1): the lane enters block bid. 0: still in a skipped
    iteration; 1: tracing resumed, at the next window or after the loop (the block is recorded). */
 int rt_tracker_resume(rt_tracker *t, uint32_t bid);
-/* The lane ends (its window's weights are settled if it ended in a skipped iteration); the
-   tracker has no lane until the next rt_tracker_start. */
-void rt_tracker_finish(rt_tracker *t);
+/* rt_tracker_finish(t), inline in cgp_rt_record.h: the lane ends (its window's weights are
+   settled if it ended in a skipped iteration); the tracker has no lane until the next
+   rt_tracker_start. */
 /* Loop folding (docs/pipeline.md, "Folded loops"): events ev[0..nev) each extended its open run
    in the iteration the lane has just recorded at its current loop level; k more iterations the
    same (each event once, on its stride) give each run k more elements and the level k more
@@ -112,7 +112,7 @@ void rt_lane_free(rt_lane_rec *lane);
    loop (irreducible control flow) runs an event out of order: that lane's events move to its
    record at once, the warp's other lanes when it is built, so the warp is what
    rt_wwarp_build gives. */
-#define RT_FLAT_EVENTS 128
+#define RT_FLAT_EVENTS CGP_FLAT_EVENTS
 typedef struct rt_flat rt_flat;
 int rt_shape_flat(const rt_shape *s);
 /* An empty matrix for a flat shape's warp, its bytes counted in rt_run_bytes: NULL when out of
@@ -123,6 +123,10 @@ void rt_flat_free(rt_flat *f);
 void rt_flat_clear(const rt_shape *s, rt_flat *f);
 /* After rt_tracker_start(t, lanes[l]): the lane records into f (unless f has spilled), with
    rt_tracker_flat(t, f, l), inline in cgp_rt_record.h. */
+/* The blocks the lane ran, of a flat shape whose body has no cycle, as bits b % 64 of seen[b / 64]
+   (b < nbb; CGP_HOOK_BLOCK_SEEN), taken when the lane ends: recorded as rt_record of each block
+   in the order it ran would have (reverse postorder, so program order), into the matrix or the
+   lane's record, and cleared. Inline in cgp_rt_record.h (once per traced thread). */
 
 /* A complete warp: its lanes' runs grouped, ready to be issued any number of times. */
 typedef struct rt_wwarp rt_wwarp;

@@ -115,3 +115,54 @@ Test(classify, class_names) {
   cr_assert_str_eq(cgp_class_name(CGP_CLASS_COAL), "coalesced");
   cr_assert_str_eq(cgp_class_name(CGP_CLASS_UNCOAL), "uncoalesced");
 }
+
+/* The brute-force reference: every byte of every lane's element, its line, sorted and deduped. */
+static unsigned lines_reference(const uint64_t *addr, unsigned n, unsigned elem, unsigned line, uint64_t *out) {
+  unsigned k = 0;
+  for (unsigned l = 0; l < n; l++)
+    for (unsigned b = 0; b < (elem ? elem : 1); b++) {
+      uint64_t m = (addr[l] + b) / line;
+      unsigned i = 0;
+      while (i < k && out[i] < m) i++;
+      if (i < k && out[i] == m) continue;
+      for (unsigned j = k; j > i; j--) out[j] = out[j - 1];
+      out[i] = m;
+      k++;
+    }
+  return k;
+}
+
+/* Lanes ascending, descending, strided, shuffled, partial, misaligned, elements of 1 to 16 bytes,
+   lines of 32, 64, 128 and 48 bytes (the division path): the fast paths give the reference's
+   lines, and the class is what its definition says (no two lanes apart: constant; neighbours at
+   most an element apart: coalesced). */
+Test(classify, lines_and_classes_agree_with_the_brute_force_reference) {
+  const unsigned elems[] = {1, 2, 4, 8, 12, 16}, lines[] = {32, 64, 128, 48};
+  uint64_t seed = 12345;
+  for (unsigned trial = 0; trial < 4000; trial++) {
+    uint64_t a[32], fast[32 * 17], ref[32 * 17];
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    unsigned n = 1 + (unsigned)(seed >> 59), elem = elems[(seed >> 40) % 6], line = lines[(seed >> 30) % 4];
+    int64_t stride = (int64_t)((seed >> 20) % 9) - 4;      /* elements: -4 .. 4 */
+    uint64_t base = UINT64_C(1) << 32 | ((seed >> 8) % 512);
+    for (unsigned l = 0; l < n; l++) a[l] = base + (uint64_t)((int64_t)l * stride * (int64_t)elem);
+    if (trial % 3 == 0)
+      for (unsigned l = n; l > 1; l--) {                   /* shuffled */
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        unsigned j = (unsigned)(seed >> 33) % l;
+        uint64_t t = a[l - 1]; a[l - 1] = a[j]; a[j] = t;
+      }
+    unsigned k = cgp_lines(a, n, elem, line, fast), kr = lines_reference(a, n, elem, line, ref);
+    cr_assert_eq(k, kr, "trial %u: %u lines, the reference %u", trial, k, kr);
+    for (unsigned i = 0; i < k; i++) cr_assert_eq(fast[i], ref[i], "trial %u: line %u", trial, i);
+    int same = 1;
+    uint64_t widest = 0;
+    for (unsigned l = 1; l < n; l++) {
+      uint64_t d = a[l] > a[l - 1] ? a[l] - a[l - 1] : a[l - 1] - a[l];
+      if (d) same = 0;
+      if (d > widest) widest = d;
+    }
+    cgp_class want = same ? CGP_CLASS_CONST : widest <= elem ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL;
+    cr_assert_eq(cgp_classify(a, n, elem), want, "trial %u", trial);
+  }
+}

@@ -736,3 +736,30 @@ Test(e2e_warps, straight_line_loads_are_served_from_registers_as_before) {
   cr_assert_eq(num(a, "forwarded_from_register"), 6144);
   cJSON_Delete(r);
 }
+
+/* A straight-line body's blocks mark themselves and the runtime takes the marks when each thread
+   ends (cgp_abi.h, CGP_HOOK_BLOCK_SEEN). Threads i with i % 64 < 16 store b[i]: in each warp of
+   lanes 0-31 of a 64, half the lanes run the store's block and half do not (divergent, and the
+   other half is masked while that block issues); in each warp of lanes 32-63 none does (not
+   divergent). So exactly half the warps traced diverge. Mutation-checked: dropping the marks at
+   the thread's end leaves no issue slot masked. */
+Test(e2e_warps, a_guard_in_a_straight_line_body_diverges_half_the_warps) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 4096\n"
+      "float a[N], b[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) a[i] = i % 9;\n"
+      "#pragma cgpredict kernel name(guard)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    if (i % 64 < 16) b[i] = a[i] * 2;\n"
+      "  printf(\"%g\\n\", b[5] + b[70]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *dv = cJSON_GetObjectItem(kernel_named(r, "guard"), "divergence");
+  cr_assert_gt(num(dv, "warps_traced"), 0);
+  cr_assert_eq(2 * num(dv, "divergent_warps"), num(dv, "warps_traced"), "%g of %g warps diverge",
+               num(dv, "divergent_warps"), num(dv, "warps_traced"));
+  cr_assert_gt(num(dv, "masked_issue_slots_per_warp"), 0);
+  cJSON_Delete(r);
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgp_abi.h"
 #include "cgp_pass.h"
 
 static char dir[128];
@@ -705,4 +706,57 @@ Test(pass, atomics_are_atomic_sites) {
   cJSON_Delete(d);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
+}
+
+/* Stores into cgp_rt_block_seen (a block's mark) in m. */
+static unsigned count_marks(LLVMModuleRef m) {
+  LLVMValueRef seen = LLVMGetNamedGlobal(m, CGP_HOOK_BLOCK_SEEN);
+  unsigned n = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && seen; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+        if (LLVMGetInstructionOpcode(i) != LLVMStore) continue;
+        LLVMValueRef p = LLVMGetOperand(i, 1);
+        if (p == seen || (LLVMIsAConstantExpr(p) && LLVMGetOperand(p, 0) == seen)) n++;
+      }
+  return n;
+}
+
+/* A straight-line body (an if, no loop, no other cycle) marks each of its blocks in
+   cgp_rt_block_seen, one store each and no cgp.bb call (cgp_abi.h, CGP_HOOK_BLOCK_SEEN); a body
+   with a loop, or with a goto cycle, calls cgp.bb in every block as before. */
+Test(pass, only_straight_line_bodies_mark_their_blocks) {
+  static const char *src[3] = {
+    "void f(int n, int k, float *a, float *b) {\n"
+    "  for (int i = 0; i < n; i++) {\n"
+    "    if (i > k) b[i] = a[i] * 2;\n"
+    "  }\n}\n",
+    "void f(int n, int k, float *a, float *b) {\n"
+    "  for (int i = 0; i < n; i++) {\n"
+    "    for (int t = 0; t < k; t++) b[i] += a[i + t];\n"
+    "  }\n}\n",
+    "void f(int n, int k, float *a, float *b) {\n"
+    "  for (int i = 0; i < n; i++) {\n"
+    "    int t = 0;\n"
+    "    if (i & k) goto mid;\n"
+    "  top:\n"
+    "    b[i] += a[i];\n"
+    "  mid:\n"
+    "    t++;\n"
+    "    b[i] += a[i + t];\n"
+    "    if (t < 3) goto top;\n"
+    "  }\n}\n"};
+  for (int c = 0; c < 3; c++) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m;
+    cJSON *d = instrument(ctx, src[c], pragma("f", 2, 3, 1), &m, NULL, 0);
+    unsigned nbb = (unsigned)cJSON_GetArraySize(cJSON_GetObjectItem(d, "blocks"));
+    cr_assert_gt(nbb, 1, "case %d", c);
+    cr_assert_eq(cJSON_IsTrue(cJSON_GetObjectItem(d, "block_seen")), c == 0, "case %d", c);
+    cr_assert_eq(count_marks(m), c == 0 ? nbb : 0, "case %d: a mark per block, or none", c);
+    cr_assert_eq(count_calls(m, "cgp.bb"), c == 0 ? 0 : nbb, "case %d: a call per block, or none", c);
+    cJSON_Delete(d);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
 }
