@@ -193,8 +193,9 @@ static rt_kernel *parse_kernel(const char *desc) {
   if (rt_shape_flat(k->shape) && acyclic) quiet_loads(k);
   k->block_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "block_seen"));
   if (k->block_seen && (!rt_shape_flat(k->shape) || !acyclic)) {
-    fprintf(stderr, "cgpredict: kernel descriptor: block_seen on a thread body that is not straight-line "
-            "(it has a loop, a cycle, or more than %d sites and blocks)\n", CGP_FLAT_EVENTS);
+    fprintf(stderr, "cgpredict: %s:%u: kernel '%s': its descriptor says block_seen of a thread body that is not "
+            "straight-line (it has a loop, a cycle, or more than %d sites and blocks): rebuild it with this "
+            "cgpredict; the nest runs untraced\n", k->file, k->line, k->name, CGP_FLAT_EVENTS);
     kernel_free(k);
     return NULL;
   }

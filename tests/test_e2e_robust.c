@@ -459,3 +459,32 @@ Test(e2e_robust, a_launch_the_budget_cut_inside_a_block_stands_on_the_threads_tr
             warps[1]);
   cr_assert_lt(fabs(t[1] - t[0]) / t[0], 0.2, "budgeted %g ms against %g ms", t[1], t[0]);
 }
+
+/* A descriptor that says its body's blocks mark themselves (block_seen) of a body with a loop is
+   refused by name, file and line, and the nest runs untraced: the program's output and status
+   are its own (the runtime reads the marks only of bodies it finds straight-line). */
+Test(e2e_robust, a_descriptor_claiming_block_marks_for_a_loop_body_is_refused_by_name) {
+  write_file("hooks.c",
+             "#include <stdio.h>\n"
+             "#include <stdint.h>\n"
+             "void cgp_rt_kernel_begin(const char *desc);\n"
+             "int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z);\n"
+             "void cgp_rt_kernel_end(void);\n"
+             "static const char desc[] = \"{\\\"abi\\\":2,\\\"name\\\":\\\"looped\\\",\\\"file\\\":\\\"hooks.c\\\","
+             "\\\"line\\\":9,\\\"dims\\\":1,\\\"mem\\\":[],\\\"blocks\\\":[{\\\"rpo\\\":0,\\\"loop\\\":0},"
+             "{\\\"rpo\\\":1,\\\"loop\\\":0}],\\\"loops\\\":[{\\\"header\\\":0,\\\"parent\\\":-1}],"
+             "\\\"acyclic\\\":true,\\\"block_seen\\\":true}\";\n"
+             "int main(void) {\n"
+             "  int traced = 0;\n"
+             "  cgp_rt_kernel_begin(desc);\n"
+             "  for (int i = 0; i < 64; i++) traced += cgp_rt_thread(i, 0, 0) != 0;\n"
+             "  cgp_rt_kernel_end();\n"
+             "  printf(\"traced %d\\n\", traced);\n"
+             "  return 0;\n"
+             "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o hooks hooks.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./hooks"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "traced 0\n");
+  cr_assert(strstr(read_file("err.txt"), "hooks.c:9: kernel 'looped'") && strstr(read_file("err.txt"), "block_seen"),
+            "%s", read_file("err.txt"));
+}
