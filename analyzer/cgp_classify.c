@@ -9,14 +9,27 @@ const char *cgp_class_name(cgp_class c) {
   return (unsigned)c < CGP_NCLASS ? names[c] : "unknown";
 }
 
+/* 1 if addr[l] = addr[0] + l * (addr[1] - addr[0]) for every l < n (n >= 2, mod 2^64): the
+   warp's lanes on one stride, most warps. Fixed work per lane, no branch: vectorized. */
+static int affine(const uint64_t *addr, unsigned n) {
+  uint64_t d = addr[1] - addr[0], off = 0;
+  for (unsigned l = 2; l < n; l++) off |= (addr[l] - addr[l - 1]) ^ d;
+  return off == 0;
+}
+
 cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem) {
-  uint64_t any = 0, widest = 0;              /* no branch per lane */
+  if (n >= 2 && affine(addr, n)) {            /* every neighbour d apart: widest is |d| */
+    uint64_t d = addr[1] > addr[0] ? addr[1] - addr[0] : addr[0] - addr[1];
+    return !d ? CGP_CLASS_CONST : d <= elem ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL;
+  }
+  int same = 1;
+  uint64_t widest = 0;
   for (unsigned l = 1; l < n; l++) {
     uint64_t d = addr[l] > addr[l - 1] ? addr[l] - addr[l - 1] : addr[l - 1] - addr[l];
-    any |= d;
-    widest = d > widest ? d : widest;
+    if (d) same = 0;
+    if (d > widest) widest = d;
   }
-  if (!any) return CGP_CLASS_CONST;
+  if (same) return CGP_CLASS_CONST;
   return widest <= elem ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL;
 }
 
@@ -36,8 +49,25 @@ unsigned cgp_lines(const uint64_t *addr, unsigned n, unsigned elem, unsigned lin
   if (cgp_is_pow2(line_bytes)) {             /* shifts; a lane within one line after the last
                                                 one's (ascending lanes) in a compare or two */
     unsigned shift = cgp_log2(line_bytes);
+    int down = 0;
+    if (n >= 2 && affine(addr, n)) {
+      /* lanes on one stride d, in address order without wrapping: when |d| <= elem the
+         elements leave no gap, so their lines are every line from the lowest to the highest;
+         a descending stride is walked from its last lane (ascending, no insertion) */
+      down = addr[n - 1] < addr[0];
+      uint64_t lo = down ? addr[n - 1] : addr[0], hi = down ? addr[0] : addr[n - 1];
+      uint64_t d = down ? addr[0] - addr[1] : addr[1] - addr[0];
+      if (hi - lo == d * (n - 1) && d <= span + 1 && hi + span >= hi) {
+        for (uint64_t m = lo >> shift;; m++) {
+          out[k++] = m;
+          if (m == (hi + span) >> shift) break;
+        }
+        return k;
+      }
+    }
     uint64_t top = 0;                        /* out[k - 1] when k > 0, in a register */
-    for (unsigned l = 0; l < n; l++) {
+    for (unsigned j = 0; j < n; j++) {
+      unsigned l = down ? n - 1 - j : j;
       uint64_t first = addr[l] >> shift, last = (addr[l] + span) >> shift;
       if (first == last && k && first <= top) {
         if (first < top) k = insert_line(out, k, first);

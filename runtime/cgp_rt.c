@@ -114,10 +114,12 @@ static struct {
                                              next lane of the same warp (lane_right); next_x
                                              INT64_MIN: none (any other value may be an index) */
   unsigned next_l;                        /* its lane */
-  unsigned next_col;                      /* its column in the block (x % bx) */
+  unsigned next_end;                      /* lanes l + 1 < next_end of the traced warp have a
+                                             right neighbour in it (start_lane) */
   int unit;                               /* unit_steps(k) */
   int flat;                               /* rt_shape_flat(k->shape) */
   uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
+  int seen_word;                          /* no marks, or all in seen[0] (64 blocks at most) */
 } L;
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
@@ -434,10 +436,11 @@ void cgp_rt_fast_end(int64_t x) {
   count_fast(x, (uint64_t)(x - L.prev_x));      /* threads prev_x + 1 .. x */
 }
 
-/* Trace thread (x, y, z) as lane l of pending warp p; col is x % bx. Its right neighbour is lane
-   l + 1 of the same warp when l < 31 and x + 1 is in the same block (then x is not a block's last
-   column). */
-static inline __attribute__((always_inline)) int32_t start_lane(rt_pending *p, unsigned l, unsigned col, int64_t x,
+/* Trace thread (x, y, z) as lane l of pending warp p. Its right neighbour is lane l + 1 of the
+   same warp when l + 1 < end: end is RT_WARP or where x's row of the block ends (lane l +
+   bx - x % bx), whichever comes first, when x, y, z are the loops' own indices, else 0
+   (lane_end). */
+static inline __attribute__((always_inline)) int32_t start_lane(rt_pending *p, unsigned l, unsigned end, int64_t x,
                                                                   int64_t y, int64_t z) {
   p->active[l] = 1;
   p->thread[l] = cgp_thread_key((int)L.k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
@@ -446,17 +449,24 @@ static inline __attribute__((always_inline)) int32_t start_lane(rt_pending *p, u
   rt_tracker_start(L.tracker, L.lane);
   if (!p->flat && L.flat) p->flat = rt_flat_new(L.k->shape);
   rt_tracker_flat(L.tracker, p->flat, l);
-  for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
+  if (__builtin_expect(L.nhoist != 0, 0))
+    for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
   L.nfwd = 0;
   L.fwd_ids = 0;
   cgp_rt_tracing = 1;
-  int right = l + 1 < RT_WARP && col + 1 < L.bx && L.unit;
-  L.next_x = right ? x + 1 : INT64_MIN;
+  L.next_x = l + 1 < end ? x + 1 : INT64_MIN;
   L.next_y = y;
   L.next_z = z;
   L.next_l = l + 1;
-  L.next_col = col + 1;
+  L.next_end = end;
   return CGP_RT_TRACE;
+}
+
+/* start_lane's end for lane l at column col of its block. */
+static unsigned lane_end(unsigned l, unsigned col) {
+  if (!L.unit) return 0;
+  uint64_t end = (uint64_t)l + (L.bx - col);
+  return end < RT_WARP ? (unsigned)end : RT_WARP;
 }
 
 /* Thread_slow for the traced thread's right neighbour (x, y, z) = (next_x, next_y, next_z) when
@@ -467,13 +477,48 @@ static inline __attribute__((always_inline)) int32_t start_lane(rt_pending *p, u
    costs. Out of thread_slow, and the lane's end and start inline in it: nothing is saved or
    reloaded that this path does not use (LU 256 full under callgrind: 4.54 -> 4.29 G
    instructions). */
+static __attribute__((noinline)) int32_t lane_next(rt_pending *p, int64_t x, int64_t y, int64_t z) {
+  finish_lane();
+  count_fast(x, 1);
+  return start_lane(p, L.next_l, L.next_end, x, y, z);
+}
+
 static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_t z) {
   rt_pending *p = L.lane_warp;
   if (!L.lane || L.unordered || p->arrived + 1 >= p->lanes) return thread_slow(x, y, z);
   L.fast_hi = INT64_MIN;
-  finish_lane();
-  count_fast(x, 1);
-  return start_lane(p, L.next_l, L.next_col, x, y, z);
+  rt_tracker *t = L.tracker;
+  if (!t->flat || !L.seen_word || L.nhoist) return lane_next(p, x, y, z);
+  {
+    /* finish_lane and start_lane where the lane records into its warp's matrix (a straight-line
+       body: no loop, so no iteration counts, pauses or open runs to reset; its blocks' marks in
+       one word), with nothing else to do, and no call: no register to save (LU 256: lanes' ends
+       and starts 1.0 -> 0.4 G instructions) */
+    rt_flat *f = t->flat;
+    if (L.seen) {
+      f->blocks[t->flane] |= L.seen[0];
+      L.seen[0] = 0;
+    }
+    cgp_rt_g.traced_threads++;
+    p->arrived++;
+    count_fast(x, 1);
+    unsigned l = L.next_l;
+    rt_lane_rec *lane = &p->lane[l];
+    p->active[l] = 1;
+    p->thread[l] = cgp_thread_key((int)L.k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
+    lane->n = 0;
+    lane->failed = 0;
+    L.lane = lane;
+    t->lane = lane;
+    t->flane = l;
+    t->frank = 0;
+    L.nfwd = 0;
+    L.fwd_ids = 0;
+    cgp_rt_tracing = 1;
+    L.next_x = l + 1 < L.next_end ? x + 1 : INT64_MIN;
+    L.next_l = l + 1;
+    return CGP_RT_TRACE;
+  }
 }
 
 /* Out of line, so the fast path above is a leaf that saves no registers. */
@@ -526,7 +571,7 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
   if (!p) return untraced();
   p->lanes = last - widx * RT_WARP + 1;
   unsigned l = tid % RT_WARP;
-  return start_lane(p, l, (unsigned)(x % L.bx), x, y, z);
+  return start_lane(p, l, lane_end(l, (unsigned)(x % L.bx)), x, y, z);
 }
 
 /* An address as the GPU would see it: the base B it is indexed from placed at
@@ -535,10 +580,13 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
    injective: host arrays that do not overlap do not overlap on the GPU either (their distance
    grows 16-fold; docs/pipeline.md, "Arrays are placed as cudaMalloc places them"). Shifting each
    base down to its 256-byte boundary instead, as before, laid rows of a jagged array (float **,
-   rows malloc'd apart, closer than 256 bytes) over each other: false dependences, shared lines. */
-static uint64_t gpu_addr(const void *addr, const void *base) {
+   rows malloc'd apart, closer than 256 bytes) over each other: false dependences, shared lines.
+   With B = 16 q + r that is A + 240 q: A + (B rounded down to 16) * 15, three operations. */
+_Static_assert((RT_HOST_ALIGN & (RT_HOST_ALIGN - 1)) == 0 && RT_ALLOC_ALIGN % RT_HOST_ALIGN == 0,
+               "gpu_addr's form needs a power-of-two host alignment dividing the device's");
+static inline uint64_t gpu_addr(const void *addr, const void *base) {
   uint64_t b = (uint64_t)(uintptr_t)base;
-  return b / RT_HOST_ALIGN * RT_ALLOC_ALIGN + b % RT_HOST_ALIGN + ((uint64_t)(uintptr_t)addr - b);
+  return (uint64_t)(uintptr_t)addr + (b & ~(uint64_t)(RT_HOST_ALIGN - 1)) * (RT_ALLOC_ALIGN / RT_HOST_ALIGN - 1);
 }
 
 /* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards
@@ -547,7 +595,7 @@ static uint64_t gpu_addr(const void *addr, const void *base) {
    iteration of the loop that computes that expression anew (its vary slot), not from an earlier
    iteration whose address happens to be the same (v[idx[j]] with a repeating idx[j]): a held
    value keeps the stamp of that loop's header count. */
-static int forwarded(uint64_t fwd, uint64_t a) {
+static inline __attribute__((always_inline)) int forwarded(uint64_t fwd, uint64_t a) {
   uint32_t id = (uint32_t)(fwd >> 2), stamp = L.iter[fwd >> RT_FWD_SLOT_SHIFT];
   uint64_t bit = UINT64_C(1) << (id % 64);
   if ((fwd & 3) == CGP_LOAD + 1) {
@@ -588,26 +636,43 @@ void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
   mem_at(sid, gpu_addr(addr, base));
 }
 
-/* cgp_rt_mem_block while the lane records into its warp's matrix (rt_record's first case, its
-   pointers and the lane's rank held in registers across the block, not reloaded after every
-   store): the sites from k on, until one is out of program order (then 0, and k is where to go
-   on by rt_record); 1 when all are done. */
-static int mem_block_flat(uint32_t first, uint32_t count, void *const *addr, void *const *base, uint32_t *k) {
+/* cgp_rt_mem_block's sites k.. through mem_at; when `checked`, site k's forwarding check was
+   made (and missed): it is recorded as it is (rt_record spills the lane: out of program order). */
+static __attribute__((noinline)) void mem_block_rest(uint32_t first, uint32_t count, void *const *addr,
+                                                     void *const *base, uint32_t k, int checked) {
+  if (checked) {
+    cgp_rt_g.traced_accesses++;
+    rt_record(L.tracker, first + k, gpu_addr(addr[k], base[k]));
+    k++;
+  }
+  for (; k < count; k++) mem_at(first + k, gpu_addr(addr[k], base[k]));
+}
+
+/* While the lane records into its warp's matrix (rt_record's first case), the block's sites are
+   written with the matrix's pointers and the lane's last rank held in registers, not reloaded
+   after every store, and with no call but a tail call (no register saved): until a site is out
+   of program order, which mem_block_rest records. */
+void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base) {
+  if (cgp_rt_tracing != 1 || !rt_owner || !L.lane || first >= L.nmem) return;
+  if (count > L.nmem - first) count = (uint32_t)(L.nmem - first);
   rt_tracker *t = L.tracker;
   rt_flat *f = t->flat;
+  if (!f) {
+    mem_block_rest(first, count, addr, base, 0, 0);
+    return;
+  }
   const uint32_t *rank = t->s->rank;
-  uint32_t *restrict mask = f->mask, bit = UINT32_C(1) << t->flane, frank = t->frank;
+  uint32_t *restrict mask = f->mask, bit = UINT32_C(1) << t->flane, frank = t->frank, i = 0;
   uint64_t *restrict out = f->addr + t->flane, traced = 0;
   const uint64_t *fwd = L.mem_fwd;
-  int done = 1;
-  for (; *k < count; ++*k) {
-    uint32_t sid = first + *k;
-    uint64_t a = gpu_addr(addr[*k], base[*k]);
+  for (; i < count; i++) {
+    uint32_t sid = first + i;
+    uint64_t a = gpu_addr(addr[i], base[i]);
     if (fwd[sid] != RT_FWD_NONE && forwarded(fwd[sid], a)) {
       L.k->forwarded[sid]++;
       continue;
     }
-    if (rank[sid] <= frank) { done = 0; break; }
+    if (rank[sid] <= frank) break;
     frank = rank[sid];
     mask[sid] |= bit;
     out[(size_t)sid * RT_WARP] = a;
@@ -615,20 +680,7 @@ static int mem_block_flat(uint32_t first, uint32_t count, void *const *addr, voi
   }
   t->frank = frank;
   cgp_rt_g.traced_accesses += traced;
-  return done;
-}
-
-void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base) {
-  if (cgp_rt_tracing != 1 || !rt_owner || !L.lane || first >= L.nmem) return;
-  if (count > L.nmem - first) count = (uint32_t)(L.nmem - first);
-  uint32_t k = 0;
-  if (L.tracker->flat) {
-    if (mem_block_flat(first, count, addr, base, &k)) return;
-    cgp_rt_g.traced_accesses++;   /* site k, checked, goes out of program order: the lane spills */
-    rt_record(L.tracker, first + k, gpu_addr(addr[k], base[k]));
-    k++;
-  }
-  for (; k < count; k++) mem_at(first + k, gpu_addr(addr[k], base[k]));
+  if (i < count) mem_block_rest(first, count, addr, base, i, 1);
 }
 
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
@@ -852,6 +904,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   L.iter = k->iter;
   L.unit = unit_steps(k);
   L.flat = rt_shape_flat(k->shape);
+  L.seen_word = !k->block_seen || k->nbb <= 64;
   if (k->block_seen) {                        /* nothing marked yet (a nest left mid-thread took
                                                  its marks in end_nest) */
     L.seen = rt_seen;

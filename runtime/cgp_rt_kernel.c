@@ -38,22 +38,27 @@ static int in_shared(const cJSON *d, const char *array) {
 
 static void *alloc0(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
-/* A thread body with no cycle runs each site at most once, and a thread starts holding nothing:
-   a load whose address expression no other site (with a forwarding word) shares is never served
-   from a register, and what it holds serves no other site. With at most RT_FWD sites with a
-   forwarding word in all, nothing held is ever evicted either (cgp_rt.c, forwarded), so such a
-   load need not be held at all: its forwarding word is cleared, and mem_at skips the check
-   (2DCONV's nine loads).
-   Reports are unchanged (docs/pipeline.md, "Straight-line bodies are recorded warp-major"). */
+/* A thread body with no loop and no other cycle runs each site at most once, in program order
+   (the shape's ranks), and a thread starts holding nothing. A load is then never served from a
+   register when no site before it shares its address expression, and what it holds serves
+   nobody when no load after it does (a store after it, which shares it, clears everything held
+   before holding its own value: cgp_rt.c, forwarded). With at most RT_FWD sites with a
+   forwarding word in all, nothing held is ever evicted either, so such a load need not be held
+   at all: its forwarding word is cleared, and its check is skipped (2DCONV's nine loads; LU's
+   A[i][j], stored after it). Reports are unchanged (docs/pipeline.md, "Loads no register could
+   serve"). */
 static void quiet_loads(rt_kernel *k) {
   size_t held = 0;
   for (size_t i = 0; i < k->nmem; i++) held += k->mem_fwd[i] != RT_FWD_NONE;
   if (held > RT_FWD) return;
+  const uint32_t *rank = k->shape->rank;
   for (size_t i = 0; i < k->nmem; i++) {
     if (k->mem_fwd[i] == RT_FWD_NONE || k->mem_kind[i] != CGP_LOAD) continue;
-    size_t j = 0;
-    while (j < k->nmem && (j == i || k->mem_fwd[j] == RT_FWD_NONE || k->mem_addr_id[j] != k->mem_addr_id[i])) j++;
-    if (j == k->nmem) k->mem_fwd[i] = RT_FWD_NONE;
+    int quiet = 1;
+    for (size_t j = 0; j < k->nmem && quiet; j++)
+      if (j != i && k->mem_fwd[j] != RT_FWD_NONE && k->mem_addr_id[j] == k->mem_addr_id[i])
+        quiet = rank[j] > rank[i] && k->mem_kind[j] != CGP_LOAD;
+    if (quiet) k->mem_fwd[i] = RT_FWD_NONE;
   }
 }
 

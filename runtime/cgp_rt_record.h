@@ -32,6 +32,9 @@ struct rt_flat {
   uint64_t *addr;              /* per event, RT_WARP addresses: lane l's at [e * RT_WARP + l] */
   int spilled;                 /* a lane went out of program order: the warp's lanes are in their
                                   records (rt_wwarp_build_flat moves the others there) */
+  uint64_t blocks[RT_WARP];    /* per lane, the blocks it marked (rt_tracker_seen, bodies of at
+                                  most 64 blocks): a store per lane; rt_wwarp_build_flat turns
+                                  them into the blocks' masks */
   size_t bytes;
 };
 
@@ -177,15 +180,8 @@ static inline void rt_tracker_seen(rt_tracker *t, uint64_t *seen) {
     rt_tracker_seen_all(t, seen);
     return;
   }
-  uint64_t m = seen[0];
+  f->blocks[t->flane] |= seen[0];
   seen[0] = 0;
-  uint32_t *restrict mask = f->mask + s->nmem, bit = UINT32_C(1) << t->flane;
-  uint64_t *restrict addr = f->addr + s->nmem * RT_WARP + t->flane;
-  for (; m; m &= m - 1) {
-    unsigned b = (unsigned)__builtin_ctzll(m);
-    mask[b] |= bit;
-    addr[(size_t)b * RT_WARP] = 0;
-  }
 }
 
 static inline void rt_tracker_flat(rt_tracker *t, rt_flat *f, unsigned l) {

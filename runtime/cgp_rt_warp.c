@@ -315,11 +315,35 @@ void rt_flat_free(rt_flat *f) {
 
 void rt_flat_clear(const rt_shape *s, rt_flat *f) {
   memset(f->mask, 0, s->nev * sizeof *f->mask);
+  memset(f->blocks, 0, sizeof f->blocks);
   f->spilled = 0;
 }
 
+/* The lanes' marked blocks (f->blocks) into the blocks' masks, and cleared: a block every lane
+   of the warp marked (each block of a body without a branch, most of the others) costs a store;
+   a block some lanes skipped, a pass over the lanes. Only lanes that ran mark a block. */
+static void blocks_to_masks(const rt_shape *s, rt_flat *f, uint32_t lanes_on) {
+  uint64_t any = 0, all = ~UINT64_C(0);
+  for (unsigned l = 0; l < RT_WARP; l++) {       /* fixed bounds, no branch: vectorized */
+    uint64_t w = f->blocks[l], on = (uint64_t)0 - (lanes_on >> l & 1);
+    any |= w;
+    all &= w | ~on;
+  }
+  if (!any) return;
+  for (uint64_t m = any; m; m &= m - 1) {
+    unsigned b = (unsigned)__builtin_ctzll(m);
+    uint32_t lanes = lanes_on;
+    if (!(all >> b & 1)) {
+      lanes = 0;
+      for (unsigned l = 0; l < RT_WARP; l++) lanes |= (uint32_t)(f->blocks[l] >> b & 1) << l;
+    }
+    f->mask[s->nmem + b] |= lanes;
+  }
+  memset(f->blocks, 0, sizeof f->blocks);
+}
+
 /* Lane l's events in f, in program order, appended to its record (as rt_record writes an event
-   outside every loop: a run of one) and cleared from f. */
+   outside every loop: a run of one; a block's address is 0) and cleared from f. */
 static void flat_to_lane(const rt_shape *s, rt_flat *f, unsigned l, rt_lane_rec *lane) {
   uint32_t bit = UINT32_C(1) << l;
   for (size_t i = 0; i < s->nev; i++) {
@@ -327,7 +351,8 @@ static void flat_to_lane(const rt_shape *s, rt_flat *f, unsigned l, rt_lane_rec 
     if (!(f->mask[e] & bit)) continue;
     f->mask[e] &= ~bit;
     if (!lane->failed && lane_room(lane))
-      lane->run[lane->n++] = (rt_run){.ev = e, .count = 1, .a0 = f->addr[(size_t)e * RT_WARP + l]};
+      lane->run[lane->n++] =
+          (rt_run){.ev = e, .count = 1, .a0 = e < s->nmem ? f->addr[(size_t)e * RT_WARP + l] : 0};
   }
 }
 
@@ -381,7 +406,8 @@ struct rt_wwarp {
   size_t nseg;
   unsigned threads;
   int linear;                  /* every run one element, no two at one point: run k is event k */
-  int one_block;               /* run and addr are in w's own allocation (build_linear) */
+  int one_block;               /* run and addr are in w's own allocation (new_linear), of
+                                  block_pool class one_block - 1 when it has one */
   uint64_t *addr;              /* linear: run k's addresses at [seg0, seg0 + nseg), its lanes
                                   those of its mask in ascending order (8 bytes a lane, not 24) */
   uint64_t thread[RT_WARP];
@@ -596,8 +622,57 @@ static inline unsigned lanes_in(uint32_t m) {
 
 /* An empty linear warp of the lanes in mask, room for nrun runs and total addresses after it in
    one allocation (rt_wwarp_free frees it whole). */
+/* Linear warps' allocations recycled by size class (1 KiB << c): every traced warp of a
+   straight-line body is built into one, waits in its window, is analysed and freed, and a 2 KiB
+   malloc and free cost 400 instructions (LU 256 full: 105 M of its 3.1 G). Idle blocks wait in
+   a list per class, RT_POOL_BYTES in all at most (a window's batch of warps, freed together, is
+   mostly taken again by the next); past it they are freed. One thread builds warps at a time
+   (the runtime's owner), so no lock. Sanitized builds keep none, so a use after free shows. */
+#define RT_POOL_CLASSES 7           /* 1 .. 64 KiB; larger warps are malloc'd */
+#if defined(__SANITIZE_ADDRESS__)
+#define RT_POOL_BYTES 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RT_POOL_BYTES 0
+#endif
+#endif
+#ifndef RT_POOL_BYTES
+#define RT_POOL_BYTES ((size_t)4 << 20)
+#endif
+static struct {
+  void *idle[RT_POOL_CLASSES];      /* each idle block's first word points to the next */
+  size_t bytes;
+} block_pool;
+
+/* A block of at least `bytes`, and its class + 1 in *cls (0: plain malloc). */
+static void *pool_get(size_t bytes, int *cls) {
+  for (int c = 0; c < RT_POOL_CLASSES; c++)
+    if (bytes <= (size_t)1024 << c) {
+      *cls = c + 1;
+      void *b = block_pool.idle[c];
+      if (!b) return malloc((size_t)1024 << c);
+      memcpy(&block_pool.idle[c], b, sizeof(void *));
+      block_pool.bytes -= (size_t)1024 << c;
+      return b;
+    }
+  *cls = 0;
+  return malloc(bytes);
+}
+
+static void pool_put(void *b, int cls) {
+  size_t size = cls > 0 ? (size_t)1024 << (cls - 1) : 0;
+  if (!size || block_pool.bytes + size > RT_POOL_BYTES) {
+    free(b);
+    return;
+  }
+  memcpy(b, &block_pool.idle[cls - 1], sizeof(void *));
+  block_pool.idle[cls - 1] = b;
+  block_pool.bytes += size;
+}
+
 static rt_wwarp *new_linear(size_t nrun, size_t total, uint32_t mask, const uint64_t thread[RT_WARP]) {
-  rt_wwarp *w = malloc(sizeof *w + nrun * sizeof *w->run + total * sizeof *w->addr);
+  int cls;
+  rt_wwarp *w = pool_get(sizeof *w + nrun * sizeof *w->run + total * sizeof *w->addr, &cls);
   if (!w) return NULL;
   memset(w, 0, sizeof *w);
   memcpy(w->thread, thread, sizeof w->thread);
@@ -605,7 +680,8 @@ static rt_wwarp *new_linear(size_t nrun, size_t total, uint32_t mask, const uint
   _Static_assert(sizeof *w % 8 == 0 && sizeof *w->run % 8 == 0, "the addresses after the runs are aligned");
   w->run = (rt_wrun *)(w + 1);
   w->addr = (uint64_t *)(w->run + nrun);
-  w->linear = w->one_block = 1;
+  w->linear = 1;
+  w->one_block = cls + 1;
   return w;
 }
 
@@ -627,7 +703,7 @@ static rt_wwarp *build_linear(const rt_shape *s, const rt_lane_rec lanes[RT_WARP
     for (uint32_t m = mask; m; m &= m - 1) {
       const rt_run *r = &lanes[__builtin_ctz(m)].run[i];
       if (r->count != 1 || !same_point(s, r, &f->run[i])) {
-        free(w);
+        rt_wwarp_free(w);
         return NULL;
       }
       if (r->skipped > wr->skipped) wr->skipped = r->skipped;
@@ -638,7 +714,7 @@ static rt_wwarp *build_linear(const rt_shape *s, const rt_lane_rec lanes[RT_WARP
     wr->maxcount = wr->mincount = 1;
   }
   if (order_groups(s, w)) return w;
-  free(w);
+  rt_wwarp_free(w);
   return NULL;
 }
 
@@ -693,10 +769,25 @@ rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WA
   return build(s, lanes, active, thread, 0);
 }
 
+/* Bit l set when active[l] != 0: eight bytes at a time, each byte's nonzero-ness moved to its top
+   bit, then the eight top bits gathered into one byte by a multiply (a loop over the lanes was
+   260 instructions a warp). */
+static uint32_t active_mask(const uint8_t active[RT_WARP]) {
+  const uint64_t low7 = UINT64_C(0x7f7f7f7f7f7f7f7f), gather = UINT64_C(0x0102040810204080);
+  uint32_t mask = 0;
+  for (unsigned i = 0; i < RT_WARP / 8; i++) {
+    uint64_t w;
+    memcpy(&w, active + 8 * i, 8);
+    uint64_t top = (((w & low7) + low7) | w) & ~low7;   /* 0x80 in each nonzero byte */
+    mask |= (uint32_t)(((top >> 7) * gather) >> 56) << (8 * i);
+  }
+  return mask;
+}
+
 rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[RT_WARP],
                               const uint8_t active[RT_WARP], const uint64_t thread[RT_WARP]) {
-  uint32_t lanes_on = 0;
-  for (unsigned l = 0; l < RT_WARP; l++) lanes_on |= (uint32_t)(active[l] != 0) << l;
+  uint32_t lanes_on = active_mask(active);
+  blocks_to_masks(s, f, lanes_on);
   if (f->spilled || !lanes_on) {                /* lanes in their records: the general grouping */
     for (uint32_t m = lanes_on; m; m &= m - 1) flat_to_lane(s, f, (unsigned)__builtin_ctz(m), &lanes[__builtin_ctz(m)]);
     rt_flat_clear(s, f);
@@ -728,7 +819,10 @@ rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[R
     wr->nseg = n[e];
     wr->maxcount = wr->mincount = 1;
     const uint64_t *a = &f->addr[(size_t)e * RT_WARP];
-    if (m == UINT32_MAX) {
+    if (e >= s->nmem) {                         /* a block: no address (0), none read */
+      memset(&w->addr[w->nseg], 0, n[e] * sizeof *w->addr);
+      w->nseg += n[e];
+    } else if (m == UINT32_MAX) {
       memcpy(&w->addr[w->nseg], a, RT_WARP * sizeof *a);
       w->nseg += RT_WARP;
     } else {
@@ -740,11 +834,13 @@ rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[R
 
 void rt_wwarp_free(rt_wwarp *w) {
   if (!w) return;
-  if (!w->one_block) {
-    free(w->run);
-    free(w->seg);
-    free(w->addr);
+  if (w->one_block) {
+    pool_put(w, w->one_block - 1);
+    return;
   }
+  free(w->run);
+  free(w->seg);
+  free(w->addr);
   free(w);
 }
 

@@ -689,13 +689,17 @@ Test(e2e_warps, conditional_arms_keep_their_sites_and_lines) {
    again; the check is kept for both. In `fw2` a goto back into the body (a cycle no natural
    loop makes) runs a[i], whose address expression no other site has, twice in the odd threads
    and three times in the even ones with no store between: 1 + 2 loads a pair of threads served
-   from a register, 6144 in all, which only the kept check finds. Mutation-checked: dropping
-   the check of every load gives 0 for x, dropping it regardless of cycles 0 for a. */
+   from a register, 6144 in all, which only the kept check finds. In `fw3` u[i] is loaded with
+   only a store after it sharing its expression (its check is dropped: it cannot be served, and
+   the store clears what it would hold), while a[i] is loaded after the store to a[i] and is
+   served from it in every thread (4096). Mutation-checked: dropping the check of every load
+   gives 0 for x, dropping it regardless of cycles 0 for a, dropping it whenever only stores
+   share the expression, before or after, 0 for fw3's a[i]. */
 Test(e2e_warps, straight_line_loads_are_served_from_registers_as_before) {
   cJSON *r = build_and_run(
       "#include <stdio.h>\n"
       "#define N 4096\n"
-      "float x[N], y[N], z[N], w[N], a[N], v[N];\n"
+      "float x[N], y[N], z[N], w[N], a[N], v[N], u[N];\n"
       "int main(int argc, char **argv) {\n"
       "  (void)argv;\n"
       "  int k = argc;\n"
@@ -717,7 +721,12 @@ Test(e2e_warps, straight_line_loads_are_served_from_registers_as_before) {
       "    if (t < 3) goto top;\n"
       "    v[i] = s;\n"
       "  }\n"
-      "  printf(\"%g %g\\n\", y[N - 1] + w[7], v[N - 1] + v[N - 2]);\n"
+      "#pragma cgpredict kernel name(fw3)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    a[i] = u[i] + 1;\n"
+      "    u[i] = a[i] * 2;\n"
+      "  }\n"
+      "  printf(\"%g %g %g\\n\", y[N - 1] + w[7], v[N - 1] + v[N - 2], u[5]);\n"
       "  return 0;\n"
       "}\n");
   cJSON *k = kernel_named(r, "fw"), *m;
@@ -734,6 +743,9 @@ Test(e2e_warps, straight_line_loads_are_served_from_registers_as_before) {
   cr_assert(zs[0] == 0 && zs[1] == 0, "z: %g and %g", zs[0], zs[1]);
   cJSON *a = site(kernel_named(r, "fw2"), 19, "load", "a");
   cr_assert_eq(num(a, "forwarded_from_register"), 6144);
+  cJSON *u = site(kernel_named(r, "fw3"), 27, "load", "u"), *stored = site(kernel_named(r, "fw3"), 28, "load", "a");
+  cr_assert_eq(num(u, "forwarded_from_register"), 0);
+  cr_assert_eq(num(stored, "forwarded_from_register"), 4096, "a[i] is served from the value just stored");
   cJSON_Delete(r);
 }
 
