@@ -111,7 +111,7 @@ static unsigned units(const cgp_warp_mem *m, unsigned bytes, uint64_t *out) {
   unsigned elem = m->size ? m->size : 1;
   if (elem > bytes * 7) elem = bytes * 7;          /* <= 8 units per lane, out[]'s room; wider
                                                       elements are cut (docs/model.md) */
-  return cgp_lines(m->addr, m->nact, elem, bytes, out);
+  return cgp_lines_known(m->addr, m->nact, elem, bytes, m->affine, out);
 }
 
 /* Units of 2^shift times the size of the ascending distinct units in[0..n): the units units()

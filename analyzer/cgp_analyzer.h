@@ -43,6 +43,15 @@ static inline unsigned cgp_log2(uint64_t v) {
    written sorted ascending to out (room for 2*n); an access straddling a boundary touches both
    lines. Returns how many were written. */
 unsigned cgp_lines(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, uint64_t *out);
+/* 1 if the n >= 2 addresses are on one stride: addr[l] = addr[0] + l * (addr[1] - addr[0])
+   (mod 2^64); 0 otherwise (n < 2 too). Most warps' are: their class is then read off the stride
+   and, when the stride is at most an element, their lines are a range. */
+int cgp_affine(const uint64_t *addr, unsigned n);
+/* cgp_classify and cgp_lines with cgp_affine(addr, n) already known (affine 0 when not known:
+   the lanes are then taken one by one, which is right for any addresses). */
+cgp_class cgp_classify_known(const uint64_t *addr, unsigned n, unsigned elem, int affine);
+unsigned cgp_lines_known(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, int affine,
+                         uint64_t *out);
 
 /* ---- L2 as LRU by reuse distance (MODEL.md section 4) ------------------------------------ */
 
@@ -126,6 +135,8 @@ typedef struct {
   uint32_t sid;             /* static memory site of the kernel */
   uint8_t kind;             /* cgp_mem_kind */
   uint8_t cls;              /* cgp_class of the addresses, computed once by the runtime */
+  uint8_t affine;           /* 1: the addresses are on one stride (cgp_affine), computed once by
+                               the runtime; 0: not, or not known (cgp_lines_known) */
   uint8_t nact;             /* lanes taking part, >= 1 */
   uint8_t warp_threads;     /* threads the warp has (lanes that ran at all) */
   unsigned size;            /* bytes per lane */

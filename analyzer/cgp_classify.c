@@ -9,16 +9,19 @@ const char *cgp_class_name(cgp_class c) {
   return (unsigned)c < CGP_NCLASS ? names[c] : "unknown";
 }
 
-/* 1 if addr[l] = addr[0] + l * (addr[1] - addr[0]) for every l < n (n >= 2, mod 2^64): the
-   warp's lanes on one stride, most warps. Fixed work per lane, no branch: vectorized. */
-static int affine(const uint64_t *addr, unsigned n) {
-  uint64_t d = addr[1] - addr[0], off = 0;
+int cgp_affine(const uint64_t *addr, unsigned n) {
+  if (n < 2) return 0;
+  uint64_t d = addr[1] - addr[0], off = 0;    /* fixed work per lane, no branch: vectorized */
   for (unsigned l = 2; l < n; l++) off |= (addr[l] - addr[l - 1]) ^ d;
   return off == 0;
 }
 
 cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem) {
-  if (n >= 2 && affine(addr, n)) {            /* every neighbour d apart: widest is |d| */
+  return cgp_classify_known(addr, n, elem, cgp_affine(addr, n));
+}
+
+cgp_class cgp_classify_known(const uint64_t *addr, unsigned n, unsigned elem, int affine) {
+  if (affine && n >= 2) {                     /* every neighbour d apart: widest is |d| */
     uint64_t d = addr[1] > addr[0] ? addr[1] - addr[0] : addr[0] - addr[1];
     return !d ? CGP_CLASS_CONST : d <= elem ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL;
   }
@@ -44,13 +47,18 @@ static unsigned insert_line(uint64_t *out, unsigned k, uint64_t m) {
 }
 
 unsigned cgp_lines(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, uint64_t *out) {
+  return cgp_lines_known(addr, n, elem, line_bytes, cgp_affine(addr, n), out);
+}
+
+unsigned cgp_lines_known(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, int affine,
+                         uint64_t *out) {
   unsigned k = 0;
   uint64_t span = (elem ? elem : 1) - 1;
   if (cgp_is_pow2(line_bytes)) {             /* shifts; a lane within one line after the last
                                                 one's (ascending lanes) in a compare or two */
     unsigned shift = cgp_log2(line_bytes);
     int down = 0;
-    if (n >= 2 && affine(addr, n)) {
+    if (affine && n >= 2) {
       /* lanes on one stride d, in address order without wrapping: when |d| <= elem the
          elements leave no gap, so their lines are every line from the lowest to the highest;
          a descending stride is walked from its last lane (ascending, no insertion) */

@@ -120,7 +120,7 @@ static struct {
   int flat;                               /* rt_shape_flat(k->shape) */
   uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
   int seen_word;                          /* no marks, or all in seen[0] (64 blocks at most) */
-} L;
+} L = {.next_x = INT64_MIN};
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
 
@@ -422,12 +422,14 @@ static void count_fast(int64_t x, uint64_t n) {
 static int32_t lane_right(int64_t x, int64_t y, int64_t z);
 
 int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
+  /* the traced thread's right neighbour first, the commonest call in `full` mode: next_x is
+     INT64_MIN outside a nest (end_nest) and when there is none */
+  if (x == L.next_x && y == L.next_y && z == L.next_z && rt_owner) return lane_right(x, y, z);
   if (!rt_owner || !L.active) return CGP_RT_PLAIN;
   if (x < L.fast_hi && x > L.prev_x && y == L.fast_y && z == L.fast_z) {
     count_fast(x, 1);
     return plain_run(x);
   }
-  if (x == L.next_x && y == L.next_y && z == L.next_z) return lane_right(x, y, z);
   return thread_slow(x, y, z);
 }
 
@@ -485,6 +487,7 @@ static __attribute__((noinline)) int32_t lane_next(rt_pending *p, int64_t x, int
 
 static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_t z) {
   rt_pending *p = L.lane_warp;
+  if (!L.active) return CGP_RT_PLAIN;
   if (!L.lane || L.unordered || p->arrived + 1 >= p->lanes) return thread_slow(x, y, z);
   L.fast_hi = INT64_MIN;
   rt_tracker *t = L.tracker;
@@ -665,6 +668,28 @@ void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *c
   uint32_t *restrict mask = f->mask, bit = UINT32_C(1) << t->flane, frank = t->frank, i = 0;
   uint64_t *restrict out = f->addr + t->flane, traced = 0;
   const uint64_t *fwd = L.mem_fwd;
+  if (L.k->sites_ranked && count) {
+    /* the sites' ranks rise with their numbers: one test for the block, before any site's check
+       (out of order, mem_block_rest makes them all, and its rt_record spills the lane) */
+    if (rank[first] <= frank) {
+      mem_block_rest(first, count, addr, base, 0, 0);
+      return;
+    }
+    for (; i < count; i++) {
+      uint32_t sid = first + i;
+      uint64_t a = gpu_addr(addr[i], base[i]);
+      if (fwd[sid] != RT_FWD_NONE && forwarded(fwd[sid], a)) {
+        L.k->forwarded[sid]++;
+        continue;
+      }
+      mask[sid] |= bit;
+      out[(size_t)sid * RT_WARP] = a;
+      traced++;
+    }
+    t->frank = rank[first + count - 1];
+    cgp_rt_g.traced_accesses += traced;
+    return;
+  }
   for (; i < count; i++) {
     uint32_t sid = first + i;
     uint64_t a = gpu_addr(addr[i], base[i]);
@@ -887,6 +912,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   if (!k) return;
   cgp_deps *deps = L.deps;
   memset(&L, 0, sizeof L);
+  L.next_x = INT64_MIN;
   L.deps = deps ? deps : cgp_deps_new(RT_DEPS_MAX_ADDRESSES);
   L.tracker = rt_tracker_new(k->shape);
   if (!L.tracker || !L.deps) return;
@@ -978,6 +1004,7 @@ static void end_nest(void) {
   L.k->iters_skipped += rt_tracker_iterations_skipped(L.tracker);
   rt_tracker_free(L.tracker);
   L.active = 0;
+  L.next_x = INT64_MIN;                       /* no right neighbour outside a nest */
   cgp_rt_fold = 0;
   L.pend = NULL;
   L.win = NULL;

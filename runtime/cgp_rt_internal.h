@@ -86,6 +86,8 @@ typedef struct rt_kernel {
   double *bb_total, *bb_core, *bb_fp32, *bb_fp64, *bb_int, *bb_sfu;
   rt_shape *shape;
   int block_seen;             /* the body's blocks mark cgp_rt_block_seen (CGP_HOOK_BLOCK_SEEN) */
+  int sites_ranked;           /* flat shape whose thread-body sites' ranks rise with their
+                                 numbers: a block's sites, numbered in order, are in program order */
   uint64_t launches;
   rt_sample *samples;
   size_t nsamples, capsamples;

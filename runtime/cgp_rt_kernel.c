@@ -42,12 +42,14 @@ static void *alloc0(size_t n, size_t size) { return calloc(n ? n : 1, size); }
    (the shape's ranks), and a thread starts holding nothing. A load is then never served from a
    register when no site before it shares its address expression, and what it holds serves
    nobody when no load after it does (a store after it, which shares it, clears everything held
-   before holding its own value: cgp_rt.c, forwarded). With at most RT_FWD sites with a
-   forwarding word in all, nothing held is ever evicted either, so such a load need not be held
-   at all: its forwarding word is cleared, and its check is skipped (2DCONV's nine loads; LU's
-   A[i][j], stored after it). Reports are unchanged (docs/pipeline.md, "Loads no register could
-   serve"). */
-static void quiet_loads(rt_kernel *k) {
+   before holding its own value: cgp_rt.c, forwarded). A store (or atomic) then matters to no
+   site when no load after it is checked: what it clears and what it holds would only serve
+   such a load. With at most RT_FWD sites with a forwarding word in all, nothing held is ever
+   evicted either, so such sites need not be checked at all: their forwarding words are cleared,
+   the loads' first (a store's fate depends on them, theirs not on the stores). 2DCONV's nine
+   loads; all four of LU's sites. Reports are unchanged (docs/pipeline.md, "Loads no register
+   could serve"). */
+static void quiet_sites(rt_kernel *k) {
   size_t held = 0;
   for (size_t i = 0; i < k->nmem; i++) held += k->mem_fwd[i] != RT_FWD_NONE;
   if (held > RT_FWD) return;
@@ -60,6 +62,26 @@ static void quiet_loads(rt_kernel *k) {
         quiet = rank[j] > rank[i] && k->mem_kind[j] != CGP_LOAD;
     if (quiet) k->mem_fwd[i] = RT_FWD_NONE;
   }
+  for (size_t i = 0; i < k->nmem; i++) {
+    if (k->mem_fwd[i] == RT_FWD_NONE || k->mem_kind[i] == CGP_LOAD) continue;
+    int quiet = 1;
+    for (size_t j = 0; j < k->nmem && quiet; j++)
+      if (k->mem_kind[j] == CGP_LOAD && k->mem_fwd[j] != RT_FWD_NONE && rank[j] > rank[i]) quiet = 0;
+    if (quiet) k->mem_fwd[i] = RT_FWD_NONE;
+  }
+}
+
+/* 1 if flat shape s's thread-body sites (all but the hoisted, which have the lowest ranks and are
+   never in a block's call) rank in the order of their numbers, as the pass numbers them when its
+   blocks are numbered in reverse postorder. */
+static int sites_in_rank_order(const rt_shape *s) {
+  uint32_t last = 0;
+  for (size_t i = 0; i < s->nmem; i++) {
+    if (s->pos[i][0] >> 16 == 0) continue;     /* hoisted: position 1, 2, ... (no block) */
+    if (s->rank[i] <= last) return 0;
+    last = s->rank[i];
+  }
+  return 1;
 }
 
 /* The static shape of the thread body, for reconvergent warps (cgp_rt_warp.h). */
@@ -195,8 +217,9 @@ static rt_kernel *parse_kernel(const char *desc) {
   k->shape = parse_shape(d, k->nmem, k->nbb);
   if (!k->shape) { kernel_free(k); return NULL; }
   int acyclic = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"));
-  if (rt_shape_flat(k->shape) && acyclic) quiet_loads(k);
+  if (rt_shape_flat(k->shape) && acyclic) quiet_sites(k);
   k->block_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "block_seen"));
+  k->sites_ranked = rt_shape_flat(k->shape) && sites_in_rank_order(k->shape);
   if (k->block_seen && (!rt_shape_flat(k->shape) || !acyclic)) {
     fprintf(stderr, "cgpredict: %s:%u: kernel '%s': its descriptor says block_seen of a thread body that is not "
             "straight-line (it has a loop, a cycle, or more than %d sites and blocks): rebuild it with this "

@@ -95,7 +95,8 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
                       .warp_threads = (uint8_t)threads, .size = k->mem_size[sid], .addr = ev.addr,
                       .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm,
                       .skipped = ev.skipped};
-    m.cls = (uint8_t)cgp_classify(ev.addr, ev.nact, m.size);
+    m.affine = (uint8_t)cgp_affine(ev.addr, ev.nact);
+    m.cls = (uint8_t)cgp_classify_known(ev.addr, ev.nact, m.size, m.affine);
     cgp_analysis_warp_mem(an, &m);
     if (deps && m.kind != CGP_ATOMIC && rt_deps_checked < RT_DEPS_MAX_CHECKED) {
       /* lanes reading one address: its two earliest readers are the first two lanes, which is

@@ -133,28 +133,35 @@ static unsigned lines_reference(const uint64_t *addr, unsigned n, unsigned elem,
 }
 
 /* Lanes ascending, descending, strided, shuffled, partial, misaligned, elements of 1 to 16 bytes,
-   lines of 32, 64, 128 and 48 bytes (the division path): the fast paths give the reference's
-   lines, and the class is what its definition says (no two lanes apart: constant; neighbours at
-   most an element apart: coalesced). */
+   lines of 32, 64, 128 and 48 bytes (the division path): the lines of warps on one stride (read
+   as a range, or walked from the lowest lane) and of the others (lane by lane) are the
+   reference's, and the class is what its definition says (no two lanes apart: constant;
+   neighbours at most an element apart: coalesced), both with cgp_affine's answer and without. */
 Test(classify, lines_and_classes_agree_with_the_brute_force_reference) {
   const unsigned elems[] = {1, 2, 4, 8, 12, 16}, lines[] = {32, 64, 128, 48};
   uint64_t seed = 12345;
+  unsigned affine = 0;
   for (unsigned trial = 0; trial < 4000; trial++) {
     uint64_t a[32], fast[32 * 17], ref[32 * 17];
     seed = seed * 6364136223846793005u + 1442695040888963407u;
     unsigned n = 1 + (unsigned)(seed >> 59), elem = elems[(seed >> 40) % 6], line = lines[(seed >> 30) % 4];
-    int64_t stride = (int64_t)((seed >> 20) % 9) - 4;      /* elements: -4 .. 4 */
+    /* bytes: -4 .. 4 elements, or any of -150 .. 150 (gaps shorter and longer than a line) */
+    int64_t stride = (seed >> 45) % 2 ? ((int64_t)((seed >> 20) % 9) - 4) * (int64_t)elem
+                                      : (int64_t)((seed >> 20) % 301) - 150;
     uint64_t base = UINT64_C(1) << 32 | ((seed >> 8) % 512);
-    for (unsigned l = 0; l < n; l++) a[l] = base + (uint64_t)((int64_t)l * stride * (int64_t)elem);
+    for (unsigned l = 0; l < n; l++) a[l] = base + (uint64_t)((int64_t)l * stride);
     if (trial % 3 == 0)
       for (unsigned l = n; l > 1; l--) {                   /* shuffled */
         seed = seed * 6364136223846793005u + 1442695040888963407u;
         unsigned j = (unsigned)(seed >> 33) % l;
         uint64_t t = a[l - 1]; a[l - 1] = a[j]; a[j] = t;
       }
-    unsigned k = cgp_lines(a, n, elem, line, fast), kr = lines_reference(a, n, elem, line, ref);
-    cr_assert_eq(k, kr, "trial %u: %u lines, the reference %u", trial, k, kr);
-    for (unsigned i = 0; i < k; i++) cr_assert_eq(fast[i], ref[i], "trial %u: line %u", trial, i);
+    unsigned kr = lines_reference(a, n, elem, line, ref);
+    for (int known = 0; known < 2; known++) {        /* cgp_affine's answer, or none (lane by lane) */
+      unsigned k = known ? cgp_lines(a, n, elem, line, fast) : cgp_lines_known(a, n, elem, line, 0, fast);
+      cr_assert_eq(k, kr, "trial %u (%d): %u lines, the reference %u", trial, known, k, kr);
+      for (unsigned i = 0; i < k; i++) cr_assert_eq(fast[i], ref[i], "trial %u (%d): line %u", trial, known, i);
+    }
     int same = 1;
     uint64_t widest = 0;
     for (unsigned l = 1; l < n; l++) {
@@ -164,5 +171,8 @@ Test(classify, lines_and_classes_agree_with_the_brute_force_reference) {
     }
     cgp_class want = same ? CGP_CLASS_CONST : widest <= elem ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL;
     cr_assert_eq(cgp_classify(a, n, elem), want, "trial %u", trial);
+    cr_assert_eq(cgp_classify_known(a, n, elem, 0), want, "trial %u, lane by lane", trial);
+    affine += cgp_affine(a, n);
   }
+  cr_assert(affine > 1500 && affine < 3500, "%u of 4000 warps on one stride: both paths taken", affine);
 }

@@ -694,7 +694,9 @@ Test(e2e_warps, conditional_arms_keep_their_sites_and_lines) {
    the store clears what it would hold), while a[i] is loaded after the store to a[i] and is
    served from it in every thread (4096). Mutation-checked: dropping the check of every load
    gives 0 for x, dropping it regardless of cycles 0 for a, dropping it whenever only stores
-   share the expression, before or after, 0 for fw3's a[i]. */
+   share the expression, before or after, 0 for fw3's a[i]; dropping every store's (a store no
+   checked load follows is dropped: fw's y[i], fw3's u[i]) serves the second z[i] past w[i]'s
+   store, 4096. */
 Test(e2e_warps, straight_line_loads_are_served_from_registers_as_before) {
   cJSON *r = build_and_run(
       "#include <stdio.h>\n"
