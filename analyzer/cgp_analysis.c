@@ -12,6 +12,12 @@ struct cgp_analysis_set {
   size_t n;
   const cgp_analysis_ops *ops[16];
   void *self[16];
+  /* the analyses that take the two per-instruction calls, found once (most take one of them) */
+  size_t nmem, nblock;
+  void (*mem_fn[16])(void *, const cgp_warp_mem *);
+  void *mem_self[16];
+  void (*block_fn[16])(void *, const cgp_block_exec *);
+  void *block_self[16];
 };
 
 cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_analysis_ops *const *ops) {
@@ -25,6 +31,14 @@ cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_an
     }
     s->ops[s->n] = *ops;
     s->self[s->n++] = self;
+    if ((*ops)->warp_mem) {
+      s->mem_fn[s->nmem] = (*ops)->warp_mem;
+      s->mem_self[s->nmem++] = self;
+    }
+    if ((*ops)->block_exec) {
+      s->block_fn[s->nblock] = (*ops)->block_exec;
+      s->block_self[s->nblock++] = self;
+    }
   }
   return s;
 }
@@ -45,8 +59,12 @@ void cgp_analysis_begin_window(cgp_analysis_set *s) { EACH(begin_window)(s->self
 void cgp_analysis_begin_batch(cgp_analysis_set *s, int counting, unsigned nwarps, unsigned nblocks) {
   EACH(begin_batch)(s->self[i], counting, nwarps, nblocks);
 }
-void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m) { EACH(warp_mem)(s->self[i], m); }
-void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) { EACH(block_exec)(s->self[i], b); }
+void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m) {
+  for (size_t i = 0; i < s->nmem; i++) s->mem_fn[i](s->mem_self[i], m);
+}
+void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) {
+  for (size_t i = 0; i < s->nblock; i++) s->block_fn[i](s->block_self[i], b);
+}
 void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) { EACH(end_warp)(s->self[i], warp); }
 void cgp_analysis_end_batch(cgp_analysis_set *s) { EACH(end_batch)(s->self[i]); }
 void cgp_analysis_end_launch(cgp_analysis_set *s) { EACH(end_launch)(s->self[i]); }

@@ -33,11 +33,7 @@ cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem);
 static inline int cgp_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
 /* The least s with 2^s >= v (log2 v for a power of two; 0 for v <= 1). */
-static inline unsigned cgp_log2(uint64_t v) {
-  unsigned s = 0;
-  while (s < 64 && (UINT64_C(1) << s) < v) s++;
-  return s;
-}
+static inline unsigned cgp_log2(uint64_t v) { return v <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(v - 1); }
 
 /* Distinct lines (byte address / line_bytes) the n accesses of `elem` <= line_bytes bytes touch,
    written sorted ascending to out (room for 2*n); an access straddling a boundary touches both

@@ -120,6 +120,7 @@ static struct {
   int flat;                               /* rt_shape_flat(k->shape) */
   uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
   int seen_word;                          /* no marks, or all in seen[0] (64 blocks at most) */
+  uint64_t key_x;                         /* x's field in cgp_thread_key for the kernel's dims */
 } L = {.next_x = INT64_MIN};
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
@@ -144,6 +145,7 @@ static void complete_warp(rt_pending *p) {
   for (unsigned l = 0; l < RT_WARP; l++) {
     p->active[l] = 0;
     p->lane[l].n = 0;
+    p->lane[l].failed = 0;
   }
   p->used = 0;
   p->arrived = 0;
@@ -499,18 +501,18 @@ static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_
        and starts 1.0 -> 0.4 G instructions) */
     rt_flat *f = t->flat;
     if (L.seen) {
-      f->blocks[t->flane] |= L.seen[0];
+      rt_flat_mark(f, t->flane, L.seen[0]);
       L.seen[0] = 0;
     }
     cgp_rt_g.traced_threads++;
     p->arrived++;
     count_fast(x, 1);
     unsigned l = L.next_l;
-    rt_lane_rec *lane = &p->lane[l];
+    rt_lane_rec *lane = &p->lane[l];           /* empty since its warp began (complete_warp) */
     p->active[l] = 1;
-    p->thread[l] = cgp_thread_key((int)L.k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
-    lane->n = 0;
-    lane->failed = 0;
+    /* x is the last lane's x + 1: its key is the last key + 1 unless x's field wrapped to 0 */
+    p->thread[l] = (uint64_t)x & L.key_x ? p->thread[l - 1] + 1
+                                           : cgp_thread_key((int)L.k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
     L.lane = lane;
     t->lane = lane;
     t->flane = l;
@@ -931,6 +933,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   L.unit = unit_steps(k);
   L.flat = rt_shape_flat(k->shape);
   L.seen_word = !k->block_seen || k->nbb <= 64;
+  L.key_x = k->dims <= 1 ? UINT64_MAX : k->dims == 2 ? 0xffffffffu : 0x1fffff;
   if (k->block_seen) {                        /* nothing marked yet (a nest left mid-thread took
                                                  its marks in end_nest) */
     L.seen = rt_seen;

@@ -32,9 +32,11 @@ struct rt_flat {
   uint64_t *addr;              /* per event, RT_WARP addresses: lane l's at [e * RT_WARP + l] */
   int spilled;                 /* a lane went out of program order: the warp's lanes are in their
                                   records (rt_wwarp_build_flat moves the others there) */
-  uint64_t blocks[RT_WARP];    /* per lane, the blocks it marked (rt_tracker_seen, bodies of at
+  uint64_t blocks[RT_WARP];    /* per lane, the blocks it marked (rt_flat_mark, bodies of at
                                   most 64 blocks): a store per lane; rt_wwarp_build_flat turns
                                   them into the blocks' masks */
+  uint64_t any, all;           /* the OR and the AND of the words of the lanes that marked */
+  uint32_t marked;             /* those lanes */
   size_t bytes;
 };
 
@@ -169,6 +171,14 @@ static inline void rt_tracker_finish(rt_tracker *t) {
   t->flat = NULL;
 }
 
+/* Lane l of f marked blocks w (once, at its end). */
+static inline void rt_flat_mark(rt_flat *f, unsigned l, uint64_t w) {
+  f->blocks[l] |= w;
+  f->any |= w;
+  f->all &= w;
+  f->marked |= UINT32_C(1) << l;
+}
+
 /* rt_tracker_seen (cgp_rt_warp.h), every case: the lane in its record (its blocks go among its
    sites by rank), or more than one word of marks. */
 void rt_tracker_seen_all(rt_tracker *t, uint64_t *seen);
@@ -180,7 +190,7 @@ static inline void rt_tracker_seen(rt_tracker *t, uint64_t *seen) {
     rt_tracker_seen_all(t, seen);
     return;
   }
-  f->blocks[t->flane] |= seen[0];
+  rt_flat_mark(f, t->flane, seen[0]);
   seen[0] = 0;
 }
 

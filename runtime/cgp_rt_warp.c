@@ -300,6 +300,7 @@ rt_flat *rt_flat_new(const rt_shape *s) {
     free(f);
     return NULL;
   }
+  f->all = ~UINT64_C(0);
   f->bytes = bytes;
   rt_run_bytes += bytes;
   return f;
@@ -316,30 +317,31 @@ void rt_flat_free(rt_flat *f) {
 void rt_flat_clear(const rt_shape *s, rt_flat *f) {
   memset(f->mask, 0, s->nev * sizeof *f->mask);
   memset(f->blocks, 0, sizeof f->blocks);
+  f->any = 0;
+  f->all = ~UINT64_C(0);
+  f->marked = 0;
   f->spilled = 0;
 }
 
 /* The lanes' marked blocks (f->blocks) into the blocks' masks, and cleared: a block every lane
-   of the warp marked (each block of a body without a branch, most of the others) costs a store;
-   a block some lanes skipped, a pass over the lanes. Only lanes that ran mark a block. */
-static void blocks_to_masks(const rt_shape *s, rt_flat *f, uint32_t lanes_on) {
-  uint64_t any = 0, all = ~UINT64_C(0);
-  for (unsigned l = 0; l < RT_WARP; l++) {       /* fixed bounds, no branch: vectorized */
-    uint64_t w = f->blocks[l], on = (uint64_t)0 - (lanes_on >> l & 1);
-    any |= w;
-    all &= w | ~on;
-  }
-  if (!any) return;
-  for (uint64_t m = any; m; m &= m - 1) {
+   that marked marked (each block of a body without a branch, most of the others) costs a store,
+   a block some lanes skipped a pass over the lanes. */
+static void blocks_to_masks(const rt_shape *s, rt_flat *f) {
+  if (!f->any) return;
+  for (uint64_t m = f->any; m; m &= m - 1) {
     unsigned b = (unsigned)__builtin_ctzll(m);
-    uint32_t lanes = lanes_on;
-    if (!(all >> b & 1)) {
-      lanes = 0;
+    uint32_t lanes = 0;
+    if (f->all >> b & 1) {
+      lanes = f->marked;
+    } else {
       for (unsigned l = 0; l < RT_WARP; l++) lanes |= (uint32_t)(f->blocks[l] >> b & 1) << l;
     }
     f->mask[s->nmem + b] |= lanes;
   }
   memset(f->blocks, 0, sizeof f->blocks);
+  f->any = 0;
+  f->all = ~UINT64_C(0);
+  f->marked = 0;
 }
 
 /* Lane l's events in f, in program order, appended to its record (as rt_record writes an event
@@ -787,7 +789,7 @@ static uint32_t active_mask(const uint8_t active[RT_WARP]) {
 rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[RT_WARP],
                               const uint8_t active[RT_WARP], const uint64_t thread[RT_WARP]) {
   uint32_t lanes_on = active_mask(active);
-  blocks_to_masks(s, f, lanes_on);
+  blocks_to_masks(s, f);
   if (f->spilled || !lanes_on) {                /* lanes in their records: the general grouping */
     for (uint32_t m = lanes_on; m; m &= m - 1) flat_to_lane(s, f, (unsigned)__builtin_ctz(m), &lanes[__builtin_ctz(m)]);
     rt_flat_clear(s, f);

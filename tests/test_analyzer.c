@@ -176,3 +176,20 @@ Test(classify, lines_and_classes_agree_with_the_brute_force_reference) {
   }
   cr_assert(affine > 1500 && affine < 3500, "%u of 4000 warps on one stride: both paths taken", affine);
 }
+
+/* cgp_log2(v) is the least s with 2^s >= v (0 for v <= 1): against that definition, on every
+   v below 2^16, each power of two and its neighbours, and the top of the range. */
+Test(classify, log2_is_the_least_power_of_two_at_or_above) {
+  for (uint64_t v = 0; v < (UINT64_C(1) << 16); v++) {
+    unsigned s = 0;
+    while (s < 64 && (UINT64_C(1) << s) < v) s++;
+    cr_assert_eq(cgp_log2(v), s, "v = %llu", (unsigned long long)v);
+  }
+  for (unsigned s = 1; s < 64; s++) {
+    uint64_t p = UINT64_C(1) << s;
+    cr_assert_eq(cgp_log2(p), s);
+    cr_assert_eq(cgp_log2(p - 1), s == 1 ? 0 : s);
+    cr_assert_eq(cgp_log2(p + 1), s + 1);
+  }
+  cr_assert_eq(cgp_log2(UINT64_MAX), 64);
+}

@@ -1037,10 +1037,12 @@ Test(reconverge, flat_warps_equal_the_lane_by_lane_grouping) {
 
 /* Blocks marked (cgp_abi.h, CGP_HOOK_BLOCK_SEEN) and taken when the lane ends give the warp that
    recording each block as it runs gives, byte for byte: in the matrix, and in the lanes' records
-   (no matrix), where the blocks must go among the sites by rank. Body: a hoisted load h (issued
-   first), s0 in block 0, s1 in block 1 (guarded), s2 in block 2; random warps with inactive lanes
-   and the guard split. Mutation-checked: appending the blocks to the record without the sort
-   fails it. */
+   (no matrix), where the blocks go after the sites (the grouping orders them). Body: a hoisted
+   load h (issued first), s0 in block 0, s1 in block 1 (guarded), s2 in block 2; random warps with
+   inactive lanes, the guard split, and in some warps a lane running s0 again at its end (out of
+   program order: it spills to its record, its marks with it, while the others' stay in the
+   matrix). Mutation-checked: dropping the lane's bit from the blocks' masks, or giving every
+   lane a block all the marking lanes ran, fails it. */
 Test(reconverge, marked_blocks_equal_blocks_recorded_as_they_run) {
   uint64_t seed = 77;
   const int mb[] = {0, 1, 2, -1}, bl[] = {-1, -1, -1};
@@ -1052,12 +1054,14 @@ Test(reconverge, marked_blocks_equal_blocks_recorded_as_they_run) {
     cr_assert(rt_shape_flat(f.s));
     rt_flat *m = matrix ? rt_flat_new(f.s) : NULL;
     uint64_t seen[CGP_FLAT_EVENTS / 64] = {0};
+    unsigned spills = 0;
     for (int c = 0; c < 200; c++) {
       memset(f.active, 0, sizeof f.active);
       memset(g.active, 0, sizeof g.active);
       for (unsigned l = 0; l < RT_WARP; l++) {
         if (rnd(&seed) % 4 == 0) continue;
-        int guard = rnd(&seed) % 2;
+        int guard = rnd(&seed) % 2, back = c % 5 == 0 && rnd(&seed) % 8 == 0;
+        spills += back;
         lane(&f, l);
         lane(&g, l);
         rt_tracker_flat(f.t, m, l);
@@ -1069,6 +1073,11 @@ Test(reconverge, marked_blocks_equal_blocks_recorded_as_they_run) {
           rt_tracker_block(g.t, b);
           rt_tracker_access(f.t, b, A + 4 * l + 1024 * b);
           rt_tracker_access(g.t, b, A + 4 * l + 1024 * b);
+        }
+        if (back) {                              /* s0 again, out of program order: f's lane
+                                                    spills to its record, its marks follow it */
+          rt_tracker_access(f.t, 0, X + 4 * l);
+          rt_tracker_access(g.t, 0, X + 4 * l);
         }
         rt_tracker_seen(f.t, seen);
         cr_assert_eq(seen[0], 0, "the marks are taken");
@@ -1090,6 +1099,7 @@ Test(reconverge, marked_blocks_equal_blocks_recorded_as_they_run) {
       rt_wwarp_free(w);
       rt_wwarp_free(r);
     }
+    cr_assert_gt(spills, 5, "matrix %d: lanes went back in some warps", matrix);
     rt_flat_free(m);
     teardown(&f);
     teardown(&g);
