@@ -653,43 +653,22 @@ static __attribute__((noinline)) void mem_block_rest(uint32_t first, uint32_t co
   for (; k < count; k++) mem_at(first + k, gpu_addr(addr[k], base[k]));
 }
 
-/* While the lane records into its warp's matrix (rt_record's first case), the block's sites are
-   written with the matrix's pointers and the lane's last rank held in registers, not reloaded
-   after every store, and with no call but a tail call (no register saved): until a site is out
-   of program order, which mem_block_rest records. */
-void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base) {
-  if (cgp_rt_tracing != 1 || !rt_owner || !L.lane || first >= L.nmem) return;
-  if (count > L.nmem - first) count = (uint32_t)(L.nmem - first);
+/* cgp_rt_mem_block while the lane records into its warp's matrix (rt_record's first case): the
+   block's sites are written with the matrix's pointers and the lane's last rank held in
+   registers, not reloaded after every store; when the kernel's sites rank in the order of their
+   numbers (sites_ranked), with one program-order test for the block. Until a site is out of
+   program order, which mem_block_rest records. */
+static __attribute__((noinline)) void mem_block_checked(uint32_t first, uint32_t count, void *const *addr,
+                                                        void *const *base) {
   rt_tracker *t = L.tracker;
   rt_flat *f = t->flat;
-  if (!f) {
-    mem_block_rest(first, count, addr, base, 0, 0);
-    return;
-  }
   const uint32_t *rank = t->s->rank;
   uint32_t *restrict mask = f->mask, bit = UINT32_C(1) << t->flane, frank = t->frank, i = 0;
   uint64_t *restrict out = f->addr + t->flane, traced = 0;
   const uint64_t *fwd = L.mem_fwd;
-  if (L.k->sites_ranked && count) {
-    /* the sites' ranks rise with their numbers: one test for the block, before any site's check
-       (out of order, mem_block_rest makes them all, and its rt_record spills the lane) */
-    if (rank[first] <= frank) {
-      mem_block_rest(first, count, addr, base, 0, 0);
-      return;
-    }
-    for (; i < count; i++) {
-      uint32_t sid = first + i;
-      uint64_t a = gpu_addr(addr[i], base[i]);
-      if (fwd[sid] != RT_FWD_NONE && forwarded(fwd[sid], a)) {
-        L.k->forwarded[sid]++;
-        continue;
-      }
-      mask[sid] |= bit;
-      out[(size_t)sid * RT_WARP] = a;
-      traced++;
-    }
-    t->frank = rank[first + count - 1];
-    cgp_rt_g.traced_accesses += traced;
+  int ranked = L.k->sites_ranked;
+  if (ranked && rank[first] <= frank) {       /* one test for the block, before any site's check */
+    mem_block_rest(first, count, addr, base, 0, 0);
     return;
   }
   for (; i < count; i++) {
@@ -699,15 +678,50 @@ void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *c
       L.k->forwarded[sid]++;
       continue;
     }
-    if (rank[sid] <= frank) break;
-    frank = rank[sid];
+    if (!ranked) {
+      if (rank[sid] <= frank) break;
+      frank = rank[sid];
+    }
     mask[sid] |= bit;
     out[(size_t)sid * RT_WARP] = a;
     traced++;
   }
-  t->frank = frank;
+  t->frank = ranked ? rank[first + count - 1] : frank;
   cgp_rt_g.traced_accesses += traced;
   if (i < count) mem_block_rest(first, count, addr, base, i, 1);
+}
+
+/* The hottest entry point after the thread's. Where the lane records into its warp's matrix, the
+   kernel's sites rank in the order of their numbers and none has a forwarding check (a
+   straight-line body's, mostly: quiet_sites), a block's sites are a test and two stores each,
+   with no call but tail calls: no register saved. Else mem_block_checked, or mem_block_rest
+   when the lane is in its record. */
+void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base) {
+  if (cgp_rt_tracing != 1 || !rt_owner || !L.lane || first >= L.nmem || !count) return;
+  if (count > L.nmem - first) count = (uint32_t)(L.nmem - first);
+  rt_tracker *t = L.tracker;
+  rt_flat *f = t->flat;
+  if (!f) {
+    mem_block_rest(first, count, addr, base, 0, 0);
+    return;
+  }
+  if (!L.k->sites_ranked || !L.k->all_quiet) {
+    mem_block_checked(first, count, addr, base);
+    return;
+  }
+  const uint32_t *rank = t->s->rank;
+  if (rank[first] <= t->frank) {
+    mem_block_rest(first, count, addr, base, 0, 0);
+    return;
+  }
+  uint32_t *restrict mask = f->mask, bit = UINT32_C(1) << t->flane;
+  uint64_t *restrict out = f->addr + t->flane;
+  for (uint32_t i = 0; i < count; i++) {
+    mask[first + i] |= bit;
+    out[(size_t)(first + i) * RT_WARP] = gpu_addr(addr[i], base[i]);
+  }
+  t->frank = rank[first + count - 1];
+  cgp_rt_g.traced_accesses += count;
 }
 
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {

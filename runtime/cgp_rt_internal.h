@@ -88,6 +88,7 @@ typedef struct rt_kernel {
   int block_seen;             /* the body's blocks mark cgp_rt_block_seen (CGP_HOOK_BLOCK_SEEN) */
   int sites_ranked;           /* flat shape whose thread-body sites' ranks rise with their
                                  numbers: a block's sites, numbered in order, are in program order */
+  int all_quiet;              /* no site has a forwarding check (mem_fwd all RT_FWD_NONE) */
   uint64_t launches;
   rt_sample *samples;
   size_t nsamples, capsamples;

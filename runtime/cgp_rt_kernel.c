@@ -220,6 +220,8 @@ static rt_kernel *parse_kernel(const char *desc) {
   if (rt_shape_flat(k->shape) && acyclic) quiet_sites(k);
   k->block_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "block_seen"));
   k->sites_ranked = rt_shape_flat(k->shape) && sites_in_rank_order(k->shape);
+  k->all_quiet = 1;
+  for (size_t s = 0; s < k->nmem; s++) k->all_quiet &= k->mem_fwd[s] == RT_FWD_NONE;
   if (k->block_seen && (!rt_shape_flat(k->shape) || !acyclic)) {
     fprintf(stderr, "cgpredict: %s:%u: kernel '%s': its descriptor says block_seen of a thread body that is not "
             "straight-line (it has a loop, a cycle, or more than %d sites and blocks): rebuild it with this "

@@ -511,16 +511,14 @@ Test(pass, rpo_increases_along_the_body) {
   LLVMContextDispose(ctx);
 }
 
-/* A thread body is acyclic when its only cycles are natural loops (an inner for: a back edge to
-   a header that dominates it); a goto back into the middle of the body, entered at two places,
-   is a cycle no natural loop makes (irreducible), so the descriptor says acyclic false, and the
-   runtime keeps every load's forwarding check (docs/pipeline.md, "Reconvergent warps"). */
-Test(pass, a_goto_back_into_the_body_is_a_cycle_no_loop_makes) {
-  static const char *src[2] = {
+/* A thread body with an inner loop, and one with a goto back into its middle (a cycle no natural
+   loop makes), line 2, column 3. */
+static const char *inner_loop_src =
     "void f(int n, int k, float *a, float *b) {\n"
     "  for (int i = 0; i < n; i++) {\n"
     "    for (int t = 0; t < k; t++) b[i] += a[i + t];\n"
-    "  }\n}\n",
+    "  }\n}\n";
+static const char *goto_cycle_src =
     "void f(int n, int k, float *a, float *b) {\n"
     "  for (int i = 0; i < n; i++) {\n"
     "    int t = 0;\n"
@@ -531,7 +529,14 @@ Test(pass, a_goto_back_into_the_body_is_a_cycle_no_loop_makes) {
     "    t++;\n"
     "    b[i] += a[i + t];\n"
     "    if (t < 3) goto top;\n"
-    "  }\n}\n"};
+    "  }\n}\n";
+
+/* A thread body is acyclic when its only cycles are natural loops (an inner for: a back edge to
+   a header that dominates it); a goto back into the middle of the body, entered at two places,
+   is a cycle no natural loop makes (irreducible), so the descriptor says acyclic false, and the
+   runtime keeps every load's forwarding check (docs/pipeline.md, "Reconvergent warps"). */
+Test(pass, a_goto_back_into_the_body_is_a_cycle_no_loop_makes) {
+  const char *src[2] = {inner_loop_src, goto_cycle_src};
   for (int irreducible = 0; irreducible < 2; irreducible++) {
     LLVMContextRef ctx = LLVMContextCreate();
     LLVMModuleRef m;
@@ -726,26 +731,12 @@ static unsigned count_marks(LLVMModuleRef m) {
    cgp_rt_block_seen, one store each and no cgp.bb call (cgp_abi.h, CGP_HOOK_BLOCK_SEEN); a body
    with a loop, or with a goto cycle, calls cgp.bb in every block as before. */
 Test(pass, only_straight_line_bodies_mark_their_blocks) {
-  static const char *src[3] = {
+  const char *src[3] = {
     "void f(int n, int k, float *a, float *b) {\n"
     "  for (int i = 0; i < n; i++) {\n"
     "    if (i > k) b[i] = a[i] * 2;\n"
     "  }\n}\n",
-    "void f(int n, int k, float *a, float *b) {\n"
-    "  for (int i = 0; i < n; i++) {\n"
-    "    for (int t = 0; t < k; t++) b[i] += a[i + t];\n"
-    "  }\n}\n",
-    "void f(int n, int k, float *a, float *b) {\n"
-    "  for (int i = 0; i < n; i++) {\n"
-    "    int t = 0;\n"
-    "    if (i & k) goto mid;\n"
-    "  top:\n"
-    "    b[i] += a[i];\n"
-    "  mid:\n"
-    "    t++;\n"
-    "    b[i] += a[i + t];\n"
-    "    if (t < 3) goto top;\n"
-    "  }\n}\n"};
+    inner_loop_src, goto_cycle_src};
   for (int c = 0; c < 3; c++) {
     LLVMContextRef ctx = LLVMContextCreate();
     LLVMModuleRef m;
