@@ -179,8 +179,8 @@ static inline void rt_flat_mark(rt_flat *f, unsigned l, uint64_t w) {
   f->marked |= UINT32_C(1) << l;
 }
 
-/* rt_tracker_seen (cgp_rt_warp.h), every case: the lane in its record (its blocks go among its
-   sites by rank), or more than one word of marks. */
+/* rt_tracker_seen (cgp_rt_warp.h), every case: the lane in its record (its blocks after its
+   sites), or more than one word of marks (straight into the blocks' masks). */
 void rt_tracker_seen_all(rt_tracker *t, uint64_t *seen);
 
 static inline void rt_tracker_seen(rt_tracker *t, uint64_t *seen) {
