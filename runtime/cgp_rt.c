@@ -440,6 +440,16 @@ void cgp_rt_fast_end(int64_t x) {
   count_fast(x, (uint64_t)(x - L.prev_x));      /* threads prev_x + 1 .. x */
 }
 
+/* Lane l of the traced warp has begun at x: it holds nothing in registers yet, is traced, and
+   its right neighbour is lane l + 1 at x + 1 when l + 1 < end (start_lane). */
+static inline void lane_begun(unsigned l, unsigned end, int64_t x) {
+  L.nfwd = 0;
+  L.fwd_ids = 0;
+  cgp_rt_tracing = 1;
+  L.next_x = l + 1 < end ? x + 1 : INT64_MIN;
+  L.next_l = l + 1;
+}
+
 /* Trace thread (x, y, z) as lane l of pending warp p. Its right neighbour is lane l + 1 of the
    same warp when l + 1 < end: end is RT_WARP or where x's row of the block ends (lane l +
    bx - x % bx), whichever comes first, when x, y, z are the loops' own indices, else 0
@@ -455,13 +465,9 @@ static inline __attribute__((always_inline)) int32_t start_lane(rt_pending *p, u
   rt_tracker_flat(L.tracker, p->flat, l);
   if (__builtin_expect(L.nhoist != 0, 0))
     for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
-  L.nfwd = 0;
-  L.fwd_ids = 0;
-  cgp_rt_tracing = 1;
-  L.next_x = l + 1 < end ? x + 1 : INT64_MIN;
+  lane_begun(l, end, x);
   L.next_y = y;
   L.next_z = z;
-  L.next_l = l + 1;
   L.next_end = end;
   return CGP_RT_TRACE;
 }
@@ -491,8 +497,8 @@ static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_
   rt_pending *p = L.lane_warp;
   if (!L.active) return CGP_RT_PLAIN;
   if (!L.lane || L.unordered || p->arrived + 1 >= p->lanes) return thread_slow(x, y, z);
-  L.fast_hi = INT64_MIN;
-  rt_tracker *t = L.tracker;
+  rt_tracker *t = L.tracker;                    /* (fast_hi is INT64_MIN: thread_slow set it
+                                                   before this warp's first lane began) */
   if (!t->flat || !L.seen_word || L.nhoist) return lane_next(p, x, y, z);
   {
     /* finish_lane and start_lane where the lane records into its warp's matrix (a straight-line
@@ -517,11 +523,7 @@ static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_
     t->lane = lane;
     t->flane = l;
     t->frank = 0;
-    L.nfwd = 0;
-    L.fwd_ids = 0;
-    cgp_rt_tracing = 1;
-    L.next_x = l + 1 < L.next_end ? x + 1 : INT64_MIN;
-    L.next_l = l + 1;
+    lane_begun(l, L.next_end, x);
     return CGP_RT_TRACE;
   }
 }

@@ -286,6 +286,14 @@ void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m) {
 
 /* ---- straight-line bodies, warp-major -------------------------------------------------------- */
 
+/* No lane has marked blocks yet (rt_flat_mark). */
+static void marks_clear(rt_flat *f) {
+  memset(f->blocks, 0, sizeof f->blocks);
+  f->any = 0;
+  f->all = ~UINT64_C(0);
+  f->marked = 0;
+}
+
 rt_flat *rt_flat_new(const rt_shape *s) {
   if (!s->flat) return NULL;
   size_t bytes = sizeof(rt_flat) + s->nev * (sizeof(uint32_t) + RT_WARP * sizeof(uint64_t));
@@ -300,7 +308,7 @@ rt_flat *rt_flat_new(const rt_shape *s) {
     free(f);
     return NULL;
   }
-  f->all = ~UINT64_C(0);
+  marks_clear(f);
   f->bytes = bytes;
   rt_run_bytes += bytes;
   return f;
@@ -316,10 +324,7 @@ void rt_flat_free(rt_flat *f) {
 
 void rt_flat_clear(const rt_shape *s, rt_flat *f) {
   memset(f->mask, 0, s->nev * sizeof *f->mask);
-  memset(f->blocks, 0, sizeof f->blocks);
-  f->any = 0;
-  f->all = ~UINT64_C(0);
-  f->marked = 0;
+  marks_clear(f);
   f->spilled = 0;
 }
 
@@ -338,10 +343,7 @@ static void blocks_to_masks(const rt_shape *s, rt_flat *f) {
     }
     f->mask[s->nmem + b] |= lanes;
   }
-  memset(f->blocks, 0, sizeof f->blocks);
-  f->any = 0;
-  f->all = ~UINT64_C(0);
-  f->marked = 0;
+  marks_clear(f);
 }
 
 /* Lane l's events in f, in program order, appended to its record (as rt_record writes an event
@@ -373,8 +375,7 @@ void rt_tracker_seen_all(rt_tracker *t, uint64_t *seen) {
     for (uint64_t m = seen[i]; m; m &= m - 1) {
       size_t e = s->nmem + 64 * i + (size_t)__builtin_ctzll(m);
       if (f) {
-        f->mask[e] |= UINT32_C(1) << t->flane;
-        f->addr[e * RT_WARP + t->flane] = 0;
+        f->mask[e] |= UINT32_C(1) << t->flane;     /* a block's address is never read: 0 */
       } else if (lane && !lane->failed && lane_room(lane)) {
         /* after the lane's sites, not among them: the grouping orders every run by its
            program point (build), so a run of one's place in the record does not matter */
@@ -622,8 +623,6 @@ static inline unsigned lanes_in(uint32_t m) {
   return (((m + (m >> 4)) & UINT32_C(0x0f0f0f0f)) * UINT32_C(0x01010101)) >> 24;
 }
 
-/* An empty linear warp of the lanes in mask, room for nrun runs and total addresses after it in
-   one allocation (rt_wwarp_free frees it whole). */
 /* Linear warps' allocations recycled by size class (1 KiB << c): every traced warp of a
    straight-line body is built into one, waits in its window, is analysed and freed, and a 2 KiB
    malloc and free cost 400 instructions (LU 256 full: 105 M of its 3.1 G). Idle blocks wait in
@@ -672,6 +671,8 @@ static void pool_put(void *b, int cls) {
   block_pool.bytes += size;
 }
 
+/* An empty linear warp of the lanes in mask, room for nrun runs and total addresses after it in
+   one allocation (rt_wwarp_free frees it whole). */
 static rt_wwarp *new_linear(size_t nrun, size_t total, uint32_t mask, const uint64_t thread[RT_WARP]) {
   int cls;
   rt_wwarp *w = pool_get(sizeof *w + nrun * sizeof *w->run + total * sizeof *w->addr, &cls);
