@@ -48,6 +48,9 @@ static const field fields[] = {
   D(lat_smem, POS), D(lat_l2, POS), D(lat_dram, POS), D(smem_load_const, POS), D(dd_l2, POS), D(dd_dram, POS),
   D(inst_cycle, POS), D(dram_bandwidth_bytes_per_s, POS), U(smem_banks, POS), U(smem_bank_bytes, POS | POW2),
   D(launch_overhead_cycles, NONNEG),
+  {"l2_keep_bytes", F_U64, offsetof(cgp_device, l2_keep_bytes), NONNEG | OPT},
+  D(l2_read_bandwidth_bytes_per_s, NONNEG | OPT), D(l2_write_bandwidth_bytes_per_s, NONNEG | OPT),
+  D(host_sync_launch_s, NONNEG | OPT),
 };
 #undef U
 #undef D
@@ -193,6 +196,11 @@ static int check_consistency(const cgp_device *d, const char *path, char *err, s
       check_cache("l2", d->l2_bytes, d->l2_line_bytes, d->l2_sector_bytes, d->l2_assoc, d->l2_sets, d->l2_index, path,
                   err, errlen))
     return -1;
+  if (d->l2_keep_bytes > d->l2_bytes) return fail(err, errlen, path, "l2_keep_bytes", "more than l2_bytes");
+  if (d->l2_keep_bytes && d->l2_keep_bytes < cgp_transaction_bytes(d))
+    return fail(err, errlen, path, "l2_keep_bytes", "less than one L2 transaction (l2_sector_bytes)");
+  if (d->l2_keep_bytes && strcmp(d->l2_index, "fully_associative") != 0)
+    return fail(err, errlen, path, "l2_keep_bytes", "only with l2_index \"fully_associative\" (a set-indexed L2's capacity is its sets x ways)");
   return 0;
 }
 
@@ -267,6 +275,11 @@ static int known_key(const char *key) {
 
 unsigned cgp_transaction_bytes(const cgp_device *d) {
   return d->l2_sector_bytes && d->l2_sector_bytes < d->l2_line_bytes ? d->l2_sector_bytes : d->l2_line_bytes;
+}
+
+uint64_t cgp_l2_capacity_bytes(const cgp_device *d) {
+  uint64_t unit = cgp_transaction_bytes(d), bytes = d->l2_keep_bytes ? d->l2_keep_bytes : d->l2_bytes;
+  return bytes / unit * unit;
 }
 
 int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t errlen) {

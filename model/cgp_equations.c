@@ -153,6 +153,23 @@ double cgp_throughput_cpw(const cgp_device *d, const cgp_kernel_stats *k, double
   return fmax(fmax(*cpw_cores, *cpw_issue), *cpw_dram);
 }
 
+/* Section 9b: a resource shared by all SMs, like DRAM: the launch's bytes over the bandwidth, one
+   SM's share per warp. Reads and writes are one pipeline (the L2 slices serve both), so their times
+   add. */
+double cgp_l2_cpw(const cgp_device *d, const cgp_kernel_stats *k) {
+  double share = d->no_sm * d->freq_hz, tb = cgp_transaction_bytes(d), cpw = 0;
+  if (d->l2_read_bandwidth_bytes_per_s > 0) {
+    double rd = 0;
+    for (int c = 0; c < CGP_STATS_NCLASS; c++) rd += k->insts[c] * k->trans_pw[c];
+    cpw += rd * tb / (d->l2_read_bandwidth_bytes_per_s / share);
+  }
+  if (d->l2_write_bandwidth_bytes_per_s > 0)
+    cpw += k->st_insts * k->st_trans_pw * tb / (d->l2_write_bandwidth_bytes_per_s / share);
+  return cpw;
+}
+
+double cgp_host_sync_ms(const cgp_device *d, double launches) { return launches * d->host_sync_launch_s * 1e3; }
+
 double cgp_throughput_cycles(const cgp_device *d, uint64_t total_warps, double cpw_bound) {
   return (double)total_warps * cpw_bound / d->no_sm;
 }

@@ -44,11 +44,24 @@ typedef struct cgp_device {
   double launch_overhead_cycles; /* fixed cost per kernel launch, core cycles (0 = not modelled) */
   char host_link_kind[16];      /* "pcie", "nvlink" or "shared_memory" */
   double host_link_bandwidth_bytes_per_s, host_link_latency_s; /* 0 = not modelled */
+  /* Real-GPU mechanisms, each measured by benchmarks/microbench (docs/model.md sections 4b, 7b,
+     9b); optional, 0 = not modelled. l2_keep_bytes: the L2 bytes one kernel's data can occupy
+     (a partitioned L2 keeps a line in the partition near each SM group that reads it as well as
+     in its home partition), at most l2_bytes; fully associative L2s only. The L2's read and write
+     bandwidths, all SMs together. host_sync_launch_s: what a program that synchronises after
+     every launch pays per launch on the host beyond the kernel's duration. */
+  uint64_t l2_keep_bytes;
+  double l2_read_bandwidth_bytes_per_s, l2_write_bandwidth_bytes_per_s;
+  double host_sync_launch_s;
 } cgp_device;
 
 /* Bytes one L2 transaction moves to or from DRAM: the sector when the L2 is sectored, else the
    line (docs/model.md section 4). */
 unsigned cgp_transaction_bytes(const cgp_device *d);
+
+/* Section 4b: the capacity the L2 simulation gives the device: l2_keep_bytes where the device file
+   states it, else l2_bytes; rounded down to whole L2 transactions (cgp_transaction_bytes). */
+uint64_t cgp_l2_capacity_bytes(const cgp_device *d);
 
 /* Load and check a device file. On failure returns nonzero and writes a message naming the
    file and the field (or the JSON syntax error's position) into err. */
@@ -142,6 +155,7 @@ typedef struct cgp_prediction {
      its name ("fp32", "fp64", "int", "sfu"; "none" when the mix is not measured). */
   double cpw_units;
   double cpw_lsu;             /* section 9: L1/LSU wavefronts per warp, one cycle each */
+  double cpw_l2;              /* section 9b: one SM's share of the L2's read and write bandwidth per warp */
   double busiest_sm_warps;    /* section 9: warps on the SM with the most blocks */
   double total_warps_sm_avg;  /* total_warps / no_sm: the DRAM floor's share */
   const char *unit_bound;
@@ -199,6 +213,14 @@ double cgp_busiest_sm_warps(const cgp_device *d, const cgp_kernel_stats *k);
 /* Section 9: the throughput floor: per-SM resources (cores, issue, units, LSU) for the busiest
    SM's warps, and the whole launch's DRAM floor; the larger. */
 double cgp_throughput_cycles_sm(double busiest_sm_warps, double cpw_sm, double dram_cycles);
+/* Section 9b: cycles per warp the L2's bandwidth needs for the warp's traffic between the SMs and
+   the L2: load transactions that miss L1 (trans_pw) over one SM's share of the read bandwidth plus
+   store transactions over its share of the write bandwidth. A bandwidth of 0 (not modelled)
+   contributes nothing. */
+double cgp_l2_cpw(const cgp_device *d, const cgp_kernel_stats *k);
+/* Section 7b: the host's cost of `launches` launches of a program that synchronises after each,
+   in ms (launches x host_sync_launch_s); reported beside the kernel time, never added to it. */
+double cgp_host_sync_ms(const cgp_device *d, double launches);
 /* Section 9: the throughput floor of a launch, total_warps * cpw_bound / no_sm cycles. */
 double cgp_throughput_cycles(const cgp_device *d, uint64_t total_warps, double cpw_bound);
 /* Section 9: Volkov's estimate total_warps / (no_sm * min(N / latency_bound, 1 / cpw_bound));

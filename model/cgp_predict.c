@@ -110,7 +110,8 @@ static const char *binding_limit(const cgp_prediction *p) {
   if (p->launch_cycles > work) return "launch_overhead";
   if (p->throughput_cycles >= p->cycles_mwp_cwp) {
     double sm = fmax(fmax(p->cpw_cores, p->cpw_issue), fmax(p->cpw_units, p->cpw_lsu)) * p->busiest_sm_warps;
-    if (p->cpw_dram * (double)p->total_warps_sm_avg >= sm) return "dram_bandwidth";
+    if (p->cpw_dram * (double)p->total_warps_sm_avg >= sm && p->cpw_dram >= p->cpw_l2) return "dram_bandwidth";
+    if (p->cpw_l2 * (double)p->total_warps_sm_avg >= sm) return "l2_bandwidth";
     if (p->cpw_lsu >= p->cpw_issue && p->cpw_lsu >= p->cpw_cores && p->cpw_lsu >= p->cpw_units) return "lsu_wavefronts";
     if (p->cpw_issue >= p->cpw_cores && p->cpw_issue >= p->cpw_units) return "issue";
     return p->cpw_cores >= p->cpw_units ? "cores" : p->unit_bound;
@@ -128,9 +129,12 @@ static void littles_law_terms(const cgp_device *d, const cgp_kernel_stats *k, do
                            p->cpw_units), p->cpw_lsu);
   p->busiest_sm_warps = cgp_busiest_sm_warps(d, k);
   p->total_warps_sm_avg = (double)k->total_warps / d->no_sm;
+  /* Section 9b: the L2's bandwidth, shared by all SMs as DRAM's is */
+  p->cpw_l2 = cgp_l2_cpw(d, k);
+  p->cpw_bound = fmax(p->cpw_bound, p->cpw_l2);
   p->throughput_cycles = cgp_throughput_cycles_sm(p->busiest_sm_warps, fmax(fmax(p->cpw_cores, p->cpw_issue),
                                                   fmax(p->cpw_units, p->cpw_lsu)),
-                                                  cgp_throughput_cycles(d, k->total_warps, p->cpw_dram));
+                                                  cgp_throughput_cycles(d, k->total_warps, fmax(p->cpw_dram, p->cpw_l2)));
   p->latency_bound_cycles = p->mem_cycles + p->comp_cycles;
   p->littles_law_cycles = cgp_littles_law_cycles(d, k->total_warps, p->N, p->latency_bound_cycles, p->cpw_bound,
                                                  &p->warp_throughput);

@@ -170,6 +170,7 @@ static cJSON *prediction_detail(const cgp_prediction *p) {
   cJSON_AddNumberToObject(o, "cpw_issue", p->cpw_issue);
   cJSON_AddNumberToObject(o, "cpw_dram", p->cpw_dram);
   cJSON_AddNumberToObject(o, "cpw_lsu", p->cpw_lsu);
+  cJSON_AddNumberToObject(o, "cpw_l2", p->cpw_l2);
   cJSON_AddNumberToObject(o, "busiest_sm_warps", p->busiest_sm_warps);
   cJSON_AddNumberToObject(o, "cpw_bound", p->cpw_bound);
   cJSON_AddNumberToObject(o, "throughput_cycles", p->throughput_cycles);
@@ -180,7 +181,7 @@ static cJSON *prediction_detail(const cgp_prediction *p) {
 }
 
 typedef struct {
-  double time_ms, cycles, rep_score;
+  double time_ms, cycles, rep_score, launches;
   cgp_prediction rep;
   cgp_kernel_stats rep_stats;
 } kernel_total;
@@ -213,6 +214,7 @@ static int predict_kernel(const cJSON *kernel, const cgp_device *dev, kernel_tot
     }
     t->time_ms += w * p.time_ms;
     t->cycles += w * p.cycles;
+    t->launches += w;
     if (w * p.time_ms >= t->rep_score) { t->rep_score = w * p.time_ms; t->rep = p; t->rep_stats = st; }
   }
   return 0;
@@ -268,6 +270,8 @@ int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char 
       cJSON_AddNumberToObject(p, "time_ms", t.time_ms);
       cJSON_AddNumberToObject(p, "cycles", t.cycles);
       cJSON_AddNumberToObject(p, "launch_ms", t.rep.time_ms);
+      cJSON_AddNumberToObject(p, "launches", t.launches);
+      cJSON_AddNumberToObject(p, "host_sync_ms", cgp_host_sync_ms(&devs[d], t.launches));
       cJSON_AddNumberToObject(p, "mwp", t.rep.mwp);
       cJSON_AddNumberToObject(p, "cwp", t.rep.cwp);
       cJSON_AddNumberToObject(p, "n", t.rep.N);
