@@ -22,7 +22,12 @@
    - Each instruction takes LSU wavefronts: one per distinct L1 line (128 bytes) its lanes touch,
      one per lane for an atomic (docs/model.md section 9).
    - The L2 is the device's, passed in the configuration, and keeps its contents from launch to
-     launch and kernel to kernel. */
+     launch and kernel to kernel.
+   - Blocks the GPU runs but the sample did not trace (skip_blocks) bring as many new lines into
+     the L2 per block as the last window's measured blocks did (its L2 misses over its blocks):
+     the L2 is aged by that many lines nobody references again (cgp_l2_age), so what an earlier
+     window or launch left there survives only as long as it would on the GPU (docs/model.md
+     section 4c). */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -46,6 +51,7 @@ typedef struct {
   unsigned wf_bytes;              /* LSU wavefront: the device's, or a 128-byte L1 line */
   int wf_shift;                   /* wf_bytes = L2 unit << wf_shift, both powers of two; -1: not */
   cgp_totals t;
+  double win_miss, win_blocks;    /* L2 misses and blocks of the window's measured batches */
   cgp_site_totals *site;
   uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
 } cache;
@@ -86,9 +92,28 @@ static void flush_l1(void *self) {
     if (c->l1[s]) cgp_l2_reset(c->l1[s]);
 }
 
+static void begin_window(void *self) {
+  cache *c = self;
+  flush_l1(c);
+  c->win_miss = c->win_blocks = 0;
+}
+
+/* docs/model.md section 4c: the untraced blocks' new lines, at the window's rate */
+static void skip_blocks(void *self, double blocks) {
+  cache *c = self;
+  if (!(blocks > 0) || !(c->win_blocks > 0)) return;
+  double lines = blocks * c->win_miss / c->win_blocks;
+  uint64_t n = lines < 9e18 ? (uint64_t)(lines + 0.5) : UINT64_MAX;
+  uint64_t first = cgp_l2_age(c->l2, &n);
+  if (c->cfg->din)
+    for (uint64_t i = 0; i < n; i++)
+      fprintf(c->cfg->din, "0 %llx\n", (unsigned long long)((first + i) * c->cfg->l2_unit_bytes));
+}
+
 static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblocks) {
   cache *c = self;
   c->counting = counting;
+  if (counting) c->win_blocks += nblocks;
   /* blocks go one per SM first: the busiest SM holds ceil(nwarps / min(nblocks, no_sm)) warps */
   unsigned sms = nblocks < c->cfg->no_sm ? nblocks : c->cfg->no_sm;
   c->round = sms ? (nwarps + sms - 1) / sms : nwarps;
@@ -178,6 +203,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
       fprintf(cfg->din, "%d %llx\n", m->kind != CGP_LOAD, (unsigned long long)(c->unit2[i] * cfg->l2_unit_bytes));
   if (!c->counting) return;
   double n = 1 + m->skipped;                        /* the iterations it stands for behave as it did */
+  c->win_miss += n * miss;
   c->t.lsu_wavefronts += n * wf;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
     c->t.l1_trans[m->cls] += n * n1;
@@ -228,5 +254,6 @@ static void destroy(void *self) {
 }
 
 const cgp_analysis_ops cgp_an_cache = {.name = "cache", .create = create, .begin_launch = flush_l1,
-                                       .begin_window = flush_l1, .begin_batch = begin_batch,
+                                       .begin_window = begin_window, .begin_batch = begin_batch,
+                                       .skip_blocks = skip_blocks,
                                        .warp_mem = warp_mem, .results = results, .destroy = destroy};

@@ -68,6 +68,7 @@ void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) {
 void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) { EACH(end_warp)(s->self[i], warp); }
 void cgp_analysis_end_batch(cgp_analysis_set *s) { EACH(end_batch)(s->self[i]); }
 void cgp_analysis_end_launch(cgp_analysis_set *s) { EACH(end_launch)(s->self[i]); }
+void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks) { EACH(skip_blocks)(s->self[i], blocks); }
 void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites) {
   EACH(results)(s->self[i], tot, sites);
 }

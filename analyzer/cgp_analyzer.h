@@ -89,6 +89,20 @@ size_t cgp_l2_bytes(const cgp_l2 *l2);
 /* Empty the cache: every following first reference to a line misses. */
 void cgp_l2_reset(cgp_l2 *l2);
 
+/* Lines the cache holds when full (sets x ways). */
+uint64_t cgp_l2_capacity_lines(const cgp_l2 *l2);
+
+/* The first line number cgp_l2_age references: above any line a GPU address of up to 2^55 bytes
+   in units of 32 bytes or more gives. */
+#define CGP_L2_FRESH_LINE (UINT64_C(1) << 50)
+
+/* Age the cache by n lines nobody referenced before: the same effect as n cgp_l2_access calls
+   of lines CGP_L2_FRESH_LINE + k for a k that grows with every call, so they never hit (they
+   stand for the data of work that was not traced). At most the capacity's worth is referenced:
+   more would change nothing further; *n is lowered to what was. Returns the first line
+   referenced (the others follow it), for a caller that lists references (the Dinero export). */
+uint64_t cgp_l2_age(cgp_l2 *l2, uint64_t *n);
+
 /* Release the cache; NULL is allowed. */
 void cgp_l2_free(cgp_l2 *l2);
 
@@ -231,6 +245,10 @@ typedef struct {
   void (*end_warp)(void *self, unsigned warp);  /* the warp has no more events in this batch */
   void (*end_batch)(void *self);
   void (*end_launch)(void *self);
+  /* `blocks` blocks the GPU runs at this point were not traced (between sampled windows, or after
+     a launch's last one): state such as caches moves on as if they had run like the blocks of
+     the window just measured. */
+  void (*skip_blocks)(void *self, double blocks);
   /* Add what was measured since the last call to *tot and sites[0..nsid), then start over. */
   void (*results)(void *self, cgp_totals *tot, cgp_site_totals *sites);
   void (*destroy)(void *self);
@@ -251,6 +269,7 @@ void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b);
 void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp);
 void cgp_analysis_end_batch(cgp_analysis_set *s);
 void cgp_analysis_end_launch(cgp_analysis_set *s);
+void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks);
 void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites);
 
 /* ---- Dependences through memory (device independent) ---------------------------------------- */

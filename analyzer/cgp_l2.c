@@ -75,6 +75,7 @@ struct cgp_l2 {
   uint32_t front, tail, rsize;  /* live bits lie in [front, tail); positions 1..rsize */
   uint32_t resident;
   int degraded;                 /* a reference went unrecorded: out of memory */
+  uint64_t fresh;               /* cgp_l2_age's next line, past CGP_L2_FRESH_LINE */
   /* set associative */
   uint64_t *tags, *order;       /* order: per set, if assoc <= 16 */
   unsigned *fill;               /* per set, if assoc > 16 or one set */
@@ -143,6 +144,15 @@ void cgp_l2_reset(cgp_l2 *c) {
     for (uint64_t i = 0; i < c->sets; i++) c->order[i] = UINT64_C(0xfedcba9876543210);
     for (uint64_t i = 0; i < c->sets * c->assoc; i++) c->tags[i] = i / c->assoc ^ 1;   /* of another set */
   }
+}
+
+uint64_t cgp_l2_capacity_lines(const cgp_l2 *c) { return c->sets * c->assoc; }
+
+uint64_t cgp_l2_age(cgp_l2 *c, uint64_t *n) {
+  uint64_t cap = cgp_l2_capacity_lines(c), first = CGP_L2_FRESH_LINE + c->fresh;
+  if (*n > cap) *n = cap;
+  for (uint64_t i = 0; i < *n; i++) cgp_l2_access(c, CGP_L2_FRESH_LINE + c->fresh++);
+  return first;
 }
 
 void cgp_l2_free(cgp_l2 *c) {

@@ -74,6 +74,8 @@ static struct {
   int active, sampled, over_budget;
   int unordered;                          /* the sweep went back (a descending loop): windows and
                                              batches are complete only at the nest's end */
+  uint64_t drop_from;                     /* blocks from here on are not traced: their windows
+                                             made room for earlier ones (drop_windows_after) */
   int64_t prev_x;
   unsigned bx, by, bz, tpb;
   uint64_t W;
@@ -414,6 +416,35 @@ static int over_budget(void) {
 
 static int32_t thread_slow(int64_t x, int64_t y, int64_t z);
 
+static int pending_from_block(const rt_pending *p, const void *arg) {
+  return p->block_id >= *(const uint64_t *)arg;
+}
+
+/* Over budget in a sweep that went back (its windows wait for the nest's end): the windows the GPU
+   runs last, those after block `id`, make room for it, highest first, and no block from the
+   first one dropped on is traced again; the kept windows, the GPU's first, stand for the grid
+   (end_nest). Returns 1 if that brought the trace back under the budget. */
+static int drop_windows_after(uint64_t id) {
+  while (L.nwin && rt_run_bytes + L.stored > cgp_rt_g.budget_bytes) {
+    size_t hi = 0;
+    for (size_t i = 1; i < L.nwin; i++)
+      if (L.win[i].start > L.win[hi].start) hi = i;
+    rt_window *w = &L.win[hi];
+    if (w->start <= id) break;
+    L.drop_from = w->start;
+    size_t bytes = rt_window_free_below(w, w->nblk);
+    L.stored -= bytes < L.stored ? bytes : L.stored;
+    rt_window_release(w);
+    memmove(&L.win[hi], &L.win[hi + 1], (L.nwin - hi - 1) * sizeof *L.win);
+    L.nwin--;
+    flush_pending_if(pending_from_block, &L.drop_from);   /* their warps are dropped too */
+    L.k->windows_dropped = 1;
+  }
+  if (rt_run_bytes + L.stored > cgp_rt_g.budget_bytes) return 0;
+  L.over_budget = 0;
+  return 1;
+}
+
 /* n untraced threads of the fast range ran, the last one x: all thread_slow would note of them. */
 static void count_fast(int64_t x, uint64_t n) {
   L.threads += n;
@@ -568,8 +599,9 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
   rt_pending *p = NULL;
   for (size_t i = 0; i < L.npend && !p; i++)
     if (L.pend[i].used && L.pend[i].block_id == id && L.pend[i].widx == widx) p = &L.pend[i];
-  if (!p && over_budget()) {                    /* a warp begun is finished; no new one starts */
-    rt_window *w = window_of(id);
+  if (id >= L.drop_from) return untraced();     /* blocks the GPU runs after those kept */
+  if (!p && over_budget() && !(L.unordered && drop_windows_after(id))) {
+    rt_window *w = window_of(id);               /* a warp begun is finished; no new one starts */
     if (w) w->budget_hit = 1;
     return untraced();
   }
@@ -931,6 +963,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   cgp_deps *deps = L.deps;
   memset(&L, 0, sizeof L);
   L.next_x = INT64_MIN;
+  L.drop_from = UINT64_MAX;
   L.deps = deps ? deps : cgp_deps_new(RT_DEPS_MAX_ADDRESSES);
   L.tracker = rt_tracker_new(k->shape);
   if (!L.tracker || !L.deps) return;
@@ -969,7 +1002,10 @@ void cgp_rt_kernel_begin(const char *desc) {
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
     uint64_t per_batch = (uint64_t)rt_active_blocks(&cgp_rt_g.dev[d], L.tpb) * cgp_rt_g.dev[d].no_sm;
     if (per_batch > most) most = per_batch;
-    if (L.sampled && rt_kernel_analyses(k, d)) cgp_analysis_begin_launch(k->an[d]);
+    if (L.sampled && rt_kernel_analyses(k, d)) {
+      cgp_analysis_begin_launch(k->an[d]);
+      rt_window_launch_begin(k, d);
+    }
   }
   L.W = 2 * most;                             /* one batch to warm the caches, one to measure */
   if (L.sampled) rt_trace_launch_begin(k, k->launches - 1, b, L.W, cgp_rt_g.sample_mode == 2);
@@ -989,6 +1025,7 @@ static void finish_launch(void) {
   }
   if (L.sampled) rt_trace_launch_end(G);
   if (!L.sampled || G == 0) return;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_window_launch_end(k, d, G);
   rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L.threads};
   memcpy(s.grid, grid, sizeof grid);
   memcpy(s.gridblocks, gb, sizeof gb);
@@ -1005,10 +1042,19 @@ static void finish_launch(void) {
   rt_record_deps(k, s.launch, L.deps);
 }
 
+static int window_cmp(const void *a, const void *b) {
+  uint64_t x = ((const rt_window *)a)->start, y = ((const rt_window *)b)->start;
+  return (x > y) - (x < y);
+}
+
 static void end_nest(void) {
   if (!L.active) return;
   finish_lane();
   flush_pending_if(NULL, NULL);
+  /* a sweep that went back kept its windows to the end: analyse them in block order, the order a
+     GPU runs its blocks in, whatever order the C loop ran them */
+  if (L.unordered) qsort(L.win, L.nwin, sizeof *L.win, window_cmp);
+  if (L.drop_from != UINT64_MAX && L.nwin) L.win[L.nwin - 1].region_end = UINT64_MAX;  /* to the grid's end */
   while (L.nwin) close_window(0);
   finish_launch();
   for (size_t d = 0; d < cgp_rt_g.ndev; d++)

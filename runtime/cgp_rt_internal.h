@@ -101,12 +101,17 @@ typedef struct rt_kernel {
   rt_dep *deps;
   size_t ndeps;
   int deps_partial, budget_hit;
+  int windows_dropped;       /* over budget in a backward sweep: the GPU's last blocks were dropped */
   uint64_t iters_skipped;    /* leaf-loop iterations of traced threads not traced (sampling) */
   uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;
   int trace_id;              /* its number in the trace file, -1 before its first traced launch */
   rt_witer **iters;          /* rt_window_batch's, reused from batch to batch */
   size_t niters;
+  /* Per device, the blocks [skip_from, skip_to) the last window analysed stands for but did not
+     trace, not yet passed to the analyses (rt_window_skipped): known to exist once the next
+     window begins or the launch's grid is known. */
+  uint64_t skip_from[RT_MAX_DEVICES], skip_to[RT_MAX_DEVICES];
 } rt_kernel;
 
 typedef struct {
@@ -142,6 +147,11 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
 void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps);
 /* Window w is complete: device d's remaining batches, then what it measured into out. */
 void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps, rt_wstat *out);
+/* A sampled launch begins for device d: no untraced blocks are pending. */
+void rt_window_launch_begin(rt_kernel *k, size_t d);
+/* The launch of G blocks ends for device d: the blocks after its last window, up to the grid's end,
+   reach the analyses as skipped (docs/model.md section 4c). */
+void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
 /* Per-warp averages of a launch of G blocks from its windows' sums (device d), each window scaled
    to the blocks it stands for; block_threads: the launch's threads per block (threads / G), the
    measure of a window the memory budget cut short. */

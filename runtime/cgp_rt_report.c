@@ -324,7 +324,11 @@ static cJSON *kernel_json(const rt_kernel *k) {
   cJSON_AddNumberToObject(dv, "divergent_warps", (double)k->divergent_warps);
   cJSON_AddNumberToObject(dv, "masked_issue_slots_per_warp", k->warps_traced ? k->masked_slots / (double)k->warps_traced : 0);
   dependences_json(o, k);
-  if (k->budget_hit)
+  if (k->windows_dropped)
+    cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached in a "
+                            "nest that runs its threads backwards (a descending loop): the blocks a GPU runs first "
+                            "were kept, those it runs last dropped, so the blocks kept stand for the grid");
+  else if (k->budget_hit)
     cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached: "
                             "later threads of a launch were not traced, so the threads traced stand for the grid");
   if (k->iters_skipped) {

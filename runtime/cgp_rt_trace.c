@@ -489,6 +489,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     cgp_analysis_set *an = rt_kernel_analyses(k, 0);
     if (!an || !k->site[0]) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
     cgp_analysis_begin_launch(an);
+    rt_window_launch_begin(k, 0);
     rt_wstat (*ws)[RT_MAX_DEVICES] = calloc(l->norder ? l->norder : 1, sizeof *ws);
     if (!ws) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
     for (size_t i = 0; i < l->norder; i++) {
@@ -498,6 +499,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       memset(w->threads_counted, 0, sizeof w->threads_counted);
       rt_window_finish(k, w, 0, tpb, !l->full && w->start > 0, NULL, &ws[i][0]);
     }
+    rt_window_launch_end(k, 0, l->G);
     cgp_analysis_end_launch(an);
     cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
     if (s) {

@@ -164,10 +164,28 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
    the replay of a trace (cgp_rt_trace.c, a whole window at once): per device, the same batches
    in the same order, so the same sums. */
 
+/* The blocks the last window stood for without tracing them, up to `end` (the next window's start or
+   the grid's end, whichever the GPU reaches first), to device d's analyses: the GPU runs them
+   between the two (docs/model.md section 4c). Windows come in block order: the sweep's, or sorted
+   when the sweep ran backwards (cgp_rt.c, end_nest). */
+static void rt_window_skipped(rt_kernel *k, size_t d, uint64_t end) {
+  uint64_t to = k->skip_to[d] < end ? k->skip_to[d] : end;
+  cgp_analysis_set *an = rt_kernel_analyses(k, d);
+  if (an && to > k->skip_from[d]) cgp_analysis_skip_blocks(an, (double)(to - k->skip_from[d]));
+  k->skip_from[d] = k->skip_to[d] = 0;
+}
+
+void rt_window_launch_begin(rt_kernel *k, size_t d) { k->skip_from[d] = k->skip_to[d] = 0; }
+
+void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G) { rt_window_skipped(k, d, G); }
+
 void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps) {
   uint64_t bpb = rt_batch_blocks(d, tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   int counting = !(warms && b0 == 0);
-  if (b0 == 0) cgp_analysis_begin_window(rt_kernel_analyses(k, d));
+  if (b0 == 0) {
+    rt_window_skipped(k, d, w->start);
+    cgp_analysis_begin_window(rt_kernel_analyses(k, d));
+  }
   /* a batch without warps (blocks the memory budget left untraced) does not count: the window
      then stands on its warming batch, as when no second batch came */
   double threads;
@@ -193,6 +211,8 @@ void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int wa
   out->end = w->start + w->size;
   out->region_start = w->start;
   out->region_end = w->region_end;
+  k->skip_from[d] = out->end;                         /* stood for, not traced: rt_window_skipped */
+  k->skip_to[d] = w->region_end;
   out->budget_hit = w->budget_hit;
   cgp_analysis_results(an, &out->tot, k->site[d]);
   out->seen_blocks = out->tot.blocks;
