@@ -330,3 +330,31 @@ Test(l2, set_index_functions_follow_their_formulas) {
   }
   cr_assert_eq(seen, 0xffffu);
 }
+
+/* cgp_l2_age (docs/model.md section 4c): n lines nobody referenced, as the reference sees them,
+   on a fully associative and a set-associative cache; never more than the capacity. */
+Test(l2, aging_is_references_of_fresh_lines_capped_at_the_capacity) {
+  geometry gs[] = {{64, 0, CGP_L2_FULLY_ASSOCIATIVE}, {64, 4, CGP_L2_XOR}};
+  for (int g = 0; g < 2; g++) {
+    cgp_l2 *fast = cgp_l2_new(64 * LINE, LINE, gs[g].assoc, gs[g].index);
+    cgp_l2_ref *ref = cgp_l2_ref_new(64 * LINE, LINE, gs[g].assoc, gs[g].index);
+    uint64_t s = 99, fresh = 0;
+    for (int round = 0; round < 50; round++) {
+      for (int i = 0; i < 40; i++) {
+        uint64_t line = rng_next(&s) % 96;
+        cr_assert_eq(cgp_l2_access(fast, line), cgp_l2_ref_access(ref, line), "geometry %d round %d", g, round);
+      }
+      uint64_t n = rng_next(&s) % 80, want = n < 64 ? n : 64;
+      uint64_t first = cgp_l2_age(fast, &n);
+      cr_assert_eq(n, want, "aged by %llu, capacity 64", (unsigned long long)n);
+      cr_assert_eq(first, CGP_L2_FRESH_LINE + fresh);
+      for (uint64_t i = 0; i < n; i++) cgp_l2_ref_access(ref, CGP_L2_FRESH_LINE + fresh++);
+    }
+    /* aged by the whole capacity: nothing referenced before hits */
+    uint64_t all = 1000;
+    cgp_l2_age(fast, &all);
+    for (uint64_t line = 0; line < 96; line++) cr_expect_eq(cgp_l2_access(fast, line), 0, "line %llu", (unsigned long long)line);
+    cgp_l2_free(fast);
+    cgp_l2_ref_free(ref);
+  }
+}
