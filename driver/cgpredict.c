@@ -36,8 +36,8 @@ static const char usage[] =
 static int list_devices(void) {
   char **names = NULL;
   size_t n = cgp_device_all_names(&names);
-  printf("%-18s %4s %7s %11s %9s %9s %9s %8s\n", "device", "SMs", "MHz", "FP32/FP64", "L1 KiB", "L2 KiB",
-         "DRAM GB/s", "launch");
+  printf("%-18s %4s %7s %11s %9s %9s %9s %9s %8s\n", "device", "SMs", "MHz", "FP32/FP64", "L1 KiB", "L2 KiB",
+         "kept KiB", "DRAM GB/s", "launch");
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
     cgp_device d;
@@ -49,15 +49,16 @@ static int list_devices(void) {
     }
     snprintf(lanes, sizeof lanes, "%u/%u", d.fp32_lanes, d.fp64_lanes);
     snprintf(l1, sizeof l1, "%u%s", d.l1_bytes / 1024, d.l1_caches_global ? "" : "*");
-    printf("%-18s %4u %7.1f %11s %9s %9.0f %9.1f %8.0f\n", d.name, d.no_sm, d.freq_hz / 1e6, lanes, l1,
-           (double)d.l2_bytes / 1024.0, d.dram_bandwidth_bytes_per_s / 1e9, d.launch_overhead_cycles);
+    printf("%-18s %4u %7.1f %11s %9s %9.0f %9.0f %9.1f %8.0f\n", d.name, d.no_sm, d.freq_hz / 1e6, lanes, l1,
+           (double)d.l2_bytes / 1024.0, (double)cgp_l2_capacity_bytes(&d) / 1024.0, d.dram_bandwidth_bytes_per_s / 1e9,
+           d.launch_overhead_cycles);
   }
   cgp_device_names_free(names, n);
   if (!n) {
     fprintf(stderr, "cgpredict: no devices in %s\n", cgp_devices_dir());
     return 1;
   }
-  printf("(* L1 does not cache global loads by default; launch = launch_overhead_cycles; "
+  printf("(* L1 does not cache global loads by default; kept: the L2 one kernel's data can use (l2_keep_bytes); launch = launch_overhead_cycles; "
          "`cgpredict devices NAME` shows every field and its source)\n");
   return rc;
 }

@@ -171,6 +171,7 @@ static cJSON *prediction_detail(const cgp_prediction *p) {
   cJSON_AddNumberToObject(o, "cpw_dram", p->cpw_dram);
   cJSON_AddNumberToObject(o, "cpw_lsu", p->cpw_lsu);
   cJSON_AddNumberToObject(o, "cpw_l2", p->cpw_l2);
+  cJSON_AddNumberToObject(o, "launch_cycles", p->launch_cycles);
   cJSON_AddNumberToObject(o, "busiest_sm_warps", p->busiest_sm_warps);
   cJSON_AddNumberToObject(o, "cpw_bound", p->cpw_bound);
   cJSON_AddNumberToObject(o, "throughput_cycles", p->throughput_cycles);
@@ -471,6 +472,50 @@ static void class_shares(const cJSON *kernel, const char *dev, double share[3], 
   *hit = tr > 0 ? 100.0 * (1.0 - miss / tr) : 0;
 }
 
+static double pnum(const cJSON *o, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key)); }
+
+/* A kernel the launch floor binds on one device, beside devices whose file models no launch cost
+   (docs/model.md section 7b): the latter show it too fast. */
+static void launch_note(FILE *f, const cJSON *k) {
+  const cJSON *p, *q;
+  cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
+    const char *bound = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "bound"));
+    if (!bound || strcmp(bound, "launch_overhead") != 0) continue;
+    char others[256] = "";
+    size_t used = 0;
+    cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(k, "predictions"))
+      if (!(pnum(cJSON_GetObjectItemCaseSensitive(q, "detail"), "launch_cycles") > 0) && used < sizeof others)
+        used += (size_t)snprintf(others + used, sizeof others - used, "%s%s", used ? ", " : "",
+                                 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(q, "device")));
+    double per = pnum(p, "launches") > 0 ? pnum(p, "time_ms") / pnum(p, "launches") * 1e3 : 0;
+    fprintf(f, "    note: on %s the launch's fixed cost binds (%.2f us a launch in all)", 
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device")), per);
+    if (*others) fprintf(f, "; %s model%s no launch cost (none measured) and show this kernel too fast",
+                         others, strchr(others, ',') ? "" : "s");
+    fprintf(f, "\n");
+    return;
+  }
+}
+
+/* Per device, what a program that synchronises after every launch pays on the host. */
+static void host_sync_note(FILE *f, const cJSON *report) {
+  const cJSON *k0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "kernels"), 0), *p0;
+  cJSON_ArrayForEach(p0, cJSON_GetObjectItemCaseSensitive(k0, "predictions")) {
+    const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p0, "device"));
+    double ms = 0, launches = 0;
+    const cJSON *k, *p;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(report, "kernels"))
+      cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions"))
+        if (dev && strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device")), dev) == 0) {
+          ms += pnum(p, "host_sync_ms");
+          launches += pnum(p, "launches");
+        }
+    if (ms > 0)
+      fprintf(f, "  host, %s: a program that synchronises after every launch (cudaDeviceSynchronize) adds %.3f ms "
+              "(%.0f launches x %.2f us), not in the times above\n", dev, ms, launches, ms / launches * 1e3);
+  }
+}
+
 void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
   fprintf(f, "cgpredict: predicted GPU time per kernel (report: %s)\n", path);
   fprintf(f, "  %-14s %-14s %11s  %-15s %7s %6s %4s %3s %7s  %-17s %6s\n", "kernel", "device", "time (ms)",
@@ -516,5 +561,7 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));
     const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "sampling_note"));
     if (note) fprintf(f, "    note: %s\n", note);
+    launch_note(f, k);
   }
+  host_sync_note(f, report);
 }

@@ -23,12 +23,13 @@ static const char *twice_src =
 
 TestSuite(e2e_realgpu, .init = setup, .fini = teardown, .timeout = 300);
 
-/* devs/kept.json: the TK1 keeping 32 KB of its 128 KB L2 for a kernel's data, and paying 10 us on
-   the host per synchronised launch. */
+/* devs/kept.json: the TK1 keeping 32 KB of its 128 KB L2 for a kernel's data, paying 10 us on the
+   host per synchronised launch, and a million cycles (1.17 ms) per launch on the GPU. */
 static void make_kept_device(void) {
   cr_assert_eq(sh("mkdir -p devs && sed -e 's/\"name\": \"jetson-tk1\"/\"name\": \"kept\"/' "
                   "-e 's/\"l2_bytes\": 131072,/\"l2_bytes\": 131072, \"l2_keep_bytes\": 32768, "
                   "\"host_sync_launch_s\": 1e-05,/' "
+                  "-e 's/\"launch_overhead_cycles\": 0,/\"launch_overhead_cycles\": 1000000,/' "
                   "-e 's/\"sources\": {/\"sources\": {\"l2_keep_bytes\": \"a test value\", "
                   "\"host_sync_launch_s\": \"a test value\",/' %s/devices/jetson-tk1.json > devs/kept.json && "
                   "cp %s/devices/jetson-tk1.json devs/",
@@ -67,6 +68,13 @@ Test(e2e_realgpu, predictions_carry_launches_and_the_host_sync_cost) {
   cr_expect_float_eq(num(kept, "host_sync_ms"), 0.02, 1e-12);
   cr_expect_float_eq(num(tk1, "host_sync_ms"), 0.0, 0);
   cJSON_Delete(r);
+  /* the summary says both: the host's cost apart, and the launch floor the TK1 does not model */
+  cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=jetson-tk1,kept CGPREDICT_REPORT=r.json ./t"), 0);
+  const char *err = read_file("err.txt");
+  cr_expect_not_null(strstr(err, "host, kept: a program that synchronises after every launch (cudaDeviceSynchronize) "
+                                 "adds 0.020 ms (2 launches x 10.00 us), not in the times above"), "%s", err);
+  cr_expect_not_null(strstr(err, "note: on kept the launch's fixed cost binds"), "%s", err);
+  cr_expect_not_null(strstr(err, "jetson-tk1 models no launch cost (none measured)"), "%s", err);
 }
 
 /* ---- The sample follows the GPU's block order (docs/model.md section 4c) ---- */
