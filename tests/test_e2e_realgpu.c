@@ -36,16 +36,21 @@ static void make_kept_device(void) {
                   CGP_SOURCE_DIR, CGP_SOURCE_DIR), 0);
 }
 
+/* twice_src built and run on the TK1 and devs/kept.json in sampling mode `mode`; its report. */
+static cJSON *run_twice(const char *mode) {
+  make_kept_device();
+  write_file("t.c", twice_src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o t t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=%s CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=jetson-tk1,kept "
+                  "CGPREDICT_REPORT=r.json ./t", mode), 0, "%s", read_file("err.txt"));
+  return report("r.json");
+}
+
 Test(e2e_realgpu, the_second_launch_finds_only_what_the_l2_keeps) {
   /* a[] is 512 lines, c[] 512 more: 64 KB fit the TK1's 128 KB, so the second launch hits on all of
      a[] (half of the two launches' loads: 0.5); they do not fit 32 KB, and an LRU swept by a
      64 KB cycle keeps none of it (0). */
-  make_kept_device();
-  write_file("t.c", twice_src);
-  cr_assert_eq(sh("%s build -- cc -O2 -o t t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=jetson-tk1,kept "
-                  "CGPREDICT_REPORT=r.json ./t"), 0, "%s", read_file("err.txt"));
-  cJSON *r = report("r.json");
+  cJSON *r = run_twice("full");
   cJSON *k = kernel_named(r, "sweep");
   cr_assert_eq(num(k, "launches"), 2);
   cJSON *by = cJSON_GetObjectItem(site(k, 7, "load", "a"), "by_device");
@@ -56,12 +61,7 @@ Test(e2e_realgpu, the_second_launch_finds_only_what_the_l2_keeps) {
 
 Test(e2e_realgpu, predictions_carry_launches_and_the_host_sync_cost) {
   /* 2 launches x 10 us = 0.02 ms on the device that states it, 0 on the TK1; never in time_ms */
-  make_kept_device();
-  write_file("t.c", twice_src);
-  cr_assert_eq(sh("%s build -- cc -O2 -o t t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=jetson-tk1,kept "
-                  "CGPREDICT_REPORT=r.json ./t"), 0, "%s", read_file("err.txt"));
-  cJSON *r = report("r.json");
+  cJSON *r = run_twice("run");
   cJSON *k = kernel_named(r, "sweep");
   cJSON *kept = prediction(k, "kept"), *tk1 = prediction(k, "jetson-tk1");
   cr_expect_float_eq(num(kept, "launches"), 2, 1e-12);
