@@ -52,6 +52,7 @@ typedef struct {
   int wf_shift;                   /* wf_bytes = L2 unit << wf_shift, both powers of two; -1: not */
   cgp_totals t;
   double win_miss, win_blocks;    /* L2 misses and blocks of the window's measured batches */
+  double warm_miss, warm_blocks;  /* and of its batches that only warm the caches */
   cgp_site_totals *site;
   uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
 } cache;
@@ -95,14 +96,16 @@ static void flush_l1(void *self) {
 static void begin_window(void *self) {
   cache *c = self;
   flush_l1(c);
-  c->win_miss = c->win_blocks = 0;
+  c->win_miss = c->win_blocks = c->warm_miss = c->warm_blocks = 0;
 }
 
 /* docs/model.md section 4c: the untraced blocks' new lines, at the window's rate */
 static void skip_blocks(void *self, double blocks) {
   cache *c = self;
-  if (!(blocks > 0) || !(c->win_blocks > 0)) return;
-  double lines = blocks * c->win_miss / c->win_blocks;
+  /* the measured batches' rate; a window with none (a warming launch's) has only warming ones */
+  double miss = c->win_blocks > 0 ? c->win_miss : c->warm_miss, nb = c->win_blocks > 0 ? c->win_blocks : c->warm_blocks;
+  if (!(blocks > 0) || !(nb > 0)) return;
+  double lines = blocks * miss / nb;
   uint64_t n = lines < 9e18 ? (uint64_t)(lines + 0.5) : UINT64_MAX;
   uint64_t first = cgp_l2_age(c->l2, &n);
   if (c->cfg->din)
@@ -114,6 +117,7 @@ static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblo
   cache *c = self;
   c->counting = counting;
   if (counting) c->win_blocks += nblocks;
+  else c->warm_blocks += nblocks;
   /* blocks go one per SM first: the busiest SM holds ceil(nwarps / min(nblocks, no_sm)) warps */
   unsigned sms = nblocks < c->cfg->no_sm ? nblocks : c->cfg->no_sm;
   c->round = sms ? (nwarps + sms - 1) / sms : nwarps;
@@ -201,8 +205,11 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   if (cfg->din)
     for (unsigned i = 0; i < n2; i++)
       fprintf(cfg->din, "%d %llx\n", m->kind != CGP_LOAD, (unsigned long long)(c->unit2[i] * cfg->l2_unit_bytes));
-  if (!c->counting) return;
   double n = 1 + m->skipped;                        /* the iterations it stands for behave as it did */
+  if (!c->counting) {
+    c->warm_miss += n * miss;
+    return;
+  }
   c->win_miss += n * miss;
   c->t.lsu_wavefronts += n * wf;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {

@@ -72,6 +72,8 @@ typedef struct {
 static struct {
   rt_kernel *k;
   int active, sampled, over_budget;
+  int warming;                            /* traced for the caches alone: the next launch is analysed */
+  int traced;                             /* sampled or warming */
   int unordered;                          /* the sweep went back (a descending loop): windows and
                                              batches are complete only at the nest's end */
   uint64_t drop_from;                     /* blocks from here on are not traced: their windows
@@ -231,8 +233,12 @@ static void cell_of(uint64_t id, int64_t *row, int64_t *x) {
 
 static int passed(int64_t row, int64_t x, int64_t r, int64_t c) { return row > r || (row == r && x > c); }
 
-/* Sampled mode: outside a launch's first window, a window's first batch only warms the caches. */
-static int warms(const rt_window *w) { return cgp_rt_g.sample_mode != 2 && w->start > 0; }
+/* Sampled mode: outside a launch's first window, a window's first batch only warms the caches (1);
+   a warming launch's batches all do (2, docs/model.md section 4c). */
+static int warms(const rt_window *w) { return L.warming ? 2 : cgp_rt_g.sample_mode != 2 && w->start > 0; }
+
+/* The dependence check's: a launch analysed, on its first window (docs/pipeline.md). */
+static cgp_deps *deps_for(size_t d, const rt_window *w) { return L.sampled && d == 0 && w->start == 0 ? L.deps : NULL; }
 
 static void window_cells(rt_window *w) {
   cell_of(w->start + w->size - 1, &w->done_row, &w->done_x);
@@ -266,7 +272,7 @@ static void analyse_next_batch(rt_window *w, size_t d) {
   uint64_t range[2] = {w->start + b0, w->start + b1};
   flush_pending_if(pending_in_range, range);
   /* dependences: device independent, checked on a launch's first window (docs/pipeline.md) */
-  rt_window_next_batch(L.k, w, d, L.tpb, warms(w), d == 0 && w->start == 0 ? L.deps : NULL);
+  rt_window_next_batch(L.k, w, d, L.tpb, warms(w), deps_for(d, w));
 }
 
 /* Release blocks [freed, b) of window w, written to the trace first (cgp_rt_trace.c). */
@@ -280,7 +286,7 @@ static size_t free_below(rt_window *w, uint64_t b) {
 static void release_analysed(rt_window *w) {
   uint64_t lo = w->size;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    uint64_t keep = warms(w) && !w->counted[d] ? 0 : w->next[d];
+    uint64_t keep = warms(w) == 1 && !w->counted[d] ? 0 : w->next[d];
     if (keep < lo) lo = keep;
   }
   size_t bytes = free_below(w, lo);
@@ -296,7 +302,7 @@ static void close_window(size_t i) {
     rt_wstat *out = L.wstat[L.nwstat++];
     memset(out, 0, sizeof *ns);
     for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-      rt_window_finish(L.k, w, d, L.tpb, warms(w), d == 0 && w->start == 0 ? L.deps : NULL, &out[d]);
+      rt_window_finish(L.k, w, d, L.tpb, warms(w), deps_for(d, w), &out[d]);
   }
   size_t bytes = free_below(w, w->nblk);
   L.stored -= bytes < L.stored ? bytes : L.stored;
@@ -384,7 +390,7 @@ static int unit_steps(const rt_kernel *k) {
    cgp_rt_thread answers them with a count and a compare (the stencils' per-thread cost). */
 static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
   if (!L.unit) return untraced();
-  int64_t hi = L.sampled ? L.out_hi[0] : INT64_MAX, row = ROW(y, z);
+  int64_t hi = L.traced ? L.out_hi[0] : INT64_MAX, row = ROW(y, z);
   if (!L.unordered)
     for (size_t i = 0; i < L.nwin; i++) {
       const rt_window *w = &L.win[i];
@@ -579,7 +585,7 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
   if (L.threads == 1) L.cur_row = row;          /* the sweep may start on any row (stencils: 1) */
   else if (row != L.cur_row) on_row_change(row);
   if (L.nwin) advance_windows(row, x);
-  if (!L.sampled) return untraced_from(x, y, z);
+  if (!L.traced) return untraced_from(x, y, z);
   if (x < L.out_hi[0] && x >= L.out_lo[0] && y < L.out_hi[1] && y >= L.out_lo[1] && z < L.out_hi[2] &&
       z >= L.out_lo[2])
     return untraced_from(x, y, z);              /* the block of the last thread outside the sample */
@@ -992,6 +998,10 @@ void cgp_rt_kernel_begin(const char *desc) {
   L.active = 1;
   cgp_rt_fold = cgp_rt_g.fold && !cgp_rt_g.sample_iterations;
   L.sampled = launch_sampled(k->launches++);
+  /* the launch before an analysed one is traced for the caches alone, so that the analysed launch
+     finds in the L2 what this one leaves there (docs/model.md section 4c) */
+  L.warming = !L.sampled && cgp_rt_g.sample_mode != 2 && launch_sampled(k->launches);
+  L.traced = L.sampled || L.warming;
   unsigned b[3];
   rt_resolve_block(k, b);
   L.bx = b[0]; L.by = b[1]; L.bz = b[2];
@@ -1002,13 +1012,13 @@ void cgp_rt_kernel_begin(const char *desc) {
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
     uint64_t per_batch = (uint64_t)rt_active_blocks(&cgp_rt_g.dev[d], L.tpb) * cgp_rt_g.dev[d].no_sm;
     if (per_batch > most) most = per_batch;
-    if (L.sampled && rt_kernel_analyses(k, d)) {
+    if (L.traced && rt_kernel_analyses(k, d)) {
       cgp_analysis_begin_launch(k->an[d]);
       rt_window_launch_begin(k, d);
     }
   }
   L.W = 2 * most;                             /* one batch to warm the caches, one to measure */
-  if (L.sampled) rt_trace_launch_begin(k, k->launches - 1, b, L.W, cgp_rt_g.sample_mode == 2);
+  if (L.traced) rt_trace_launch_begin(k, k->launches - 1, b, L.W, L.warming ? 2 : cgp_rt_g.sample_mode == 2);
 }
 
 static void finish_launch(void) {
@@ -1023,9 +1033,10 @@ static void finish_launch(void) {
     if (grid[d] > k->grid_max[d]) k->grid_max[d] = grid[d];
     if (gb[d] > k->gridblocks_max[d]) k->gridblocks_max[d] = gb[d];
   }
-  if (L.sampled) rt_trace_launch_end(G);
-  if (!L.sampled || G == 0) return;
+  if (L.traced) rt_trace_launch_end(G);
+  if (!L.traced || G == 0) return;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_window_launch_end(k, d, G);
+  if (!L.sampled) return;                       /* a warming launch: the caches only */
   rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L.threads};
   memcpy(s.grid, grid, sizeof grid);
   memcpy(s.gridblocks, gb, sizeof gb);
@@ -1058,7 +1069,7 @@ static void end_nest(void) {
   while (L.nwin) close_window(0);
   finish_launch();
   for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-    if (L.sampled && L.k->an[d]) cgp_analysis_end_launch(L.k->an[d]);
+    if (L.traced && L.k->an[d]) cgp_analysis_end_launch(L.k->an[d]);
   for (size_t i = 0; i < L.npend; i++) {
     for (unsigned l = 0; l < RT_WARP; l++) rt_lane_free(&L.pend[i].lane[l]);
     rt_flat_free(L.pend[i].flat);

@@ -142,8 +142,8 @@ void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
    their threads in *threads. */
 size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
                        cgp_deps *deps, double *threads);
-/* Device d's next batch of window w (its blocks complete); in a warming window (warms) the first
-   batch only warms the caches. */
+/* Device d's next batch of window w (its blocks complete); in a warming window (warms 1) the first
+   batch only warms the caches, in a warming launch (warms 2) every batch does. */
 void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps);
 /* Window w is complete: device d's remaining batches, then what it measured into out. */
 void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps, rt_wstat *out);

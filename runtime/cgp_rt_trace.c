@@ -95,7 +95,7 @@ void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3
   put64(launch);
   for (int i = 0; i < 3; i++) put32(block[i]);
   put64(W);
-  put8((uint8_t)(full != 0));
+  put8((uint8_t)(full == 2 ? 2 : full != 0));
   T.records++;
 }
 
@@ -322,7 +322,7 @@ static int read_launch(tr_reader *r) {
   }
   if (tpb > 1024) return bad(r, at, "%s", "more than 1024 threads per block");
   if (!l.W || l.W > TR_MAX_W) return bad(r, at, "%s", "a window size out of range");
-  if (l.full > 1) return bad(r, at, "%s", "a sampling flag other than 0 or 1");
+  if (l.full > 2) return bad(r, at, "%s", "a sampling flag other than 0, 1 or 2");
   tr_launch *nl = realloc(r->l, (r->nl + 1) * sizeof *nl);
   if (!nl) return bad(r, at, "%s", "out of memory");
   r->l = nl;
@@ -497,7 +497,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       memset(w->next, 0, sizeof w->next);
       memset(w->counted, 0, sizeof w->counted);
       memset(w->threads_counted, 0, sizeof w->threads_counted);
-      rt_window_finish(k, w, 0, tpb, !l->full && w->start > 0, NULL, &ws[i][0]);
+      rt_window_finish(k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, &ws[i][0]);
     }
     rt_window_launch_end(k, 0, l->G);
     cgp_analysis_end_launch(an);

@@ -181,7 +181,7 @@ void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G) { rt_window_skippe
 
 void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps) {
   uint64_t bpb = rt_batch_blocks(d, tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
-  int counting = !(warms && b0 == 0);
+  int counting = warms != 2 && !(warms && b0 == 0);
   if (b0 == 0) {
     rt_window_skipped(k, d, w->start);
     cgp_analysis_begin_window(rt_kernel_analyses(k, d));
@@ -200,7 +200,9 @@ void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int wa
   if (!an) return;
   uint64_t last = w->nblk < w->size ? w->nblk : w->size;
   while (w->next[d] < last) rt_window_next_batch(k, w, d, tpb, warms, deps);
-  if (!w->counted[d] && w->next[d] > 0) {            /* only the warming batch came */
+  if (warms == 2) {                                  /* a warming launch: nothing counted */
+    out->first_counted = w->start + w->size;
+  } else if (!w->counted[d] && w->next[d] > 0) {     /* only the warming batch came */
     uint64_t b1 = rt_batch_blocks(d, tpb);
     rt_window_batch(k, w, d, 0, b1, 1, NULL, &w->threads_counted[d]);
     w->counted[d] = 1;

@@ -10,7 +10,8 @@
      header  "CGPTRACE", u32 version, u32 RT_MAXD
      records u8 tag, then
        'K' u32 kernel (its place in the report: increasing), u32 length, descriptor JSON (the pass's)
-       'L' u32 kernel, u64 launch, u32 block x, y, z, u64 W (window blocks), u8 full (SAMPLE=full)
+       'L' u32 kernel, u64 launch, u32 block x, y, z, u64 W (window blocks), u8 full (1: SAMPLE=full; 2: a launch
+       traced for the caches alone, the one before an analysed launch: no batch counts)
        'B' u64 window start, u64 block offset, u32 warps, per warp u32 length + rt_wwarp bytes
        'W' u64 window start, u64 size, u64 region end, u8 budget hit      (the window closed)
        'E' u64 grid blocks                                               (the launch ended)
