@@ -248,6 +248,45 @@ static int object_names(const char *path, const char *what) {
   return found;
 }
 
+/* Options of the user's command that are not diagnostics' business: output, stage, linking,
+   dependency files (written by the real compile of the other sources, never by a check). */
+static int not_for_the_check(const char *a) {
+  static const char *const exact[] = {"-c", "-S", "-E", "-shared", "-static", "-pie", "-rdynamic", NULL};
+  for (int i = 0; exact[i]; i++)
+    if (strcmp(a, exact[i]) == 0) return 1;
+  size_t n = strlen(a);
+  int object = a[0] != '-' && n > 2 && (strcmp(a + n - 2, ".o") == 0 || strcmp(a + n - 2, ".a") == 0);
+  return object || (a[0] != '-' && n > 3 && strstr(a, ".so") != NULL) || strncmp(a, "-l", 2) == 0 ||
+         strncmp(a, "-L", 2) == 0 || strncmp(a, "-Wl,", 4) == 0 || strncmp(a, "-M", 2) == 0;
+}
+
+/* The user's own compiler checks a marked source with every flag the user gave it (warnings,
+   -Werror, -pedantic-errors, the standard), so its diagnostics and its verdict are the ones a
+   plain build gives; only the pragma it cannot know is not warned about. 0 if it accepts the
+   source. (The instrumented object is made by clang-14, whose warnings would differ.) */
+static int check_with_users_compiler(int argc, char **cmd, const char *src) {
+  args a = {0};
+  push(&a, cmd[0]);
+  for (int i = 1; i < argc; i++) {
+    const char *x = cmd[i];
+    if (is_c_source(x) || not_for_the_check(x)) continue;
+    if (takes_value(x) && i + 1 < argc) {
+      if (strcmp(x, "-o") != 0 && strncmp(x, "-M", 2) != 0 && strcmp(x, "-l") != 0 && strcmp(x, "-L") != 0 &&
+          strcmp(x, "-Xlinker") != 0) {
+        push(&a, x);
+        push(&a, cmd[i + 1]);
+      }
+      i++;
+      continue;
+    }
+    push(&a, x);
+  }
+  push(&a, "-fsyntax-only"); push(&a, "-Wno-unknown-pragmas"); push(&a, src);
+  int rc = run(a.v);
+  args_free(&a);
+  return rc;
+}
+
 /* Compile one marked source to an object; 0 on success. */
 static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk, const cmdline *c,
                           const char *tmpdir, int idx, const char *obj) {
@@ -357,7 +396,8 @@ int cgp_build(int argc, char **cmd) {
       if (c.compile_only && c.output && c.nsrc == 1) snprintf(obj, sizeof obj, "%s", c.output);
       else if (c.compile_only) snprintf(obj, sizeof obj, "%.*s.o", (int)strlen(base_of(src)) - 2, base_of(src));
       else snprintf(obj, sizeof obj, "%s/%d.o", tmpdir, s);
-      rc = compile_marked(src, k, nk, &c, tmpdir, s, obj);
+      rc = check_with_users_compiler(argc, cmd, src);
+      if (!rc) rc = compile_marked(src, k, nk, &c, tmpdir, s, obj);
       objs[c.src[s]] = strdup(obj);
       marked++;
       if (!rc && cgp_openmp_enabled((const char *const *)c.pflags.v, c.pflags.n) && !openmp_src &&
