@@ -516,9 +516,34 @@ static void host_sync_note(FILE *f, const cJSON *report) {
   }
 }
 
+/* A time in ms with at least three significant digits: 0.000015 ms is not 0.000. */
+static void format_ms(char *out, size_t len, double ms) {
+  if (ms == 0 || ms >= 0.01) snprintf(out, len, "%.3f", ms);
+  else snprintf(out, len, "%.3g", ms);
+}
+
+/* The widest kernel and device names of the report (at least the headers' 14), so that long names
+   keep the columns. */
+static void name_widths(const cJSON *report, int *kw, int *dw) {
+  *kw = *dw = 14;
+  const cJSON *k, *p;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(report, "kernels")) {
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "name"));
+    if (name && (int)strlen(name) > *kw) *kw = (int)strlen(name);
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
+      const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
+      if (dev && (int)strlen(dev) > *dw) *dw = (int)strlen(dev);
+    }
+  }
+  if (*kw > 200) *kw = 200;
+  if (*dw > 64) *dw = 64;
+}
+
 void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
+  int kw, dw;
+  name_widths(report, &kw, &dw);
   fprintf(f, "cgpredict: predicted GPU time per kernel (report: %s)\n", path);
-  fprintf(f, "  %-14s %-14s %11s  %-15s %7s %6s %4s %3s %7s  %-17s %6s\n", "kernel", "device", "time (ms)",
+  fprintf(f, "  %-*s %-*s %11s  %-15s %7s %6s %4s %3s %7s  %-17s %6s\n", kw, "kernel", dw, "device", "time (ms)",
           "bound", "MWP", "CWP", "N", "B", "batch", "const/coal/uncoal", "L2 hit");
   const cJSON *k;
   cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(report, "kernels")) {
@@ -530,8 +555,9 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       class_shares(k, dev, share, &hit);
       char classes[40];
       snprintf(classes, sizeof classes, "%.0f/%.0f/%.0f %%", share[0], share[1], share[2]);
-      fprintf(f, "  %-14s %-14s %11.3f  %-15s %7.2f %6.2f %4.0f %3.0f %7.0f  %-17s %5.1f%%\n", name, dev,
-              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "time_ms")),
+      char ms[32];
+      format_ms(ms, sizeof ms, cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "time_ms")));
+      fprintf(f, "  %-*s %-*s %11s  %-15s %7.2f %6.2f %4.0f %3.0f %7.0f  %-17s %5.1f%%\n", kw, name, dw, dev, ms,
               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "bound")),
               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "mwp")),
               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "cwp")),

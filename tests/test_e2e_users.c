@@ -43,3 +43,34 @@ Test(e2e_users, warning_flags_reach_marked_files_as_the_users_compiler_reads_the
   cr_expect_null(strstr(read_file("err.txt"), "pragma"), "%s", read_file("err.txt"));
   cr_expect_eq(sh("%s cc -o x x.c && CGPREDICT_QUIET=1 ./x", CGP_DRIVER), 0, "%s", read_file("err.txt"));
 }
+
+static const char *tiny_src =
+  "#include <stdio.h>\n"
+  "static float a[64];\n"
+  "int main(void) {\n"
+  "#pragma cgpredict kernel name(a_kernel_with_a_rather_long_descriptive_name_as_real_code_has)\n"
+  "  for (int i = 0; i < 64; i++) a[i] = (float)i;\n"
+  "  printf(\"%f\\n\", a[3]);\n"
+  "  return 0;\n"
+  "}\n";
+
+Test(e2e_users, the_summary_keeps_its_columns_and_shows_sub_microsecond_times) {
+  write_file("t.c", tiny_src);
+  cr_assert_eq(sh("%s cc -o t t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICE=v100-sxm2 ./t"), 0, "%s", read_file("err.txt"));
+  const char *err = read_file("err.txt");
+  const char *head = strstr(err, "  kernel "), *row = strstr(err, "  a_kernel_with_a_rather_long_descriptive_name_as_real_code_has ");
+  cr_assert(head && row, "%s", err);
+  const char *hdev = strstr(head, "device"), *rdev = strstr(row, "v100-sxm2");
+  cr_assert(hdev && rdev, "%s", err);
+  cr_expect_eq(hdev - head, rdev - row, "the device column moved: %s", err);
+  /* the time is right-aligned under "time (ms)": both end at the same column */
+  const char *htime = strstr(head, "time (ms)");
+  cr_assert_not_null(htime);
+  size_t end = (size_t)(htime - head) + 9;
+  cr_expect(row[end - 1] != ' ' && row[end] == ' ', "the time column moved: %s", err);
+  char name[128];
+  double ms = -1;
+  cr_assert_eq(sscanf(rdev, "%127s %lf", name, &ms), 2, "%s", err);
+  cr_expect(ms > 0 && ms < 1e-3, "a 64-thread kernel is sub-microsecond, printed %g: %s", ms, err);
+}
