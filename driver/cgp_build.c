@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +288,18 @@ static int check_with_users_compiler(int argc, char **cmd, const char *src) {
   return rc;
 }
 
+/* Under `cgpredict build -- make`: tell the wrapping cgpredict that a marked source was compiled
+   (the file MARKED_NOTE in its directory), so that a build that compiled none can say so. */
+#define MARKED_NOTE "marked-compiled"
+static void note_marked_compiled(void) {
+  const char *dir = getenv("CGPREDICT_WRAP_DIR");
+  if (!dir || !*dir) return;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, MARKED_NOTE);
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) close(fd);
+}
+
 /* Compile one marked source to an object; 0 on success. */
 static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk, const cmdline *c,
                           const char *tmpdir, int idx, const char *obj) {
@@ -398,6 +411,7 @@ int cgp_build(int argc, char **cmd) {
       else snprintf(obj, sizeof obj, "%s/%d.o", tmpdir, s);
       rc = check_with_users_compiler(argc, cmd, src);
       if (!rc) rc = compile_marked(src, k, nk, &c, tmpdir, s, obj);
+      if (!rc) note_marked_compiled();
       objs[c.src[s]] = strdup(obj);
       marked++;
       if (!rc && cgp_openmp_enabled((const char *const *)c.pflags.v, c.pflags.n) && !openmp_src &&
@@ -523,6 +537,13 @@ int cgp_build_tool(char **cmd) {
       setenv("CGPREDICT_WRAP_DIR", dir, 1);
       free(newpath);
       rc = run(cmd);
+      char note[4200];
+      snprintf(note, sizeof note, "%s/%s", dir, MARKED_NOTE);
+      if (rc == 0 && access(note, F_OK) != 0)
+        fprintf(stderr,
+                "cgpredict: the build compiled no source holding a #pragma cgpredict kernel (found up to date?): "
+                "objects of marked sources built without cgpredict leave the program uninstrumented, with no "
+                "report; remove them (make clean) and run `cgpredict build -- %s` again\n", cmd[0]);
     }
   }
   leave_tmpdir(dir, old_handlers);

@@ -74,3 +74,18 @@ Test(e2e_users, the_summary_keeps_its_columns_and_shows_sub_microsecond_times) {
   cr_assert_eq(sscanf(rdev, "%127s %lf", name, &ms), 2, "%s", err);
   cr_expect(ms > 0 && ms < 1e-3, "a 64-thread kernel is sub-microsecond, printed %g: %s", ms, err);
 }
+
+/* After a plain `make`, `cgpredict build -- make` finds everything up to date: the program stays
+   the plain one, and the build says so instead of passing in silence. */
+Test(e2e_users, a_build_that_compiled_no_marked_source_says_so) {
+  write_file("u.c", tiny_src);
+  write_file("Makefile", "p: u.c\n\tcc -O2 -Wno-unknown-pragmas -o p u.c\n");
+  cr_assert_eq(sh("make"), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("%s build -- make", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "the build compiled no source holding a #pragma cgpredict kernel"),
+                     "%s", read_file("err.txt"));
+  cr_assert_eq(sh("%s build -- make -B", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_null(strstr(read_file("err.txt"), "compiled no source"), "%s", read_file("err.txt"));
+  cr_expect_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./p"), 0);
+  cr_expect_not_null(read_file("r.json"), "the rebuilt program writes its report");
+}
