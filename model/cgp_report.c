@@ -386,6 +386,14 @@ static int check_kernels(const cJSON *r, const char *name, char *err, size_t err
   return 0;
 }
 
+/* "cgpredict-report/1" or "cgpredict-report/1.<digits>": a MAJOR this cgpredict reads. */
+static int same_major(const char *v) {
+  size_t n = strlen(CGP_REPORT_SCHEMA_MAJOR);
+  if (strncmp(v, CGP_REPORT_SCHEMA_MAJOR, n) != 0) return 0;
+  if (v[n] == '\0') return 1;
+  return v[n] == '.' && v[n + 1] && strspn(v + n + 1, "0123456789") == strlen(v + n + 1);
+}
+
 int cgp_report_parse(const char *text, size_t len, const char *name, cJSON **report, char *err, size_t errlen) {
   *report = NULL;
   const char *nul = memchr(text, '\0', len);
@@ -419,8 +427,13 @@ int cgp_report_parse(const char *text, size_t len, const char *name, cJSON **rep
     return -1;
   }
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "version");
-  if (!cJSON_IsString(v) || strcmp(v->valuestring, CGP_REPORT_SCHEMA) != 0) {
-    snprintf(err, errlen, "%s: field \"version\": not a cgpredict report of schema %s", name, CGP_REPORT_SCHEMA);
+  if (!cJSON_IsString(v) || !same_major(v->valuestring)) {
+    if (cJSON_IsString(v) && strncmp(v->valuestring, "cgpredict-report/", 17) == 0)
+      snprintf(err, errlen, "%s: field \"version\": a report of schema %.40s, which this cgpredict (schema %s) cannot "
+               "read: only %s.x reports; use the cgpredict that wrote it", name, v->valuestring, CGP_REPORT_SCHEMA,
+               CGP_REPORT_SCHEMA_MAJOR);
+    else
+      snprintf(err, errlen, "%s: field \"version\": not a cgpredict report of schema %s", name, CGP_REPORT_SCHEMA);
     cJSON_Delete(r);
     return -1;
   }

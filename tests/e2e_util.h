@@ -16,7 +16,26 @@
 #include "test_dir.h"
 
 static inline void setup(void) { test_dir_make("cgp-e2e"); }
-static inline void teardown(void) { test_dir_remove(); }
+
+/* Every report the test left in its directory that the tool wrote and reads back (`cgpredict
+   report` accepts it: a report a test broke on purpose is not one; regular files only, never a
+   FIFO a test left there) is copied to
+   <build>/test-reports/, where tests/test_report_schema.py checks each against
+   docs/report.schema.json. */
+static inline void keep_reports(void) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s/test-reports' && for f in '%s'/*.json; do "
+           "[ -f \"$f\" ] && [ ! -L \"$f\" ] && grep -qs '\"tool_version\"' \"$f\" && '%s' report \"$f\" >/dev/null 2>&1 && "
+           "cp \"$f\" \"$(mktemp -p '%s/test-reports' report.XXXXXXXX)\"; done; true",
+           CGP_BINARY_DIR, dir, CGP_DRIVER, CGP_BINARY_DIR);
+  if (system(cmd) != 0) fprintf(stderr, "could not keep the reports of %s\n", dir);
+}
+
+static inline void teardown(void) {
+  keep_reports();
+  test_dir_remove();
+}
 
 
 /* The file's text in one of a few static buffers (tests compare two files at a time), or NULL. */

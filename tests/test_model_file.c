@@ -211,6 +211,23 @@ Test(model_file, stats_out_of_range_are_refused_naming_kernel_device_and_field) 
   cr_assert(strstr(err, "\"insts\"[1]"), "%s", err);
 }
 
+Test(model_file, every_minor_version_of_the_major_is_read_and_another_major_refused_naming_both) {
+  const char *ok[] = {"cgpredict-report/1", "cgpredict-report/1.0", "cgpredict-report/1.1", "cgpredict-report/1.27"};
+  const char *no[] = {"cgpredict-report/2.0", "cgpredict-report/10", "cgpredict-report/1.x", "cgpredict-report/1."};
+  char text[256], err[512];
+  cJSON *r;
+  for (int i = 0; i < 4; i++) {
+    snprintf(text, sizeof text, "{\"version\":\"%s\",\"kernels\":[]}", ok[i]);
+    cr_expect_eq(cgp_report_parse(text, strlen(text), "r.json", &r, err, sizeof err), 0, "%s: %s", ok[i], err);
+    cJSON_Delete(r);
+    r = NULL;
+    err[0] = '\0';
+    snprintf(text, sizeof text, "{\"version\":\"%s\",\"kernels\":[]}", no[i]);
+    cr_expect_neq(cgp_report_parse(text, strlen(text), "r.json", &r, err, sizeof err), 0, "%s accepted", no[i]);
+    cr_expect(strstr(err, no[i]) && strstr(err, CGP_REPORT_SCHEMA) && strstr(err, "r.json"), "%s", err);
+  }
+}
+
 Test(model_file, bad_json_gives_line_and_column) {
   const char *text = "{\n  \"version\": \"cgpredict-report/1\",\n  \"kernels\": [ 1, ]\n}\n";
   cJSON *r;
