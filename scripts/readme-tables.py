@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Copy the tables benchmarks/polybench/run and speed and benchmarks/gpgpusim/score wrote
-(results.md, speed.md, gpgpusim/results.md) into README.md, between the <!-- accuracy:begin/end -->,
-<!-- speed:begin/end --> and <!-- gpgpusim:begin/end --> markers. Never type them in."""
+"""Copy the tables benchmarks/polybench/run and speed, benchmarks/gpgpusim/score and
+benchmarks/h100/score wrote (results.md, speed.md, gpgpusim/results.md, h100/results.md) into
+README.md, between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->,
+<!-- gpgpusim:begin/end --> and <!-- h100:begin/end --> markers. Never type them in."""
 import os
 import re
 import sys
@@ -9,7 +10,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md",
-          "gpgpusim": "benchmarks/gpgpusim/results.md"}
+          "gpgpusim": "benchmarks/gpgpusim/results.md", "h100": "benchmarks/h100/results.md"}
 
 
 def main():
