@@ -337,7 +337,7 @@ static void advance_windows(int64_t row, int64_t x) {
 static inline __attribute__((always_inline)) void finish_lane(void) {
   if (!L.lane) return;
   rt_pending *p = L.lane_warp;
-  if (L.lane->failed) L.k->budget_hit = 1;
+  if (L.lane->failed && L.sampled) L.k->budget_hit = 1;
   cgp_rt_g.traced_threads++;
   if (L.seen) rt_tracker_seen(L.tracker, L.seen);
   rt_tracker_finish(L.tracker);
@@ -415,7 +415,7 @@ static int block_id_of(int64_t x, int64_t y, int64_t z, uint64_t *id) {
 static int over_budget(void) {
   if (!L.over_budget && rt_run_bytes + L.stored > cgp_rt_g.budget_bytes) {
     L.over_budget = 1;
-    L.k->budget_hit = 1;
+    if (L.sampled) L.k->budget_hit = 1;           /* a warming launch's cut is no analysed launch's */
   }
   return L.over_budget;
 }
@@ -444,7 +444,7 @@ static int drop_windows_after(uint64_t id) {
     memmove(&L.win[hi], &L.win[hi + 1], (L.nwin - hi - 1) * sizeof *L.win);
     L.nwin--;
     flush_pending_if(pending_from_block, &L.drop_from);   /* their warps are dropped too */
-    L.k->windows_dropped = 1;
+    if (L.sampled) L.k->windows_dropped = 1;
   }
   if (rt_run_bytes + L.stored > cgp_rt_g.budget_bytes) return 0;
   L.over_budget = 0;
