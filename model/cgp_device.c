@@ -3,6 +3,7 @@
    comes from (datasheet, whitepaper, microbenchmark paper). A field without a source is an
    error: no device number enters the model uncited. */
 #include "cgp_model.h"
+#include "cgp_file.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef CGP_DEVICES_DIR
 #define CGP_DEVICES_DIR "devices"
@@ -60,22 +62,16 @@ const char *cgp_devices_dir(void) {
   return e && *e ? e : CGP_DEVICES_DIR;
 }
 
+/* A device file is a few KB of JSON: 1 MiB is far above any real one and bounds what a wrong path
+   (a log, /dev/zero) can cost. */
+#define DEVICE_FILE_CAP_BYTES ((size_t)1 << 20)
+
+/* The file's text, or NULL with err naming it: a regular file of at most DEVICE_FILE_CAP_BYTES
+   only (cgp_file.h: a FIFO, device or directory is refused at once, never read or waited on). */
 static char *slurp(const char *path, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
-  if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-    n += got;
-    if (n + 1 == cap) {
-      char *bigger = realloc(buf, cap *= 2);
-      if (!bigger) free(buf);
-      buf = bigger;
-    }
-  }
-  fclose(f);
-  if (!buf) { snprintf(err, errlen, "%s: out of memory", path); return NULL; }
-  buf[n] = '\0';
+  char *buf = NULL;
+  size_t len = 0;
+  if (cgp_read_regular_file(path, DEVICE_FILE_CAP_BYTES, &buf, &len, err, errlen) != 0) return NULL;
   return buf;
 }
 
@@ -332,18 +328,19 @@ static int cmp_names(const void *a, const void *b) {
 /* The default set: <dir>/default-devices.txt (one name a line, '#' comments) when present,
    else every device file. Names that have no file are skipped. */
 size_t cgp_device_names(char ***names) {
-  char path[4096];
+  char path[4096], *text = NULL, err[512];
+  size_t len = 0;
   snprintf(path, sizeof path, "%s/default-devices.txt", cgp_devices_dir());
-  FILE *f = fopen(path, "r");
-  if (!f) return cgp_device_all_names(names);
+  /* a regular file only, as device files: a FIFO there is never waited on */
+  if (access(path, F_OK) != 0 || cgp_read_regular_file(path, DEVICE_FILE_CAP_BYTES, &text, &len, err, sizeof err) != 0)
+    return cgp_device_all_names(names);
   char **all;
   size_t nall = cgp_device_all_names(&all), n = 0;
   *names = NULL;
-  char line[256];
-  while (fgets(line, sizeof line, f)) {
+  for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char *p = line, *e;
     while (*p == ' ' || *p == '\t') p++;
-    for (e = p; *e && *e != '\n' && *e != '\r' && *e != '#' && *e != ' ' && *e != '\t'; e++) {}
+    for (e = p; *e && *e != '\r' && *e != '#' && *e != ' ' && *e != '\t'; e++) {}
     *e = '\0';
     if (!*p) continue;
     for (size_t i = 0; i < nall; i++)
@@ -353,7 +350,7 @@ size_t cgp_device_names(char ***names) {
         break;
       }
   }
-  fclose(f);
+  free(text);
   cgp_device_names_free(all, nall);
   return n;
 }
@@ -388,11 +385,8 @@ int cgp_device_find(const char *name, cgp_device *dev, char *err, size_t errlen)
     return -1;
   }
   snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
-  FILE *f = fopen(path, "r");
-  if (f) {
-    fclose(f);
-    return cgp_device_load_file(path, dev, err, errlen);
-  }
+  if (access(path, F_OK) == 0) return cgp_device_load_file(path, dev, err, errlen);  /* never opened to look:
+                                                                                     a FIFO would block */
   char **names;
   size_t n = cgp_device_all_names(&names), used;
   used = (size_t)snprintf(err, errlen, "unknown device '%s' (known:", name);

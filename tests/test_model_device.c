@@ -179,3 +179,27 @@ Test(model_device, builtin_dir_finds_tk1_and_lists_it_for_unknown) {
   cr_expect_not_null(strstr(err, "jetson-tk1"), "%s", err);
   cr_expect_neq(cgp_device_find("../devices/jetson-tk1", &d, err, sizeof err), 0, "a path is not a name");
 }
+
+/* issue 31 item 9: a device file is read like a report: a regular file of bounded size, never a
+   FIFO waited on or a device read without end. */
+Test(model_device, a_fifo_or_a_device_is_refused_at_once_never_read, .timeout = 20) {
+  make_tmpdir();
+  char fifo[256], zero[256], list[256], cmd[1024];
+  snprintf(fifo, sizeof fifo, "%s/fifo.json", tmpdir);
+  snprintf(zero, sizeof zero, "%s/zero.json", tmpdir);
+  snprintf(list, sizeof list, "%s/default-devices.txt", tmpdir);
+  snprintf(cmd, sizeof cmd, "mkfifo '%s' '%s' && ln -s /dev/zero '%s'", fifo, list, zero);
+  cr_assert_eq(system(cmd), 0);
+  cgp_device d;
+  char err[512] = "";
+  setenv("CGPREDICT_DEVICES_DIR", tmpdir, 1);
+  cr_expect_neq(cgp_device_find("fifo", &d, err, sizeof err), 0);
+  cr_expect(strstr(err, fifo) && strstr(err, "FIFO"), "%s", err);
+  cr_expect_neq(cgp_device_find("zero", &d, err, sizeof err), 0);
+  cr_expect(strstr(err, zero) && strstr(err, "device"), "%s", err);
+  char **names;
+  size_t n = cgp_device_names(&names);            /* the list is a FIFO: every file, no wait */
+  cr_expect_eq(n, 2, "fifo and zero");
+  cgp_device_names_free(names, n);
+  unsetenv("CGPREDICT_DEVICES_DIR");
+}
