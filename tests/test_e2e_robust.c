@@ -488,3 +488,18 @@ Test(e2e_robust, a_descriptor_claiming_block_marks_for_a_loop_body_is_refused_by
   cr_assert(strstr(read_file("err.txt"), "hooks.c:9: kernel 'looped'") && strstr(read_file("err.txt"), "block_seen"),
             "%s", read_file("err.txt"));
 }
+
+/* issue 31 item 6: CGPREDICT_TRACE naming the report's own file (here through "./") overwrote the
+   report with the binary trace, exit 0 even with CGPREDICT_STRICT=1. Two outputs, one file: the
+   report is kept, no trace is written, and the run says so (a tool failure under STRICT). */
+Test(e2e_robust, a_trace_path_that_is_the_report_keeps_the_report) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json CGPREDICT_TRACE=./r.json CGPREDICT_STRICT=1 ./p"), 1);
+  cr_expect_not_null(strstr(read_file("err.txt"), "CGPREDICT_TRACE names the report's own file"), "%s",
+                     read_file("err.txt"));
+  cJSON *r = report("r.json");                    /* JSON, not the trace's bytes */
+  cJSON *trace = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "runtime"), "trace");
+  cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(trace, "written")));
+  cJSON_Delete(r);
+}
