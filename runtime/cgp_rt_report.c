@@ -103,9 +103,10 @@ static void parse_env_block(void) {
       if (*end != 'x') { p = end; break; }
       p = end + 1;
     }
-    if (!n || *p || v[0] * v[1] * v[2] > 1024) {
+    if (!n || *p || p[-1] == 'x' || v[0] * v[1] * v[2] > 1024 || cgp_rt_g.env_block[n - 1][0]) {
       char msg[256];
-      snprintf(msg, sizeof msg, "CGPREDICT_BLOCK: '%s' is not a block shape like 256 or 32x8 (at most 1024 threads)", shape);
+      snprintf(msg, sizeof msg, "CGPREDICT_BLOCK: '%.100s' is not a block shape like 256 or 32x8 (at most 1024 "
+               "threads, one shape per dimensionality)", shape);
       fatal_setup(msg);
       break;
     }
@@ -116,7 +117,13 @@ static void parse_env_block(void) {
 
 static void parse_env(void) {
   const char *q = getenv("CGPREDICT_QUIET");
-  cgp_rt_g.quiet = q && *q && strcmp(q, "0") != 0;
+  if (q && *q && strcmp(q, "0") != 0 && strcmp(q, "1") != 0) fatal_setup("CGPREDICT_QUIET: expected 0 or 1");
+  cgp_rt_g.quiet = q && strcmp(q, "1") == 0;
+  const char *tmb = getenv("CGPREDICT_TRACE_MB");     /* read where the trace opens (cgp_rt_trace.c) */
+  char *tend = NULL;
+  unsigned long tv = tmb && *tmb ? strtoul(tmb, &tend, 10) : 1;
+  if (tmb && *tmb && (*tend || tv == 0 || tv > (1ul << 22) || *tmb == '-'))
+    fatal_setup("CGPREDICT_TRACE_MB: expected a number of MiB, 1 to 4194304");
   const char *s = getenv("CGPREDICT_SAMPLE");
   if (!s || !*s || strcmp(s, "run") == 0) cgp_rt_g.sample_mode = 0;
   else if (strcmp(s, "skip") == 0) cgp_rt_g.sample_mode = 1;

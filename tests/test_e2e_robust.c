@@ -503,3 +503,22 @@ Test(e2e_robust, a_trace_path_that_is_the_report_keeps_the_report) {
   cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(trace, "written")));
   cJSON_Delete(r);
 }
+
+/* issue 31 item 11: environment variables parsed strictly, a bad value named with the accepted
+   forms (the tool then stays out of the program's way: no report, the program's own output). */
+Test(e2e_robust, bad_environment_values_are_named_with_the_accepted_forms) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c && ./p > plain.txt 2>&1", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *bad[][2] = {{"CGPREDICT_QUIET=yes", "CGPREDICT_QUIET: expected 0 or 1"},
+                          {"CGPREDICT_TRACE_MB=12abc", "CGPREDICT_TRACE_MB: expected a number of MiB"},
+                          {"CGPREDICT_TRACE_MB=-5", "CGPREDICT_TRACE_MB: expected a number of MiB"},
+                          {"CGPREDICT_BLOCK=256x", "CGPREDICT_BLOCK: '256x' is not a block shape"},
+                          {"CGPREDICT_BLOCK=256,128", "CGPREDICT_BLOCK: '128' is not a block shape"}};
+  for (int i = 0; i < 5; i++) {
+    cr_expect_eq(sh("rm -f r.json; %s CGPREDICT_REPORT=r.json ./p", bad[i][0]), 0, "%s", bad[i][0]);
+    cr_expect_not_null(strstr(read_file("err.txt"), bad[i][1]), "%s: %s", bad[i][0], read_file("err.txt"));
+    cr_expect_null(read_file("r.json"), "%s wrote a report", bad[i][0]);
+  }
+  cr_expect_eq(sh("CGPREDICT_QUIET=0 CGPREDICT_TRACE_MB=8 CGPREDICT_BLOCK=128,16x16 CGPREDICT_REPORT=r.json ./p"), 0);
+  cr_expect_not_null(read_file("r.json"), "good values: %s", read_file("err.txt"));
+}
