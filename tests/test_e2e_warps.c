@@ -621,13 +621,14 @@ Test(e2e_warps, nest_entered_by_two_threads_at_once) {
   cJSON_Delete(r);
 }
 
-/* Devices differ the right way, and the report says why in numbers: x and y (16 MiB each) are
-   swept three times; they fit the A100's 40 MB L2 (the second and third launches hit) but not
-   the V100's 6 MB (every launch misses), which the per-site L2 hit rates show. */
+/* Devices differ the right way, and the report says why in numbers: x and y (8 MiB each) are
+   swept three times; they fit the 25 MiB of its 40 MB L2 the A100 keeps for one kernel's data
+   (l2_keep_bytes, docs/model.md section 4b: the second and third launches hit) but not the V100's
+   6 MB (every launch misses), which the per-site L2 hit rates show. */
 Test(e2e_warps, working_set_fits_the_a100_l2_not_the_v100) {
   write_file("prog.c",
       "#include <stdio.h>\n"
-      "#define N (4 << 20)\n"
+      "#define N (2 << 20)\n"
       "static float x[N], y[N];\n"
       "int main(void) {\n"
       "  for (int i = 0; i < N; i++) x[i] = i % 11;\n"
