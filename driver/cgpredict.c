@@ -9,6 +9,7 @@
 #include "cgp_build.h"
 #include "cgp_model.h"
 #include "cgp_report.h"
+#include "cgp_file.h"
 #include "cgp_trace.h"
 
 #include <stdio.h>
@@ -21,7 +22,7 @@ static const char usage[] =
   "       cgpredict build -- <build command> [args...]   (make, a script: its cc, gcc, clang go\n"
   "                                                       through cgpredict)\n"
   "       cgpredict cc [args...]\n"
-  "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE]\n"
+  "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE] [--html OUT.html]\n"
   "       cgpredict devices [NAME]\n"
   "       cgpredict --help | --version\n"
   "\n"
@@ -178,8 +179,27 @@ static void mark_replayed(cJSON *r, const cgp_device *devs, const int *replayed,
   }
 }
 
+/* The page beside the summary: written whole or not at all (cgp_file.h), never over the report. */
+static int write_html(const cJSON *r, const char *report_path, const char *out) {
+  char err[8600], *page = NULL;
+  size_t len = 0;
+  if (strcmp(out, report_path) == 0) {
+    fprintf(stderr, "cgpredict: --html %s names the report itself; give the page another path\n", out);
+    return 1;
+  }
+  if (cgp_report_html(r, report_path, &page, &len, err, sizeof err) != 0 ||
+      cgp_write_file_atomic(out, page, len, err, sizeof err) != 0) {
+    fprintf(stderr, "cgpredict: %s\n", err);
+    free(page);
+    return 1;
+  }
+  free(page);
+  fprintf(stderr, "cgpredict: %s written (one self-contained page: open it in any browser, offline)\n", out);
+  return 0;
+}
+
 static int cmd_report(int argc, char **argv) {
-  const char *path = NULL, *devlist = NULL, *trace = NULL;
+  const char *path = NULL, *devlist = NULL, *trace = NULL, *html = NULL;
   int json = 0;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) devlist = argv[++i];
@@ -187,6 +207,8 @@ static int cmd_report(int argc, char **argv) {
     else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) trace = argv[++i];
     else if (strncmp(argv[i], "--trace=", 8) == 0) trace = argv[i] + 8;
     else if (strcmp(argv[i], "--json") == 0) json = 1;
+    else if (strcmp(argv[i], "--html") == 0 && i + 1 < argc) html = argv[++i];
+    else if (strncmp(argv[i], "--html=", 7) == 0) html = argv[i] + 7;
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else { fprintf(stderr, "cgpredict report: unexpected argument '%s'\n%s", argv[i], usage); return 2; }
   }
@@ -274,6 +296,7 @@ static int cmd_report(int argc, char **argv) {
     } else {
       cgp_report_print_summary(stdout, r, path);
     }
+    if (html) rc = write_html(r, path, html);
   }
   for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);

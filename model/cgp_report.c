@@ -258,6 +258,16 @@ static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *
   }
 }
 
+/* The real-GPU mechanisms a device file states no number for (docs/model.md sections 7b, 9b): on
+   that device, a kernel they would bound comes out too fast. */
+static void add_not_modelled(cJSON *pred, const cgp_device *d) {
+  cJSON *a = cJSON_AddArrayToObject(pred, "not_modelled");
+  if (!(d->launch_overhead_cycles > 0)) cJSON_AddItemToArray(a, cJSON_CreateString("launch floor"));
+  if (!(d->l2_read_bandwidth_bytes_per_s > 0)) cJSON_AddItemToArray(a, cJSON_CreateString("L2 read bandwidth"));
+  if (!(d->l2_write_bandwidth_bytes_per_s > 0)) cJSON_AddItemToArray(a, cJSON_CreateString("L2 write bandwidth"));
+  if (!(d->host_sync_launch_s > 0)) cJSON_AddItemToArray(a, cJSON_CreateString("host synchronisation cost"));
+}
+
 int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char *err, size_t errlen) {
   cJSON *kernel;
   cJSON_ArrayForEach(kernel, cJSON_GetObjectItemCaseSensitive(report, "kernels")) {
@@ -273,6 +283,7 @@ int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char 
       cJSON_AddNumberToObject(p, "launch_ms", t.rep.time_ms);
       cJSON_AddNumberToObject(p, "launches", t.launches);
       cJSON_AddNumberToObject(p, "host_sync_ms", cgp_host_sync_ms(&devs[d], t.launches));
+      add_not_modelled(p, &devs[d]);
       cJSON_AddNumberToObject(p, "mwp", t.rep.mwp);
       cJSON_AddNumberToObject(p, "cwp", t.rep.cwp);
       cJSON_AddNumberToObject(p, "n", t.rep.N);
@@ -510,6 +521,33 @@ static void launch_note(FILE *f, const cJSON *k) {
   }
 }
 
+/* Devices that leave out a mechanism another device of the report models: comparing them, the
+   former look faster than they are where that mechanism binds. */
+static void not_modelled_note(FILE *f, const cJSON *report) {
+  const cJSON *k0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "kernels"), 0), *p, *q, *m;
+  const cJSON *preds = cJSON_GetObjectItemCaseSensitive(k0, "predictions");
+  cJSON_ArrayForEach(p, preds) {
+    char list[256] = "";
+    size_t used = 0;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "not_modelled")) {
+      int other_has = 0;                            /* another device models it */
+      cJSON_ArrayForEach(q, preds) {
+        int lacks = 0;
+        const cJSON *n;
+        cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(q, "not_modelled"))
+          lacks |= strcmp(cJSON_GetStringValue(n), cJSON_GetStringValue(m)) == 0;
+        other_has |= !lacks;
+      }
+      if (other_has && used < sizeof list)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", cJSON_GetStringValue(m));
+    }
+    if (used)
+      fprintf(f, "  note, %s: its file has no measured %s (benchmarks/microbench has not run on it), which other "
+              "devices here model: where they bind, it looks faster than it is\n",
+              cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device")), list);
+  }
+}
+
 /* Per device, what a program that synchronises after every launch pays on the host. */
 static void host_sync_note(FILE *f, const cJSON *report) {
   const cJSON *k0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "kernels"), 0), *p0;
@@ -603,4 +641,5 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     launch_note(f, k);
   }
   host_sync_note(f, report);
+  not_modelled_note(f, report);
 }

@@ -40,6 +40,11 @@ int cgp_report_write(const cJSON *report, const char *path, char *err, size_t er
 int cgp_report_parse(const char *text, size_t len, const char *name, cJSON **report, char *err, size_t errlen);
 /* Read (a regular file of at most CGP_FILE_CAP_BYTES, cgp_file.h) and check a saved report. */
 int cgp_report_load(const char *path, cJSON **report, char *err, size_t errlen);
+/* The report as one self-contained HTML page (model/cgp_html.c): summary, devices compared, per
+   kernel the predictions, where the cycles go, the memory sites, the annotated source, the
+   dependences and suggestions. *out is malloc'd (*len bytes); 0, or -1 with err. report_path
+   names the report in the page and locates relative source files. */
+int cgp_report_html(const cJSON *report, const char *report_path, char **out, size_t *len, char *err, size_t errlen);
 /* The table a person reads at a glance: kernel, device, time, bound, MWP/CWP, access classes. */
 void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path);
 

@@ -3,6 +3,7 @@
    for every device (model/cgp_report.h), written whole or not at all. */
 #include "cgp_rt_internal.h"
 #include "cgp_report.h"
+#include "cgp_file.h"
 #include "cgp_rt_file.h"
 
 #include <errno.h>
@@ -353,6 +354,25 @@ static cJSON *kernel_json(const rt_kernel *k) {
   return o;
 }
 
+/* CGPREDICT_HTML=PATH: the report as one self-contained page too (model/cgp_html.c), written as the
+   report is (cgp_file.h: whole or not at all, never through a link or into a FIFO), never over it. */
+static void write_html(const cJSON *r) {
+  const char *path = getenv("CGPREDICT_HTML");
+  if (!path || !*path) return;
+  char err[4400], msg[4600], *page = NULL;
+  size_t len = 0;
+  if (strcmp(path, cgp_rt_g.report_path) == 0)
+    snprintf(err, sizeof err, "CGPREDICT_HTML names the report's own file (%.2000s)", path);
+  else if (cgp_report_html(r, cgp_rt_g.report_path, &page, &len, err, sizeof err) == 0 &&
+           cgp_write_file_atomic(path, page, len, err, sizeof err) == 0)
+    err[0] = '\0';
+  free(page);
+  if (err[0]) {
+    snprintf(msg, sizeof msg, "%s; no HTML page written", err);
+    rt_tool_failure(msg);
+  }
+}
+
 static void write_report(void) {
   cJSON *r = cgp_report_new(CGP_VERSION);
   cJSON *kernels = cJSON_GetObjectItemCaseSensitive(r, "kernels");
@@ -394,6 +414,7 @@ static void write_report(void) {
     rt_trace_finish(0);
   } else {
     rt_trace_finish(1);       /* the trace goes with its report */
+    write_html(r);
   }
   fflush(stdout);
   if (!cgp_rt_g.quiet) cgp_report_print_summary(stderr, r, cgp_rt_g.report_path);

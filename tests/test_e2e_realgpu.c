@@ -67,6 +67,13 @@ Test(e2e_realgpu, predictions_carry_launches_and_the_host_sync_cost) {
   cr_expect_float_eq(num(kept, "launches"), 2, 1e-12);
   cr_expect_float_eq(num(kept, "host_sync_ms"), 0.02, 1e-12);
   cr_expect_float_eq(num(tk1, "host_sync_ms"), 0.0, 0);
+  /* what each device's file leaves out: the TK1 all four, devs/kept.json only the L2 bandwidths */
+  const char *tk1_lacks[] = {"launch floor", "L2 read bandwidth", "L2 write bandwidth", "host synchronisation cost"};
+  cJSON *nm = cJSON_GetObjectItem(tk1, "not_modelled"), *km = cJSON_GetObjectItem(kept, "not_modelled");
+  cr_assert_eq(cJSON_GetArraySize(nm), 4);
+  for (int i = 0; i < 4; i++) cr_expect_str_eq(cJSON_GetArrayItem(nm, i)->valuestring, tk1_lacks[i]);
+  cr_assert_eq(cJSON_GetArraySize(km), 2);
+  cr_expect_str_eq(cJSON_GetArrayItem(km, 0)->valuestring, "L2 read bandwidth");
   cJSON_Delete(r);
   /* the summary says both: the host's cost apart, and the launch floor the TK1 does not model */
   cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs CGPREDICT_DEVICE=jetson-tk1,kept CGPREDICT_REPORT=r.json ./t"), 0);
@@ -75,6 +82,8 @@ Test(e2e_realgpu, predictions_carry_launches_and_the_host_sync_cost) {
                                  "adds 0.020 ms (2 launches x 10.00 us), not in the times above"), "%s", err);
   cr_expect_not_null(strstr(err, "note: on kept the launch's fixed cost binds"), "%s", err);
   cr_expect_not_null(strstr(err, "jetson-tk1 models no launch cost (none measured)"), "%s", err);
+  cr_expect_not_null(strstr(err, "note, jetson-tk1: its file has no measured launch floor, host synchronisation cost "
+                                 "(benchmarks/microbench has not run on it)"), "%s", err);
 }
 
 /* ---- The sample follows the GPU's block order (docs/model.md section 4c) ---- */

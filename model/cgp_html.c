@@ -1,0 +1,371 @@
+/* cgp_html.c: the report as one self-contained HTML page: no script, style sheet, font or image from anywhere, charts drawn here as inline SVG, so the page
+   opens offline and travels as an attachment. It shows what the JSON holds, in the order a reader
+   asks: which kernels, which device is fastest and by how much, what bounds each, where the cycles
+   go, which source lines cost what, what is not parallel, what to change. Every number is the
+   report's; the full-precision value of each predicted time rides in a data-ms attribute so that
+   a test can compare the page with the JSON exactly. */
+#include "cgp_report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char *p;
+  size_t n, cap;
+  int oom;
+} buf;
+
+static void put(buf *b, const char *s, size_t n) {
+  if (b->oom) return;
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap < b->n + n + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) { b->oom = 1; return; }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = '\0';
+}
+
+static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void putf(buf *b, const char *fmt, ...) {
+  char tmp[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n > 0) put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* Text as HTML: & < > " ' escaped, so a kernel or file name never becomes markup. */
+static void esc(buf *b, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+    case '&': puts_(b, "&amp;"); break;
+    case '<': puts_(b, "&lt;"); break;
+    case '>': puts_(b, "&gt;"); break;
+    case '"': puts_(b, "&quot;"); break;
+    case '\'': puts_(b, "&#39;"); break;
+    default: put(b, s, 1);
+    }
+  }
+}
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+static double num(const cJSON *o, const char *k) { return cJSON_GetNumberValue(get(o, k)); }
+static const char *str(const cJSON *o, const char *k) {
+  const char *s = cJSON_GetStringValue(get(o, k));
+  return s ? s : "";
+}
+
+/* A time in ms as the summary prints it (three significant digits at least). */
+static void ms_text(char *out, size_t len, double ms) {
+  if (ms == 0 || ms >= 0.01) snprintf(out, len, "%.3f", ms);
+  else snprintf(out, len, "%.3g", ms);
+}
+
+/* <td> with a predicted time: the text as the summary prints it, the value whole in data-ms. */
+static void ms_cell(buf *b, double ms, int fastest) {
+  char t[32];
+  ms_text(t, sizeof t, ms);
+  putf(b, "<td class=\"num%s\" data-ms=\"%.17g\">%s</td>", fastest ? " best" : "", ms, t);
+}
+
+static const char *const STYLE =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}"
+    "h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}"
+    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}"
+    "th{background:#f4f4f4}.num{text-align:right;font-variant-numeric:tabular-nums}.best{font-weight:bold;"
+    "background:#e6f4ea}.coalesced{background:#e6f4ea}.constant{background:#f1f1f1}.uncoalesced{background:#fde8e8}"
+    ".warn{color:#a15c00}.bad{color:#b00020}pre{background:#fafafa;border:1px solid #eee;padding:8px;overflow:auto}"
+    ".site{color:#555}.note{color:#555;font-size:13px}svg text{font:12px system-ui,sans-serif}";
+
+/* Horizontal bars: label, value, highlighted or not; scaled to the largest. */
+static void bars(buf *b, const char *const *label, const double *v, const int *hi, int n, const char *unit) {
+  double max = 0;
+  for (int i = 0; i < n; i++)
+    if (v[i] > max) max = v[i];
+  int h = 22 * n + 6;
+  putf(b, "<svg width=\"760\" height=\"%d\" role=\"img\">", h);
+  for (int i = 0; i < n; i++) {
+    double w = max > 0 ? 440.0 * v[i] / max : 0;
+    int y = 4 + 22 * i;
+    puts_(b, "<text x=\"0\" y=\"");
+    putf(b, "%d\">", y + 14);
+    esc(b, label[i]);
+    putf(b, "</text><rect x=\"200\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"></rect>", y, w,
+         hi[i] ? "#d93025" : "#8ab4f8");
+    putf(b, "<text x=\"%.1f\" y=\"%d\">%.4g %s</text>", 206 + w, y + 14, v[i], unit);
+  }
+  puts_(b, "</svg>");
+}
+
+/* The summary: per kernel the time on each device, the fastest marked, its bound. */
+static void summary(buf *b, const cJSON *report, const cJSON *devs) {
+  const cJSON *k, *d;
+  puts_(b, "<h2 id=\"summary\">Summary</h2><table><tr><th>kernel</th>");
+  cJSON_ArrayForEach(d, devs) {
+    puts_(b, "<th>");
+    esc(b, d->valuestring);
+    puts_(b, " (ms)</th>");
+  }
+  puts_(b, "<th>fastest</th><th>what bounds it there</th><th>parallel as written</th></tr>");
+  cJSON_ArrayForEach(k, get(report, "kernels")) {
+    const cJSON *preds = get(k, "predictions"), *p, *best = NULL, *worst = NULL;
+    cJSON_ArrayForEach(p, preds) {
+      if (!best || num(p, "time_ms") < num(best, "time_ms")) best = p;
+      if (!worst || num(p, "time_ms") > num(worst, "time_ms")) worst = p;
+    }
+    puts_(b, "<tr><td><a href=\"#k-");
+    esc(b, str(k, "name"));
+    puts_(b, "\">");
+    esc(b, str(k, "name"));
+    puts_(b, "</a></td>");
+    cJSON_ArrayForEach(d, devs) {
+      const cJSON *hit = NULL;
+      cJSON_ArrayForEach(p, preds) if (strcmp(str(p, "device"), d->valuestring) == 0) hit = p;
+      if (hit) ms_cell(b, num(hit, "time_ms"), hit == best);
+      else puts_(b, "<td></td>");
+    }
+    puts_(b, "<td>");
+    if (best) {
+      esc(b, str(best, "device"));
+      if (worst && num(best, "time_ms") > 0 && worst != best)
+        putf(b, " (%.3gx faster than %s)", num(worst, "time_ms") / num(best, "time_ms"), "the slowest");
+    }
+    puts_(b, "</td><td>");
+    if (best) esc(b, str(best, "bound"));
+    puts_(b, "</td><td>");
+    puts_(b, cJSON_IsFalse(get(k, "parallel_safe")) ? "<span class=\"bad\">no</span>" : "yes");
+    puts_(b, "</td></tr>");
+  }
+  puts_(b, "</table>");
+  const cJSON *k0 = cJSON_GetArrayItem(get(report, "kernels"), 0), *p, *m;
+  cJSON_ArrayForEach(p, get(k0, "predictions")) {
+    if (cJSON_GetArraySize(get(p, "not_modelled")) == 0) continue;
+    puts_(b, "<p class=\"note\">");
+    esc(b, str(p, "device"));
+    puts_(b, " does not model: ");
+    int first = 1;
+    cJSON_ArrayForEach(m, get(p, "not_modelled")) {
+      if (!first) puts_(b, ", ");
+      esc(b, m->valuestring);
+      first = 0;
+    }
+    puts_(b, " (no measurement in its device file): where those bind, it looks faster than it is.</p>");
+  }
+}
+
+/* Every kernel's time on every device, bars scaled to the slowest. */
+static void comparison(buf *b, const cJSON *report) {
+  const cJSON *k, *p;
+  int n = 0;
+  cJSON_ArrayForEach(k, get(report, "kernels")) n += cJSON_GetArraySize(get(k, "predictions"));
+  if (n == 0 || n > 2000) return;
+  const char **label = calloc((size_t)n, sizeof *label);
+  double *v = calloc((size_t)n, sizeof *v);
+  int *hi = calloc((size_t)n, sizeof *hi);
+  char (*text)[160] = calloc((size_t)n, sizeof *text);
+  if (!label || !v || !hi || !text) { free(label); free(v); free(hi); free(text); b->oom = 1; return; }
+  int i = 0;
+  cJSON_ArrayForEach(k, get(report, "kernels")) cJSON_ArrayForEach(p, get(k, "predictions")) {
+    snprintf(text[i], sizeof text[i], "%.60s on %.60s", str(k, "name"), str(p, "device"));
+    label[i] = text[i];
+    v[i] = num(p, "time_ms");
+    i++;
+  }
+  puts_(b, "<h2 id=\"devices\">Kernels across devices</h2>");
+  bars(b, label, v, hi, n, "ms");
+  free(label); free(v); free(hi); free(text);
+}
+
+/* Where one launch's cycles go: the MWP/CWP estimate against the throughput floor and the launch
+   cost (docs/model.md sections 7, 7b, 9), and the floor's parts per warp. */
+static void cycles_chart(buf *b, const cJSON *p) {
+  const cJSON *d = get(p, "detail");
+  const char *bound = str(p, "bound");
+  const char *l1[] = {"MWP/CWP execution", "throughput floor", "launch"};
+  double v1[] = {num(d, "cycles_mwp_cwp"), num(d, "throughput_cycles"), num(d, "launch_cycles")};
+  int h1[] = {v1[0] >= v1[1] && strcmp(bound, "launch_overhead") != 0, v1[1] > v1[0] && strcmp(bound, "launch_overhead") != 0,
+              strcmp(bound, "launch_overhead") == 0};
+  bars(b, l1, v1, h1, 3, "cycles");
+  const char *l2[] = {"DRAM", "L2 bandwidth", "LSU wavefronts", "issue", "cores"};
+  const char *k2[] = {"cpw_dram", "cpw_l2", "cpw_lsu", "cpw_issue", "cpw_cores"};
+  const char *b2[] = {"dram_bandwidth", "l2_bandwidth", "lsu_wavefronts", "issue", "cores"};
+  double v2[5];
+  int h2[5];
+  for (int i = 0; i < 5; i++) { v2[i] = num(d, k2[i]); h2[i] = strcmp(bound, b2[i]) == 0; }
+  puts_(b, "<div class=\"note\">the floor's parts, cycles per warp on one SM:</div>");
+  bars(b, l2, v2, h2, 5, "cycles/warp");
+}
+
+/* The marked nest's source, each line with the sites on it; from the kernel's line to its last
+   site's, when the file can be read (as the build named it, or beside the report). */
+static void source(buf *b, const cJSON *k, const char *report_path) {
+  int first = (int)num(k, "line"), last = first;
+  const cJSON *m;
+  cJSON_ArrayForEach(m, get(k, "memory")) if (num(m, "line") > last && num(m, "line") < first + 400) last = (int)num(m, "line");
+  const char *file = str(k, "file");
+  FILE *f = fopen(file, "r");
+  if (!f && file[0] != '/') {
+    char path[4200];
+    const char *slash = strrchr(report_path, '/');
+    snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - report_path) : 1, slash ? report_path : ".", file);
+    f = fopen(path, "r");
+  }
+  if (!f) {
+    puts_(b, "<p class=\"note\">source not found: ");
+    esc(b, file);
+    puts_(b, "</p>");
+    return;
+  }
+  puts_(b, "<pre>");
+  char line[1024];
+  for (int n = 1; fgets(line, sizeof line, f) && n <= last + 1; n++) {
+    if (n < first) continue;
+    line[strcspn(line, "\n")] = '\0';
+    putf(b, "%5d  ", n);
+    esc(b, line);
+    cJSON_ArrayForEach(m, get(k, "memory")) if ((int)num(m, "line") == n) {
+      putf(b, "\n       <span class=\"site %s\">^ %s ", str(m, "class"), str(m, "kind"));
+      esc(b, str(m, "array"));
+      putf(b, ": %s, %.3g transactions per warp instruction, L2 hit %.0f %%</span>", str(m, "class"),
+           num(m, "transactions_per_warp"), 100 * num(m, "l2_hit_rate"));
+    }
+    puts_(b, "\n");
+  }
+  fclose(f);
+  puts_(b, "</pre>");
+}
+
+static void memory_table(buf *b, const cJSON *k, const cJSON *devs) {
+  const cJSON *m, *d;
+  puts_(b, "<table><tr><th>where</th><th>array</th><th>kind</th><th>class</th><th>lanes</th>");
+  cJSON_ArrayForEach(d, devs) {
+    puts_(b, "<th>");
+    esc(b, d->valuestring);
+    puts_(b, ": transactions / L2 hit</th>");
+  }
+  puts_(b, "</tr>");
+  cJSON_ArrayForEach(m, get(k, "memory")) {
+    putf(b, "<tr class=\"%s\"><td>", str(m, "class"));
+    esc(b, str(m, "file"));
+    putf(b, ":%.0f:%.0f</td><td>", num(m, "line"), num(m, "column"));
+    esc(b, str(m, "array"));
+    putf(b, "</td><td>%s</td><td>%s</td><td class=\"num\">%.1f</td>", str(m, "kind"), str(m, "class"),
+         num(m, "active_lanes_per_warp_instruction"));
+    cJSON_ArrayForEach(d, devs) {
+      const cJSON *s = get(get(m, "by_device"), d->valuestring);
+      if (s) putf(b, "<td class=\"num\">%.3g / %.0f %%</td>", num(s, "transactions_per_warp"), 100 * num(s, "l2_hit_rate"));
+      else puts_(b, "<td></td>");
+    }
+    puts_(b, "</tr>");
+  }
+  puts_(b, "</table>");
+}
+
+static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char *report_path) {
+  puts_(b, "<h2 id=\"k-");
+  esc(b, str(k, "name"));
+  puts_(b, "\">");
+  esc(b, str(k, "name"));
+  puts_(b, "</h2><p>");
+  esc(b, str(k, "file"));
+  putf(b, ":%.0f, %.0f launch(es), %.0f analysed; block %.0fx%.0fx%.0f, grid %.0fx%.0fx%.0f</p>", num(k, "line"),
+       num(k, "launches"), num(k, "launches_sampled"), cJSON_GetNumberValue(cJSON_GetArrayItem(get(k, "block"), 0)),
+       cJSON_GetNumberValue(cJSON_GetArrayItem(get(k, "block"), 1)), cJSON_GetNumberValue(cJSON_GetArrayItem(get(k, "block"), 2)),
+       cJSON_GetNumberValue(cJSON_GetArrayItem(get(k, "grid"), 0)), cJSON_GetNumberValue(cJSON_GetArrayItem(get(k, "grid"), 1)),
+       cJSON_GetNumberValue(cJSON_GetArrayItem(get(k, "grid"), 2)));
+  const cJSON *w;
+  cJSON_ArrayForEach(w, get(k, "warnings")) {
+    puts_(b, "<p class=\"warn\">warning: ");
+    esc(b, w->valuestring);
+    puts_(b, "</p>");
+  }
+  if (*str(k, "sampling_note")) {
+    puts_(b, "<p class=\"note\">");
+    esc(b, str(k, "sampling_note"));
+    puts_(b, "</p>");
+  }
+  const cJSON *p;
+  puts_(b, "<table><tr><th>device</th><th>time (ms)</th><th>bound</th><th>MWP</th><th>CWP</th><th>N</th><th>B</th>"
+           "<th>batch</th><th>host sync (ms)</th></tr>");
+  cJSON_ArrayForEach(p, get(k, "predictions")) {
+    puts_(b, "<tr><td>");
+    esc(b, str(p, "device"));
+    puts_(b, "</td>");
+    ms_cell(b, num(p, "time_ms"), 0);
+    putf(b, "<td>%s</td><td class=\"num\">%.2f</td><td class=\"num\">%.2f</td><td class=\"num\">%.0f</td>"
+            "<td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.3g</td></tr>",
+         str(p, "bound"), num(p, "mwp"), num(p, "cwp"), num(p, "n"), num(p, "b"), num(p, "batch"), num(p, "host_sync_ms"));
+  }
+  puts_(b, "</table>");
+  cJSON_ArrayForEach(p, get(k, "predictions")) {
+    puts_(b, "<h3>");
+    esc(b, str(p, "device"));
+    puts_(b, ": where a launch's cycles go</h3>");
+    cycles_chart(b, p);
+    const cJSON *s;
+    cJSON_ArrayForEach(s, get(p, "suggestions")) {
+      puts_(b, "<p>suggestion: ");
+      esc(b, str(s, "change"));
+      putf(b, " (%.3gx)</p>", num(s, "speedup"));
+    }
+  }
+  puts_(b, "<h3>Memory accesses</h3>");
+  memory_table(b, k, devs);
+  puts_(b, "<h3>Source</h3>");
+  source(b, k, report_path);
+  const cJSON *dep;
+  if (cJSON_GetArraySize(get(k, "dependences")) > 0) {
+    puts_(b, "<h3 class=\"bad\">Not parallel as written</h3><ul>");
+    cJSON_ArrayForEach(dep, get(k, "dependences")) {
+      putf(b, "<li>%s between ", str(dep, "kind"));
+      esc(b, str(get(dep, "first"), "file"));
+      putf(b, ":%.0f and ", num(get(dep, "first"), "line"));
+      esc(b, str(get(dep, "second"), "file"));
+      putf(b, ":%.0f: ", num(get(dep, "second"), "line"));
+      esc(b, str(dep, "remedy"));
+      puts_(b, "</li>");
+    }
+    puts_(b, "</ul>");
+  }
+}
+
+int cgp_report_html(const cJSON *report, const char *report_path, char **out, size_t *len, char *err, size_t errlen) {
+  buf b = {0};
+  cJSON *devs = cJSON_CreateArray();             /* the devices, in the first kernel's order */
+  const cJSON *k0 = cJSON_GetArrayItem(get(report, "kernels"), 0), *p;
+  cJSON_ArrayForEach(p, get(k0, "predictions")) cJSON_AddItemToArray(devs, cJSON_CreateString(str(p, "device")));
+  puts_(&b, "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cgpredict: ");
+  esc(&b, report_path);
+  puts_(&b, "</title><style>");
+  puts_(&b, STYLE);
+  puts_(&b, "</style></head><body><h1>cgpredict report</h1><p class=\"note\">");
+  esc(&b, report_path);
+  putf(&b, " (%s, cgpredict %s): %d kernel(s) on %d device(s). Times are the GPU's, summed over each kernel's "
+           "launches; the host's cost of synchronising after each launch is apart.</p>",
+       str(report, "version"), str(report, "tool_version"), cJSON_GetArraySize(get(report, "kernels")),
+       cJSON_GetArraySize(devs));
+  summary(&b, report, devs);
+  comparison(&b, report);
+  const cJSON *k;
+  cJSON_ArrayForEach(k, get(report, "kernels")) kernel_section(&b, k, devs, report_path);
+  puts_(&b, "</body></html>\n");
+  cJSON_Delete(devs);
+  if (b.oom) {
+    free(b.p);
+    snprintf(err, errlen, "out of memory writing the HTML page");
+    return -1;
+  }
+  *out = b.p;
+  *len = b.n;
+  return 0;
+}
