@@ -5,12 +5,16 @@
    report's; the full-precision value of each predicted time rides in a data-ms attribute so that
    a test can compare the page with the JSON exactly. */
 #include "cgp_report.h"
+#include "cgp_file.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A source file the page quotes: far above any real one. */
+#define SOURCE_CAP_BYTES ((size_t)16 << 20)
 
 typedef struct {
   char *p;
@@ -213,24 +217,28 @@ static void source(buf *b, const cJSON *k, const char *report_path) {
   const cJSON *m;
   cJSON_ArrayForEach(m, get(k, "memory")) if (num(m, "line") > last && num(m, "line") < first + 400) last = (int)num(m, "line");
   const char *file = str(k, "file");
-  FILE *f = fopen(file, "r");
-  if (!f && file[0] != '/') {
+  char *text = NULL, err[256];
+  size_t len = 0;
+  /* a regular file only (cgp_file.h): a FIFO or device named like the source is never waited on */
+  if (cgp_read_regular_file(file, SOURCE_CAP_BYTES, &text, &len, err, sizeof err) != 0 && file[0] != '/') {
     char path[4200];
     const char *slash = strrchr(report_path, '/');
     snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - report_path) : 1, slash ? report_path : ".", file);
-    f = fopen(path, "r");
+    cgp_read_regular_file(path, SOURCE_CAP_BYTES, &text, &len, err, sizeof err);
   }
-  if (!f) {
+  if (!text) {
     puts_(b, "<p class=\"note\">source not found: ");
     esc(b, file);
     puts_(b, "</p>");
     return;
   }
   puts_(b, "<pre>");
-  char line[1024];
-  for (int n = 1; fgets(line, sizeof line, f) && n <= last + 1; n++) {
+  char *line = text;
+  int n = 1;
+  for (char *nl; line && n <= last + 1; n++, line = nl ? nl + 1 : NULL) {
+    nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
     if (n < first) continue;
-    line[strcspn(line, "\n")] = '\0';
     putf(b, "%5d  ", n);
     esc(b, line);
     cJSON_ArrayForEach(m, get(k, "memory")) if ((int)num(m, "line") == n) {
@@ -241,7 +249,7 @@ static void source(buf *b, const cJSON *k, const char *report_path) {
     }
     puts_(b, "\n");
   }
-  fclose(f);
+  free(text);
   puts_(b, "</pre>");
 }
 
