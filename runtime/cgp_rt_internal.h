@@ -123,7 +123,9 @@ typedef struct {
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;
   cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */
-  FILE *din[RT_MAX_DEVICES];              /* CGPREDICT_DIN: each device's L2 stream, din format */
+  FILE *din[RT_MAX_DEVICES];              /* CGPREDICT_DIN: each device's L2 stream, din format, */
+  char din_tmp[RT_MAX_DEVICES][4400];     /* written to a temporary beside din_path (cgp_file.h), */
+  char din_path[RT_MAX_DEVICES][4200];    /* renamed over it at exit, removed on a signal */
   unsigned env_block[3][3];               /* CGPREDICT_BLOCK per grid dimensionality */
   size_t budget_bytes;                    /* CGPREDICT_MEMORY_MB */
   rt_kernel **kernels;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RT_DEFAULT_REPORT "cgpredict-report.json"
@@ -19,7 +20,7 @@
    the message says what failed and that no report will be written (CGPREDICT_STRICT=1 turns its
    exit status 0 into 1). */
 static void fatal_setup(const char *msg) {
-  char m[4600];
+  char m[4800];
   snprintf(m, sizeof m, "%s; the program runs on without cgpredict, no report is written", msg);
   rt_tool_failure(m);
   cgp_rt_g.disabled = 1;
@@ -66,13 +67,27 @@ static void load_devices(void) {
     return;
   }
   const char *din = getenv("CGPREDICT_DIN");
+  struct stat st;
+  if (din && *din && stat(din, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    char msg[4400];                     /* /dev/null would make /dev/null.<device>.din */
+    snprintf(msg, sizeof msg, "CGPREDICT_DIN: '%.4000s' is a device or special file; it is the prefix of "
+             "files PREFIX.<device>.din, so give a path prefix (or leave it unset for no din files)", din);
+    fatal_setup(msg);
+    return;
+  }
   for (size_t i = 0; i < cgp_rt_g.ndev && din && *din; i++) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s.%s.din", din, cgp_rt_g.dev[i].name);
-    cgp_rt_g.din[i] = fopen(path, "w");
+    /* as the report and the trace are written: a new path or a regular file only, never through a
+       link or into a FIFO or device, a temporary beside it renamed at exit (cgp_file.h) */
+    char *path = cgp_rt_g.din_path[i], err[4200];
+    snprintf(path, sizeof cgp_rt_g.din_path[i], "%s.%s.din", din, cgp_rt_g.dev[i].name);
+    cgp_rt_g.din[i] = cgp_file_stream_open(path, cgp_rt_g.din_tmp[i], sizeof cgp_rt_g.din_tmp[i], err, sizeof err);
     if (!cgp_rt_g.din[i]) {
       char msg[4400];
-      snprintf(msg, sizeof msg, "CGPREDICT_DIN: cannot write %s", path);
+      snprintf(msg, sizeof msg, "CGPREDICT_DIN: %.4300s", err);
+      for (size_t j = 0; j < i; j++) {
+        cgp_file_stream_abort(cgp_rt_g.din[j], cgp_rt_g.din_tmp[j]);
+        cgp_rt_g.din[j] = NULL;
+      }
       fatal_setup(msg);
       return;
     }
@@ -422,8 +437,15 @@ static void write_report(void) {
 }
 
 static void at_exit(void) {
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
-    if (cgp_rt_g.din[i] && fclose(cgp_rt_g.din[i]) != 0) rt_tool_failure("CGPREDICT_DIN: a din file could not be written whole");
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
+    char err[4400], msg[4600];
+    if (cgp_rt_g.din[i] &&
+        cgp_file_stream_commit(cgp_rt_g.din[i], cgp_rt_g.din_tmp[i], cgp_rt_g.din_path[i], err, sizeof err) != 0) {
+      snprintf(msg, sizeof msg, "CGPREDICT_DIN: %s; that din file is not written", err);
+      rt_tool_failure(msg);
+    }
+    cgp_rt_g.din[i] = NULL;
+  }
   const rt_kernel *k = rt_current_kernel();
   if (k) {
     fflush(stdout);
@@ -448,6 +470,8 @@ static void on_crash(int sig) {
   const rt_kernel *k = rt_current_kernel();
   char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
   rt_trace_unlink_on_signal();
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (cgp_rt_g.din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
   int stopped = sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
   put(stopped ? "cgpredict: the program was stopped (signal " : "cgpredict: the program crashed (signal ");
   put(sig >= 10 ? num : num + 1);

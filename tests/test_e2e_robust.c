@@ -522,3 +522,25 @@ Test(e2e_robust, bad_environment_values_are_named_with_the_accepted_forms) {
   cr_expect_eq(sh("CGPREDICT_QUIET=0 CGPREDICT_TRACE_MB=8 CGPREDICT_BLOCK=128,16x16 CGPREDICT_REPORT=r.json ./p"), 0);
   cr_expect_not_null(read_file("r.json"), "good values: %s", read_file("err.txt"));
 }
+
+/* issue 31 item 1 (CGPREDICT_DIN): the din files are written as the report is. A symbolic link at
+   PREFIX.<device>.din is refused and its target kept; a FIFO there is refused at once, not waited
+   on; a device as the prefix (/dev/null) is refused rather than growing /dev/null.<device>.din;
+   a plain path gets its file, whole, at exit, and no temporary is left. */
+Test(e2e_robust, din_files_are_written_as_the_report_is) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("echo keep > victim && ln -s victim d.jetson-tk1.din && CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 "
+                  "CGPREDICT_DIN=d CGPREDICT_REPORT=r.json ./p && cat victim"), 0);
+  cr_expect_str_eq(read_file("out.txt") + strlen(read_file("out.txt")) - 5, "keep\n");
+  cr_expect_not_null(strstr(read_file("err.txt"), "symbolic link"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("rm -f d.jetson-tk1.din && mkfifo d.jetson-tk1.din && timeout 20 env CGPREDICT_QUIET=1 "
+                  "CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_DIN=d CGPREDICT_REPORT=r.json ./p"), 0, "a FIFO hung the program");
+  cr_expect_not_null(strstr(read_file("err.txt"), "FIFO"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_DIN=/dev/null CGPREDICT_REPORT=r.json ./p"), 0);
+  cr_expect_not_null(strstr(read_file("err.txt"), "device or special file"), "%s", read_file("err.txt"));
+  cr_expect_neq(access("/dev/null.jetson-tk1.din", F_OK), 0, "/dev/null.jetson-tk1.din was made");
+  cr_assert_eq(sh("rm -f d.jetson-tk1.din && CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_DIN=d "
+                  "CGPREDICT_REPORT=r.json ./p && test -s d.jetson-tk1.din && ! ls -a | grep -q '^\\.d\\.jetson'"), 0,
+               "%s", read_file("err.txt"));
+}
