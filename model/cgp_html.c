@@ -111,15 +111,22 @@ static void bars(buf *b, const char *const *label, const double *v, const int *h
   puts_(b, "</svg>");
 }
 
+/* One header cell per device: its name and what the column holds. */
+static void device_headers(buf *b, const cJSON *devs, const char *what) {
+  const cJSON *d;
+  cJSON_ArrayForEach(d, devs) {
+    puts_(b, "<th>");
+    esc(b, d->valuestring);
+    puts_(b, what);
+    puts_(b, "</th>");
+  }
+}
+
 /* The summary: per kernel the time on each device, the fastest marked, its bound. */
 static void summary(buf *b, const cJSON *report, const cJSON *devs) {
   const cJSON *k, *d;
   puts_(b, "<h2 id=\"summary\">Summary</h2><table><tr><th>kernel</th>");
-  cJSON_ArrayForEach(d, devs) {
-    puts_(b, "<th>");
-    esc(b, d->valuestring);
-    puts_(b, " (ms)</th>");
-  }
+  device_headers(b, devs, " (ms)");
   puts_(b, "<th>fastest</th><th>what bounds it there</th><th>parallel as written</th></tr>");
   cJSON_ArrayForEach(k, get(report, "kernels")) {
     const cJSON *preds = get(k, "predictions"), *p, *best = NULL, *worst = NULL;
@@ -256,11 +263,7 @@ static void source(buf *b, const cJSON *k, const char *report_path) {
 static void memory_table(buf *b, const cJSON *k, const cJSON *devs) {
   const cJSON *m, *d;
   puts_(b, "<table><tr><th>where</th><th>array</th><th>kind</th><th>class</th><th>lanes</th>");
-  cJSON_ArrayForEach(d, devs) {
-    puts_(b, "<th>");
-    esc(b, d->valuestring);
-    puts_(b, ": transactions / L2 hit</th>");
-  }
+  device_headers(b, devs, ": transactions / L2 hit");
   puts_(b, "</tr>");
   cJSON_ArrayForEach(m, get(k, "memory")) {
     putf(b, "<tr class=\"%s\"><td>", str(m, "class"));
