@@ -250,7 +250,13 @@ static int object_names(const char *path, const char *what) {
 }
 
 /* Options of the user's command that are not diagnostics' business: output, stage, linking,
-   dependency files (written by the real compile of the other sources, never by a check). */
+   dependency files (written by the real compile of the other sources, never by a check). An
+   option that takes its value in the next argument is dropped with it (drops_value). */
+static int drops_value(const char *a) {
+  return strcmp(a, "-o") == 0 || strncmp(a, "-M", 2) == 0 || strcmp(a, "-l") == 0 || strcmp(a, "-L") == 0 ||
+         strcmp(a, "-Xlinker") == 0;
+}
+
 static int not_for_the_check(const char *a) {
   static const char *const exact[] = {"-c", "-S", "-E", "-shared", "-static", "-pie", "-rdynamic", NULL};
   for (int i = 0; exact[i]; i++)
@@ -270,17 +276,16 @@ static int check_with_users_compiler(int argc, char **cmd, const char *src) {
   push(&a, cmd[0]);
   for (int i = 1; i < argc; i++) {
     const char *x = cmd[i];
-    if (is_c_source(x) || not_for_the_check(x)) continue;
-    if (takes_value(x) && i + 1 < argc) {
-      if (strcmp(x, "-o") != 0 && strncmp(x, "-M", 2) != 0 && strcmp(x, "-l") != 0 && strcmp(x, "-L") != 0 &&
-          strcmp(x, "-Xlinker") != 0) {
+    if (is_c_source(x)) continue;
+    if (takes_value(x) && i + 1 < argc) {          /* before the option alone: its value goes with it */
+      if (!drops_value(x)) {
         push(&a, x);
         push(&a, cmd[i + 1]);
       }
       i++;
       continue;
     }
-    push(&a, x);
+    if (!not_for_the_check(x)) push(&a, x);
   }
   push(&a, "-fsyntax-only"); push(&a, "-Wno-unknown-pragmas"); push(&a, src);
   int rc = run(a.v);

@@ -42,6 +42,10 @@ Test(e2e_users, warning_flags_reach_marked_files_as_the_users_compiler_reads_the
   cr_expect_not_null(strstr(read_file("err.txt"), "unused variable"), "%s", read_file("err.txt"));
   cr_expect_null(strstr(read_file("err.txt"), "pragma"), "%s", read_file("err.txt"));
   cr_expect_eq(sh("%s cc -o x x.c && CGPREDICT_QUIET=1 ./x", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  /* options whose value is the next argument leave the check with it: a library directory and
+     name, a dependency file (the check once took them for input files and failed) */
+  cr_expect_eq(sh("%s cc -O2 -o u u.c -L /tmp -l m", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_eq(sh("%s cc -O2 -c u.c -MD -MF u.d", CGP_DRIVER), 0, "%s", read_file("err.txt"));
 }
 
 static const char *tiny_src =
