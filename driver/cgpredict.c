@@ -9,7 +9,6 @@
 #include "cgp_build.h"
 #include "cgp_model.h"
 #include "cgp_report.h"
-#include "cgp_file.h"
 #include "cgp_trace.h"
 
 #include <stdio.h>
@@ -179,25 +178,6 @@ static void mark_replayed(cJSON *r, const cgp_device *devs, const int *replayed,
   }
 }
 
-/* The page beside the summary: written whole or not at all (cgp_file.h), never over the report. */
-static int write_html(const cJSON *r, const char *report_path, const char *out) {
-  char err[8600], *page = NULL;
-  size_t len = 0;
-  if (strcmp(out, report_path) == 0) {
-    fprintf(stderr, "cgpredict: --html %s names the report itself; give the page another path\n", out);
-    return 1;
-  }
-  if (cgp_report_html(r, report_path, &page, &len, err, sizeof err) != 0 ||
-      cgp_write_file_atomic(out, page, len, err, sizeof err) != 0) {
-    fprintf(stderr, "cgpredict: %s\n", err);
-    free(page);
-    return 1;
-  }
-  free(page);
-  fprintf(stderr, "cgpredict: %s written (one self-contained page: open it in any browser, offline)\n", out);
-  return 0;
-}
-
 static int cmd_report(int argc, char **argv) {
   const char *path = NULL, *devlist = NULL, *trace = NULL, *html = NULL;
   int json = 0;
@@ -296,7 +276,12 @@ static int cmd_report(int argc, char **argv) {
     } else {
       cgp_report_print_summary(stdout, r, path);
     }
-    if (html) rc = write_html(r, path, html);
+    if (html && cgp_report_write_html(r, path, html, err, sizeof err) != 0) {
+      fprintf(stderr, "cgpredict: --html %s\n", err);
+      rc = 1;
+    } else if (html) {
+      fprintf(stderr, "cgpredict: %s written (one self-contained page: open it in any browser, offline)\n", html);
+    }
   }
   for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);

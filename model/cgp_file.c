@@ -200,3 +200,20 @@ int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *
   if (len) (void)fwrite(data, 1, len, f);      /* a short write leaves ferror set: commit says so */
   return cgp_file_stream_commit(f, tmp, path, err, errlen);
 }
+
+int cgp_same_file(const char *a, const char *b) {
+  if (strcmp(a, b) == 0) return 1;
+  struct stat sa, sb;
+  int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea || eb) return 0;
+  char da[4400], db[4400];
+  snprintf(da, sizeof da, "%s", a);
+  snprintf(db, sizeof db, "%s", b);
+  char *ka = strrchr(da, '/'), *kb = strrchr(db, '/');
+  if (strcmp(ka ? ka + 1 : da, kb ? kb + 1 : db) != 0) return 0;   /* other names */
+  if (ka) *ka = '\0';
+  if (kb) *kb = '\0';
+  return stat(ka ? (*da ? da : "/") : ".", &sa) == 0 && stat(kb ? (*db ? db : "/") : ".", &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;       /* the same directory */
+}

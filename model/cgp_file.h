@@ -32,4 +32,9 @@ FILE *cgp_file_stream_open(const char *path, char *tmp, size_t tmplen, char *err
 int cgp_file_stream_commit(FILE *f, const char *tmp, const char *path, char *err, size_t errlen);
 void cgp_file_stream_abort(FILE *f, const char *tmp);
 
+/* Would paths a and b name one file? The same string, the same existing file (device and inode),
+   or the same name in the same directory (./r.json and r.json, a directory reached through a
+   link) when neither exists yet: two outputs that must not overwrite each other. */
+int cgp_same_file(const char *a, const char *b);
+
 #endif

@@ -1,5 +1,6 @@
-/* cgp_html.c: the report as one self-contained HTML page: no script, style sheet, font or image from anywhere, charts drawn here as inline SVG, so the page
-   opens offline and travels as an attachment. It shows what the JSON holds, in the order a reader
+/* cgp_html.c: the report as one self-contained HTML page: no script, style sheet, font or image
+   from anywhere, charts drawn here as inline SVG, so the page opens offline and travels as an
+   attachment. It shows what the JSON holds, in the order a reader
    asks: which kernels, which device is fastest and by how much, what bounds each, where the cycles
    go, which source lines cost what, what is not parallel, what to change. Every number is the
    report's; the full-precision value of each predicted time rides in a data-ms attribute so that
@@ -7,7 +8,6 @@
 #include "cgp_report.h"
 #include "cgp_file.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,16 +69,10 @@ static const char *str(const cJSON *o, const char *k) {
   return s ? s : "";
 }
 
-/* A time in ms as the summary prints it (three significant digits at least). */
-static void ms_text(char *out, size_t len, double ms) {
-  if (ms == 0 || ms >= 0.01) snprintf(out, len, "%.3f", ms);
-  else snprintf(out, len, "%.3g", ms);
-}
-
 /* <td> with a predicted time: the text as the summary prints it, the value whole in data-ms. */
 static void ms_cell(buf *b, double ms, int fastest) {
   char t[32];
-  ms_text(t, sizeof t, ms);
+  cgp_report_format_ms(t, sizeof t, ms);
   putf(b, "<td class=\"num%s\" data-ms=\"%.17g\">%s</td>", fastest ? " best" : "", ms, t);
 }
 
@@ -149,7 +143,7 @@ static void summary(buf *b, const cJSON *report, const cJSON *devs) {
     if (best) {
       esc(b, str(best, "device"));
       if (worst && num(best, "time_ms") > 0 && worst != best)
-        putf(b, " (%.3gx faster than %s)", num(worst, "time_ms") / num(best, "time_ms"), "the slowest");
+        putf(b, " (%.3gx faster than the slowest)", num(worst, "time_ms") / num(best, "time_ms"));
     }
     puts_(b, "</td><td>");
     if (best) esc(b, str(best, "bound"));
@@ -379,4 +373,17 @@ int cgp_report_html(const cJSON *report, const char *report_path, char **out, si
   *out = b.p;
   *len = b.n;
   return 0;
+}
+
+int cgp_report_write_html(const cJSON *report, const char *report_path, const char *out, char *err, size_t errlen) {
+  if (cgp_same_file(out, report_path)) {
+    snprintf(err, errlen, "%.2000s names the report's own file: give the page another path", out);
+    return -1;
+  }
+  char *page = NULL;
+  size_t len = 0;
+  int rc = cgp_report_html(report, report_path, &page, &len, err, errlen) != 0 ||
+           cgp_write_file_atomic(out, page, len, err, errlen) != 0 ? -1 : 0;
+  free(page);
+  return rc;
 }

@@ -567,8 +567,7 @@ static void host_sync_note(FILE *f, const cJSON *report) {
   }
 }
 
-/* A time in ms with at least three significant digits: 0.000015 ms is not 0.000. */
-static void format_ms(char *out, size_t len, double ms) {
+void cgp_report_format_ms(char *out, size_t len, double ms) {
   if (ms == 0 || ms >= 0.01) snprintf(out, len, "%.3f", ms);
   else snprintf(out, len, "%.3g", ms);
 }
@@ -607,7 +606,7 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       char classes[40];
       snprintf(classes, sizeof classes, "%.0f/%.0f/%.0f %%", share[0], share[1], share[2]);
       char ms[32];
-      format_ms(ms, sizeof ms, cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "time_ms")));
+      cgp_report_format_ms(ms, sizeof ms, cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "time_ms")));
       fprintf(f, "  %-*s %-*s %11s  %-15s %7.2f %6.2f %4.0f %3.0f %7.0f  %-17s %5.1f%%\n", kw, name, dw, dev, ms,
               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "bound")),
               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "mwp")),

@@ -369,23 +369,13 @@ static cJSON *kernel_json(const rt_kernel *k) {
   return o;
 }
 
-/* CGPREDICT_HTML=PATH: the report as one self-contained page too (model/cgp_html.c), written as the
-   report is (cgp_file.h: whole or not at all, never through a link or into a FIFO), never over it. */
+/* CGPREDICT_HTML=PATH: the report as one self-contained page too (cgp_report_write_html). */
 static void write_html(const cJSON *r) {
   const char *path = getenv("CGPREDICT_HTML");
-  if (!path || !*path) return;
-  char err[4400], msg[4600], *page = NULL;
-  size_t len = 0;
-  if (strcmp(path, cgp_rt_g.report_path) == 0)
-    snprintf(err, sizeof err, "CGPREDICT_HTML names the report's own file (%.2000s)", path);
-  else if (cgp_report_html(r, cgp_rt_g.report_path, &page, &len, err, sizeof err) == 0 &&
-           cgp_write_file_atomic(path, page, len, err, sizeof err) == 0)
-    err[0] = '\0';
-  free(page);
-  if (err[0]) {
-    snprintf(msg, sizeof msg, "%s; no HTML page written", err);
-    rt_tool_failure(msg);
-  }
+  char err[4400], msg[4600];
+  if (!path || !*path || cgp_report_write_html(r, cgp_rt_g.report_path, path, err, sizeof err) == 0) return;
+  snprintf(msg, sizeof msg, "CGPREDICT_HTML: %s; no HTML page written", err);
+  rt_tool_failure(msg);
 }
 
 static void write_report(void) {

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- writing (the run) -------------------------------------------------------------------------- */
@@ -47,25 +46,6 @@ static void put64(uint64_t v) {
   put(b, 8);
 }
 
-/* Would paths a and b name one file? The same string, the same existing file (device and inode),
-   or the same name in the same directory (resolved: ./r.json and r.json, a directory reached
-   through a link) when neither exists yet. */
-static int same_file(const char *a, const char *b) {
-  if (strcmp(a, b) == 0) return 1;
-  struct stat sa, sb;
-  int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  if (ea || eb) return 0;
-  char da[4400], db[4400];
-  snprintf(da, sizeof da, "%s", a);
-  snprintf(db, sizeof db, "%s", b);
-  char *ka = strrchr(da, '/'), *kb = strrchr(db, '/');
-  if (strcmp(ka ? ka + 1 : da, kb ? kb + 1 : db) != 0) return 0;   /* other names */
-  if (ka) *ka = '\0';
-  if (kb) *kb = '\0';
-  return stat(ka ? (*da ? da : "/") : ".", &sa) == 0 && stat(kb ? (*db ? db : "/") : ".", &sb) == 0 &&
-         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;       /* the same directory */
-}
 
 /* CGPREDICT_TRACE: unset, the report's path + ".trace"; "0", no trace; else the path. */
 static int trace_on(void) {
@@ -79,7 +59,7 @@ static int trace_on(void) {
   unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_TRACE_MB;
   if (mb && *mb && (*end || v == 0)) v = RT_DEFAULT_TRACE_MB;
   T.cap_bytes = (uint64_t)v << 20;
-  if (same_file(T.path, cgp_rt_g.report_path)) {     /* two outputs, one file: neither overwrites the other */
+  if (cgp_same_file(T.path, cgp_rt_g.report_path)) {     /* two outputs, one file: neither overwrites the other */
     snprintf(T.err, sizeof T.err, "CGPREDICT_TRACE names the report's own file (%.1000s): no trace written, the "
              "report kept; give the trace another path", cgp_rt_g.report_path);
     T.state = -2;

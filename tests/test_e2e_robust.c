@@ -502,6 +502,12 @@ Test(e2e_robust, a_trace_path_that_is_the_report_keeps_the_report) {
   cJSON *trace = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "runtime"), "trace");
   cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(trace, "written")));
   cJSON_Delete(r);
+  /* the HTML page by the same rule (cgp_same_file), from the run and from `cgpredict report` */
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json CGPREDICT_TRACE=0 CGPREDICT_HTML=./r.json ./p"), 0);
+  cr_expect_not_null(strstr(read_file("err.txt"), "./r.json names the report's own file"), "%s", read_file("err.txt"));
+  cJSON_Delete(report("r.json"));
+  cr_expect_eq(sh("%s report r.json --html ./r.json", CGP_DRIVER), 1);
+  cJSON_Delete(report("r.json"));
 }
 
 /* issue 31 item 11: environment variables parsed strictly, a bad value named with the accepted
