@@ -128,6 +128,7 @@ typedef struct {
   char din_path[RT_MAX_DEVICES][4200];    /* renamed over it at exit, removed on a signal */
   unsigned env_block[3][3];               /* CGPREDICT_BLOCK per grid dimensionality */
   size_t budget_bytes;                    /* CGPREDICT_MEMORY_MB */
+  uint64_t trace_cap_bytes;               /* CGPREDICT_TRACE_MB (parse_env), read where the trace opens */
   rt_kernel **kernels;
   size_t nkernels;
   char report_path[4096];

@@ -135,11 +135,12 @@ static void parse_env(void) {
   const char *q = getenv("CGPREDICT_QUIET");
   if (q && *q && strcmp(q, "0") != 0 && strcmp(q, "1") != 0) fatal_setup("CGPREDICT_QUIET: expected 0 or 1");
   cgp_rt_g.quiet = q && strcmp(q, "1") == 0;
-  const char *tmb = getenv("CGPREDICT_TRACE_MB");     /* read where the trace opens (cgp_rt_trace.c) */
+  const char *tmb = getenv("CGPREDICT_TRACE_MB");
   char *tend = NULL;
-  unsigned long tv = tmb && *tmb ? strtoul(tmb, &tend, 10) : 1;
+  unsigned long tv = tmb && *tmb ? strtoul(tmb, &tend, 10) : RT_DEFAULT_TRACE_MB;
   if (tmb && *tmb && (*tend || tv == 0 || tv > (1ul << 22) || *tmb == '-'))
     fatal_setup("CGPREDICT_TRACE_MB: expected a number of MiB, 1 to 4194304");
+  cgp_rt_g.trace_cap_bytes = (uint64_t)tv << 20;
   const char *s = getenv("CGPREDICT_SAMPLE");
   if (!s || !*s || strcmp(s, "run") == 0) cgp_rt_g.sample_mode = 0;
   else if (strcmp(s, "skip") == 0) cgp_rt_g.sample_mode = 1;

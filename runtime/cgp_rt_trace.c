@@ -54,11 +54,7 @@ static int trace_on(void) {
   if (env && strcmp(env, "0") == 0) { T.state = -1; return 0; }
   if (env && *env) snprintf(T.path, sizeof T.path, "%s", env);
   else snprintf(T.path, sizeof T.path, "%s.trace", cgp_rt_g.report_path);
-  const char *mb = getenv("CGPREDICT_TRACE_MB");
-  char *end = NULL;
-  unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_TRACE_MB;
-  if (mb && *mb && (*end || v == 0)) v = RT_DEFAULT_TRACE_MB;
-  T.cap_bytes = (uint64_t)v << 20;
+  T.cap_bytes = cgp_rt_g.trace_cap_bytes;
   if (cgp_same_file(T.path, cgp_rt_g.report_path)) {     /* two outputs, one file: neither overwrites the other */
     snprintf(T.err, sizeof T.err, "CGPREDICT_TRACE names the report's own file (%.1000s): no trace written, the "
              "report kept; give the trace another path", cgp_rt_g.report_path);
