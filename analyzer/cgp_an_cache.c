@@ -176,6 +176,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   const cgp_analysis_cfg *cfg = c->cfg;
   unsigned n2, hits1 = 0, n1 = 0, miss;
   int whole = 0;                                    /* unit2 holds every L2 unit of every lane */
+  if (m->space == CGP_SPACE_SHARED) return;         /* shared memory: the bank analysis's */
   if (m->kind == CGP_ATOMIC) {
     n2 = 0;
     for (unsigned l = 0; l < m->nact; l++) c->unit2[n2++] = m->addr[l] / cfg->l2_unit_bytes;

@@ -29,7 +29,7 @@ static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblo
 
 static void warp_mem(void *self, const cgp_warp_mem *m) {
   classes *c = self;
-  if (!c->counting || m->cls >= CGP_NCLASS) return;
+  if (!c->counting || m->cls >= CGP_NCLASS || m->space == CGP_SPACE_SHARED) return;
   double n = 1 + m->skipped;
   if (m->kind == CGP_LOAD) c->t.ld_insts[m->cls] += n;
   else c->t.st_insts += n;

@@ -18,11 +18,28 @@ struct cgp_analysis_set {
   void *mem_self[16];
   void (*block_fn[16])(void *, const cgp_block_exec *);
   void *block_self[16];
+  cgp_tile *tile;                   /* a tiled kernel's rewriter in front of them, or NULL */
+  const int32_t *footprint;
+  size_t tile_nsid;
+  int tile_header;
 };
+
+const cgp_tile *cgp_analysis_tiler(const cgp_analysis_set *s) { return s ? s->tile : NULL; }
+
+static void dispatch_mem(void *ctx, const cgp_warp_mem *m) {
+  cgp_analysis_set *s = ctx;
+  for (size_t i = 0; i < s->nmem; i++) s->mem_fn[i](s->mem_self[i], m);
+}
 
 cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_analysis_ops *const *ops) {
   cgp_analysis_set *s = calloc(1, sizeof *s);
   if (!s) return NULL;
+  if (cfg->tile && cfg->tile_header >= 0 && cfg->sid_footprint) {
+    if (!(s->tile = cgp_tile_new(cfg))) { free(s); return NULL; }
+    s->footprint = cfg->sid_footprint;
+    s->tile_nsid = cfg->nsid;
+    s->tile_header = cfg->tile_header;
+  }
   for (; *ops && s->n < 16; ops++) {
     void *self = (*ops)->create ? (*ops)->create(cfg) : NULL;
     if ((*ops)->create && !self) {
@@ -47,6 +64,7 @@ void cgp_analysis_set_free(cgp_analysis_set *s) {
   if (!s) return;
   for (size_t i = 0; i < s->n; i++)
     if (s->ops[i]->destroy) s->ops[i]->destroy(s->self[i]);
+  cgp_tile_free(s->tile);
   free(s);
 }
 
@@ -54,23 +72,33 @@ void cgp_analysis_set_free(cgp_analysis_set *s) {
   for (size_t i = 0; i < s->n; i++)                                                          \
     if (s->ops[i]->call) s->ops[i]->call
 
-void cgp_analysis_begin_launch(cgp_analysis_set *s) { EACH(begin_launch)(s->self[i]); }
+void cgp_analysis_begin_launch(cgp_analysis_set *s) {
+  if (s->tile) cgp_tile_begin_launch(s->tile);
+  EACH(begin_launch)(s->self[i]);
+}
 void cgp_analysis_begin_window(cgp_analysis_set *s) { EACH(begin_window)(s->self[i]); }
 void cgp_analysis_begin_batch(cgp_analysis_set *s, int counting, unsigned nwarps, unsigned nblocks) {
+  if (s->tile) cgp_tile_begin_batch(s->tile, counting, nwarps);
   EACH(begin_batch)(s->self[i], counting, nwarps, nblocks);
 }
 void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m) {
-  for (size_t i = 0; i < s->nmem; i++) s->mem_fn[i](s->mem_self[i], m);
+  if (s->tile && m->sid < s->tile_nsid && s->footprint[m->sid] >= 0) cgp_tile_mem(s->tile, m, dispatch_mem, s);
+  else dispatch_mem(s, m);
 }
 void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) {
+  if (s->tile && (int)b->bid == s->tile_header) cgp_tile_header(s->tile, b->warp, dispatch_mem, s);
   for (size_t i = 0; i < s->nblock; i++) s->block_fn[i](s->block_self[i], b);
 }
-void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) { EACH(end_warp)(s->self[i], warp); }
+void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) {
+  if (s->tile) cgp_tile_end_warp(s->tile, warp, dispatch_mem, s);
+  EACH(end_warp)(s->self[i], warp);
+}
 void cgp_analysis_end_batch(cgp_analysis_set *s) { EACH(end_batch)(s->self[i]); }
 void cgp_analysis_end_launch(cgp_analysis_set *s) { EACH(end_launch)(s->self[i]); }
 void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks) { EACH(skip_blocks)(s->self[i], blocks); }
 void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites) {
   EACH(results)(s->self[i], tot, sites);
+  if (s->tile) cgp_tile_results(s->tile, tot, sites);
 }
 
 uint64_t cgp_thread_order_mask(int dims, const int descending[3]) {

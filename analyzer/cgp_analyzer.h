@@ -131,6 +131,12 @@ void cgp_l2_ref_free(cgp_l2_ref *r);
 unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
                                   unsigned bank_bytes);
 
+/* Passes (LSU wavefronts) a shared-memory warp access takes: cgp_bank_conflict_degree, except
+   that an access of more than 8 bytes a lane is served a half-warp at a time (lane < 16, then the
+   others), the passes of the two halves adding up. `lane` holds the n lanes' numbers. */
+unsigned cgp_bank_wavefronts(const uint64_t *addr, const uint8_t *lane, unsigned n, unsigned elem, unsigned banks,
+                             unsigned bank_bytes);
+
 /* ---- The event stream and the analyses ----------------------------------------------------- */
 
 /* What a memory site does. */
@@ -159,7 +165,12 @@ typedef struct {
                                not trace, which this one stands for (docs/pipeline.md, "Sampling
                                inside a thread"): the analyses count it 1 + skipped times; 0 when
                                every iteration was traced */
+  uint8_t space;            /* CGP_SPACE_GLOBAL, or CGP_SPACE_SHARED for the tiler's shared-memory
+                               instructions, whose addr are byte offsets in the block's shared
+                               memory (cgp_tile.c): only the bank analysis counts those */
 } cgp_warp_mem;
+
+enum { CGP_SPACE_GLOBAL = 0, CGP_SPACE_SHARED = 1 };
 
 /* One execution of a thread-body block by a warp: `nact` of its `warp_threads` lanes. */
 typedef struct {
@@ -189,6 +200,16 @@ typedef struct {
                                        the cache analysis makes its own */
   unsigned smem_banks, smem_bank_bytes;
   int dims;                         /* thread coordinates packing, cgp_thread_key */
+  /* Tiling (docs/model.md section 8b): tile(n) of the pragma (0: none), the bid of the tile loop's
+     header, the threads of a block per dimension, and per site its footprint (0, 1, ...: sites of
+     one footprint share their address expression) or -1 for a site the tiler leaves alone.
+     Padding: elements added to each footprint row in shared memory (pad(n)). */
+  unsigned tile;
+  int tile_header;
+  unsigned block[3];
+  const int32_t *sid_footprint;
+  unsigned smem_pad;
+  unsigned smem_vector_bytes;       /* widest shared load formed from consecutive reads; 0: none */
   /* If not NULL, every L2 access is written here in Dinero IV's din format ("0 <hex byte
      address>" for a read, "1 ..." for a write, one per transaction unit, in the order the L2
      sees them), so a classic simulator can check the miss counts (docs/model.md section 4). */
@@ -206,6 +227,8 @@ typedef struct {
   double masked_slots, divergent_warps;
   double lsu_wavefronts;
   double smem_insts[CGP_NCLASS], smem_conflict[CGP_NCLASS];   /* conflict: sum of degrees */
+  double sync_insts;                /* __syncthreads a tiled kernel's warps meet (cgp_tile.c) */
+  double tile_load_insts;           /* its global loads into shared memory (in ld_insts too) */
 } cgp_totals;
 
 /* Per static site, what the analyses measured (device dependent: transactions and misses).
@@ -215,6 +238,7 @@ typedef struct {
   double trans, miss, l1_hit;       /* transactions reaching the L2, their misses; L1 hits */
   double lanes;                     /* lane accesses */
   double bank_degree_sum;           /* shared sites: sum of conflict degrees */
+  double smem_insts;                /* shared-memory warp instructions (tiled sites) */
 } cgp_site_totals;
 
 /* Packs thread coordinates so that the packed values are ordered as the sequential loop nest
@@ -257,6 +281,36 @@ typedef struct {
 /* The analyses of the product, NULL-terminated: classes, cache, insts, divergence, bank. */
 extern const cgp_analysis_ops *const cgp_analyses[];
 
+/* ---- Tiling: the stream a shared-memory CUDA port issues (docs/model.md section 8b) ---------- */
+
+/* The tiler rewrites a tiled kernel's accesses to the arrays of shared(...) inside the tile loop:
+   each becomes a shared-memory instruction (addresses: offsets in the block's shared memory, the
+   footprint laid out row-major), and each tile iteration of a warp issues its share of the
+   footprint's global loads and shared stores, and two barriers. It learns each footprint's
+   geometry (the address step per thread coordinate and per iteration of the loop inside the
+   tile) from the stream itself. Events go on to `emit`. */
+typedef struct cgp_tile cgp_tile;
+typedef void (*cgp_tile_emit)(void *ctx, const cgp_warp_mem *m);
+/* NULL when cfg has no tile (tile 0, tile_header < 0 or no sid_footprint) or out of memory. */
+cgp_tile *cgp_tile_new(const cgp_analysis_cfg *cfg);
+void cgp_tile_free(cgp_tile *t);
+void cgp_tile_begin_launch(cgp_tile *t);
+int cgp_tile_begin_batch(cgp_tile *t, int counting, unsigned nwarps);
+/* A memory instruction of a site with a footprint. */
+void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *ctx);
+/* The warp ran the tile loop's header (a tile iteration begins) or ended: its last tile iteration's
+   loads go out. */
+void cgp_tile_header(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx);
+void cgp_tile_end_warp(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx);
+/* Barriers and tile loads since the last call, and the conflict degree of shared instructions
+   issued before a footprint's geometry was known (the site's mean, from sites[]: call it after
+   the analyses' results). */
+void cgp_tile_results(cgp_tile *t, cgp_totals *tot, cgp_site_totals *sites);
+/* Shared memory per block the footprints take (bytes), 0 while no geometry is known; flags: 1
+   a footprint's geometry was never learned, 2 a footprint overlaps itself (counted whole). */
+uint64_t cgp_tile_smem_bytes(const cgp_tile *t);
+unsigned cgp_tile_flags(const cgp_tile *t);
+
 /* Analyses of one device: each created once, fed the same events. */
 typedef struct cgp_analysis_set cgp_analysis_set;
 cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_analysis_ops *const *ops);
@@ -271,6 +325,8 @@ void cgp_analysis_end_batch(cgp_analysis_set *s);
 void cgp_analysis_end_launch(cgp_analysis_set *s);
 void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks);
 void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites);
+/* The set's tiler (cgp_tile_new of its cfg), or NULL. */
+const cgp_tile *cgp_analysis_tiler(const cgp_analysis_set *s);
 
 /* ---- Dependences through memory (device independent) ---------------------------------------- */
 

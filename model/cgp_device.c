@@ -52,7 +52,7 @@ static const field fields[] = {
   D(launch_overhead_cycles, NONNEG),
   {"l2_keep_bytes", F_U64, offsetof(cgp_device, l2_keep_bytes), NONNEG | OPT},
   D(l2_read_bandwidth_bytes_per_s, NONNEG | OPT), D(l2_write_bandwidth_bytes_per_s, NONNEG | OPT),
-  D(host_sync_launch_s, NONNEG | OPT),
+  D(host_sync_launch_s, NONNEG | OPT), U(smem_load_vector_bytes, POS | POW2 | OPT),
 };
 #undef U
 #undef D
@@ -192,6 +192,8 @@ static int check_consistency(const cgp_device *d, const char *path, char *err, s
       check_cache("l2", d->l2_bytes, d->l2_line_bytes, d->l2_sector_bytes, d->l2_assoc, d->l2_sets, d->l2_index, path,
                   err, errlen))
     return -1;
+  if (d->smem_load_vector_bytes && (d->smem_load_vector_bytes < 4 || d->smem_load_vector_bytes > 16))
+    return fail(err, errlen, path, "smem_load_vector_bytes", "not 4, 8 or 16");
   if (d->l2_keep_bytes > d->l2_bytes) return fail(err, errlen, path, "l2_keep_bytes", "more than l2_bytes");
   if (d->l2_keep_bytes && d->l2_keep_bytes < cgp_transaction_bytes(d))
     return fail(err, errlen, path, "l2_keep_bytes", "less than one L2 transaction (l2_sector_bytes)");

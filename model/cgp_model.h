@@ -22,6 +22,7 @@ typedef struct cgp_device {
   double lat_smem, lat_l2, lat_dram, smem_load_const, dd_l2, dd_dram, inst_cycle;
   double dram_bandwidth_bytes_per_s;
   unsigned smem_banks, smem_bank_bytes;
+  unsigned smem_load_vector_bytes;  /* widest shared load nvcc forms from consecutive reads; 0: none */
   /* ---- schema v2 ---- */
   double dram_freq_hz;          /* optional, 0 = not given (informational) */
   unsigned max_warps_per_sm, max_regs_per_thread, smem_per_block;

@@ -87,13 +87,13 @@ static void memory_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_pre
   p->departure_delay = p->no_mem_insts > 0 ? dep / p->no_mem_insts : 0;
 }
 
-/* Sections 6 and 8: tiles loaded into shared memory wait like memory; accesses to shared
-   arrays issue like ALU work, once per conflicting bank word (degree 0 = not measured = 1). */
+/* Sections 6 and 8b: shared-memory instructions are issued like the others (total_insts) and pass
+   through the shared-memory pipeline once per conflicting bank word, one pass a cycle, pipelined:
+   those passes are LSU wavefronts, the throughput floor of section 9, not serial compute. Tile
+   loads are global loads of their class (insts[c]), in the memory terms: smem_load_insts only
+   reports them. */
 static void compute_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *p) {
-  double smem = 0;
-  for (int c = 0; c < CGP_STATS_NCLASS; c++) smem += k->smem_insts[c] * (k->smem_conflict[c] > 0 ? k->smem_conflict[c] : 1);
-  p->mem_cycles += k->smem_load_insts * d->smem_load_const;
-  p->comp_cycles = cgp_comp_cycles_units(d, k) + d->lat_smem * smem;
+  p->comp_cycles = cgp_comp_cycles_units(d, k);
 }
 
 /* Sections 4 and 5d: bytes a warp moves to or from DRAM, load misses and store write traffic,

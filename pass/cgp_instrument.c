@@ -875,6 +875,16 @@ static void mark_block(pass_ctx *pc, size_t bid) {
   LLVMBuildStore(pc->b, LLVMBuildOr(pc->b, old, LLVMConstInt(pc->i64, UINT64_C(1) << bid % 64, 0), ""), word);
 }
 
+/* The tile loop of tile(t) (docs/model.md section 8b): the outermost loop inside the thread body
+   whose integer induction variable steps by +t; -1 when there is none. */
+static int tile_loop(const cgp_cfg *cfg, const body_shape *bs, unsigned tile) {
+  for (size_t l = 0; l < bs->ninner && tile; l++) {
+    long long step = 0;
+    if (induction_variable(cfg, bs->inner[l], &step) && step == (long long)tile) return (int)l;
+  }
+  return -1;
+}
+
 static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   const cgp_kernel_pragma *k = n->k;
   const cgp_cfg *cfg = n->cfg;
@@ -896,6 +906,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   for (unsigned i = 0; i < k->nshared; i++) cJSON_AddItemToArray(sh, cJSON_CreateString(k->shared[i]));
   cJSON_AddItemToObject(d, "shared", sh);
   cJSON_AddNumberToObject(d, "tile", k->tile);
+  cJSON_AddNumberToObject(d, "tile_loop", tile_loop(cfg, bs, k->tile));
   cJSON_AddStringToObject(d, "reading", n->may_alias ? "may_alias" : "noalias");
   cJSON *mem = cJSON_CreateArray();
   size_t *ids = addr_ids(pc, n);
@@ -1548,6 +1559,13 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   decide_skip(&n);
   body_shape bs;
   body_shape_build(&n, loops, nl, &bs);
+  if (k->tile && tile_loop(cfg, &bs, k->tile) < 0) {
+    NEST_ERROR(pc, &n, "kernel '%s': tile(%u) names no loop: no loop inside the nest steps its counter by %u "
+               "(write the tile loop as `for (kk = 0; kk < N; kk += %u)` around the loop over one tile)",
+               k->name, k->tile, k->tile, k->tile);
+    body_shape_free(&bs);
+    goto out;
+  }
   char *desc = descriptor(pc, &n, &bs);
   LLVMBasicBlockRef *fc = malloc((bs.ninner + 1) * sizeof *fc);
   size_t nfc = fc ? fold_candidates(&n, &bs, fc) : 0;

@@ -1041,9 +1041,11 @@ static void finish_launch(void) {
   memcpy(s.grid, grid, sizeof grid);
   memcpy(s.gridblocks, gb, sizeof gb);
   s.total_warps = G * ((L.tpb + RT_WARP - 1) / RT_WARP);
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
     rt_launch_stats(L.wstat, L.nwstat, d, L.tpb, G, (double)L.threads / (double)G, &s.stats[d],
                     d == 0 ? &s.traced_warps : NULL);
+    rt_tile_stats(k, d, &s.stats[d]);
+  }
   for (size_t w = 0; w < L.nwstat; w++) {
     k->warps_traced += (uint64_t)L.wstat[w][0].tot.warps;
     k->divergent_warps += (uint64_t)L.wstat[w][0].tot.divergent_warps;

@@ -73,6 +73,9 @@ typedef struct rt_kernel {
   size_t nmem, nbb;
   unsigned *mem_size;
   uint8_t *mem_kind, *mem_noalias, *mem_shared;
+  int32_t *mem_footprint;     /* per site: its tile footprint (docs/model.md 8b), -1 none */
+  unsigned tile;              /* tile(n), 0 none */
+  int tile_header;            /* bid of the tile loop's header, -1 none */
   uint32_t *mem_addr_id;      /* sites sharing one address expression share it (forwarding) */
   uint64_t *mem_fwd;          /* per site, what cgp_rt_mem's forwarding check does: RT_FWD_NONE
                                  (noalias) or the may_alias site's kind + 1, in the low 2 bits;
@@ -161,6 +164,8 @@ void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
 void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
                      double block_threads,
                      cgp_kernel_stats *st, double *traced_warps);
+/* The shared memory per block a tiled kernel's footprints take on device d (docs/model.md 8b). */
+void rt_tile_stats(const rt_kernel *k, size_t d, cgp_kernel_stats *st);
 /* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */
 extern uint64_t rt_deps_checked;
 /* Release the warps of blocks [freed, b); returns the bytes released. */

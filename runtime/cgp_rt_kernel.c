@@ -118,6 +118,71 @@ static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
   return sh;
 }
 
+/* 1 if loop `l` is loop `anc` or inside it (loops[].parent). */
+static int loop_within(const cJSON *loops, int l, int anc) {
+  for (int guard = 0; l >= 0 && guard < 64; guard++) {
+    if (l == anc) return 1;
+    l = (int)num(cJSON_GetArrayItem(loops, l), "parent", -1);
+  }
+  return 0;
+}
+
+/* Tiling (docs/model.md section 8b): the tile loop's header, and per site of a shared(...) array
+   inside the tile loop its footprint, one per address expression (addr_id). A shared array's
+   access outside the tile loop stays a global access, which the report's warnings say. */
+static int tile_footprints(rt_kernel *k) {
+  const cJSON *d = k->desc, *loops = cJSON_GetObjectItemCaseSensitive(d, "loops");
+  double tile = num(d, "tile", 0), tl = num(d, "tile_loop", -1);
+  k->tile_header = -1;
+  k->mem_footprint = alloc0(k->nmem ? k->nmem : 1, sizeof *k->mem_footprint);
+  if (!k->mem_footprint) return -1;
+  for (size_t i = 0; i < k->nmem; i++) k->mem_footprint[i] = -1;
+  if (!(tile >= 1 && tile <= 65536) || !(tl >= 0 && tl < cJSON_GetArraySize(loops))) return 0;
+  double h = num(cJSON_GetArrayItem(loops, (int)tl), "header", -1);
+  if (!(h >= 0 && h < (double)k->nbb)) return 0;
+  k->tile = (unsigned)tile;
+  k->tile_header = (int)h;
+  const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks"), *m;
+  cJSON *warn = cJSON_GetObjectItemCaseSensitive(d, "warnings");
+  /* nvcc unrolls a loop of constant trip count (the loop over one tile) fully: its counter, compare,
+     branch and the address arithmetic on the counter fold into immediates, leaving its memory
+     and floating-point instructions */
+  size_t b = 0;
+  cJSON_ArrayForEach(m, bbs) {
+    if (b >= k->nbb) break;
+    int loop = (int)num(m, "loop", -1);
+    if (loop != (int)tl && loop_within(loops, loop, (int)tl)) {
+      k->bb_core[b] = k->bb_fp32[b] + k->bb_fp64[b] + k->bb_sfu[b];
+      k->bb_total[b] = num(m, "mem", 0) + k->bb_core[b];
+      k->bb_int[b] = 0;
+    }
+    b++;
+  }
+  int32_t nf = 0;
+  size_t i = 0;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(d, "mem")) {
+    if (i >= k->nmem) break;
+    if (!k->mem_shared[i]) { i++; continue; }
+    double sb = num(m, "block", -1);
+    int loop = sb >= 0 && sb < (double)k->nbb ? (int)num(cJSON_GetArrayItem(bbs, (int)sb), "loop", -1) : -1;
+    if (!loop_within(loops, loop, (int)tl)) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "line %u: this access to shared array '%s' is outside the tile loop (line %u): "
+               "it stays a global access", unum(m, "line", 0), str(m, "array"),
+               unum(cJSON_GetArrayItem(loops, (int)tl), "line", 0));
+      if (cJSON_IsArray(warn)) cJSON_AddItemToArray(warn, cJSON_CreateString(msg));
+      i++;
+      continue;
+    }
+    int32_t f = -1;
+    for (size_t j = 0; j < i && f < 0; j++)
+      if (k->mem_footprint[j] >= 0 && k->mem_addr_id[j] == k->mem_addr_id[i]) f = k->mem_footprint[j];
+    k->mem_footprint[i] = f >= 0 ? f : nf++;
+    i++;
+  }
+  return 0;
+}
+
 static void kernel_free(rt_kernel *k) {
   for (size_t d = 0; d < RT_MAX_DEVICES; d++) {
     cgp_analysis_set_free(k->an[d]);
@@ -126,6 +191,7 @@ static void kernel_free(rt_kernel *k) {
   free(k->samples);
   free(k->deps);
   cJSON_Delete(k->desc);
+  free(k->mem_footprint);
   free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
   free(k->bb_slot); free(k->iter);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
@@ -216,6 +282,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   }
   k->shape = parse_shape(d, k->nmem, k->nbb);
   if (!k->shape) { kernel_free(k); return NULL; }
+  if (tile_footprints(k) != 0) { kernel_free(k); return NULL; }
   int acyclic = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"));
   if (rt_shape_flat(k->shape) && acyclic) quiet_sites(k);
   k->block_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "block_seen"));
@@ -262,7 +329,10 @@ cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
                           .l2_line_bytes = dev->l2_line_bytes, .l2_unit_bytes = rt_l2_unit(dev),
                           .l2_assoc = dev->l2_assoc, .l2_index = l2_index_of(dev), .l2 = cgp_rt_g.l2[d],
                           .smem_banks = dev->smem_banks, .smem_bank_bytes = dev->smem_bank_bytes,
-                          .dims = (int)k->dims, .din = cgp_rt_g.din[d]};
+                          .dims = (int)k->dims, .din = cgp_rt_g.din[d],
+                          .tile = k->tile, .tile_header = k->tile_header, .sid_footprint = k->mem_footprint,
+                          .smem_vector_bytes = dev->smem_load_vector_bytes};
+  rt_resolve_block(k, c->block);
   k->an[d] = cgp_analysis_set_new(c, cgp_analyses);
   return k->an[d];
 }

@@ -216,8 +216,12 @@ static cJSON *memory_json(const rt_kernel *k) {
     rt_site_stats_json(m, s);
     if (k->mem_kind[i] == CGP_LOAD)
       cJSON_AddNumberToObject(m, "forwarded_from_register", (double)k->forwarded[i]);
-    if (k->mem_shared[i] && n > 0)
+    if (s->smem_insts > 0) {                 /* tiled: shared-memory instructions (docs/model.md 8b) */
+      cJSON_AddNumberToObject(m, "shared_instructions_traced", s->smem_insts);
+      cJSON_AddNumberToObject(m, "bank_conflict_degree", s->bank_degree_sum / s->smem_insts);
+    } else if (k->mem_shared[i] && n > 0) {
       cJSON_AddNumberToObject(m, "bank_conflict_degree", s->bank_degree_sum / n);
+    }
     cJSON *by = cJSON_AddObjectToObject(m, "by_device");
     for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_site_stats_json(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
     cJSON_AddStringToObject(m, "reading_explained", reading_text[k->mem_noalias[i]]);

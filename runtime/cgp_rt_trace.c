@@ -510,6 +510,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       double threads = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "threads"));
       rt_launch_stats((const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G,
                       threads > 0 ? threads / (double)l->G : 0, &st, NULL);
+      rt_tile_stats(k, 0, &st);
       cJSON *an_json = cJSON_GetObjectItemCaseSensitive(s, "analysis");
       cJSON_DeleteItemFromObjectCaseSensitive(an_json, dev->name);
       cJSON_AddItemToObject(an_json, dev->name, cgp_report_stats_to_json(&st));

@@ -238,6 +238,9 @@ void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, siz
     const double *src = (const double *)&ws->tot;
     double *dst = (double *)&sum;
     for (size_t i = 0; i < sizeof sum / sizeof(double); i++) dst[i] += scale * src[i];
+    /* blocks: a window the budget cut short counted its last, partly traced blocks whole; it
+       stands for its region's blocks */
+    if (ws->budget_hit) sum.blocks += (double)(rend - ws->region_start) - scale * ws->tot.blocks;
     if (traced_warps) *traced_warps += ws->tot.warps;
   }
   memset(st, 0, sizeof *st);
@@ -268,4 +271,14 @@ void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, siz
   st->sfu_insts = sum.sfu_insts / w;
   st->masked_slots = sum.masked_slots / w;
   st->lsu_wavefronts = sum.lsu_wavefronts / w;
+  st->sync_insts = sum.sync_insts / w;
+  st->smem_load_insts = sum.tile_load_insts / w;
+  for (int c = 0; c < CGP_NCLASS; c++) {
+    st->smem_insts[c] = sum.smem_insts[c] / w;
+    st->smem_conflict[c] = sum.smem_insts[c] > 0 ? sum.smem_conflict[c] / sum.smem_insts[c] : 1;
+  }
+}
+
+void rt_tile_stats(const rt_kernel *k, size_t d, cgp_kernel_stats *st) {
+  st->smem_per_block = (unsigned)cgp_tile_smem_bytes(cgp_analysis_tiler(k->an[d]));
 }

@@ -26,3 +26,30 @@ Test(bank, zero_banks_or_bank_bytes_are_rejected) {
   cr_assert_eq(cgp_bank_conflict_degree(a, 1, 4, 0, 4), 0);
   cr_assert_eq(cgp_bank_conflict_degree(a, 1, 4, 32, 0), 0);
 }
+
+Test(bank, stride_33_floats_a_padded_tile_column_is_conflict_free) { cr_assert_eq(degree(33 * 4, 4, 4), 1); }
+Test(bank, stride_32_floats_in_kepler_8_byte_banks_are_16_way) { cr_assert_eq(degree(128, 4, 8), 16); }
+
+/* Passes of 16-byte loads: a half-warp at a time (docs/model.md 8b). */
+static unsigned passes16(uint64_t stride_bytes) {
+  uint64_t a[32];
+  uint8_t lane[32];
+  for (unsigned l = 0; l < 32; l++) { a[l] = 0x4000 + l * stride_bytes; lane[l] = (uint8_t)l; }
+  return cgp_bank_wavefronts(a, lane, 32, 16, 32, 4);
+}
+
+Test(bank, a_16_byte_load_at_one_address_takes_one_pass_per_half_warp) { cr_assert_eq(passes16(0), 2); }
+Test(bank, a_16_byte_load_of_consecutive_words_takes_4_passes) {
+  /* 512 bytes: each half-warp 256 bytes over 32 banks of 4 bytes: 2 words per bank */
+  cr_assert_eq(passes16(16), 4);
+}
+Test(bank, a_16_byte_load_down_a_32_float_column_takes_32_passes) {
+  /* syrk_tiled's Bs[tx][k..k+3]: each half's 16 lanes on banks k..k+3, 16 words each */
+  cr_assert_eq(passes16(128), 32);
+}
+Test(bank, accesses_up_to_8_bytes_take_their_degree) {
+  uint64_t a[32];
+  uint8_t lane[32];
+  for (unsigned l = 0; l < 32; l++) { a[l] = l * 128; lane[l] = (uint8_t)l; }
+  cr_assert_eq(cgp_bank_wavefronts(a, lane, 32, 4, 32, 4), 32);
+}

@@ -1,0 +1,147 @@
+/* test_analyzer_tile.c: the tiler (analyzer/cgp_tile.c, docs/model.md section 8b) on a hand-built
+   stream: one 32x32 block of the tiled GEMM of the README (A[i][k], B[k][j]; N = 64 floats a row),
+   one tile iteration, warps issuing round robin as the runtime does. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "cgp_analyzer.h"
+
+#define N 64
+#define A0 0x100000u
+#define B0 0x200000u
+
+typedef struct {
+  unsigned n;
+  cgp_warp_mem ev[4096];
+  uint64_t addr[4096][32];
+} sink;
+
+static void collect(void *ctx, const cgp_warp_mem *m) {
+  sink *s = ctx;
+  cr_assert_lt(s->n, 4096);
+  s->ev[s->n] = *m;
+  memcpy(s->addr[s->n], m->addr, m->nact * sizeof *m->addr);
+  s->ev[s->n].addr = s->addr[s->n];
+  s->n++;
+}
+
+static const int32_t footprint[2] = {0, 1};
+
+static cgp_analysis_cfg gemm_cfg(unsigned vector_bytes, unsigned pad) {
+  static uint8_t kind[2] = {CGP_LOAD, CGP_LOAD};
+  return (cgp_analysis_cfg){.nsid = 2, .sid_kind = kind, .dims = 2, .tile = 32, .tile_header = 1,
+                            .block = {32, 32, 1}, .sid_footprint = footprint, .smem_pad = pad,
+                            .smem_vector_bytes = vector_bytes};
+}
+
+/* Warp w of block (0,0) holds row ty = w, tx = lane. Iterations u = 0..31 of the tile kk = 0:
+   A[w][u] (every lane one address) and B[u][tx]; then every warp runs the tile header again. */
+static void feed(cgp_tile *t, sink *s) {
+  uint64_t keys[32], a[32];
+  uint8_t lane[32];
+  for (unsigned u = 0; u < 32; u++)
+    for (unsigned w = 0; w < 32; w++)
+      for (unsigned sid = 0; sid < 2; sid++) {
+        for (unsigned l = 0; l < 32; l++) {
+          keys[l] = cgp_thread_key(2, l, w, 0);
+          lane[l] = (uint8_t)l;
+          a[l] = sid == 0 ? A0 + (w * N + u) * 4 : B0 + (u * N + l) * 4;
+        }
+        cgp_warp_mem m = {.sid = sid, .kind = CGP_LOAD, .nact = 32, .warp_threads = 32, .size = 4, .addr = a,
+                          .lane = lane, .thread = keys, .warp = w};
+        m.affine = (uint8_t)cgp_affine(a, 32);
+        m.cls = (uint8_t)cgp_classify_known(a, 32, 4, m.affine);
+        cgp_tile_mem(t, &m, collect, s);
+      }
+  for (unsigned w = 0; w < 32; w++) cgp_tile_header(t, w, collect, s);
+}
+
+static unsigned count(const sink *s, uint32_t sid, int space, int kind, unsigned size) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < s->n; i++)
+    n += s->ev[i].sid == sid && s->ev[i].space == space && s->ev[i].kind == kind && s->ev[i].size == size;
+  return n;
+}
+
+Test(tile, gemm_footprints_are_32x32_rows_of_a_and_b) {
+  cgp_analysis_cfg cfg = gemm_cfg(16, 0);
+  cgp_tile *t = cgp_tile_new(&cfg);
+  cr_assert_not_null(t);
+  cgp_tile_begin_batch(t, 1, 32);
+  static sink s;
+  s.n = 0;
+  feed(t, &s);
+  /* two 32x32 float footprints: 4096 bytes each */
+  cr_expect_eq(cgp_tile_smem_bytes(t), 8192);
+  cr_expect_eq(cgp_tile_flags(t), 0);
+  /* the copy: F = 1024 elements over 1024 threads, one global load and one shared store a warp
+     and footprint; warp w loads row w of A's tile (A[w][0..31]) and row w of B's (B[w][0..31]) */
+  cr_expect_eq(count(&s, 0, CGP_SPACE_GLOBAL, CGP_LOAD, 4), 32);
+  cr_expect_eq(count(&s, 1, CGP_SPACE_GLOBAL, CGP_LOAD, 4), 32);
+  cr_expect_eq(count(&s, UINT32_MAX, CGP_SPACE_SHARED, CGP_STORE, 4), 64);
+  unsigned checked = 0;
+  for (unsigned i = 0; i < s.n; i++) {
+    const cgp_warp_mem *m = &s.ev[i];
+    if (m->space != CGP_SPACE_GLOBAL) continue;
+    cr_expect_eq(m->nact, 32);
+    cr_expect_eq(m->cls, CGP_CLASS_COAL);
+    uint64_t base = m->sid == 0 ? A0 : B0;
+    for (unsigned l = 0; l < 32; l++) cr_expect_eq(m->addr[l], base + (m->warp * N + l) * 4);
+    checked++;
+  }
+  cr_expect_eq(checked, 64);
+  /* A[ty][k] read along k, rows 16-byte aligned: one 16-byte load per 4 iterations, every lane one
+     address (broadcast); B[k][tx]: 32 loads of 4 bytes, lane l at word 32 u + l of B's tile. The
+     first iteration's reads of A came before the step along k was known: counted apart
+     (cgp_tile_results), as one instruction each: 8 loads a warp in all. */
+  unsigned a16 = count(&s, 0, CGP_SPACE_SHARED, CGP_LOAD, 16), b4 = count(&s, 1, CGP_SPACE_SHARED, CGP_LOAD, 4);
+  cr_expect_eq(a16, 32 * 7, "A: %u", a16);
+  cr_expect_eq(b4 + 0, 32 * 31, "B: %u", b4);   /* u = 0 of B before the warps told its rows */
+  for (unsigned i = 0; i < s.n; i++) {
+    const cgp_warp_mem *m = &s.ev[i];
+    if (m->space != CGP_SPACE_SHARED || m->kind != CGP_LOAD) continue;
+    if (m->sid == 0) {
+      for (unsigned l = 1; l < 32; l++) cr_expect_eq(m->addr[l], m->addr[0]);
+      cr_expect_eq(m->addr[0] % 16, 0);
+    } else {
+      for (unsigned l = 1; l < 32; l++) cr_expect_eq(m->addr[l], m->addr[0] + 4 * l);
+    }
+  }
+  cgp_totals tot = {0};
+  cgp_site_totals sites[2];
+  memset(sites, 0, sizeof sites);
+  sites[0].smem_insts = 1;                             /* measured so far: one read of degree 2 */
+  sites[0].bank_degree_sum = 2;
+  cgp_tile_results(t, &tot, sites);
+  cr_expect_float_eq(tot.sync_insts, 64, 1e-9);        /* two barriers a warp */
+  cr_expect_float_eq(tot.tile_load_insts, 64, 1e-9);
+  /* deferred: A's 32 first reads (u = 0) and B's 32 at the site's mean degree */
+  cr_expect_float_eq(sites[0].smem_insts, 1 + 32, 1e-9);
+  cr_expect_float_eq(sites[0].bank_degree_sum, 2 + 2 * 32, 1e-9);
+  cgp_tile_free(t);
+}
+
+Test(tile, without_vector_loads_or_with_padding_a_is_read_a_float_at_a_time) {
+  for (unsigned pad = 0; pad < 2; pad++) {
+    cgp_analysis_cfg cfg = gemm_cfg(pad ? 16 : 0, pad);
+    cgp_tile *t = cgp_tile_new(&cfg);
+    cgp_tile_begin_batch(t, 1, 32);
+    static sink s;
+    s.n = 0;
+    feed(t, &s);
+    cr_expect_eq(count(&s, 0, CGP_SPACE_SHARED, CGP_LOAD, 16), 0);
+    cr_expect_eq(count(&s, 0, CGP_SPACE_SHARED, CGP_LOAD, 4), 32 * 31);
+    /* a padded row is 33 floats: 2 x 33 x 32 x 4 bytes */
+    cr_expect_eq(cgp_tile_smem_bytes(t), pad ? 2 * 33 * 32 * 4 : 8192);
+    cgp_tile_free(t);
+  }
+}
+
+Test(tile, no_tile_no_tiler) {
+  cgp_analysis_cfg cfg = gemm_cfg(16, 0);
+  cfg.tile = 0;
+  cr_expect_null(cgp_tile_new(&cfg));
+  cfg = gemm_cfg(16, 0);
+  cfg.tile_header = -1;
+  cr_expect_null(cgp_tile_new(&cfg));
+}

@@ -1,0 +1,152 @@
+/* test_e2e_tile.c: tiled C as a user writes it, predicted as its shared-memory CUDA port runs
+   (docs/model.md section 8b): footprints, the copy, barriers, bank conflicts on 4- and 8-byte
+   banks, the vector loads of the H100's compiler, and the errors a user meets. */
+#include "e2e_util.h"
+
+TestSuite(e2e_tile, .init = setup, .fini = teardown, .timeout = 300);
+
+/* GEMM and SYRK at N = 128 (4 tiles of 32), one 32x32 block a 32x32 tile of C. Lines:
+   gemm's reads at 13, syrk's at 25. */
+static const char *tiled_src =
+  "#include <stdio.h>\n"
+  "#include <stdlib.h>\n"
+  "#define N 128\n"
+  "static float A[N][N], B[N][N], C[N][N];\n"
+  "static void gemm(void) {\n"
+  "#pragma cgpredict kernel name(gemm_tiled) dims(2) block(32,32) shared(A, B) tile(32)\n"
+  "  for (int i = 0; i < N; i++)\n"
+  "    for (int j = 0; j < N; j++) {\n"
+  "      float s = 0;\n"
+  "      for (int kk = 0; kk < N; kk += 32)\n"
+  "        for (int k = kk; k < kk + 32; k++)\n"
+  "          s += A[i][k]\n"
+  "             * B[k][j];\n"
+  "      C[i][j] = s;\n"
+  "    }\n"
+  "}\n"
+  "static void syrk(void) {\n"
+  "#pragma cgpredict kernel name(syrk_tiled) dims(2) block(32,32) shared(A) tile(32)\n"
+  "  for (int i = 0; i < N; i++)\n"
+  "    for (int j = 0; j < N; j++) {\n"
+  "      float s = 0;\n"
+  "      for (int kk = 0; kk < N; kk += 32)\n"
+  "        for (int k = kk; k < kk + 32; k++)\n"
+  "          s += A[i][k]\n"
+  "             * A[j][k];\n"
+  "      C[i][j] = s;\n"
+  "    }\n"
+  "}\n"
+  "int main(void) {\n"
+  "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (float)(i + j); B[i][j] = (float)(i - j); }\n"
+  "  gemm(); syrk();\n"
+  "  printf(\"%g\\n\", C[3][5]);\n"
+  "  return 0;\n"
+  "}\n";
+
+static cJSON *run_tiled(void) {
+  write_file("t.c", tiled_src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o t t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1,h100-sxm5 "
+                  "CGPREDICT_REPORT=r.json ./t"), 0, "%s", read_file("err.txt"));
+  return report("r.json");
+}
+
+static cJSON *stats(cJSON *k, const char *dev) {
+  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
+  return cJSON_GetObjectItem(cJSON_GetObjectItem(s, "analysis"), dev);
+}
+
+static double arr(cJSON *o, const char *key, int i) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItem(o, key), i)->valuedouble;
+}
+
+Test(e2e_tile, gemm_tiled_copies_two_32x32_tiles_and_meets_twice_a_tile) {
+  cJSON *r = run_tiled();
+  cJSON *k = kernel_named(r, "gemm_tiled");
+  for (int d = 0; d < 2; d++) {
+    cJSON *st = stats(k, d ? "h100-sxm5" : "jetson-tk1");
+    cr_assert_not_null(st);
+    /* two footprints of 32 x 32 floats; 4 tiles, each: one global load a warp and footprint, two
+       barriers */
+    cr_expect_float_eq(num(st, "smem_per_block"), 8192, 1e-9);
+    cr_expect_float_eq(num(st, "smem_load_insts"), 8, 1e-9);
+    cr_expect_float_eq(num(st, "sync_insts"), 8, 1e-9);
+    /* the tile loads are coalesced global loads: 8 a warp (C[i][j] is stored, not loaded) */
+    cr_expect_float_eq(arr(st, "insts", 1), 8, 1e-9);
+    cr_expect_float_eq(arr(st, "insts", 0) + arr(st, "insts", 2), 0, 1e-9);
+    /* B[k][j]: 32 shared loads a tile, stride one float, plus the copy's 8 shared stores: coalesced;
+       A[i][k]: one address a warp, a float a load on the TK1 (its file states no vector loads),
+       four (16 bytes) on the H100 */
+    cr_expect_float_eq(arr(st, "smem_insts", 1), 4 * 32 + 8, 1e-9);
+    cr_expect_float_eq(arr(st, "smem_insts", 0), d ? 4 * 8 : 4 * 32, 1e-9);
+    cr_expect_float_eq(arr(st, "smem_conflict", 1), 1, 1e-9);
+    /* a 16-byte load is served a half-warp at a time: two passes for one address */
+    cr_expect_float_eq(arr(st, "smem_conflict", 0), d ? 2 : 1, 1e-9);
+  }
+  cJSON_Delete(r);
+}
+
+Test(e2e_tile, syrk_tiled_reads_its_second_tile_down_a_column) {
+  cJSON *r = run_tiled();
+  cJSON *k = kernel_named(r, "syrk_tiled");
+  /* A[i][k] and A[j][k]: two footprints of one array */
+  cr_expect_float_eq(num(stats(k, "h100-sxm5"), "smem_per_block"), 8192, 1e-9);
+  cJSON *row = site(k, 24, "load", "A"), *col = site(k, 25, "load", "A");
+  /* per site, the last device's degree is the report's (devices in order: TK1 first) */
+  cJSON *by_row = cJSON_GetObjectItem(row, "by_device"), *by_col = cJSON_GetObjectItem(col, "by_device");
+  cr_assert_not_null(by_row);
+  cr_assert_not_null(by_col);
+  /* TK1, 8-byte banks, a float a load: lanes 128 bytes apart fall on 2 of 32 banks: 16-way; the
+     row tile broadcasts */
+  cr_expect_float_eq(num(col, "bank_conflict_degree"), 16, 1e-9);
+  cr_expect_float_eq(num(row, "bank_conflict_degree"), 1, 1e-9);
+  /* H100: 16-byte loads down the column: each half-warp's 16 lanes on 4 banks: 16 + 16 passes */
+  cJSON *st = stats(k, "h100-sxm5");
+  cr_expect_float_eq(arr(st, "smem_insts", 2), 4 * 8, 1e-9);
+  cr_expect_float_eq(arr(st, "smem_conflict", 2), 32, 1e-9);
+  cJSON_Delete(r);
+}
+
+Test(e2e_tile, a_tile_clause_with_no_loop_stepping_by_it_is_an_error) {
+  write_file("t.c",
+             "float A[64][64], C[64][64];\n"
+             "void f(void) {\n"
+             "#pragma cgpredict kernel name(k) dims(2) block(32,32) shared(A) tile(32)\n"
+             "  for (int i = 0; i < 64; i++)\n"
+             "    for (int j = 0; j < 64; j++) {\n"
+             "      float s = 0;\n"
+             "      for (int kk = 0; kk < 64; kk += 16)\n"
+             "        for (int k = kk; k < kk + 16; k++) s += A[i][k];\n"
+             "      C[i][j] = s;\n"
+             "    }\n"
+             "}\n"
+             "int main(void) { f(); return 0; }\n");
+  cr_assert_neq(sh("%s build -- cc -O2 -o t t.c", CGP_DRIVER), 0);
+  const char *err = read_file("err.txt");
+  cr_expect(strstr(err, "t.c:4:3: error") && strstr(err, "tile(32) names no loop"), "%s", err);
+}
+
+Test(e2e_tile, a_shared_array_read_outside_the_tile_loop_is_named) {
+  write_file("t.c",
+             "#include <stdio.h>\n"
+             "float A[64][64], C[64][64];\n"
+             "void f(void) {\n"
+             "#pragma cgpredict kernel name(k) dims(2) block(32,32) shared(A) tile(32)\n"
+             "  for (int i = 0; i < 64; i++)\n"
+             "    for (int j = 0; j < 64; j++) {\n"
+             "      float s = A[j][i];\n"
+             "      for (int kk = 0; kk < 64; kk += 32)\n"
+             "        for (int k = kk; k < kk + 32; k++) s += A[i][k];\n"
+             "      C[i][j] = s;\n"
+             "    }\n"
+             "}\n"
+             "int main(void) { f(); printf(\"%g\\n\", C[1][2]); return 0; }\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o t t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./t"), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("r.json");
+  cJSON *w = cJSON_GetObjectItem(kernel_named(r, "k"), "warnings");
+  char *text = cJSON_PrintUnformatted(w);
+  cr_expect(strstr(text, "line 7: this access to shared array 'A' is outside the tile loop (line 8)"), "%s", text);
+  free(text);
+  cJSON_Delete(r);
+}
