@@ -22,7 +22,11 @@ struct cgp_analysis_set {
   const int32_t *footprint;
   size_t tile_nsid;
   int tile_header;
+  cgp_analysis_set *whatif;         /* cfg->whatif's set, fed the same events */
+  cgp_site_totals *whatif_sites;
 };
+
+const cgp_analysis_set *cgp_analysis_whatif(const cgp_analysis_set *s) { return s ? s->whatif : NULL; }
 
 const cgp_tile *cgp_analysis_tiler(const cgp_analysis_set *s) { return s ? s->tile : NULL; }
 
@@ -34,8 +38,18 @@ static void dispatch_mem(void *ctx, const cgp_warp_mem *m) {
 cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_analysis_ops *const *ops) {
   cgp_analysis_set *s = calloc(1, sizeof *s);
   if (!s) return NULL;
+  if (cfg->whatif) {                /* optional: without memory for it, no what-if */
+    s->whatif = cgp_analysis_set_new(cfg->whatif, ops);
+    s->whatif_sites = calloc(cfg->nsid ? cfg->nsid : 1, sizeof *s->whatif_sites);
+    if (!s->whatif || !s->whatif_sites) {
+      cgp_analysis_set_free(s->whatif);
+      free(s->whatif_sites);
+      s->whatif = NULL;
+      s->whatif_sites = NULL;
+    }
+  }
   if (cfg->tile && cfg->tile_header >= 0 && cfg->sid_footprint) {
-    if (!(s->tile = cgp_tile_new(cfg))) { free(s); return NULL; }
+    if (!(s->tile = cgp_tile_new(cfg))) { cgp_analysis_set_free(s); return NULL; }
     s->footprint = cfg->sid_footprint;
     s->tile_nsid = cfg->nsid;
     s->tile_header = cfg->tile_header;
@@ -65,6 +79,8 @@ void cgp_analysis_set_free(cgp_analysis_set *s) {
   for (size_t i = 0; i < s->n; i++)
     if (s->ops[i]->destroy) s->ops[i]->destroy(s->self[i]);
   cgp_tile_free(s->tile);
+  cgp_analysis_set_free(s->whatif);
+  free(s->whatif_sites);
   free(s);
 }
 
@@ -73,32 +89,53 @@ void cgp_analysis_set_free(cgp_analysis_set *s) {
     if (s->ops[i]->call) s->ops[i]->call
 
 void cgp_analysis_begin_launch(cgp_analysis_set *s) {
+  if (s->whatif) cgp_analysis_begin_launch(s->whatif);
   if (s->tile) cgp_tile_begin_launch(s->tile);
   EACH(begin_launch)(s->self[i]);
 }
-void cgp_analysis_begin_window(cgp_analysis_set *s) { EACH(begin_window)(s->self[i]); }
+void cgp_analysis_begin_window(cgp_analysis_set *s) {
+  if (s->whatif) cgp_analysis_begin_window(s->whatif);
+  EACH(begin_window)(s->self[i]);
+}
 void cgp_analysis_begin_batch(cgp_analysis_set *s, int counting, unsigned nwarps, unsigned nblocks) {
+  if (s->whatif) cgp_analysis_begin_batch(s->whatif, counting, nwarps, nblocks);
   if (s->tile) cgp_tile_begin_batch(s->tile, counting, nwarps);
   EACH(begin_batch)(s->self[i], counting, nwarps, nblocks);
 }
 void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m) {
-  if (s->tile && m->sid < s->tile_nsid && s->footprint[m->sid] >= 0) cgp_tile_mem(s->tile, m, dispatch_mem, s);
-  else dispatch_mem(s, m);
+  if (s->whatif) cgp_analysis_warp_mem(s->whatif, m);
+  int32_t f = s->tile && m->sid < s->tile_nsid ? s->footprint[m->sid] : -1;
+  if (f >= 0) cgp_tile_mem(s->tile, m, dispatch_mem, s);
+  else if (f != CGP_TILE_REGISTER) dispatch_mem(s, m);
 }
 void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) {
+  if (s->whatif) cgp_analysis_block_exec(s->whatif, b);
   if (s->tile && (int)b->bid == s->tile_header) cgp_tile_header(s->tile, b->warp, dispatch_mem, s);
   for (size_t i = 0; i < s->nblock; i++) s->block_fn[i](s->block_self[i], b);
 }
 void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) {
+  if (s->whatif) cgp_analysis_end_warp(s->whatif, warp);
   if (s->tile) cgp_tile_end_warp(s->tile, warp, dispatch_mem, s);
   EACH(end_warp)(s->self[i], warp);
 }
-void cgp_analysis_end_batch(cgp_analysis_set *s) { EACH(end_batch)(s->self[i]); }
-void cgp_analysis_end_launch(cgp_analysis_set *s) { EACH(end_launch)(s->self[i]); }
-void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks) { EACH(skip_blocks)(s->self[i], blocks); }
+void cgp_analysis_end_batch(cgp_analysis_set *s) {
+  if (s->whatif) cgp_analysis_end_batch(s->whatif);
+  EACH(end_batch)(s->self[i]);
+}
+void cgp_analysis_end_launch(cgp_analysis_set *s) {
+  if (s->whatif) cgp_analysis_end_launch(s->whatif);
+  EACH(end_launch)(s->self[i]);
+}
+void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks) {
+  if (s->whatif) cgp_analysis_skip_blocks(s->whatif, blocks);
+  EACH(skip_blocks)(s->self[i], blocks);
+}
 void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites) {
   EACH(results)(s->self[i], tot, sites);
   if (s->tile) cgp_tile_results(s->tile, tot, sites);
+}
+void cgp_analysis_whatif_results(cgp_analysis_set *s, cgp_totals *tot) {
+  if (s->whatif) cgp_analysis_results(s->whatif, tot, s->whatif_sites);
 }
 
 uint64_t cgp_thread_order_mask(int dims, const int descending[3]) {

@@ -181,7 +181,7 @@ typedef struct {
 } cgp_block_exec;
 
 /* Static facts an analysis may need about the kernel and the device it models. */
-typedef struct {
+typedef struct cgp_analysis_cfg_s {
   size_t nsid, nbid;
   const uint8_t *sid_kind;          /* cgp_mem_kind per site */
   const uint8_t *sid_shared;        /* 1 for sites of arrays kept in shared memory (pragma shared()) */
@@ -207,7 +207,13 @@ typedef struct {
   unsigned tile;
   int tile_header;
   unsigned block[3];
-  const int32_t *sid_footprint;
+  const int32_t *sid_footprint;     /* CGP_TILE_REGISTER: a site the tiled code holds in a register
+                                       (not issued) */
+  int tile_virtual;                 /* the tile loop is the loop over one tile itself, cut every
+                                       `tile` iterations (the what-if tiling of an untiled kernel) */
+  /* If not NULL, a second set of analyses with this configuration is fed the same events: the
+     what-if (cgp_analysis_whatif_results). Its l2 must be NULL (the device's stays the real one's). */
+  const struct cgp_analysis_cfg_s *whatif;
   unsigned smem_pad;
   unsigned smem_vector_bytes;       /* widest shared load formed from consecutive reads; 0: none */
   /* If not NULL, every L2 access is written here in Dinero IV's din format ("0 <hex byte
@@ -283,6 +289,8 @@ extern const cgp_analysis_ops *const cgp_analyses[];
 
 /* ---- Tiling: the stream a shared-memory CUDA port issues (docs/model.md section 8b) ---------- */
 
+#define CGP_TILE_REGISTER (-2)
+
 /* The tiler rewrites a tiled kernel's accesses to the arrays of shared(...) inside the tile loop:
    each becomes a shared-memory instruction (addresses: offsets in the block's shared memory, the
    footprint laid out row-major), and each tile iteration of a warp issues its share of the
@@ -327,6 +335,10 @@ void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks);
 void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites);
 /* The set's tiler (cgp_tile_new of its cfg), or NULL. */
 const cgp_tile *cgp_analysis_tiler(const cgp_analysis_set *s);
+/* The what-if set (cfg->whatif), or NULL; and its results, as cgp_analysis_results (its per-site
+   figures are its own, not returned). */
+const cgp_analysis_set *cgp_analysis_whatif(const cgp_analysis_set *s);
+void cgp_analysis_whatif_results(cgp_analysis_set *s, cgp_totals *tot);
 
 /* ---- Dependences through memory (device independent) ---------------------------------------- */
 

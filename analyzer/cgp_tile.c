@@ -66,7 +66,11 @@ struct cgp_tile {
   int counting;
   unsigned nwarps, cap;
   uint64_t *wtile;                /* per warp: tile iterations begun */
+  uint64_t *wruns;                /* per warp: header executions (a virtual tile loop) */
   uint8_t *win;                   /* per warp: a footprint access in this tile iteration */
+  uint32_t (*lane_off)[CGP_WARP][3]; /* per warp: each lane's offset in its block (thread_off) */
+  uint64_t *wblock;               /* per warp: its block; valid when lane_ok */
+  uint8_t *lane_ok;
   wfoot *wf;                      /* nwarps x nfoot */
   wsite *ws;                      /* nwarps x nsid */
   double sync, loads, merged;
@@ -117,7 +121,7 @@ cgp_tile *cgp_tile_new(const cgp_analysis_cfg *cfg) {
 
 void cgp_tile_free(cgp_tile *t) {
   if (!t) return;
-  free(t->f); free(t->wtile); free(t->win); free(t->wf); free(t->ws); free(t->deferred);
+  free(t->f); free(t->wtile); free(t->wruns); free(t->win); free(t->lane_off); free(t->wblock); free(t->lane_ok); free(t->wf); free(t->ws); free(t->deferred);
   free(t);
 }
 
@@ -138,20 +142,28 @@ int cgp_tile_begin_batch(cgp_tile *t, int counting, unsigned nwarps) {
   t->counting = counting;
   if (nwarps > t->cap) {
     size_t n = nwarps;
-    uint64_t *wt = realloc(t->wtile, n * sizeof *wt);
+    uint64_t *wt = realloc(t->wtile, n * sizeof *wt), *wr = realloc(t->wruns, n * sizeof *wr);
     if (wt) t->wtile = wt;
-    uint8_t *wi = realloc(t->win, n);
+    if (wr) t->wruns = wr;
+    uint8_t *wi = realloc(t->win, n), *lo = realloc(t->lane_ok, n);
     if (wi) t->win = wi;
+    if (lo) t->lane_ok = lo;
+    uint32_t (*lf)[CGP_WARP][3] = realloc(t->lane_off, n * sizeof *lf);
+    if (lf) t->lane_off = lf;
+    uint64_t *wb = realloc(t->wblock, n * sizeof *wb);
+    if (wb) t->wblock = wb;
     wfoot *wf = realloc(t->wf, n * t->nfoot * sizeof *wf);
     if (wf) t->wf = wf;
     wsite *ws = realloc(t->ws, n * (t->cfg->nsid ? t->cfg->nsid : 1) * sizeof *ws);
     if (ws) t->ws = ws;
-    if (!wt || !wi || !wf || !ws) { t->nwarps = 0; return -1; }
+    if (!wt || !wr || !wi || !lo || !lf || !wb || !wf || !ws) { t->nwarps = 0; return -1; }
     t->cap = nwarps;
   }
   t->nwarps = nwarps;
   memset(t->wtile, 0, nwarps * sizeof *t->wtile);
+  memset(t->wruns, 0, nwarps * sizeof *t->wruns);
   memset(t->win, 0, nwarps);
+  memset(t->lane_ok, 0, nwarps);
   memset(t->wf, 0, nwarps * t->nfoot * sizeof *t->wf);
   memset(t->ws, 0, nwarps * (t->cfg->nsid ? t->cfg->nsid : 1) * sizeof *t->ws);
   return 0;
@@ -228,6 +240,24 @@ static uint64_t position(const foot *f, const uint64_t off[3], uint64_t u, const
   return p;
 }
 
+/* The offsets in its block of every lane of m's warp (a warp's threads are fixed within a batch:
+   computed once), and its block. */
+static const uint32_t (*lanes_of(cgp_tile *t, const cgp_warp_mem *m, uint64_t *block))[3] {
+  uint32_t (*lo)[3] = t->lane_off[m->warp];
+  if (!t->lane_ok[m->warp]) {
+    for (unsigned l = 0; l < CGP_WARP; l++) {
+      uint64_t off[3], b;
+      thread_off(t, m->thread[l], off, &b);
+      for (int d = 0; d < 3; d++) lo[l][d] = (uint32_t)off[d];
+    }
+    uint64_t off[3];
+    thread_off(t, m->thread[m->lane[0]], off, &t->wblock[m->warp]);
+    t->lane_ok[m->warp] = 1;
+  }
+  *block = t->wblock[m->warp];
+  return (const uint32_t (*)[3])lo;
+}
+
 void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *ctx) {
   int32_t fi = t->cfg->sid_footprint[m->sid];
   foot *f = &t->f[fi];
@@ -235,15 +265,15 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
   if (m->warp >= t->nwarps || !m->nact) return;
   wfoot *wf = &t->wf[(size_t)m->warp * t->nfoot + fi];
   wsite *ws = &t->ws[(size_t)m->warp * t->cfg->nsid + m->sid];
-  uint64_t key0 = m->thread[m->lane[0]], off0[3], blk;
-  thread_off(t, key0, off0, &blk);
+  uint64_t key0 = m->thread[m->lane[0]], blk;
+  const uint32_t (*lo)[3] = lanes_of(t, m, &blk);
+  const uint32_t *off0 = lo[m->lane[0]];
   uint64_t u = ws->u++;
   t->win[m->warp] = 1;
   if (!f->ready) {                          /* learn the steps */
     for (unsigned l = 1; l < m->nact; l++) {
-      uint64_t off[3], b;
-      thread_off(t, m->thread[m->lane[l]], off, &b);
-      int64_t dd[ND] = {(int64_t)(off[0] - off0[0]), (int64_t)(off[1] - off0[1]), (int64_t)(off[2] - off0[2]), 0};
+      const uint32_t *off = lo[m->lane[l]];
+      int64_t dd[ND] = {(int64_t)off[0] - off0[0], (int64_t)off[1] - off0[1], (int64_t)off[2] - off0[2], 0};
       learn(f, dd, (int64_t)(m->addr[l] - m->addr[0]));
     }
     if (u > 0 && ws->key == key0) learn(f, (const int64_t[ND]){0, 0, 0, 1}, (int64_t)(m->addr[0] - ws->addr));
@@ -252,7 +282,8 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
       if (f->has_ref && f->ref_block == blk && f->ref_tile == tile && f->ref_key != key0) {
         uint64_t roff[3], rb;
         thread_off(t, f->ref_key, roff, &rb);
-        int64_t dd[ND] = {(int64_t)(off0[0] - roff[0]), (int64_t)(off0[1] - roff[1]), (int64_t)(off0[2] - roff[2]), 0};
+        int64_t dd[ND] = {(int64_t)off0[0] - (int64_t)roff[0], (int64_t)off0[1] - (int64_t)roff[1],
+                          (int64_t)off0[2] - (int64_t)roff[2], 0};
         learn(f, dd, (int64_t)(m->addr[0] - f->ref_addr));
       } else if (!f->has_ref || f->ref_block != blk || f->ref_tile != tile) {
         f->has_ref = 1; f->ref_block = blk; f->ref_tile = tile; f->ref_key = key0; f->ref_addr = m->addr[0];
@@ -274,8 +305,8 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
   }
   uint64_t sh[CGP_WARP];
   for (unsigned l = 0; l < m->nact && l < CGP_WARP; l++) {
-    uint64_t off[3], b;
-    thread_off(t, m->thread[m->lane[l]], off, &b);
+    const uint32_t *o = lo[m->lane[l]];
+    uint64_t off[3] = {o[0], o[1], o[2]};
     sh[l] = f->off + position(f, off, u, f->coef) * f->elem;
   }
   cgp_warp_mem s = *m;
@@ -343,6 +374,7 @@ static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ct
 
 void cgp_tile_header(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx) {
   if (warp >= t->nwarps) return;
+  if (t->cfg->tile_virtual && t->wruns[warp]++ % t->cfg->tile) return;   /* inside a tile */
   finish_tile(t, warp, emit, ctx);
   t->wtile[warp]++;
   for (size_t s = 0; s < t->cfg->nsid; s++) t->ws[(size_t)warp * t->cfg->nsid + s].u = 0;

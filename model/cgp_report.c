@@ -187,13 +187,14 @@ typedef struct {
   cgp_kernel_stats rep_stats;
 } kernel_total;
 
-/* Sum the samples' predictions, each weighted by the launches it stands for. */
-static int predict_kernel(const cJSON *kernel, const cgp_device *dev, kernel_total *t,
-                          double (*edit)(cgp_kernel_stats *), char *err, size_t errlen) {
+/* Sum the samples' predictions, each weighted by the launches it stands for, from each sample's
+   `key` ("analysis", or "analysis_tiled": the what-if tiling's, docs/model.md 8c). */
+static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_device *dev, kernel_total *t,
+                             double (*edit)(cgp_kernel_stats *), char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   const cJSON *s;
   cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(kernel, "samples")) {
-    const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "analysis"), dev->name);
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, key), dev->name);
     if (!an) {
       snprintf(err, errlen, "device '%s' was not analysed when the program ran (its L2 behaviour is not in "
                "the report); run the program again with CGPREDICT_DEVICE=%s", dev->name, dev->name);
@@ -223,6 +224,11 @@ static int predict_kernel(const cJSON *kernel, const cgp_device *dev, kernel_tot
 
 /* What-if: the uncoalesced accesses made coalesced (loop interchange or a transposed layout),
    charged as the kernel's coalesced accesses are, or as 2 transactions if it has none. */
+static int predict_kernel(const cJSON *kernel, const cgp_device *dev, kernel_total *t,
+                          double (*edit)(cgp_kernel_stats *), char *err, size_t errlen) {
+  return predict_kernel_of(kernel, "analysis", dev, t, edit, err, errlen);
+}
+
 static double coalesce_all(cgp_kernel_stats *s) {
   if (s->insts[2] <= 0) return 0;
   double tr = s->insts[1] > 0 ? s->trans_pw[1] : 2.0;
@@ -239,6 +245,46 @@ static double coalesce_all(cgp_kernel_stats *s) {
   return 1;
 }
 
+/* "a, b" of the strings of array a (at most about n bytes). */
+static void join_names(const cJSON *a, char *out, size_t n) {
+  const cJSON *e;
+  size_t at = 0;
+  out[0] = '\0';
+  cJSON_ArrayForEach(e, a) {
+    const char *s = cJSON_GetStringValue(e);
+    if (!s || at + 8 >= n) break;
+    at += (size_t)snprintf(out + at, n - at, "%s%.40s", at ? ", " : "", s);
+    if (at >= n) at = n - 1;
+  }
+}
+
+/* Tiling in shared memory, from the what-if tiling the run analysed (docs/model.md 8c): offered
+   when every sample has it for the device and it predicts a gain of 1 % or more. */
+static void add_tiling_suggestion(cJSON *sug, const cJSON *kernel, const cgp_device *dev, const kernel_total *base) {
+  const cJSON *wi = cJSON_GetObjectItemCaseSensitive(kernel, "tiling_whatif");
+  kernel_total t;
+  char err[512];
+  if (!cJSON_IsObject(wi) || predict_kernel_of(kernel, "analysis_tiled", dev, &t, NULL, err, sizeof err) != 0 ||
+      !(t.time_ms > 0 && t.time_ms < 0.99 * base->time_ms))
+    return;
+  char sh[200], reg[200], text[900];
+  join_names(cJSON_GetObjectItemCaseSensitive(wi, "shared"), sh, sizeof sh);
+  join_names(cJSON_GetObjectItemCaseSensitive(wi, "registers"), reg, sizeof reg);
+  unsigned tile = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wi, "tile"));
+  int line = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wi, "loop_line"));
+  snprintf(text, sizeof text, "tile the loop at line %d by %u with %s in shared memory (a tile loop `for (kk = 0; "
+           "kk < n; kk += %u)` around it, and shared(%s) tile(%u) in the pragma%s%s%s): %.3g ms instead of %.3g ms "
+           "(%u bytes of shared memory a block)",
+           line, tile, sh, tile, sh, tile, reg[0] ? "; accumulate " : "", reg, reg[0] ? " in a register" : "",
+           t.time_ms, base->time_ms, t.rep_stats.smem_per_block);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "change", text);
+  cJSON_AddStringToObject(o, "kind", "tile");
+  cJSON_AddNumberToObject(o, "predicted_ms", t.time_ms);
+  cJSON_AddNumberToObject(o, "speedup", base->time_ms / t.time_ms);
+  cJSON_AddItemToArray(sug, o);
+}
+
 static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *dev, const kernel_total *base) {
   cJSON *sug = cJSON_AddArrayToObject(pred, "suggestions");
   kernel_total t;
@@ -252,10 +298,12 @@ static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *
              "the array so consecutive threads touch consecutive elements): %.3g ms instead of %.3g ms",
              t.time_ms, base->time_ms);
     cJSON_AddStringToObject(o, "change", text);
+    cJSON_AddStringToObject(o, "kind", "coalesce");
     cJSON_AddNumberToObject(o, "predicted_ms", t.time_ms);
     cJSON_AddNumberToObject(o, "speedup", base->time_ms / t.time_ms);
     cJSON_AddItemToArray(sug, o);
   }
+  add_tiling_suggestion(sug, kernel, dev, base);
 }
 
 /* The real-GPU mechanisms a device file states no number for (docs/model.md sections 7b, 9b): on

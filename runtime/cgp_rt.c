@@ -1045,6 +1045,8 @@ static void finish_launch(void) {
     rt_launch_stats(L.wstat, L.nwstat, d, L.tpb, G, (double)L.threads / (double)G, &s.stats[d],
                     d == 0 ? &s.traced_warps : NULL);
     rt_tile_stats(k, d, &s.stats[d]);
+    s.has_tiled |= rt_launch_stats_tiled(k, L.wstat, L.nwstat, d, L.tpb, G, (double)L.threads / (double)G,
+                                         &s.tiled[d]);
   }
   for (size_t w = 0; w < L.nwstat; w++) {
     k->warps_traced += (uint64_t)L.wstat[w][0].tot.warps;

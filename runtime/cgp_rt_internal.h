@@ -48,6 +48,7 @@ typedef struct {
   double seen_threads;       /* threads of the warps counted (when the budget cut it, the measure) */
   int budget_hit;
   cgp_totals tot;
+  cgp_totals tot_tiled;      /* the what-if tiling's (docs/model.md 8c), when the kernel has one */
 } rt_wstat;
 
 /* One sampled launch, per device per-warp averages ready for the model. */
@@ -56,6 +57,8 @@ typedef struct {
   uint64_t grid[3], gridblocks[3], blocks, total_warps, threads;
   double traced_warps;
   cgp_kernel_stats stats[RT_MAX_DEVICES];
+  int has_tiled;                            /* the what-if tiling was analysed: */
+  cgp_kernel_stats tiled[RT_MAX_DEVICES];   /* its stats (docs/model.md 8c) */
 } rt_sample;
 
 /* A dependence found in some launch, as the report lists it. */
@@ -74,6 +77,11 @@ typedef struct rt_kernel {
   unsigned *mem_size;
   uint8_t *mem_kind, *mem_noalias, *mem_shared;
   int32_t *mem_footprint;     /* per site: its tile footprint (docs/model.md 8b), -1 none */
+  int32_t *wi_footprint;      /* the what-if tiling of an untiled kernel (docs/model.md 8c): per
+                                 site its footprint, -1 untouched, CGP_TILE_REGISTER */
+  int wi_header, wi_loop;     /* its loop over one tile: header bid and loops[] index; -1 none */
+  double *wi_bb_total, *wi_bb_core, *wi_bb_int;   /* its PTX counts per block (the loop unrolled) */
+  cgp_analysis_cfg cfg_wi[RT_MAX_DEVICES];
   unsigned tile;              /* tile(n), 0 none */
   int tile_header;            /* bid of the tile loop's header, -1 none */
   uint32_t *mem_addr_id;      /* sites sharing one address expression share it (forwarding) */
@@ -123,9 +131,11 @@ typedef struct {
   int sample_mode;                        /* 0 run, 1 skip, 2 full */
   int sample_iterations;                  /* sample inside threads (not full, CGPREDICT_ITERATIONS) */
   int fold;                               /* fold affine loops (CGPREDICT_FOLD, default 1) */
+  int whatif;                             /* analyse what-if tilings (CGPREDICT_WHATIF, default 1) */
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;
   cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */
+  cgp_l2 *l2_whatif[RT_MAX_DEVICES];      /* the what-if tilings' L2, likewise (docs/model.md 8c) */
   FILE *din[RT_MAX_DEVICES];              /* CGPREDICT_DIN: each device's L2 stream, din format, */
   char din_tmp[RT_MAX_DEVICES][4400];     /* written to a temporary beside din_path (cgp_file.h), */
   char din_path[RT_MAX_DEVICES][4200];    /* renamed over it at exit, removed on a signal */
@@ -164,6 +174,10 @@ void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
 void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
                      double block_threads,
                      cgp_kernel_stats *st, double *traced_warps);
+/* The same for the what-if tiling's sums (tot_tiled), its shared memory included; 0 when device d's
+   analyses of k have no what-if. */
+int rt_launch_stats_tiled(const rt_kernel *k, const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d,
+                          unsigned tpb, uint64_t G, double block_threads, cgp_kernel_stats *st);
 /* The shared memory per block a tiled kernel's footprints take on device d (docs/model.md 8b). */
 void rt_tile_stats(const rt_kernel *k, size_t d, cgp_kernel_stats *st);
 /* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */

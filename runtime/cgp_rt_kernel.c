@@ -4,6 +4,7 @@
 #include "cgp_abi.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +184,86 @@ static int tile_footprints(rt_kernel *k) {
   return 0;
 }
 
+/* The what-if tiling of an untiled kernel (docs/model.md section 8c): the leaf loop inside the
+   thread body with the most loads whose address it steps (vary_loop) becomes the loop over one tile,
+   cut every block-x iterations; those loads become footprints (one per address expression), the
+   sites in it whose address it does not step are held in a register (a tiled rewrite accumulates
+   in one), its other stores stay global. */
+static int whatif_tiling(rt_kernel *k) {
+  const cJSON *d = k->desc, *loops = cJSON_GetObjectItemCaseSensitive(d, "loops");
+  const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks"), *mem = cJSON_GetObjectItemCaseSensitive(d, "mem");
+  int nl = cJSON_GetArraySize(loops);
+  k->wi_header = k->wi_loop = -1;
+  k->wi_footprint = alloc0(k->nmem ? k->nmem : 1, sizeof *k->wi_footprint);
+  if (!k->wi_footprint) return -1;
+  for (size_t i = 0; i < k->nmem; i++) k->wi_footprint[i] = -1;
+  if (k->tile_header >= 0 || nl <= 0) return 0;
+  int best = -1, best_n = 0;
+  for (int l = 0; l < nl; l++) {
+    int leaf = 1, n = 0;
+    for (int c = 0; c < nl && leaf; c++) leaf = (int)num(cJSON_GetArrayItem(loops, c), "parent", -1) != l;
+    if (!leaf) continue;
+    const cJSON *m;
+    size_t i = 0;
+    cJSON_ArrayForEach(m, mem) {
+      if (i < k->nmem && k->mem_kind[i] == CGP_LOAD && (int)num(m, "vary_loop", -1) == l) n++;
+      i++;
+    }
+    if (n > best_n) { best = l; best_n = n; }
+  }
+  double h = best >= 0 ? num(cJSON_GetArrayItem(loops, best), "header", -1) : -1;
+  if (!(h >= 0 && h < (double)k->nbb)) return 0;
+  k->wi_loop = best;
+  k->wi_header = (int)h;
+  int32_t nf = 0;
+  size_t i = 0;
+  const cJSON *m;
+  cJSON_ArrayForEach(m, mem) {
+    if (i >= k->nmem) break;
+    double b = num(m, "block", -1);
+    int loop = b >= 0 && b < (double)k->nbb ? (int)num(cJSON_GetArrayItem(bbs, (int)b), "loop", -1) : -1;
+    if (loop == best) {
+      if ((int)num(m, "vary_loop", -1) != best) {
+        k->wi_footprint[i] = CGP_TILE_REGISTER;
+      } else if (k->mem_kind[i] == CGP_LOAD) {
+        int32_t f = -1;
+        for (size_t j = 0; j < i && f < 0; j++)
+          if (k->wi_footprint[j] >= 0 && k->mem_addr_id[j] == k->mem_addr_id[i]) f = k->wi_footprint[j];
+        k->wi_footprint[i] = f >= 0 ? f : nf++;
+      }
+    }
+    i++;
+  }
+  if (!nf) { k->wi_header = k->wi_loop = -1; return 0; }
+  /* nvcc unrolls the loop over one tile fully (section 8b): its blocks keep their memory
+     instructions, less the sites held in a register, and their floating-point ones */
+  k->wi_bb_total = alloc0(k->nbb, sizeof *k->wi_bb_total);
+  k->wi_bb_core = alloc0(k->nbb, sizeof *k->wi_bb_core);
+  k->wi_bb_int = alloc0(k->nbb, sizeof *k->wi_bb_int);
+  if (!k->wi_bb_total || !k->wi_bb_core || !k->wi_bb_int) return -1;
+  size_t b = 0;
+  cJSON_ArrayForEach(m, bbs) {
+    if (b >= k->nbb) break;
+    k->wi_bb_total[b] = k->bb_total[b];
+    k->wi_bb_core[b] = k->bb_core[b];
+    k->wi_bb_int[b] = k->bb_int[b];
+    if ((int)num(m, "loop", -1) == best) {
+      double held = 0;
+      const cJSON *s;
+      size_t j = 0;
+      cJSON_ArrayForEach(s, mem) {
+        if (j < k->nmem && k->wi_footprint[j] == CGP_TILE_REGISTER && num(s, "block", -1) == (double)b) held++;
+        j++;
+      }
+      k->wi_bb_core[b] = k->bb_fp32[b] + k->bb_fp64[b] + k->bb_sfu[b];
+      k->wi_bb_total[b] = fmax(num(m, "mem", 0) - held, 0) + k->wi_bb_core[b];
+      k->wi_bb_int[b] = 0;
+    }
+    b++;
+  }
+  return 0;
+}
+
 static void kernel_free(rt_kernel *k) {
   for (size_t d = 0; d < RT_MAX_DEVICES; d++) {
     cgp_analysis_set_free(k->an[d]);
@@ -192,6 +273,7 @@ static void kernel_free(rt_kernel *k) {
   free(k->deps);
   cJSON_Delete(k->desc);
   free(k->mem_footprint);
+  free(k->wi_footprint); free(k->wi_bb_total); free(k->wi_bb_core); free(k->wi_bb_int);
   free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
   free(k->bb_slot); free(k->iter);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
@@ -282,7 +364,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   }
   k->shape = parse_shape(d, k->nmem, k->nbb);
   if (!k->shape) { kernel_free(k); return NULL; }
-  if (tile_footprints(k) != 0) { kernel_free(k); return NULL; }
+  if (tile_footprints(k) != 0 || whatif_tiling(k) != 0) { kernel_free(k); return NULL; }
   int acyclic = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"));
   if (rt_shape_flat(k->shape) && acyclic) quiet_sites(k);
   k->block_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "block_seen"));
@@ -333,6 +415,21 @@ cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
                           .tile = k->tile, .tile_header = k->tile_header, .sid_footprint = k->mem_footprint,
                           .smem_vector_bytes = dev->smem_load_vector_bytes};
   rt_resolve_block(k, c->block);
+  if (k->wi_header >= 0 && cgp_rt_g.whatif) {   /* the what-if tiling by the block's x (section 8c) */
+    if (!cgp_rt_g.l2_whatif[d]) cgp_rt_g.l2_whatif[d] = rt_device_l2(dev);
+    cgp_analysis_cfg *w = &k->cfg_wi[d];
+    *w = *c;
+    w->l2 = cgp_rt_g.l2_whatif[d];
+    w->din = NULL;
+    w->tile = c->block[0];
+    w->tile_header = k->wi_header;
+    w->tile_virtual = 1;
+    w->sid_footprint = k->wi_footprint;
+    w->bid_total = k->wi_bb_total;
+    w->bid_core = k->wi_bb_core;
+    w->bid_int = k->wi_bb_int;
+    if (w->l2 && w->tile >= 2) c->whatif = w;
+  }
   k->an[d] = cgp_analysis_set_new(c, cgp_analyses);
   return k->an[d];
 }

@@ -153,6 +153,9 @@ static void parse_env(void) {
   const char *fold = getenv("CGPREDICT_FOLD");
   if (fold && *fold && strcmp(fold, "0") != 0 && strcmp(fold, "1") != 0) fatal_setup("CGPREDICT_FOLD: expected 0 or 1");
   cgp_rt_g.fold = !(fold && strcmp(fold, "0") == 0);
+  const char *wi = getenv("CGPREDICT_WHATIF");
+  if (wi && *wi && strcmp(wi, "0") != 0 && strcmp(wi, "1") != 0) fatal_setup("CGPREDICT_WHATIF: expected 0 or 1");
+  cgp_rt_g.whatif = !(wi && strcmp(wi, "0") == 0);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");
   char *end = NULL;
   unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_BUDGET_MB;
@@ -328,7 +331,32 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
   cJSON *an = cJSON_AddObjectToObject(o, "analysis");
   for (size_t d = 0; d < cgp_rt_g.ndev; d++)
     cJSON_AddItemToObject(an, cgp_rt_g.dev[d].name, cgp_report_stats_to_json(&s->stats[d]));
+  if (s->has_tiled) {                        /* the what-if tiling (docs/model.md 8c) */
+    cJSON *ti = cJSON_AddObjectToObject(o, "analysis_tiled");
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+      cJSON_AddItemToObject(ti, cgp_rt_g.dev[d].name, cgp_report_stats_to_json(&s->tiled[d]));
+  }
   return o;
+}
+
+/* What the what-if tiling changed (docs/model.md 8c), for the suggestion's text: its loop, the
+   tile, the arrays it keeps in shared memory and those it holds in a register. */
+static void tiling_whatif_json(cJSON *o, const rt_kernel *k, unsigned tile) {
+  const cJSON *lp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "loops"), k->wi_loop);
+  cJSON *t = cJSON_AddObjectToObject(o, "tiling_whatif");
+  cJSON_AddNumberToObject(t, "loop_line", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(lp, "line")));
+  cJSON_AddNumberToObject(t, "tile", tile);
+  cJSON *sh = cJSON_AddArrayToObject(t, "shared"), *reg = cJSON_AddArrayToObject(t, "registers");
+  const cJSON *sites = cJSON_GetObjectItemCaseSensitive(k->desc, "mem");
+  for (size_t i = 0; i < k->nmem; i++) {
+    if (k->wi_footprint[i] == -1) continue;
+    cJSON *to = k->wi_footprint[i] >= 0 ? sh : reg;
+    const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(sites, (int)i), "array"));
+    int seen = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, to) seen |= a && !strcmp(cJSON_GetStringValue(e), a);
+    if (a && !seen) cJSON_AddItemToArray(to, cJSON_CreateString(a));
+  }
 }
 
 static cJSON *kernel_json(const rt_kernel *k) {
@@ -369,6 +397,7 @@ static cJSON *kernel_json(const rt_kernel *k) {
     cJSON_AddStringToObject(o, "iterations_note", note);
   }
   cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->desc, "warnings"), 1));
+  if (k->nsamples && k->samples[0].has_tiled) tiling_whatif_json(o, k, block[0]);
   cJSON *samples = cJSON_AddArrayToObject(o, "samples");
   for (size_t i = 0; i < k->nsamples; i++) cJSON_AddItemToArray(samples, sample_json(k, i));
   return o;

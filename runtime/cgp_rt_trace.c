@@ -514,6 +514,13 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       cJSON *an_json = cJSON_GetObjectItemCaseSensitive(s, "analysis");
       cJSON_DeleteItemFromObjectCaseSensitive(an_json, dev->name);
       cJSON_AddItemToObject(an_json, dev->name, cgp_report_stats_to_json(&st));
+      cJSON *ti_json = cJSON_GetObjectItemCaseSensitive(s, "analysis_tiled");
+      if (ti_json) cJSON_DeleteItemFromObjectCaseSensitive(ti_json, dev->name);
+      if (rt_launch_stats_tiled(k, (const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G,
+                                threads > 0 ? threads / (double)l->G : 0, &st)) {
+        if (!ti_json) ti_json = cJSON_AddObjectToObject(s, "analysis_tiled");
+        cJSON_AddItemToObject(ti_json, dev->name, cgp_report_stats_to_json(&st));
+      }
     }
     free(ws);
   }
@@ -538,6 +545,8 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
   }
   cgp_l2_free(cgp_rt_g.l2[0]);
   cgp_rt_g.l2[0] = NULL;
+  cgp_l2_free(cgp_rt_g.l2_whatif[0]);
+  cgp_rt_g.l2_whatif[0] = NULL;
   cgp_rt_g.ndev = 0;
   return rc;
 }
@@ -546,6 +555,7 @@ int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name
                          const cgp_device *devs, size_t ndev, int *partial, char *err, size_t errlen) {
   tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen};
   cgp_rt_g.ndev = 1;                         /* each kernel gets one device's per-site sums */
+  cgp_rt_g.whatif = 1;                       /* the report's what-if tilings, for this device too */
   int rc = read_trace(&r);
   cJSON *kernels = report ? cJSON_GetObjectItemCaseSensitive(report, "kernels") : NULL;
   for (size_t i = 0; i < r.nk && !rc && report; i++) {

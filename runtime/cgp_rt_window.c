@@ -217,15 +217,18 @@ void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int wa
   k->skip_to[d] = w->region_end;
   out->budget_hit = w->budget_hit;
   cgp_analysis_results(an, &out->tot, k->site[d]);
+  cgp_analysis_whatif_results(an, &out->tot_tiled);
   out->seen_blocks = out->tot.blocks;
   out->seen_threads = w->threads_counted[d];
 }
 
-void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
-                     double block_threads, cgp_kernel_stats *st, double *traced_warps) {
+static void launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
+                         double block_threads, int tiled, cgp_kernel_stats *st, double *traced_warps) {
   cgp_totals sum = {0};
   for (size_t w = 0; w < nwstat; w++) {
-    const rt_wstat *ws = &wstat[w][d];
+    rt_wstat one = wstat[w][d];
+    if (tiled) one.tot = one.tot_tiled;
+    const rt_wstat *ws = &one;
     uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
     if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) continue;
     /* a window the memory budget cut short stands on the threads it traced, in blocks of the
@@ -279,6 +282,20 @@ void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, siz
   }
 }
 
+void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
+                     double block_threads, cgp_kernel_stats *st, double *traced_warps) {
+  launch_stats(wstat, nwstat, d, tpb, G, block_threads, 0, st, traced_warps);
+}
+
 void rt_tile_stats(const rt_kernel *k, size_t d, cgp_kernel_stats *st) {
   st->smem_per_block = (unsigned)cgp_tile_smem_bytes(cgp_analysis_tiler(k->an[d]));
+}
+
+int rt_launch_stats_tiled(const rt_kernel *k, const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d,
+                          unsigned tpb, uint64_t G, double block_threads, cgp_kernel_stats *st) {
+  const cgp_analysis_set *wi = cgp_analysis_whatif(k->an[d]);
+  if (!wi) return 0;
+  launch_stats(wstat, nwstat, d, tpb, G, block_threads, 1, st, NULL);
+  st->smem_per_block = (unsigned)cgp_tile_smem_bytes(cgp_analysis_tiler(wi));
+  return 1;
 }

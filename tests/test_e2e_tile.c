@@ -150,3 +150,62 @@ Test(e2e_tile, a_shared_array_read_outside_the_tile_loop_is_named) {
   free(text);
   cJSON_Delete(r);
 }
+
+/* The naive GEMM of the same sizes: its what-if tiling (docs/model.md 8c) cuts its k loop by the
+   block's x (32) and keeps A and B in shared memory, C in a register. */
+static const char *naive_src =
+  "#include <stdio.h>\n"
+  "#define N 128\n"
+  "static float A[N][N], B[N][N], C[N][N];\n"
+  "static void gemm(void) {\n"
+  "#pragma cgpredict kernel name(gemm) dims(2) block(32,32)\n"
+  "  for (int i = 0; i < N; i++)\n"
+  "    for (int j = 0; j < N; j++) {\n"
+  "      C[i][j] = 0;\n"
+  "      for (int k = 0; k < N; k++)\n"
+  "        C[i][j] += A[i][k] * B[k][j];\n"
+  "    }\n"
+  "}\n"
+  "int main(void) {\n"
+  "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (float)(i + j); B[i][j] = (float)(i - j); }\n"
+  "  gemm();\n"
+  "  printf(\"%g\\n\", C[3][5]);\n"
+  "  return 0;\n"
+  "}\n";
+
+Test(e2e_tile, naive_gemm_gets_a_tiling_suggestion_from_its_own_trace) {
+  write_file("n.c", naive_src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o n n.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1,h100-sxm5 "
+                  "CGPREDICT_REPORT=r.json ./n"), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("r.json");
+  cJSON *k = kernel_named(r, "gemm");
+  cJSON *wi = cJSON_GetObjectItem(k, "tiling_whatif");
+  cr_assert_not_null(wi);
+  cr_expect_float_eq(num(wi, "loop_line"), 9, 1e-9);
+  cr_expect_float_eq(num(wi, "tile"), 32, 1e-9);
+  char *text = cJSON_PrintUnformatted(wi);
+  cr_expect(strstr(text, "\"shared\":[\"A\",\"B\"]") && strstr(text, "\"registers\":[\"C\"]"), "%s", text);
+  free(text);
+  /* the what-if's stream is the tiled kernel's: as gemm_tiled_copies_two_32x32_tiles... */
+  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
+  cJSON *st = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "analysis_tiled"), "h100-sxm5");
+  cr_assert_not_null(st);
+  cr_expect_float_eq(num(st, "smem_per_block"), 8192, 1e-9);
+  cr_expect_float_eq(num(st, "smem_load_insts"), 8, 1e-9);
+  cr_expect_float_eq(num(st, "sync_insts"), 8, 1e-9);
+  cr_expect_float_eq(arr(st, "insts", 1), 8, 1e-9);                 /* C no longer loaded: a register */
+  cr_expect_float_eq(arr(st, "smem_insts", 0), 4 * 8, 1e-9);
+  cr_expect_float_eq(arr(st, "smem_insts", 1), 4 * 32 + 8, 1e-9);
+  /* offered on each device as a suggestion of kind "tile", faster than the naive kernel */
+  for (int d = 0; d < 2; d++) {
+    cJSON *p = prediction(k, d ? "h100-sxm5" : "jetson-tk1"), *sg, *tile = NULL;
+    cJSON_ArrayForEach(sg, cJSON_GetObjectItem(p, "suggestions"))
+      if (cJSON_IsString(cJSON_GetObjectItem(sg, "kind")) && !strcmp(cJSON_GetObjectItem(sg, "kind")->valuestring, "tile"))
+        tile = sg;
+    cr_assert_not_null(tile, "no tiling suggestion on device %d", d);
+    cr_expect_lt(num(tile, "predicted_ms"), num(p, "time_ms"));
+    cr_expect(strstr(cJSON_GetObjectItem(tile, "change")->valuestring, "shared(A, B) tile(32)"));
+  }
+  cJSON_Delete(r);
+}
