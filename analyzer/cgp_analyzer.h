@@ -130,6 +130,9 @@ void cgp_l2_ref_free(cgp_l2_ref *r);
    bank_bytes is 0 or the access touches more than CGP_BANK_MAX_WORDS words. */
 unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
                                   unsigned bank_bytes);
+/* The same contract computed the slow, obviously correct way (every pair of words). For tests. */
+unsigned cgp_bank_conflict_degree_ref(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
+                                      unsigned bank_bytes);
 
 /* Passes (LSU wavefronts) a shared-memory warp access takes: cgp_bank_conflict_degree, except
    that an access of more than 8 bytes a lane is served a half-warp at a time (lane < 16, then the
@@ -203,7 +206,8 @@ typedef struct cgp_analysis_cfg_s {
   /* Tiling (docs/model.md section 8b): tile(n) of the pragma (0: none), the bid of the tile loop's
      header, the threads of a block per dimension, and per site its footprint (0, 1, ...: sites of
      one footprint share their address expression) or -1 for a site the tiler leaves alone.
-     Padding: elements added to each footprint row in shared memory (pad(n)). */
+     Padding: per site, the elements added to each row of its footprint in shared memory
+     (shared(A pad(n)); NULL: none). */
   unsigned tile;
   int tile_header;
   unsigned block[3];
@@ -214,7 +218,7 @@ typedef struct cgp_analysis_cfg_s {
   /* If not NULL, a second set of analyses with this configuration is fed the same events: the
      what-if (cgp_analysis_whatif_results). Its l2 must be NULL (the device's stays the real one's). */
   const struct cgp_analysis_cfg_s *whatif;
-  unsigned smem_pad;
+  const uint8_t *sid_pad;
   unsigned smem_vector_bytes;       /* widest shared load formed from consecutive reads; 0: none */
   /* If not NULL, every L2 access is written here in Dinero IV's din format ("0 <hex byte
      address>" for a read, "1 ..." for a write, one per transaction unit, in the order the L2

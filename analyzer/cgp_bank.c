@@ -4,8 +4,10 @@
    words count. The degree is the most distinct words any one bank must serve. */
 #include "cgp_analyzer.h"
 
-unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
-                                  unsigned bank_bytes) {
+/* The slow, obviously correct form: distinct words collected one by one, then for each word the
+   words in its bank counted. Kept as the reference the fast form is tested against. */
+unsigned cgp_bank_conflict_degree_ref(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
+                                      unsigned bank_bytes) {
   uint64_t word[CGP_BANK_MAX_WORDS];
   unsigned nw = 0, degree = 1;
   if (!banks || !bank_bytes) return 0;
@@ -23,6 +25,50 @@ unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned ele
     unsigned same_bank = 0;
     for (unsigned j = 0; j < nw; j++) same_bank += word[j] % banks == word[i] % banks;
     if (same_bank > degree) degree = same_bank;
+  }
+  return degree;
+}
+
+/* The same in O(words log words): the words sorted (insertion sort: a warp's are mostly in order)
+   and made distinct, then counted per bank. */
+unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
+                                  unsigned bank_bytes) {
+  enum { MAX_ALL = 2048, MAX_BANKS = 256 };
+  uint64_t word[MAX_ALL];
+  unsigned nw = 0;
+  if (!banks || !bank_bytes) return 0;
+  if (banks > MAX_BANKS) return cgp_bank_conflict_degree_ref(addr, n, elem, banks, bank_bytes);
+  if (n >= 2 && elem && elem <= bank_bytes) {          /* lanes on one stride, each in one word */
+    uint64_t d = addr[1] - addr[0];
+    int on_stride = 1;
+    for (unsigned l = 0; l < n && on_stride; l++)
+      on_stride = addr[l] == addr[0] + l * d && addr[l] % bank_bytes + elem <= bank_bytes;
+    if (on_stride && d == 0) return 1;
+    int64_t sd = (int64_t)d;
+    if (on_stride && sd % (int64_t)bank_bytes == 0) {
+      /* words w0 + l s, all distinct: lane l's bank repeats every banks / gcd(s, banks) lanes */
+      uint64_t s = (uint64_t)(sd < 0 ? -sd : sd) / bank_bytes % banks, a = banks, b = s;
+      while (b) { uint64_t t = a % b; a = b; b = t; }
+      uint64_t period = banks / a;             /* a = gcd(s, banks); s = 0 mod banks: period 1 */
+      return (unsigned)((n + period - 1) / period);
+    }
+  }
+  for (unsigned l = 0; l < n; l++) {
+    if (l && addr[l] == addr[l - 1]) continue;          /* a broadcast lane: the same words */
+    uint64_t last = (addr[l] + (elem ? elem : 1) - 1) / bank_bytes;
+    for (uint64_t w = addr[l] / bank_bytes; w <= last; w++) {
+      if (nw == MAX_ALL) return cgp_bank_conflict_degree_ref(addr, n, elem, banks, bank_bytes);
+      unsigned i = nw++;
+      while (i > 0 && word[i - 1] > w) { word[i] = word[i - 1]; i--; }
+      word[i] = w;
+    }
+  }
+  unsigned distinct = 0, count[MAX_BANKS] = {0}, degree = 1;
+  for (unsigned i = 0; i < nw; i++) {
+    if (i && word[i] == word[i - 1]) continue;
+    if (++distinct > CGP_BANK_MAX_WORDS) return 0;
+    unsigned c = ++count[word[i] % banks];
+    if (c > degree) degree = c;
   }
   return degree;
 }

@@ -196,6 +196,7 @@ static void settle(cgp_tile *t, foot *f) {
     for (int j = i; j > 0 && mag(f->s[f->order[j]]) < mag(f->s[f->order[j - 1]]); j--) {
       int x = f->order[j]; f->order[j] = f->order[j - 1]; f->order[j - 1] = x;
     }
+  unsigned pad = t->cfg->sid_pad && f->sid < t->cfg->nsid ? t->cfg->sid_pad[f->sid] : 0;
   uint64_t lin = 1, coef = 1;
   for (int i = 0; i < f->nvar; i++) {
     int d = f->order[i];
@@ -203,13 +204,13 @@ static void settle(cgp_tile *t, foot *f) {
     f->lin[d] = lin;
     f->coef[d] = coef;
     lin *= f->E[d];
-    coef *= f->E[d] + (i == 0 ? t->cfg->smem_pad : 0);
+    coef *= f->E[d] + (i == 0 ? pad : 0);
   }
   f->F = lin;
   f->bytes = coef * f->elem;
   f->vec = 1;
   unsigned vb = t->cfg->smem_vector_bytes;
-  if (f->nvar && f->order[0] == DU && f->s[DU] == (int64_t)f->elem && !t->cfg->smem_pad && f->elem &&
+  if (f->nvar && f->order[0] == DU && f->s[DU] == (int64_t)f->elem && !pad && f->elem &&
       vb > f->elem && vb % f->elem == 0 && t->cfg->tile % (vb / f->elem) == 0)
     f->vec = vb / f->elem;
   f->ready = 1;
@@ -339,18 +340,16 @@ static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ct
     uint8_t lanes[CGP_WARP];
     for (uint64_t p0 = wl * CGP_WARP; p0 < f->F; p0 += T) {
       unsigned n = 0;
+      uint64_t idx[ND] = {0};                /* element p0's indices, then counted up lane by lane */
+      for (int i = 0; i < f->nvar; i++) idx[f->order[i]] = p0 / f->lin[f->order[i]] % f->E[f->order[i]];
       for (unsigned l = 0; l < CGP_WARP && p0 + l < f->F; l++, n++) {
-        uint64_t p = p0 + l, idx[ND] = {0};
         int64_t a = base;
-        for (int i = 0; i < f->nvar; i++) {
-          int d = f->order[i];
-          idx[d] = p / f->lin[d] % f->E[d];
-          a += f->s[d] * (int64_t)idx[d];
-        }
+        for (int i = 0; i < f->nvar; i++) a += f->s[f->order[i]] * (int64_t)idx[f->order[i]];
         ga[l] = (uint64_t)a;
         sa[l] = f->off + position(f, idx, idx[DU], f->coef) * f->elem;
         lanes[l] = (uint8_t)l;
         keys[l] = wf->key;
+        for (int i = 0; i < f->nvar && ++idx[f->order[i]] == f->E[f->order[i]]; i++) idx[f->order[i]] = 0;
       }
       cgp_warp_mem g = {.sid = f->sid, .kind = CGP_LOAD, .nact = (uint8_t)n, .warp_threads = CGP_WARP,
                         .size = f->elem, .addr = ga, .lane = lanes, .thread = keys, .warp = warp,

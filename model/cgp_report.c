@@ -272,14 +272,22 @@ static void add_tiling_suggestion(cJSON *sug, const cJSON *kernel, const cgp_dev
   join_names(cJSON_GetObjectItemCaseSensitive(wi, "registers"), reg, sizeof reg);
   unsigned tile = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wi, "tile"));
   int line = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wi, "loop_line"));
-  snprintf(text, sizeof text, "tile the loop at line %d by %u with %s in shared memory (a tile loop `for (kk = 0; "
-           "kk < n; kk += %u)` around it, and shared(%s) tile(%u) in the pragma%s%s%s): %.3g ms instead of %.3g ms "
-           "(%u bytes of shared memory a block)",
-           line, tile, sh, tile, sh, tile, reg[0] ? "; accumulate " : "", reg, reg[0] ? " in a register" : "",
-           t.time_ms, base->time_ms, t.rep_stats.smem_per_block);
+  const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(wi, "kind"));
+  int pad = kind && !strcmp(kind, "pad");
+  if (pad)
+    snprintf(text, sizeof text, "pad the shared tiles of %s by one element a row (shared(%s pad(1)) in the pragma; "
+             "in CUDA, declare the tile [%u][%u + 1]) so a column is read without bank conflicts: %.3g ms instead of "
+             "%.3g ms (%u bytes of shared memory a block)",
+             sh, sh, tile, tile, t.time_ms, base->time_ms, t.rep_stats.smem_per_block);
+  else
+    snprintf(text, sizeof text, "tile the loop at line %d by %u with %s in shared memory (a tile loop `for (kk = 0; "
+             "kk < n; kk += %u)` around it, and shared(%s) tile(%u) in the pragma%s%s%s): %.3g ms instead of %.3g ms "
+             "(%u bytes of shared memory a block)",
+             line, tile, sh, tile, sh, tile, reg[0] ? "; accumulate " : "", reg, reg[0] ? " in a register" : "",
+             t.time_ms, base->time_ms, t.rep_stats.smem_per_block);
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "change", text);
-  cJSON_AddStringToObject(o, "kind", "tile");
+  cJSON_AddStringToObject(o, "kind", pad ? "pad" : "tile");
   cJSON_AddNumberToObject(o, "predicted_ms", t.time_ms);
   cJSON_AddNumberToObject(o, "speedup", base->time_ms / t.time_ms);
   cJSON_AddItemToArray(sug, o);

@@ -5,7 +5,7 @@
 
    Descriptor (ABI 2):
      name, file, line, for_line, for_column, dims, dims_given, block[3], iv_step[dims], can_skip,
-     shared[] (array names of the pragma's shared()), tile, tile_loop (index into loops[] of the
+     shared[] (array names of the pragma's shared()), shared_pad[] (their pad(n), 0 none), tile, tile_loop (index into loops[] of the
      loop stepping by tile, -1: none; docs/model.md 8b), warnings[],
      mem[]:    per memory site (its sid is its index): file, line, column, kind ("load" | "store" |
                "atomic"), size (bytes), array, reading ("may_alias" | "noalias"), block (bid, -1

@@ -905,6 +905,9 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON *sh = cJSON_CreateArray();
   for (unsigned i = 0; i < k->nshared; i++) cJSON_AddItemToArray(sh, cJSON_CreateString(k->shared[i]));
   cJSON_AddItemToObject(d, "shared", sh);
+  cJSON *pads = cJSON_CreateArray();
+  for (unsigned i = 0; i < k->nshared; i++) cJSON_AddItemToArray(pads, cJSON_CreateNumber(k->shared_pad[i]));
+  cJSON_AddItemToObject(d, "shared_pad", pads);
   cJSON_AddNumberToObject(d, "tile", k->tile);
   cJSON_AddNumberToObject(d, "tile_loop", tile_loop(cfg, bs, k->tile));
   cJSON_AddStringToObject(d, "reading", n->may_alias ? "may_alias" : "noalias");

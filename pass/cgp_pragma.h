@@ -21,6 +21,7 @@ typedef struct cgp_kernel_pragma {
   unsigned block[3];          /* 0 = not given; y and z are 1 when only x is given */
   unsigned nshared;
   char shared[CGP_PRAGMA_MAX_SHARED][CGP_PRAGMA_SHARED_MAX];
+  unsigned shared_pad[CGP_PRAGMA_MAX_SHARED];   /* `shared(A pad(n))`: elements after each row */
   unsigned tile;              /* 0 = not given */
   int noalias;                /* `noalias`: the CUDA port passes pointers that do not alias */
 } cgp_kernel_pragma;

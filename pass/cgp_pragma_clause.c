@@ -159,6 +159,24 @@ static int argument(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, int which, unsi
     if (k->nshared == CGP_PRAGMA_MAX_SHARED) return fail(f, l->at, "shared(...) lists at most %d arrays", CGP_PRAGMA_MAX_SHARED);
     if (copy_ident(l, f, k->shared[k->nshared], sizeof k->shared[0], cname)) return -1;
     k->nshared++;
+    lexer peek = *l;                         /* `A pad(n)`: n elements after each row of A's tiles */
+    next(&peek);
+    if (!is(&peek, "pad")) return 0;
+    next(&peek);
+    if (!is(&peek, "(")) return fail(f, peek.at, "expected '(' after 'pad' in shared(...)");
+    next(&peek);
+    size_t at = peek.at;
+    if (is(&peek, "0")) {
+      k->shared_pad[k->nshared - 1] = 0;
+    } else {
+      unsigned v = positive(&peek, f, "pad");
+      if (!v) return -1;
+      if (v > 64) return fail(f, at, "pad(...) is at most 64 elements");
+      k->shared_pad[k->nshared - 1] = v;
+    }
+    next(&peek);
+    if (!is(&peek, ")")) return fail(f, peek.kind == T_END ? at : peek.at, "expected ')' after pad(n)");
+    *l = peek;                               /* the caller steps past the ')' */
     return 0;
   }
   size_t at = l->at;

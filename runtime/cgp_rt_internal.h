@@ -77,9 +77,12 @@ typedef struct rt_kernel {
   unsigned *mem_size;
   uint8_t *mem_kind, *mem_noalias, *mem_shared;
   int32_t *mem_footprint;     /* per site: its tile footprint (docs/model.md 8b), -1 none */
+  uint8_t *mem_pad;           /* per site: its array's shared(A pad(n)) */
   int32_t *wi_footprint;      /* the what-if tiling of an untiled kernel (docs/model.md 8c): per
                                  site its footprint, -1 untouched, CGP_TILE_REGISTER */
   int wi_header, wi_loop;     /* its loop over one tile: header bid and loops[] index; -1 none */
+  uint8_t *wi_pad;            /* a tiled kernel's what-if instead: per site its pad, each unpadded
+                                 footprint padded by one element; NULL none */
   double *wi_bb_total, *wi_bb_core, *wi_bb_int;   /* its PTX counts per block (the loop unrolled) */
   cgp_analysis_cfg cfg_wi[RT_MAX_DEVICES];
   unsigned tile;              /* tile(n), 0 none */

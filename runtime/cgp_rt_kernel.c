@@ -136,7 +136,8 @@ static int tile_footprints(rt_kernel *k) {
   double tile = num(d, "tile", 0), tl = num(d, "tile_loop", -1);
   k->tile_header = -1;
   k->mem_footprint = alloc0(k->nmem ? k->nmem : 1, sizeof *k->mem_footprint);
-  if (!k->mem_footprint) return -1;
+  k->mem_pad = alloc0(k->nmem ? k->nmem : 1, 1);
+  if (!k->mem_footprint || !k->mem_pad) return -1;
   for (size_t i = 0; i < k->nmem; i++) k->mem_footprint[i] = -1;
   if (!(tile >= 1 && tile <= 65536) || !(tl >= 0 && tl < cJSON_GetArraySize(loops))) return 0;
   double h = num(cJSON_GetArrayItem(loops, (int)tl), "header", -1);
@@ -179,6 +180,15 @@ static int tile_footprints(rt_kernel *k) {
     for (size_t j = 0; j < i && f < 0; j++)
       if (k->mem_footprint[j] >= 0 && k->mem_addr_id[j] == k->mem_addr_id[i]) f = k->mem_footprint[j];
     k->mem_footprint[i] = f >= 0 ? f : nf++;
+    const cJSON *a;
+    int ai = 0;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(d, "shared")) {
+      if (cJSON_IsString(a) && !strcmp(a->valuestring, str(m, "array"))) {
+        const cJSON *pv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "shared_pad"), ai);
+        k->mem_pad[i] = in_int(pv) && pv->valuedouble >= 0 && pv->valuedouble <= 64 ? (uint8_t)pv->valuedouble : 0;
+      }
+      ai++;
+    }
     i++;
   }
   return 0;
@@ -186,9 +196,11 @@ static int tile_footprints(rt_kernel *k) {
 
 /* The what-if tiling of an untiled kernel (docs/model.md section 8c): the leaf loop inside the
    thread body with the most loads whose address it steps (vary_loop) becomes the loop over one tile,
-   cut every block-x iterations; those loads become footprints (one per address expression), the
+   cut every RT_WHATIF_TILE (32, a warp's width: the classic 32x32 tile) iterations; those loads become footprints (one per address expression), the
    sites in it whose address it does not step are held in a register (a tiled rewrite accumulates
    in one), its other stores stay global. */
+#define RT_WHATIF_TILE 32
+
 static int whatif_tiling(rt_kernel *k) {
   const cJSON *d = k->desc, *loops = cJSON_GetObjectItemCaseSensitive(d, "loops");
   const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks"), *mem = cJSON_GetObjectItemCaseSensitive(d, "mem");
@@ -197,7 +209,17 @@ static int whatif_tiling(rt_kernel *k) {
   k->wi_footprint = alloc0(k->nmem ? k->nmem : 1, sizeof *k->wi_footprint);
   if (!k->wi_footprint) return -1;
   for (size_t i = 0; i < k->nmem; i++) k->wi_footprint[i] = -1;
-  if (k->tile_header >= 0 || nl <= 0) return 0;
+  if (k->tile_header >= 0) {                 /* tiled: the what-if pads its unpadded footprints */
+    int any = 0;
+    if (!(k->wi_pad = alloc0(k->nmem ? k->nmem : 1, 1))) return -1;
+    for (size_t i = 0; i < k->nmem; i++) {
+      k->wi_pad[i] = k->mem_pad[i];
+      if (k->mem_footprint[i] >= 0 && !k->mem_pad[i]) { k->wi_pad[i] = 1; any = 1; }
+    }
+    if (!any) { free(k->wi_pad); k->wi_pad = NULL; }
+    return 0;
+  }
+  if (nl <= 0) return 0;
   int best = -1, best_n = 0;
   for (int l = 0; l < nl; l++) {
     int leaf = 1, n = 0;
@@ -272,8 +294,8 @@ static void kernel_free(rt_kernel *k) {
   free(k->samples);
   free(k->deps);
   cJSON_Delete(k->desc);
-  free(k->mem_footprint);
-  free(k->wi_footprint); free(k->wi_bb_total); free(k->wi_bb_core); free(k->wi_bb_int);
+  free(k->mem_footprint); free(k->mem_pad);
+  free(k->wi_footprint); free(k->wi_pad); free(k->wi_bb_total); free(k->wi_bb_core); free(k->wi_bb_int);
   free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
   free(k->bb_slot); free(k->iter);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
@@ -413,21 +435,26 @@ cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
                           .smem_banks = dev->smem_banks, .smem_bank_bytes = dev->smem_bank_bytes,
                           .dims = (int)k->dims, .din = cgp_rt_g.din[d],
                           .tile = k->tile, .tile_header = k->tile_header, .sid_footprint = k->mem_footprint,
+                          .sid_pad = k->mem_pad,
                           .smem_vector_bytes = dev->smem_load_vector_bytes};
   rt_resolve_block(k, c->block);
-  if (k->wi_header >= 0 && cgp_rt_g.whatif) {   /* the what-if tiling by the block's x (section 8c) */
+  if ((k->wi_header >= 0 || k->wi_pad) && cgp_rt_g.whatif) {   /* section 8c */
     if (!cgp_rt_g.l2_whatif[d]) cgp_rt_g.l2_whatif[d] = rt_device_l2(dev);
     cgp_analysis_cfg *w = &k->cfg_wi[d];
     *w = *c;
     w->l2 = cgp_rt_g.l2_whatif[d];
     w->din = NULL;
-    w->tile = c->block[0];
-    w->tile_header = k->wi_header;
-    w->tile_virtual = 1;
-    w->sid_footprint = k->wi_footprint;
-    w->bid_total = k->wi_bb_total;
-    w->bid_core = k->wi_bb_core;
-    w->bid_int = k->wi_bb_int;
+    if (k->wi_pad) {                          /* the tiled kernel with its unpadded tiles padded */
+      w->sid_pad = k->wi_pad;
+    } else {                                  /* the untiled kernel tiled by the block's x */
+      w->tile = RT_WHATIF_TILE;
+      w->tile_header = k->wi_header;
+      w->tile_virtual = 1;
+      w->sid_footprint = k->wi_footprint;
+      w->bid_total = k->wi_bb_total;
+      w->bid_core = k->wi_bb_core;
+      w->bid_int = k->wi_bb_int;
+    }
     if (w->l2 && w->tile >= 2) c->whatif = w;
   }
   k->an[d] = cgp_analysis_set_new(c, cgp_analyses);

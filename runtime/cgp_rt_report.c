@@ -342,15 +342,20 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
 /* What the what-if tiling changed (docs/model.md 8c), for the suggestion's text: its loop, the
    tile, the arrays it keeps in shared memory and those it holds in a register. */
 static void tiling_whatif_json(cJSON *o, const rt_kernel *k, unsigned tile) {
-  const cJSON *lp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "loops"), k->wi_loop);
+  int pad = k->wi_pad != NULL;
+  const cJSON *lp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "loops"),
+                                       pad ? (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(k->desc, "tile_loop"))
+                                           : k->wi_loop);
   cJSON *t = cJSON_AddObjectToObject(o, "tiling_whatif");
+  cJSON_AddStringToObject(t, "kind", pad ? "pad" : "tile");
   cJSON_AddNumberToObject(t, "loop_line", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(lp, "line")));
-  cJSON_AddNumberToObject(t, "tile", tile);
+  cJSON_AddNumberToObject(t, "tile", pad ? k->tile : tile);
   cJSON *sh = cJSON_AddArrayToObject(t, "shared"), *reg = cJSON_AddArrayToObject(t, "registers");
   const cJSON *sites = cJSON_GetObjectItemCaseSensitive(k->desc, "mem");
   for (size_t i = 0; i < k->nmem; i++) {
-    if (k->wi_footprint[i] == -1) continue;
-    cJSON *to = k->wi_footprint[i] >= 0 ? sh : reg;
+    int32_t f = pad ? (k->wi_pad[i] != k->mem_pad[i] ? 0 : -1) : k->wi_footprint[i];
+    if (f == -1) continue;
+    cJSON *to = f >= 0 ? sh : reg;
     const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(sites, (int)i), "array"));
     int seen = 0;
     const cJSON *e;
@@ -397,7 +402,7 @@ static cJSON *kernel_json(const rt_kernel *k) {
     cJSON_AddStringToObject(o, "iterations_note", note);
   }
   cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->desc, "warnings"), 1));
-  if (k->nsamples && k->samples[0].has_tiled) tiling_whatif_json(o, k, block[0]);
+  if (k->nsamples && k->samples[0].has_tiled) tiling_whatif_json(o, k, k->cfg_wi[0].tile);
   cJSON *samples = cJSON_AddArrayToObject(o, "samples");
   for (size_t i = 0; i < k->nsamples; i++) cJSON_AddItemToArray(samples, sample_json(k, i));
   return o;

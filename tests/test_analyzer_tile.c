@@ -28,9 +28,10 @@ static void collect(void *ctx, const cgp_warp_mem *m) {
 static const int32_t footprint[2] = {0, 1};
 
 static cgp_analysis_cfg gemm_cfg(unsigned vector_bytes, unsigned pad) {
-  static uint8_t kind[2] = {CGP_LOAD, CGP_LOAD};
+  static uint8_t kind[2] = {CGP_LOAD, CGP_LOAD}, pads[2];
+  pads[0] = pads[1] = (uint8_t)pad;
   return (cgp_analysis_cfg){.nsid = 2, .sid_kind = kind, .dims = 2, .tile = 32, .tile_header = 1,
-                            .block = {32, 32, 1}, .sid_footprint = footprint, .smem_pad = pad,
+                            .block = {32, 32, 1}, .sid_footprint = footprint, .sid_pad = pads,
                             .smem_vector_bytes = vector_bytes};
 }
 

@@ -209,3 +209,41 @@ Test(e2e_tile, naive_gemm_gets_a_tiling_suggestion_from_its_own_trace) {
   }
   cJSON_Delete(r);
 }
+
+/* SYRK tiled with its tiles padded by a float a row (shared(A pad(1))): lanes 33 words apart,
+   conflict-free, read a float a load (a padded row is not 16-byte aligned); and the unpadded
+   kernel is offered that padding, faster, on both devices. */
+Test(e2e_tile, a_padded_column_tile_is_conflict_free_and_padding_is_suggested) {
+  char *padded = strdup(tiled_src), *p = strstr(padded, "shared(A) tile(32)");
+  cr_assert_not_null(p);
+  char src[8192];
+  snprintf(src, sizeof src, "%.*sshared(A pad(1)) tile(32)%s", (int)(p - padded), padded, p + strlen("shared(A) tile(32)"));
+  free(padded);
+  write_file("p.c", src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1,h100-sxm5 "
+                  "CGPREDICT_REPORT=p.json ./p"), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("p.json");
+  cJSON *k = kernel_named(r, "syrk_tiled");
+  cJSON *st = stats(k, "h100-sxm5");
+  cr_expect_float_eq(num(st, "smem_per_block"), 2 * 33 * 32 * 4, 1e-9);
+  cr_expect_float_eq(arr(st, "smem_insts", 2), 4 * 32, 1e-9);        /* the column tile, a float a load */
+  cr_expect_float_eq(arr(st, "smem_conflict", 2), 1, 1e-9);
+  cr_expect_float_eq(arr(st, "smem_insts", 0), 4 * 32, 1e-9);
+  cr_expect_null(cJSON_GetObjectItem(k, "tiling_whatif"));             /* nothing left to pad */
+  cJSON_Delete(r);
+  r = run_tiled();
+  k = kernel_named(r, "syrk_tiled");
+  cJSON *wi = cJSON_GetObjectItem(k, "tiling_whatif");
+  cr_assert_not_null(wi);
+  cr_expect_str_eq(cJSON_GetObjectItem(wi, "kind")->valuestring, "pad");
+  for (int d = 0; d < 2; d++) {
+    cJSON *pr = prediction(k, d ? "h100-sxm5" : "jetson-tk1"), *sg, *pad = NULL;
+    cJSON_ArrayForEach(sg, cJSON_GetObjectItem(pr, "suggestions"))
+      if (!strcmp(cJSON_GetObjectItem(sg, "kind")->valuestring, "pad")) pad = sg;
+    cr_assert_not_null(pad, "no padding suggestion on device %d", d);
+    cr_expect_lt(num(pad, "predicted_ms"), num(pr, "time_ms"));
+    cr_expect(strstr(cJSON_GetObjectItem(pad, "change")->valuestring, "shared(A pad(1))"));
+  }
+  cJSON_Delete(r);
+}

@@ -511,3 +511,23 @@ Test(pragma, a_loop_inside_an_openmp_construct_is_refused_by_name) {
     free(k);
   }
 }
+
+Test(pragma_clause, a_shared_array_may_be_padded) {
+  static cgp_kernel_pragma k;
+  size_t at;
+  char err[256];
+  memset(&k, 0, sizeof k);
+  cr_assert_eq(parse_text("cgpredict kernel shared(A pad(1), B, C pad(0)) tile(32)", &k, &at, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(k.nshared, 3);
+  cr_assert_str_eq(k.shared[1], "B");
+  cr_assert_eq(k.shared_pad[0], 1);
+  cr_assert_eq(k.shared_pad[1], 0);
+  cr_assert_eq(k.shared_pad[2], 0);
+  cr_assert_neq(parse_text("cgpredict kernel shared(A pad 1) tile(32)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "expected '(' after 'pad'"), "%s", err);
+  cr_assert_eq(at, 30);
+  cr_assert_neq(parse_text("cgpredict kernel shared(A pad(65)) tile(32)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "at most 64"), "%s", err);
+  cr_assert_neq(parse_text("cgpredict kernel shared(A pad(1) tile(32)", &k, &at, err, sizeof err), 0);
+  cr_assert(strstr(err, "expected ',' or ')'"), "%s", err);
+}
