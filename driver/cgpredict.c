@@ -7,6 +7,7 @@
    Every flag of the compiler command line is passed through; only the sources that hold a
    `#pragma cgpredict kernel` are compiled differently (driver/cgp_build.c). */
 #include "cgp_build.h"
+#include "cgp_fpga.h"
 #include "cgp_model.h"
 #include "cgp_report.h"
 #include "cgp_trace.h"
@@ -31,6 +32,29 @@ static const char usage[] =
   "CGPREDICT_REPORT, CGPREDICT_DEVICE, CGPREDICT_QUIET, CGPREDICT_BLOCK, CGPREDICT_SAMPLE,\n"
   "CGPREDICT_TRACE (the trace beside the report: `cgpredict report FILE --device all` predicts\n"
   "every device of the database from it without running the program again; 0: none).\n";
+
+/* The FPGA devices (kind fpga) after the GPUs: part, clock and capacities. */
+static int list_fpga_devices(void) {
+  char **names = NULL;
+  size_t n = cgp_fpga_device_all_names(&names);
+  int rc = 0;
+  if (n)
+    printf("\n%-18s %-22s %7s %6s %8s %6s %9s %9s %9s\n", "FPGA device", "part", "MHz", "DSP", "BRAM18K", "URAM", "LUT", "FF",
+           "DDR GB/s");
+  for (size_t i = 0; i < n; i++) {
+    cgp_fpga_device d;
+    char err[1024];
+    if (cgp_fpga_device_find(names[i], &d, err, sizeof err) != 0) {
+      fprintf(stderr, "cgpredict: %s\n", err);
+      rc = 1;
+      continue;
+    }
+    printf("%-18s %-22s %7.1f %6u %8u %6u %9u %9u %9.2f\n", d.name, d.part, d.clock_mhz, d.dsp, d.bram18k, d.uram, d.lut,
+           d.ff, d.offchip_bandwidth_bytes_per_s / 1e9);
+  }
+  cgp_device_names_free(names, n);
+  return rc;
+}
 
 /* `cgpredict devices`: one line per device file with its key numbers. */
 static int list_devices(void) {
@@ -60,7 +84,7 @@ static int list_devices(void) {
   }
   printf("(* L1 does not cache global loads by default; kept: the L2 one kernel's data can use (l2_keep_bytes); launch = launch_overhead_cycles; "
          "`cgpredict devices NAME` shows every field and its source)\n");
-  return rc;
+  return list_fpga_devices() || rc;
 }
 
 static void print_value(const cJSON *v) {
@@ -85,13 +109,14 @@ static void print_field(const char *key, const cJSON *v, const cJSON *sources) {
 /* `cgpredict devices NAME`: every field of the (valid) file, in file order, with its citation. */
 static int show_device(const char *name) {
   cgp_device d;
-  char err[4096];
-  if (cgp_device_find(name, &d, err, sizeof err) != 0) {
+  cgp_fpga_device fd;
+  char err[4096], path[4096];
+  snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
+  int fpga = !strchr(name, '/') && cgp_device_file_is_fpga(path);
+  if (fpga ? cgp_fpga_device_find(name, &fd, err, sizeof err) != 0 : cgp_device_find(name, &d, err, sizeof err) != 0) {
     fprintf(stderr, "cgpredict: %s\n", err);
     return 1;
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
   FILE *f = fopen(path, "r");
   if (!f) { fprintf(stderr, "cgpredict: %s: cannot open\n", path); return 1; }
   char *text = NULL;
@@ -107,13 +132,28 @@ static int show_device(const char *name) {
   free(text);
   if (!root) { fprintf(stderr, "cgpredict: %s: not valid JSON\n", path); return 1; }
   const cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
-  printf("%s: %s\n  file: %s\n", d.name, d.description, path);
+  printf("%s: %s\n  file: %s\n", fpga ? fd.name : d.name, fpga ? fd.description : d.description, path);
   const cJSON *it;
   cJSON_ArrayForEach(it, root) {
     if (!strcmp(it->string, "sources") || !strcmp(it->string, "name") || !strcmp(it->string, "description") ||
         !strcmp(it->string, "$schema"))
       continue;
-    if (cJSON_IsObject(it)) {
+    if (cJSON_IsArray(it) && cJSON_IsObject(cJSON_GetArrayItem(it, 0))) {   /* the FPGA operator table */
+      const cJSON *sub;
+      int i = 0;
+      cJSON_ArrayForEach(sub, it) {
+        char key[64];
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(sub, "source");
+        cJSON *copy = cJSON_Duplicate(sub, 1);
+        cJSON_DeleteItemFromObjectCaseSensitive(copy, "source");
+        snprintf(key, sizeof key, "%s[%d]", it->string, i++);
+        printf("  %-28s ", key);
+        print_value(copy);
+        if (cJSON_IsString(src)) printf("\n  %-28s   source: %s", "", src->valuestring);
+        putchar('\n');
+        cJSON_Delete(copy);
+      }
+    } else if (cJSON_IsObject(it)) {
       const cJSON *sub;
       cJSON_ArrayForEach(sub, it) {
         char key[128];
@@ -124,7 +164,11 @@ static int show_device(const char *name) {
       print_field(it->string, it, sources);
     }
   }
-  printf("  %-28s %u (derived: l2 sector if sectored, else line)\n", "transaction_bytes", cgp_transaction_bytes(&d));
+  if (fpga)
+    printf("  %-28s %.4g (derived: the period less the uncertainty, what chaining may fill)\n", "clock_budget_ns",
+           cgp_fpga_budget_ns(&fd));
+  else
+    printf("  %-28s %u (derived: l2 sector if sectored, else line)\n", "transaction_bytes", cgp_transaction_bytes(&d));
   cJSON_Delete(root);
   return 0;
 }
