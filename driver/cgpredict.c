@@ -2,12 +2,14 @@
      cgpredict build -- <cc command line>   compile, instrument the marked loop nests, link the runtime
      cgpredict cc <args>                    the same as `cgpredict build -- cc <args>` (for CC=)
      cgpredict report FILE [--device A,B|all] [--json]   re-run the model on a saved report; a device
-                                            the run did not analyse is replayed from FILE.trace
+                                            the run did not analyse is replayed from FILE.trace;
+                                            --hls CSYNTH.xml adds a real HLS result (Vivado/Vitis)
      cgpredict devices [NAME]               the device database; one device with every field and source
    Every flag of the compiler command line is passed through; only the sources that hold a
    `#pragma cgpredict kernel` are compiled differently (driver/cgp_build.c). */
 #include "cgp_build.h"
 #include "cgp_fpga.h"
+#include "cgp_hls.h"
 #include "cgp_model.h"
 #include "cgp_report.h"
 #include "cgp_trace.h"
@@ -23,6 +25,7 @@ static const char usage[] =
   "                                                       through cgpredict)\n"
   "       cgpredict cc [args...]\n"
   "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE] [--html OUT.html]\n"
+  "                             [--hls CSYNTH.xml]   (a Vivado/Vitis HLS report: the FPGA's real numbers)\n"
   "       cgpredict devices [NAME]\n"
   "       cgpredict --help | --version\n"
   "\n"
@@ -222,8 +225,72 @@ static void mark_replayed(cJSON *r, const cgp_device *devs, const int *replayed,
   }
 }
 
+static void print_count(FILE *out, cgp_hls_count c) {
+  if (!c.known) fputs("?", out);
+  else if (c.min == c.max) fprintf(out, "%llu", (unsigned long long)c.min);
+  else fprintf(out, "%llu ~ %llu", (unsigned long long)c.min, (unsigned long long)c.max);
+}
+
+/* `report --hls`: what Vivado/Vitis HLS reported for the kernel, said to come from HLS (issue 28:
+   real numbers where the user has them; the FPGA model's own estimate is not in reports yet). */
+static void print_hls(FILE *out, const cgp_hls_report *h, const char *hls_path, const cJSON *r, const char *path) {
+  int matched = 0;
+  const cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(r, "kernels")) {
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "name"));
+    matched |= name && h->top[0] && !strcmp(name, h->top);
+  }
+  fprintf(out, "\nFPGA, from HLS (Vivado/Vitis HLS's own synthesis report, not cgpredict's estimate): %s\n", hls_path);
+  fprintf(out, "  top function %s", h->top[0] ? h->top : "(not named)");
+  if (matched) fprintf(out, ": kernel '%s' of %s\n", h->top, path);
+  else fprintf(out, ": no kernel of %s is named '%s'\n", path, h->top);
+  fprintf(out, "  part %s, HLS %s\n", h->part[0] ? h->part : "?", h->version[0] ? h->version : "?");
+  int met = !(h->estimated_clock_ns > h->target_clock_ns);
+  double period = met ? h->target_clock_ns : h->estimated_clock_ns;
+  fprintf(out, "  clock: target %.3g ns (uncertainty %.3g ns), estimated %.3g ns%s\n", h->target_clock_ns,
+          h->clock_uncertainty_ns, h->estimated_clock_ns, met ? "" : " (timing not met)");
+  fputs("  latency (cycles): worst ", out);
+  print_count(out, h->latency_worst);
+  fputs(", best ", out);
+  print_count(out, h->latency_best);
+  fputs(", average ", out);
+  print_count(out, h->latency_average);
+  if (h->latency_worst.known && period > 0)
+    fprintf(out, "; worst = %.6g ms at the %s clock\n", (double)h->latency_worst.max * period * 1e-6,
+            met ? "target" : "estimated");
+  else
+    fputs(h->latency_worst.known ? "\n" : " (HLS could not bound it: a trip count depends on the data)\n", out);
+  fputs("  interval (cycles): min ", out);
+  print_count(out, h->interval_min);
+  fputs(", max ", out);
+  print_count(out, h->interval_max);
+  fputc('\n', out);
+  if (h->n_loops) fprintf(out, "  %-28s %12s %14s %12s %6s %6s\n", "loop", "trips", "latency", "iteration", "II", "depth");
+  for (unsigned i = 0; i < h->n_loops; i++) {
+    const cgp_hls_loop *l = &h->loops[i];
+    char name[64], cell[5][48];
+    snprintf(name, sizeof name, "%*s%.40s", (int)(2 * (l->depth < 8 ? l->depth : 8)), "", l->name);
+    const cgp_hls_count *c[5] = {&l->trips, &l->latency, &l->iteration_latency, &l->pipeline_ii, &l->pipeline_depth};
+    for (int j = 0; j < 5; j++) {
+      if (!c[j]->known) snprintf(cell[j], sizeof cell[j], j >= 3 ? "-" : "?");
+      else if (c[j]->min == c[j]->max) snprintf(cell[j], sizeof cell[j], "%llu", (unsigned long long)c[j]->min);
+      else snprintf(cell[j], sizeof cell[j], "%llu~%llu", (unsigned long long)c[j]->min, (unsigned long long)c[j]->max);
+    }
+    fprintf(out, "  %-28s %12s %14s %12s %6s %6s\n", name, cell[0], cell[1], cell[2], cell[3], cell[4]);
+  }
+  fputs("  resources (used / available):", out);
+  for (unsigned i = 0; i < CGP_HLS_NRES; i++) {
+    if (!h->used[i].known && !h->available[i].known) continue;
+    fprintf(out, " %s ", cgp_hls_resource_name(i));
+    print_count(out, h->used[i]);
+    fputc('/', out);
+    print_count(out, h->available[i]);
+  }
+  fputc('\n', out);
+}
+
 static int cmd_report(int argc, char **argv) {
-  const char *path = NULL, *devlist = NULL, *trace = NULL, *html = NULL;
+  const char *path = NULL, *devlist = NULL, *trace = NULL, *html = NULL, *hls = NULL;
   int json = 0;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) devlist = argv[++i];
@@ -233,13 +300,30 @@ static int cmd_report(int argc, char **argv) {
     else if (strcmp(argv[i], "--json") == 0) json = 1;
     else if (strcmp(argv[i], "--html") == 0 && i + 1 < argc) html = argv[++i];
     else if (strncmp(argv[i], "--html=", 7) == 0) html = argv[i] + 7;
+    else if (strcmp(argv[i], "--hls") == 0 && i + 1 < argc) hls = argv[++i];
+    else if (strncmp(argv[i], "--hls=", 6) == 0) hls = argv[i] + 6;
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else { fprintf(stderr, "cgpredict report: unexpected argument '%s'\n%s", argv[i], usage); return 2; }
   }
   if (!path) { fprintf(stderr, "cgpredict report: which report file?\n%s", usage); return 2; }
+  if (hls && json) {
+    fprintf(stderr, "cgpredict report: --hls with --json: the report's JSON has no FPGA entry yet; run without --json "
+            "to see the HLS numbers beside the GPU predictions\n");
+    return 2;
+  }
   char err[8600];
+  cgp_hls_report hr = {0};
+  if (hls && cgp_hls_read(hls, &hr, err, sizeof err) != 0) {
+    fprintf(stderr, "cgpredict: --hls %s\n", err);
+    cgp_hls_free(&hr);
+    return 1;
+  }
   cJSON *r = NULL;
-  if (cgp_report_load(path, &r, err, sizeof err) != 0) { fprintf(stderr, "cgpredict: %s\n", err); return 1; }
+  if (cgp_report_load(path, &r, err, sizeof err) != 0) {
+    fprintf(stderr, "cgpredict: %s\n", err);
+    cgp_hls_free(&hr);
+    return 1;
+  }
   char **names = NULL;
   size_t n = 0;
   int list_oom = 0;
@@ -319,6 +403,7 @@ static int cmd_report(int argc, char **argv) {
       cJSON_free(text);
     } else {
       cgp_report_print_summary(stdout, r, path);
+      if (hls) print_hls(stdout, &hr, hls, r, path);
     }
     if (html && cgp_report_write_html(r, path, html, err, sizeof err) != 0) {
       fprintf(stderr, "cgpredict: --html %s\n", err);
@@ -334,6 +419,7 @@ static int cmd_report(int argc, char **argv) {
   free(replayed);
   free(partial);
   cJSON_Delete(r);
+  cgp_hls_free(&hr);
   return rc;
 }
 
