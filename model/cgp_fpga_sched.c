@@ -77,7 +77,28 @@ static unsigned ports_of(const ctx *x, int array, int write) {
   return write ? x->d->bram_write_ports : x->d->bram_ports;
 }
 
-/* Can node v take its resources in cycle c (slot c mod ii when pipelined)? take: reserve them. */
+/* The stores of each bank not placed yet (slot key PENDING), so that in a modulo schedule a read
+   never takes the last port of a slot that a later write of its bank needs (below). */
+#define PENDING UINT64_MAX
+
+/* Write capacity left in bank (array, bank) over the ii slots: sum of min(free write ports, free
+   ports); `extra` slot sl counted with one more read. */
+static uint64_t write_room(table *t, int array, uint64_t bank, unsigned ii, unsigned p, unsigned w, uint64_t sl) {
+  uint64_t room = 0;
+  for (uint64_t k = 0; k < ii; k++) {
+    slot *s = lookup(t, array, bank, k, 0);
+    unsigned uses = (s ? s->uses : 0) + (k == sl), writes = s ? s->writes : 0;
+    unsigned fp = uses < p ? p - uses : 0, fw = writes < w ? w - writes : 0;
+    room += fp < fw ? fp : fw;
+  }
+  return room;
+}
+
+/* Can node v take its resources in cycle c (slot c mod ii when pipelined)? take: reserve them
+   (-1 when out of memory). In a modulo schedule a read that would fill its slot is refused when
+   the bank's remaining write room would fall below its stores still to place: with 2 ports and
+   1 write, reads taking both ports of one slot leave two stores of the same window without a
+   slot at II 2, though read+write, read+write fits. */
 static int fits(const ctx *x, table *t, unsigned v, unsigned c, unsigned ii, int take) {
   const cgp_fpga_node *nd = &x->g->nodes[v];
   uint64_t sl = ii ? c % ii : c;
@@ -85,13 +106,19 @@ static int fits(const ctx *x, table *t, unsigned v, unsigned c, unsigned ii, int
     unsigned p = ports_of(x, nd->array, 0), w = ports_of(x, nd->array, 1), write = nd->op == CGP_FOP_STORE;
     if (p == CGP_FPGA_UNLIMITED) return 1;
     slot *s = lookup(t, nd->array, nd->bank, sl, take);
+    slot *pend = lookup(t, nd->array, nd->bank, PENDING, 0);
     if (take) {
       if (!s) return -1;
       s->uses++;
       s->writes += write;
+      if (write && pend && pend->uses) pend->uses--;
       return 1;
     }
-    return !s || (s->uses < p && (!write || s->writes < w));
+    if (s && (s->uses >= p || (write && s->writes >= w))) return 0;
+    if (ii && !write && pend && pend->uses && (s ? s->uses : 0) + 1 >= p &&
+        write_room(t, nd->array, nd->bank, ii, p, w, sl) < pend->uses)
+      return 0;
+    return 1;
   }
   unsigned cap = x->lim ? x->lim->units[nd->op] : 0;
   if (!cap) return 1;
@@ -124,10 +151,18 @@ static void place(const ctx *x, const cgp_fpga_node *nd, unsigned c, double t, c
   }
 }
 
-/* One list-scheduling pass in node order; ii = 0: resources per absolute cycle. */
+/* One list-scheduling pass in node order; ii = 0: resources per absolute cycle. 0 on success, 1
+   when some operation finds no free slot in ii consecutive cycles (the caller raises II), -1
+   when out of memory. */
 static int pass(const ctx *x, unsigned ii, cgp_fpga_sched *s) {
   table t = {0};
   const cgp_fpga_ddg *g = x->g;
+  for (unsigned v = 0; ii && v < g->n_nodes; v++)
+    if (g->nodes[v].op == CGP_FOP_STORE) {
+      slot *p = lookup(&t, g->nodes[v].array, g->nodes[v].bank, PENDING, 1);
+      if (!p) return -1;
+      p->uses++;
+    }
   for (unsigned v = 0; v < g->n_nodes; v++) {
     unsigned c = 0;
     double off = 0;
@@ -137,9 +172,13 @@ static int pass(const ctx *x, unsigned ii, cgp_fpga_sched *s) {
       double rt = e->memory ? 0 : s->ready_ns[e->from];
       if (rc > c || (rc == c && rt > off)) c = rc, off = rt;
     }
-    for (;;) {
+    for (unsigned tried = 0;; tried++) {
       place(x, &g->nodes[v], c, off, s, v);
       if (fits(x, &t, v, s->start[v], ii, 0)) break;
+      if (ii && tried >= ii) {
+        free(t.s);
+        return 1;
+      }
       c = s->start[v] + 1, off = 0;
     }
     if (fits(x, &t, v, s->start[v], ii, 1) < 0) {
@@ -259,6 +298,10 @@ int cgp_fpga_schedule(const cgp_fpga_device *d, cgp_fpga_ddg *g, const cgp_fpga_
              d->clock_uncertainty_pct);
     return -1;
   }
+  if (!d->bram_ports || !d->bram_write_ports) {
+    snprintf(err, errlen, "device %s: a BRAM bank needs at least one port and one write port", d->name);
+    return -1;
+  }
   if (bind_ops(d, g, x.budget, err, errlen)) return -1;
   int rc = alloc_sched(s, g->n_nodes) || index_edges(&x) || pass(&x, 0, s) || resource_bounds(&x, s, &unit_op) ? -1 : 0;
   if (!rc) {
@@ -271,10 +314,16 @@ int cgp_fpga_schedule(const cgp_fpga_device *d, cgp_fpga_ddg *g, const cgp_fpga_
     if (s->bound == CGP_II_UNITS) s->bound_array = unit_op;
     /* pipelined: raise II until the modulo schedule keeps every recurrence */
     for (unsigned tries = 0; pipelined && !rc; tries++) {
-      if (tries > 4096 || pass(&x, ii, s)) {
-        snprintf(err, errlen, "no modulo schedule found up to II %u", ii);
+      int got = tries > 4096 ? 1 : pass(&x, ii, s);
+      if (got < 0 || tries > 4096) {
+        snprintf(err, errlen, got < 0 ? "out of memory scheduling %u operations" : "no modulo schedule found up to II %u",
+                 got < 0 ? g->n_nodes : ii);
         rc = -1;
         break;
+      }
+      if (got > 0) { /* no free slot at this II: the next one */
+        ii++;
+        continue;
       }
       unsigned need = rec_bound(g, s);
       if (need <= ii) break;

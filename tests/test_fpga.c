@@ -348,6 +348,26 @@ Test(fpga, one_write_per_bank_per_cycle) {
   cgp_fpga_ddg_free(&g);
 }
 
+/* Two reads and two writes of one bank (different addresses) in a pipelined window: the bound is
+   max(ceil(4 / 2), ceil(2 / 1)) = 2, met by read+write in each of the two slots. Taken greedily,
+   both reads would fill slot 0 and leave the second write no slot; the first read keeps slot 0,
+   the second goes to cycle 1, the writes to 0 and 1. */
+Test(fpga, modulo_schedule_keeps_a_port_for_each_write) {
+  cgp_fpga_device d = book(100);
+  cgp_fpga_ddg g;
+  cgp_fpga_ddg_init(&g);
+  node(&g, CGP_FOP_LOAD, CGP_FTYPE_MEM, 0, 0), node(&g, CGP_FOP_LOAD, CGP_FTYPE_MEM, 0, 0);
+  node(&g, CGP_FOP_STORE, CGP_FTYPE_MEM, 0, 0), node(&g, CGP_FOP_STORE, CGP_FTYPE_MEM, 0, 0);
+  cgp_fpga_sched s = run(&d, &g, NULL, 1);
+  cr_expect_eq(s.ii_memory, 2);
+  cr_expect_eq(s.ii, 2);
+  const unsigned start[4] = {0, 1, 0, 1};
+  for (int v = 0; v < 4; v++) cr_expect_eq(s.start[v], start[v], "node %d at %u, want %u", v, s.start[v], start[v]);
+  cr_expect_eq(s.il, 3, "the second read's data in cycle 2");
+  cgp_fpga_sched_free(&s);
+  cgp_fpga_ddg_free(&g);
+}
+
 /* ---- Loops ---- */
 
 /* Nested, not pipelined: inner 128 x 9 = 1152; the outer body is its own 1 cycle + 1152 + the
