@@ -326,12 +326,20 @@ static int cmd_report(int argc, char **argv) {
   }
   char **names = NULL;
   size_t n = 0;
-  int list_oom = 0;
+  int list_oom = 0, fpga_skipped = 0;
   if (devlist && strcmp(devlist, "all") == 0) {
     n = cgp_device_all_names(&names);
   } else if (devlist) {
     char *list = strdup(devlist), *save = NULL;
     for (char *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+      char fpath[4200];
+      snprintf(fpath, sizeof fpath, "%s/%s.json", cgp_devices_dir(), t);
+      if (!strchr(t, '/') && cgp_device_file_is_fpga(fpath)) {
+        fprintf(stderr, "cgpredict: --device: %s is an FPGA; FPGA predictions are not in reports yet: skipped%s\n", t,
+                hls ? " (--hls shows the HLS report's numbers)" : "");
+        fpga_skipped = 1;
+        continue;
+      }
       char **bigger = realloc(names, (n + 1) * sizeof *names);
       if (bigger) names = bigger;
       if (!bigger || !(names[n] = strdup(t))) { list_oom = 1; break; }
@@ -339,6 +347,12 @@ static int cmd_report(int argc, char **argv) {
     }
     if (!list) list_oom = 1;
     free(list);
+    if (fpga_skipped && !n && !hls) {
+      fprintf(stderr, "cgpredict: --device names FPGA devices only, and FPGA predictions are not in reports yet: name a "
+              "GPU, or give --hls CSYNTH.xml for an HLS report's numbers\n");
+      cJSON_Delete(r);
+      return 1;
+    }
   } else {
     n = cgp_report_devices(r, &names);
   }
