@@ -77,7 +77,7 @@ double cgp_fpga_budget_ns(const cgp_fpga_device *d);
 const cgp_fpga_impl *cgp_fpga_pick_impl(const cgp_fpga_device *d, cgp_fpga_opkind op, cgp_fpga_type type,
                                         unsigned width, double budget_ns);
 
-/* ---- The data-dependence graph of one iteration window ---- */
+/* ---- The data-dependence graph of one iteration window (model/cgp_fpga_ddg.c) ---- */
 
 #define CGP_FPGA_NO_ARRAY (-1)
 
@@ -112,6 +112,16 @@ int cgp_fpga_ddg_add(cgp_fpga_ddg *g, cgp_fpga_opkind op, cgp_fpga_type type, un
    later; -1 when out of memory or a node does not exist. Edges within a window must go forward
    (from < to): nodes are added in program order. */
 int cgp_fpga_ddg_edge(cgp_fpga_ddg *g, unsigned from, unsigned to, unsigned distance, int memory);
+
+/* The true dependences through memory, from the addresses the window's memory operations touch
+   in `windows` consecutive windows of the trace: addr[w * n_nodes + v] is node v's address in
+   window w (ignored for other nodes; distinct arrays never share an address). Within window 0, a
+   load depends on the last store before it to its address (distance 0). Across windows, the last
+   store of window 0 to an address reaches the first later access to it: a load d windows later
+   gets an edge of distance d, a store ends the search. Dynamic, as Lin-Analyzer and Lina: two
+   iterations that happen to touch different addresses are independent here even where HLS, not
+   knowing the addresses, would assume the worst. 0, or -1 when out of memory or windows is 0. */
+int cgp_fpga_ddg_memory_edges(cgp_fpga_ddg *g, const uint64_t *addr, unsigned windows);
 
 /* ---- Arrays and partitioning (model/cgp_fpga_mem.c) ---- */
 

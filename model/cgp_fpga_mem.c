@@ -1,5 +1,5 @@
-/* cgp_fpga_mem.c: the dependence graph's storage, and arrays on chip: which partition bank an
-   element falls in and what the partitioned array costs in block RAM (docs/model.md 11.1, 11.6).
+/* cgp_fpga_mem.c: arrays on chip: which partition bank an element falls in and what the
+   partitioned array costs in block RAM (docs/model.md 11.6).
 
    Partitioning is per dimension, as Vivado/Vitis HLS's array_partition: cyclic by F puts element i
    in bank i mod F (each bank ceil(n / F) words), block by F in bank i / ceil(n / F), complete puts
@@ -9,45 +9,6 @@
 #include "cgp_fpga.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-void cgp_fpga_ddg_init(cgp_fpga_ddg *g) { memset(g, 0, sizeof *g); }
-
-void cgp_fpga_ddg_free(cgp_fpga_ddg *g) {
-  free(g->nodes);
-  free(g->edges);
-  memset(g, 0, sizeof *g);
-}
-
-int cgp_fpga_ddg_add(cgp_fpga_ddg *g, cgp_fpga_opkind op, cgp_fpga_type type, unsigned width, int array,
-                     unsigned bank) {
-  if ((unsigned)op >= CGP_FOP_COUNT || g->n_nodes >= 1u << 24) return -1;
-  if (g->n_nodes == g->cap_nodes) {
-    unsigned cap = g->cap_nodes ? 2 * g->cap_nodes : 64;
-    cgp_fpga_node *bigger = realloc(g->nodes, cap * sizeof *bigger);
-    if (!bigger) return -1;
-    g->nodes = bigger;
-    g->cap_nodes = cap;
-  }
-  int mem = op == CGP_FOP_LOAD || op == CGP_FOP_STORE;
-  g->nodes[g->n_nodes] = (cgp_fpga_node){.op = op, .type = type, .width = width,
-                                         .array = mem ? array : CGP_FPGA_NO_ARRAY, .bank = mem ? bank : 0};
-  return (int)g->n_nodes++;
-}
-
-int cgp_fpga_ddg_edge(cgp_fpga_ddg *g, unsigned from, unsigned to, unsigned distance, int memory) {
-  if (from >= g->n_nodes || to >= g->n_nodes || (distance == 0 && from >= to)) return -1;
-  if (g->n_edges == g->cap_edges) {
-    unsigned cap = g->cap_edges ? 2 * g->cap_edges : 64;
-    cgp_fpga_edge *bigger = realloc(g->edges, cap * sizeof *bigger);
-    if (!bigger) return -1;
-    g->edges = bigger;
-    g->cap_edges = cap;
-  }
-  g->edges[g->n_edges++] = (cgp_fpga_edge){.from = from, .to = to, .distance = distance, .memory = memory != 0};
-  return 0;
-}
 
 int cgp_fpga_array_check(const cgp_fpga_array *a, char *err, size_t errlen) {
   if (a->ndims < 1 || a->ndims > CGP_FPGA_MAX_DIMS) {

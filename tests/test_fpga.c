@@ -248,6 +248,63 @@ Test(fpga, kastner_histogram_memory_recurrence_is_ii2_or_ii1_at_distance_2) {
   }
 }
 
+/* The histogram's dependence found from the trace's addresses (hist[] at 0x1000, 4-byte bins):
+   window nodes read hist[x], add, write hist[x]. Bins 5, 7, 5 in windows 0, 1, 2: the write of
+   window 0 reaches the read of window 2 (distance 2, II 1); bins 5, 5: distance 1, II 2; bins 5,
+   7, 9: no dependence, II 1. */
+Test(fpga, memory_dependences_from_addresses_set_the_distance) {
+  const uint64_t bins[3][3] = {{5, 7, 5}, {5, 5, 5}, {5, 7, 9}};
+  const unsigned want_dist[3] = {2, 1, 0}, want_ii[3] = {1, 2, 1};
+  for (int k = 0; k < 3; k++) {
+    cgp_fpga_device d = book(100);
+    cgp_fpga_ddg g;
+    cgp_fpga_ddg_init(&g);
+    int r = node(&g, CGP_FOP_LOAD, CGP_FTYPE_MEM, 0, 0), a = node(&g, CGP_FOP_ADD, CGP_FTYPE_INT, -1, 0);
+    int w = node(&g, CGP_FOP_STORE, CGP_FTYPE_MEM, 0, 0);
+    edge(&g, r, a, 0, 0), edge(&g, a, w, 0, 0);
+    uint64_t addr[9];
+    for (int win = 0; win < 3; win++)
+      addr[win * 3 + 0] = addr[win * 3 + 2] = 0x1000 + 4 * bins[k][win], addr[win * 3 + 1] = 0;
+    cr_assert_eq(cgp_fpga_ddg_memory_edges(&g, addr, 3), 0);
+    unsigned dist = 0;
+    for (unsigned e = 0; e < g.n_edges; e++)
+      if (g.edges[e].memory) {
+        cr_expect_eq(g.edges[e].from, 2);
+        cr_expect_eq(g.edges[e].to, 0);
+        dist = g.edges[e].distance;
+      }
+    cr_expect_eq(dist, want_dist[k], "bins case %d: distance %u, want %u", k, dist, want_dist[k]);
+    cgp_fpga_sched s = run(&d, &g, NULL, 1);
+    cr_expect_eq(s.ii, want_ii[k], "bins case %d: II %u, want %u", k, s.ii, want_ii[k]);
+    cgp_fpga_sched_free(&s);
+    cgp_fpga_ddg_free(&g);
+  }
+}
+
+/* Within a window (a loop unrolled by 2 that writes a[i] and reads it back in the next
+   iteration): write a[0], read a[0], read a[1]: the first read waits for the write (visible the
+   cycle after it, so it starts in cycle 1), the second does not. A window that writes an address
+   before reading it ends a carried dependence: no edge from window 0's write. */
+Test(fpga, memory_dependences_within_a_window_and_a_write_ends_them) {
+  cgp_fpga_device d = book(100);
+  cgp_fpga_ddg g;
+  cgp_fpga_ddg_init(&g);
+  node(&g, CGP_FOP_STORE, CGP_FTYPE_MEM, 0, 0), node(&g, CGP_FOP_LOAD, CGP_FTYPE_MEM, 0, 0);
+  node(&g, CGP_FOP_LOAD, CGP_FTYPE_MEM, 0, 0);
+  const uint64_t addr[6] = {0x100, 0x100, 0x104, 0x100, 0x100, 0x108};
+  cr_assert_eq(cgp_fpga_ddg_memory_edges(&g, addr, 2), 0);
+  cr_assert_eq(g.n_edges, 1, "only the write -> first read, within the window");
+  cr_expect_eq(g.edges[0].from, 0);
+  cr_expect_eq(g.edges[0].to, 1);
+  cr_expect_eq(g.edges[0].distance, 0);
+  cgp_fpga_sched s = run(&d, &g, NULL, 0);
+  cr_expect_eq(s.start[1], 1);
+  cr_expect_eq(s.start[2], 0);
+  cgp_fpga_sched_free(&s);
+  cr_expect_neq(cgp_fpga_ddg_memory_edges(&g, addr, 0), 0, "no window");
+  cgp_fpga_ddg_free(&g);
+}
+
 /* ---- Partitioning (hand-computed) ---- */
 
 static cgp_fpga_array vec(uint64_t n, cgp_fpga_part p, unsigned f) {
