@@ -167,11 +167,22 @@ static int show_device(const char *name) {
       print_field(it->string, it, sources);
     }
   }
-  if (fpga)
-    printf("  %-28s %.4g (derived: the period less the uncertainty, what chaining may fill)\n", "clock_budget_ns",
-           cgp_fpga_budget_ns(&fd));
-  else
+  if (fpga) {
+    double budget = cgp_fpga_budget_ns(&fd);
+    printf("  %-28s %.4g (derived: the period less the uncertainty, what chaining may fill)\n", "clock_budget_ns", budget);
+    printf("  the scheduler's choice at that budget (the lowest latency whose delay fits):\n");
+    for (unsigned i = 0; i < fd.n_impls; i++) {
+      const cgp_fpga_impl *m = &fd.impls[i], *pick = cgp_fpga_pick_impl(&fd, m->op, m->type, m->width, budget);
+      int first = 1;
+      for (unsigned j = 0; j < i; j++)
+        first &= !(fd.impls[j].op == m->op && fd.impls[j].type == m->type && fd.impls[j].width == m->width);
+      if (first && pick)
+        printf("    %-8s %3u bits: latency %u, delay %.3g ns, %u DSP, %u LUT, %u FF\n", cgp_fpga_op_name(m->op), m->width,
+               pick->latency, pick->delay_ns, pick->dsp, pick->lut, pick->ff);
+    }
+  } else {
     printf("  %-28s %u (derived: l2 sector if sectored, else line)\n", "transaction_bytes", cgp_transaction_bytes(&d));
+  }
   cJSON_Delete(root);
   return 0;
 }

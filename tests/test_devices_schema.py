@@ -192,6 +192,16 @@ def main():
         check(name not in gpu_part, "%s is listed among the GPUs" % name)
         check(name in r.stdout.split("FPGA device")[-1], "%s is not in the FPGA list" % name)
 
+    # one FPGA with every field, its citation and the scheduler's choice at the clock budget
+    r = subprocess.run([args.driver, "devices", "zc702"], capture_output=True, text=True,
+                       env=dict(os.environ, CGPREDICT_DEVICES_DIR=devdir))
+    check(r.returncode == 0, "cgpredict devices zc702 failed: %s" % r.stderr.strip())
+    check("resources.dsp                220" in r.stdout and "source: DS190" in r.stdout,
+          "cgpredict devices zc702: no cited DSP count")
+    check("clock_budget_ns              8.75" in r.stdout, "cgpredict devices zc702: no clock budget")
+    check("fadd      32 bits: latency 4, delay 8.75 ns, 2 DSP, 390 LUT, 205 FF" in r.stdout,
+          "cgpredict devices zc702: no fadd choice")
+
     print("%d shipped files, %d broken variants, %d accepted variants: %s"
           % (len(shipped), len(broken), len(accepted), "FAILED" if failures else "ok"))
     return 1 if failures else 0
