@@ -198,6 +198,22 @@ int cgp_fpga_schedule(const cgp_fpga_device *d, cgp_fpga_ddg *g, const cgp_fpga_
                       cgp_fpga_sched *s, char *err, size_t errlen);
 void cgp_fpga_sched_free(cgp_fpga_sched *s);
 
+/* ---- What a schedule instantiates (model/cgp_fpga_res.c) ---- */
+
+/* Operator instances per kind and their DSP / LUT / FF (memories are cgp_fpga_bram18k's). */
+typedef struct cgp_fpga_usage {
+  unsigned units[CGP_FOP_COUNT];
+  uint64_t dsp, lut, ff;
+} cgp_fpga_usage;
+
+/* The operators schedule s of g needs on d: per kind, as many instances as operations start in one
+   cycle (one slot modulo II when pipelined), except the cheap integer kinds (add, sub, shift, logic,
+   icmp, select, cast), one instance per operation; each costs its implementation's DSP / LUT / FF
+   at d's clock budget. Nonzero when s is not g's schedule, an operation has no implementation,
+   or out of memory. */
+int cgp_fpga_sched_usage(const cgp_fpga_device *d, const cgp_fpga_ddg *g, const cgp_fpga_sched *s,
+                         cgp_fpga_usage *u);
+
 /* ---- Loops (model/cgp_fpga_loop.c) ---- */
 
 /* A loop of the nest: its trip count, unroll factor, whether it is pipelined (then ii > 0), the

@@ -305,6 +305,44 @@ Test(fpga, memory_dependences_within_a_window_and_a_write_ends_them) {
   cgp_fpga_ddg_free(&g);
 }
 
+/* Operator instances and their cost. The book device: a multiply is 3 DSP, an add 32 LUT.
+   The dot product, not pipelined: 8 multiplies start in cycle 0 (8 multipliers, 24 DSP), the 7
+   adds are never shared (224 LUT); capped at 2 multipliers: 2 (6 DSP), still 7 adders. The MAC
+   pipelined at II 1: one multiplier, one adder. */
+Test(fpga, operator_instances_and_their_cost) {
+  cgp_fpga_device d = book(100);
+  set_impl(&d, CGP_FOP_ADD, 1, 0);
+  cgp_fpga_ddg g;
+  dot8(&g);
+  cgp_fpga_usage u;
+  cgp_fpga_sched s = run(&d, &g, NULL, 0);
+  cr_assert_eq(cgp_fpga_sched_usage(&d, &g, &s, &u), 0);
+  cr_expect_eq(u.units[CGP_FOP_MUL], 8);
+  cr_expect_eq(u.units[CGP_FOP_ADD], 7);
+  cr_expect_eq(u.dsp, 24);
+  cr_expect_eq(u.lut, 224);
+  cgp_fpga_sched_free(&s);
+  cgp_fpga_limits two = {0};
+  two.units[CGP_FOP_MUL] = 2;
+  s = run(&d, &g, &two, 0);
+  cr_assert_eq(cgp_fpga_sched_usage(&d, &g, &s, &u), 0);
+  cr_expect_eq(u.units[CGP_FOP_MUL], 2);
+  cr_expect_eq(u.dsp, 6);
+  cr_expect_eq(u.units[CGP_FOP_ADD], 7);
+  cgp_fpga_sched_free(&s);
+  cgp_fpga_ddg_free(&g);
+  mac(&g);
+  s = run(&d, &g, NULL, 1);
+  cr_assert_eq(cgp_fpga_sched_usage(&d, &g, &s, &u), 0);
+  cr_expect_eq(u.units[CGP_FOP_MUL], 1);
+  cr_expect_eq(u.units[CGP_FOP_ADD], 1);
+  cr_expect_eq(u.units[CGP_FOP_LOAD], 0, "memories are not operators");
+  cr_expect_eq(u.dsp, 3);
+  cr_expect_eq(u.lut, 32);
+  cgp_fpga_sched_free(&s);
+  cgp_fpga_ddg_free(&g);
+}
+
 /* ---- Partitioning (hand-computed) ---- */
 
 static cgp_fpga_array vec(uint64_t n, cgp_fpga_part p, unsigned f) {
@@ -456,7 +494,7 @@ Test(fpga, loops_compose_and_unrolling_divides_the_trips) {
 }
 
 /* On the shipped ZC702 (fadd latency 4, fmul 3, load 1): the DFT window's recurrence is the fadd's
-   4 cycles; the iteration: read 1, fmul 3, fadd 4, captured: 9 cycles. */
+   4 cycles; the iteration: read 1, fmul 3, fadd 4, captured: 9 cycles; one fadd and one fmul. */
 Test(fpga, zc702_table_gives_the_fadd_recurrence_4) {
   cgp_fpga_device d;
   char err[512] = "";
@@ -470,6 +508,14 @@ Test(fpga, zc702_table_gives_the_fadd_recurrence_4) {
   cr_expect_eq(s.ii, 4);
   cr_expect_eq(s.il, 1 + 3 + 4 + 1);
   cr_expect_eq(g.nodes[a].latency, 4);
+  /* one fadd (2 DSP, 390 LUT, 205 FF) and one fmul (3, 321, 143): 5 DSP, 711 LUT, 348 FF */
+  cgp_fpga_usage u;
+  cr_assert_eq(cgp_fpga_sched_usage(&d, &g, &s, &u), 0);
+  cr_expect_eq(u.units[CGP_FOP_FADD], 1);
+  cr_expect_eq(u.units[CGP_FOP_FMUL], 1);
+  cr_expect_eq(u.dsp, 5);
+  cr_expect_eq(u.lut, 711);
+  cr_expect_eq(u.ff, 348);
   cgp_fpga_sched_free(&s);
   cgp_fpga_ddg_free(&g);
 }
