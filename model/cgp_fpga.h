@@ -192,7 +192,8 @@ typedef struct cgp_fpga_sched {
    written into the nodes), list-scheduled in node order under the port and unit limits, chaining
    combinational operations within the budget (docs/model.md 11.2-11.4). pipelined: the II is
    max(memory bound, unit bound, recurrence bound, 1), raised until the modulo schedule (ports
-   and units taken modulo II) keeps every loop-carried dependence. lim may be NULL. On failure s
+   and units taken modulo II) places every operation and keeps every loop-carried dependence.
+   lim may be NULL. On failure s
    holds nothing to free. */
 int cgp_fpga_schedule(const cgp_fpga_device *d, cgp_fpga_ddg *g, const cgp_fpga_limits *lim, int pipelined,
                       cgp_fpga_sched *s, char *err, size_t errlen);
