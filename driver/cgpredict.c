@@ -2,11 +2,14 @@
      cgpredict build -- <cc command line>   compile, instrument the marked loop nests, link the runtime
      cgpredict cc <args>                    the same as `cgpredict build -- cc <args>` (for CC=)
      cgpredict report FILE [--device A,B|all] [--json]   re-run the model on a saved report; a device
-                                            the run did not analyse is replayed from FILE.trace
+                                            the run did not analyse is replayed from FILE.trace;
+                                            --hls CSYNTH.xml adds a real HLS result (Vivado/Vitis)
      cgpredict devices [NAME]               the device database; one device with every field and source
    Every flag of the compiler command line is passed through; only the sources that hold a
    `#pragma cgpredict kernel` are compiled differently (driver/cgp_build.c). */
 #include "cgp_build.h"
+#include "cgp_fpga.h"
+#include "cgp_hls.h"
 #include "cgp_model.h"
 #include "cgp_report.h"
 #include "cgp_trace.h"
@@ -22,6 +25,7 @@ static const char usage[] =
   "                                                       through cgpredict)\n"
   "       cgpredict cc [args...]\n"
   "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE] [--html OUT.html]\n"
+  "                             [--hls CSYNTH.xml]   (a Vivado/Vitis HLS report: the FPGA's real numbers)\n"
   "       cgpredict devices [NAME]\n"
   "       cgpredict --help | --version\n"
   "\n"
@@ -31,6 +35,29 @@ static const char usage[] =
   "CGPREDICT_REPORT, CGPREDICT_DEVICE, CGPREDICT_QUIET, CGPREDICT_BLOCK, CGPREDICT_SAMPLE,\n"
   "CGPREDICT_TRACE (the trace beside the report: `cgpredict report FILE --device all` predicts\n"
   "every device of the database from it without running the program again; 0: none).\n";
+
+/* The FPGA devices (kind fpga) after the GPUs: part, clock and capacities. */
+static int list_fpga_devices(void) {
+  char **names = NULL;
+  size_t n = cgp_fpga_device_all_names(&names);
+  int rc = 0;
+  if (n)
+    printf("\n%-18s %-22s %7s %6s %8s %6s %9s %9s %9s\n", "FPGA device", "part", "MHz", "DSP", "BRAM18K", "URAM", "LUT", "FF",
+           "DDR GB/s");
+  for (size_t i = 0; i < n; i++) {
+    cgp_fpga_device d;
+    char err[1024];
+    if (cgp_fpga_device_find(names[i], &d, err, sizeof err) != 0) {
+      fprintf(stderr, "cgpredict: %s\n", err);
+      rc = 1;
+      continue;
+    }
+    printf("%-18s %-22s %7.1f %6u %8u %6u %9u %9u %9.2f\n", d.name, d.part, d.clock_mhz, d.dsp, d.bram18k, d.uram, d.lut,
+           d.ff, d.offchip_bandwidth_bytes_per_s / 1e9);
+  }
+  cgp_device_names_free(names, n);
+  return rc;
+}
 
 /* `cgpredict devices`: one line per device file with its key numbers. */
 static int list_devices(void) {
@@ -60,7 +87,7 @@ static int list_devices(void) {
   }
   printf("(* L1 does not cache global loads by default; kept: the L2 one kernel's data can use (l2_keep_bytes); launch = launch_overhead_cycles; "
          "`cgpredict devices NAME` shows every field and its source)\n");
-  return rc;
+  return list_fpga_devices() || rc;
 }
 
 static void print_value(const cJSON *v) {
@@ -85,13 +112,14 @@ static void print_field(const char *key, const cJSON *v, const cJSON *sources) {
 /* `cgpredict devices NAME`: every field of the (valid) file, in file order, with its citation. */
 static int show_device(const char *name) {
   cgp_device d;
-  char err[4096];
-  if (cgp_device_find(name, &d, err, sizeof err) != 0) {
+  cgp_fpga_device fd;
+  char err[4096], path[4096];
+  snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
+  int fpga = !strchr(name, '/') && cgp_device_file_is_fpga(path);
+  if (fpga ? cgp_fpga_device_find(name, &fd, err, sizeof err) != 0 : cgp_device_find(name, &d, err, sizeof err) != 0) {
     fprintf(stderr, "cgpredict: %s\n", err);
     return 1;
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
   FILE *f = fopen(path, "r");
   if (!f) { fprintf(stderr, "cgpredict: %s: cannot open\n", path); return 1; }
   char *text = NULL;
@@ -107,13 +135,28 @@ static int show_device(const char *name) {
   free(text);
   if (!root) { fprintf(stderr, "cgpredict: %s: not valid JSON\n", path); return 1; }
   const cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
-  printf("%s: %s\n  file: %s\n", d.name, d.description, path);
+  printf("%s: %s\n  file: %s\n", fpga ? fd.name : d.name, fpga ? fd.description : d.description, path);
   const cJSON *it;
   cJSON_ArrayForEach(it, root) {
     if (!strcmp(it->string, "sources") || !strcmp(it->string, "name") || !strcmp(it->string, "description") ||
         !strcmp(it->string, "$schema"))
       continue;
-    if (cJSON_IsObject(it)) {
+    if (cJSON_IsArray(it) && cJSON_IsObject(cJSON_GetArrayItem(it, 0))) {   /* the FPGA operator table */
+      const cJSON *sub;
+      int i = 0;
+      cJSON_ArrayForEach(sub, it) {
+        char key[64];
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(sub, "source");
+        cJSON *copy = cJSON_Duplicate(sub, 1);
+        cJSON_DeleteItemFromObjectCaseSensitive(copy, "source");
+        snprintf(key, sizeof key, "%s[%d]", it->string, i++);
+        printf("  %-28s ", key);
+        print_value(copy);
+        if (cJSON_IsString(src)) printf("\n  %-28s   source: %s", "", src->valuestring);
+        putchar('\n');
+        cJSON_Delete(copy);
+      }
+    } else if (cJSON_IsObject(it)) {
       const cJSON *sub;
       cJSON_ArrayForEach(sub, it) {
         char key[128];
@@ -124,7 +167,22 @@ static int show_device(const char *name) {
       print_field(it->string, it, sources);
     }
   }
-  printf("  %-28s %u (derived: l2 sector if sectored, else line)\n", "transaction_bytes", cgp_transaction_bytes(&d));
+  if (fpga) {
+    double budget = cgp_fpga_budget_ns(&fd);
+    printf("  %-28s %.4g (derived: the period less the uncertainty, what chaining may fill)\n", "clock_budget_ns", budget);
+    printf("  the scheduler's choice at that budget (the lowest latency whose delay fits):\n");
+    for (unsigned i = 0; i < fd.n_impls; i++) {
+      const cgp_fpga_impl *m = &fd.impls[i], *pick = cgp_fpga_pick_impl(&fd, m->op, m->type, m->width, budget);
+      int first = 1;
+      for (unsigned j = 0; j < i; j++)
+        first &= !(fd.impls[j].op == m->op && fd.impls[j].type == m->type && fd.impls[j].width == m->width);
+      if (first && pick)
+        printf("    %-8s %3u bits: latency %u, delay %.3g ns, %u DSP, %u LUT, %u FF\n", cgp_fpga_op_name(m->op), m->width,
+               pick->latency, pick->delay_ns, pick->dsp, pick->lut, pick->ff);
+    }
+  } else {
+    printf("  %-28s %u (derived: l2 sector if sectored, else line)\n", "transaction_bytes", cgp_transaction_bytes(&d));
+  }
   cJSON_Delete(root);
   return 0;
 }
@@ -178,8 +236,72 @@ static void mark_replayed(cJSON *r, const cgp_device *devs, const int *replayed,
   }
 }
 
+static void print_count(FILE *out, cgp_hls_count c) {
+  if (!c.known) fputs("?", out);
+  else if (c.min == c.max) fprintf(out, "%llu", (unsigned long long)c.min);
+  else fprintf(out, "%llu ~ %llu", (unsigned long long)c.min, (unsigned long long)c.max);
+}
+
+/* `report --hls`: what Vivado/Vitis HLS reported for the kernel, said to come from HLS (issue 28:
+   real numbers where the user has them; the FPGA model's own estimate is not in reports yet). */
+static void print_hls(FILE *out, const cgp_hls_report *h, const char *hls_path, const cJSON *r, const char *path) {
+  int matched = 0;
+  const cJSON *k;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(r, "kernels")) {
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "name"));
+    matched |= name && h->top[0] && !strcmp(name, h->top);
+  }
+  fprintf(out, "\nFPGA, from HLS (Vivado/Vitis HLS's own synthesis report, not cgpredict's estimate): %s\n", hls_path);
+  fprintf(out, "  top function %s", h->top[0] ? h->top : "(not named)");
+  if (matched) fprintf(out, ": kernel '%s' of %s\n", h->top, path);
+  else fprintf(out, ": no kernel of %s is named '%s'\n", path, h->top);
+  fprintf(out, "  part %s, HLS %s\n", h->part[0] ? h->part : "?", h->version[0] ? h->version : "?");
+  int met = !(h->estimated_clock_ns > h->target_clock_ns);
+  double period = met ? h->target_clock_ns : h->estimated_clock_ns;
+  fprintf(out, "  clock: target %.3g ns (uncertainty %.3g ns), estimated %.3g ns%s\n", h->target_clock_ns,
+          h->clock_uncertainty_ns, h->estimated_clock_ns, met ? "" : " (timing not met)");
+  fputs("  latency (cycles): worst ", out);
+  print_count(out, h->latency_worst);
+  fputs(", best ", out);
+  print_count(out, h->latency_best);
+  fputs(", average ", out);
+  print_count(out, h->latency_average);
+  if (h->latency_worst.known && period > 0)
+    fprintf(out, "; worst = %.6g ms at the %s clock\n", (double)h->latency_worst.max * period * 1e-6,
+            met ? "target" : "estimated");
+  else
+    fputs(h->latency_worst.known ? "\n" : " (HLS could not bound it: a trip count depends on the data)\n", out);
+  fputs("  interval (cycles): min ", out);
+  print_count(out, h->interval_min);
+  fputs(", max ", out);
+  print_count(out, h->interval_max);
+  fputc('\n', out);
+  if (h->n_loops) fprintf(out, "  %-28s %12s %14s %12s %6s %6s\n", "loop", "trips", "latency", "iteration", "II", "depth");
+  for (unsigned i = 0; i < h->n_loops; i++) {
+    const cgp_hls_loop *l = &h->loops[i];
+    char name[64], cell[5][48];
+    snprintf(name, sizeof name, "%*s%.40s", (int)(2 * (l->depth < 8 ? l->depth : 8)), "", l->name);
+    const cgp_hls_count *c[5] = {&l->trips, &l->latency, &l->iteration_latency, &l->pipeline_ii, &l->pipeline_depth};
+    for (int j = 0; j < 5; j++) {
+      if (!c[j]->known) snprintf(cell[j], sizeof cell[j], j >= 3 ? "-" : "?");
+      else if (c[j]->min == c[j]->max) snprintf(cell[j], sizeof cell[j], "%llu", (unsigned long long)c[j]->min);
+      else snprintf(cell[j], sizeof cell[j], "%llu~%llu", (unsigned long long)c[j]->min, (unsigned long long)c[j]->max);
+    }
+    fprintf(out, "  %-28s %12s %14s %12s %6s %6s\n", name, cell[0], cell[1], cell[2], cell[3], cell[4]);
+  }
+  fputs("  resources (used / available):", out);
+  for (unsigned i = 0; i < CGP_HLS_NRES; i++) {
+    if (!h->used[i].known && !h->available[i].known) continue;
+    fprintf(out, " %s ", cgp_hls_resource_name(i));
+    print_count(out, h->used[i]);
+    fputc('/', out);
+    print_count(out, h->available[i]);
+  }
+  fputc('\n', out);
+}
+
 static int cmd_report(int argc, char **argv) {
-  const char *path = NULL, *devlist = NULL, *trace = NULL, *html = NULL;
+  const char *path = NULL, *devlist = NULL, *trace = NULL, *html = NULL, *hls = NULL;
   int json = 0;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) devlist = argv[++i];
@@ -189,21 +311,46 @@ static int cmd_report(int argc, char **argv) {
     else if (strcmp(argv[i], "--json") == 0) json = 1;
     else if (strcmp(argv[i], "--html") == 0 && i + 1 < argc) html = argv[++i];
     else if (strncmp(argv[i], "--html=", 7) == 0) html = argv[i] + 7;
+    else if (strcmp(argv[i], "--hls") == 0 && i + 1 < argc) hls = argv[++i];
+    else if (strncmp(argv[i], "--hls=", 6) == 0) hls = argv[i] + 6;
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else { fprintf(stderr, "cgpredict report: unexpected argument '%s'\n%s", argv[i], usage); return 2; }
   }
   if (!path) { fprintf(stderr, "cgpredict report: which report file?\n%s", usage); return 2; }
+  if (hls && json) {
+    fprintf(stderr, "cgpredict report: --hls with --json: the report's JSON has no FPGA entry yet; run without --json "
+            "to see the HLS numbers beside the GPU predictions\n");
+    return 2;
+  }
   char err[8600];
+  cgp_hls_report hr = {0};
+  if (hls && cgp_hls_read(hls, &hr, err, sizeof err) != 0) {
+    fprintf(stderr, "cgpredict: --hls %s\n", err);
+    cgp_hls_free(&hr);
+    return 1;
+  }
   cJSON *r = NULL;
-  if (cgp_report_load(path, &r, err, sizeof err) != 0) { fprintf(stderr, "cgpredict: %s\n", err); return 1; }
+  if (cgp_report_load(path, &r, err, sizeof err) != 0) {
+    fprintf(stderr, "cgpredict: %s\n", err);
+    cgp_hls_free(&hr);
+    return 1;
+  }
   char **names = NULL;
   size_t n = 0;
-  int list_oom = 0;
+  int list_oom = 0, fpga_skipped = 0;
   if (devlist && strcmp(devlist, "all") == 0) {
     n = cgp_device_all_names(&names);
   } else if (devlist) {
     char *list = strdup(devlist), *save = NULL;
     for (char *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+      char fpath[4200];
+      snprintf(fpath, sizeof fpath, "%s/%s.json", cgp_devices_dir(), t);
+      if (!strchr(t, '/') && cgp_device_file_is_fpga(fpath)) {
+        fprintf(stderr, "cgpredict: --device: %s is an FPGA; FPGA predictions are not in reports yet: skipped%s\n", t,
+                hls ? " (--hls shows the HLS report's numbers)" : "");
+        fpga_skipped = 1;
+        continue;
+      }
       char **bigger = realloc(names, (n + 1) * sizeof *names);
       if (bigger) names = bigger;
       if (!bigger || !(names[n] = strdup(t))) { list_oom = 1; break; }
@@ -211,6 +358,12 @@ static int cmd_report(int argc, char **argv) {
     }
     if (!list) list_oom = 1;
     free(list);
+    if (fpga_skipped && !n && !hls) {
+      fprintf(stderr, "cgpredict: --device names FPGA devices only, and FPGA predictions are not in reports yet: name a "
+              "GPU, or give --hls CSYNTH.xml for an HLS report's numbers\n");
+      cJSON_Delete(r);
+      return 1;
+    }
   } else {
     n = cgp_report_devices(r, &names);
   }
@@ -275,6 +428,7 @@ static int cmd_report(int argc, char **argv) {
       cJSON_free(text);
     } else {
       cgp_report_print_summary(stdout, r, path);
+      if (hls) print_hls(stdout, &hr, hls, r, path);
     }
     if (html && cgp_report_write_html(r, path, html, err, sizeof err) != 0) {
       fprintf(stderr, "cgpredict: --html %s\n", err);
@@ -290,6 +444,7 @@ static int cmd_report(int argc, char **argv) {
   free(replayed);
   free(partial);
   cJSON_Delete(r);
+  cgp_hls_free(&hr);
   return rc;
 }
 

@@ -4,6 +4,7 @@
    error: no device number enters the model uncited. */
 #include "cgp_model.h"
 #include "cgp_file.h"
+#include "cgp_fpga.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -263,7 +264,7 @@ static int load_host_link(const cJSON *root, const cJSON *sources, cgp_device *d
 /* Top-level keys the schema knows; anything else is a typo to refuse. */
 static int known_key(const char *key) {
   static const char *const other[] = {"name", "description", "l2_index", "l1_index", "host_link",
-                                      "smem_carveout_bytes", "sources", "$schema"};
+                                      "smem_carveout_bytes", "sources", "$schema", "kind"};
   for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
     if (!strcmp(key, fields[i].key)) return 1;
   for (size_t i = 0; i < sizeof other / sizeof *other; i++)
@@ -300,6 +301,12 @@ int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t er
     snprintf(err, errlen, "%s: field \"sources\": missing (every number needs its source)", path);
     rc = -1;
   }
+  /* "kind": absent or "gpu" here; FPGA files are model/cgp_fpga_device.c's */
+  const cJSON *kind = cJSON_GetObjectItemCaseSensitive(root, "kind");
+  if (!rc && kind && !(cJSON_IsString(kind) && !strcmp(kind->valuestring, "gpu")))
+    rc = fail(err, errlen, path, "kind", cJSON_IsString(kind) && !strcmp(kind->valuestring, "fpga")
+              ? "\"fpga\": an FPGA device, which GPU predictions do not take"
+              : "expected \"gpu\" (or absent) for a GPU, \"fpga\" for an FPGA");
   if (!rc) rc = load_string(root, "name", dev->name, sizeof dev->name, path, err, errlen);
   if (!rc) rc = load_string(root, "description", dev->description, sizeof dev->description, path, err, errlen);
   const cJSON *it;
@@ -366,6 +373,9 @@ size_t cgp_device_all_names(char ***names) {
     size_t len = strlen(e->d_name);
     if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
     if (len >= 12 && strcmp(e->d_name + len - 12, ".schema.json") == 0) continue; /* the schema, not a device */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", cgp_devices_dir(), e->d_name);
+    if (cgp_device_file_is_fpga(path)) continue;                               /* an FPGA, not a GPU */
     *names = realloc(*names, (n + 1) * sizeof **names);
     (*names)[n] = strndup(e->d_name, len - 5);
     n++;

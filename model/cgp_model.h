@@ -74,7 +74,8 @@ int cgp_device_find(const char *name, cgp_device *dev, char *err, size_t errlen)
    listed in <dir>/default-devices.txt, in its order, if that file exists, else every device in
    the folder. Free with cgp_device_names_free. */
 size_t cgp_device_names(char ***names);
-/* Every device file in that folder (*.json but *.schema.json), sorted by name. */
+/* Every GPU device file in that folder (*.json but *.schema.json and FPGA files, "kind": "fpga"),
+   sorted by name. */
 size_t cgp_device_all_names(char ***names);
 void cgp_device_names_free(char **names, size_t n);
 /* The folder device names are looked up in. */

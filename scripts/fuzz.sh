@@ -1,18 +1,18 @@
 #!/bin/sh
 # Runs one libFuzzer harness of tests/fuzz: scripts/fuzz.sh TARGET SECONDS|-runs=N [libFuzzer flags]
-#   TARGET: device, report, pragma, warps or trace. Builds (incrementally) build-fuzz: clang-14, CGP_FUZZ=ON.
+#   TARGET: device, report, pragma, warps, trace or hls (the csynth.xml reader). Builds (incrementally) build-fuzz: clang-14, CGP_FUZZ=ON.
 #   The committed corpus tests/fuzz/corpus/TARGET seeds a working corpus in
 #   ${CGP_FUZZ_WORK:-/tmp/cgp-fuzz}/TARGET (the committed one is never written to); crashes
 #   land in that directory too. Exit status: libFuzzer's (0: no crash).
 set -eu
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
-  echo "usage: scripts/fuzz.sh device|report|pragma|warps|trace SECONDS|-runs=N [libFuzzer flags...]" >&2
+  echo "usage: scripts/fuzz.sh device|report|pragma|warps|trace|hls SECONDS|-runs=N [libFuzzer flags...]" >&2
   exit 2
 fi
 target=$1 amount=$2
 shift 2
-case $target in device|report|pragma|warps|trace) ;; *) echo "scripts/fuzz.sh: unknown target '$target'" >&2; exit 2 ;; esac
+case $target in device|report|pragma|warps|trace|hls) ;; *) echo "scripts/fuzz.sh: unknown target '$target'" >&2; exit 2 ;; esac
 case $amount in
   -runs=*) limit=$amount ;;
   *[!0-9]*|'') echo "scripts/fuzz.sh: '$amount' is neither SECONDS nor -runs=N" >&2; exit 2 ;;

@@ -70,8 +70,8 @@ def main():
     with open(os.path.join(devdir, "jetson-tk1.json")) as f:
         tk1 = json.load(f)
 
-    def variant(edit):
-        d = copy.deepcopy(tk1)
+    def variant(edit, base=None):
+        d = copy.deepcopy(base or tk1)
         edit(d)
         return d
 
@@ -120,16 +120,54 @@ def main():
     ]
     accepted = [
         ("set-indexed-pow2", set_indexed(128, 128 * 16 * 64)),
+        ("kind-gpu-said", set_("kind", "gpu")),
     ]
+    broken.append(("kind-unknown", set_("kind", "asic"), "kind"))
+
+    # FPGA files (kind fpga): the schema's $defs/fpga and model/cgp_fpga_device.c
+    with open(os.path.join(devdir, "zc702.json")) as f:
+        zc = json.load(f)
+
+    def fset(path, v):
+        def e(d):
+            *head, last = path
+            for k in head:
+                d = d[k]
+            d[last] = v
+        return e
+
+    def fdrop(path):
+        def e(d):
+            *head, last = path
+            for k in head:
+                d = d[k]
+            d.pop(last)
+        return e
+
+    fpga_broken = [
+        ("fpga-missing-clock", fdrop(["clock_mhz"]), "clock_mhz"),
+        ("fpga-zero-clock", fset(["clock_mhz"], 0), "clock_mhz"),
+        ("fpga-uncited-dsp", fdrop(["sources", "resources.dsp"]), "resources.dsp"),
+        ("fpga-unknown-field", fset(["freq_mhz"], 100), "freq_mhz"),
+        ("fpga-unknown-resource", fset(["resources", "carry"], 1), "resources.carry"),
+        ("fpga-operator-uncited", fdrop(["operators", 0, "source"]), "operators[0].source"),
+        ("fpga-bad-op", fset(["operators", 0, "op"], "fma"), "operators[0].op"),
+        ("fpga-negative-latency", fset(["operators", 2, "latency"], -1), "operators[2].latency"),
+        ("fpga-fractional-dsp", fset(["operators", 2, "dsp"], 0.5), "operators[2].dsp"),
+        ("fpga-three-ports", fset(["bram", "ports"], 3), "bram.ports"),
+        ("fpga-bad-burst", fset(["offchip", "max_burst_beats"], 0), "offchip.max_burst_beats"),
+    ]
+    for name, edit, field in fpga_broken:
+        broken.append((name, edit, field, zc))
     with tempfile.TemporaryDirectory() as tmp:
-        for name, edit, field in broken:
-            doc = variant(edit)
+        for name, edit, field, *base in broken:
+            doc = variant(edit, *base)
             path = os.path.join(tmp, name + ".json")
             with open(path, "w") as f:
                 json.dump(doc, f, indent=1)
             errs = schema_errors(validator, doc)
             check(errs, "%s: the schema accepts it" % name)
-            key = field.split(".")[-1]
+            key = field.split(".")[-1].split("[")[0]
             check(any(key in e for e in errs), "%s: no schema error mentions %s: %s" % (name, key, errs[:3]))
             rc, err = c_loader(args.driver, tmp, name)
             check(rc != 0, "%s: the C loader accepts it" % name)
@@ -144,6 +182,25 @@ def main():
             check(not errs, "%s: the schema refuses it: %s" % (name, errs[:3]))
             rc, err = c_loader(args.driver, tmp, name)
             check(rc == 0, "%s: the C loader refuses it: %s" % (name, err.strip()))
+
+    # the GPU list (`cgpredict devices`' first table, CGPREDICT_DEVICE=all) holds no FPGA
+    r = subprocess.run([args.driver, "devices"], capture_output=True, text=True,
+                       env=dict(os.environ, CGPREDICT_DEVICES_DIR=devdir))
+    gpu_part = r.stdout.split("FPGA device")[0]
+    check(r.returncode == 0, "cgpredict devices failed: %s" % r.stderr.strip())
+    for name in ("zc702", "zcu102", "alveo-u250"):
+        check(name not in gpu_part, "%s is listed among the GPUs" % name)
+        check(name in r.stdout.split("FPGA device")[-1], "%s is not in the FPGA list" % name)
+
+    # one FPGA with every field, its citation and the scheduler's choice at the clock budget
+    r = subprocess.run([args.driver, "devices", "zc702"], capture_output=True, text=True,
+                       env=dict(os.environ, CGPREDICT_DEVICES_DIR=devdir))
+    check(r.returncode == 0, "cgpredict devices zc702 failed: %s" % r.stderr.strip())
+    check("resources.dsp                220" in r.stdout and "source: DS190" in r.stdout,
+          "cgpredict devices zc702: no cited DSP count")
+    check("clock_budget_ns              8.75" in r.stdout, "cgpredict devices zc702: no clock budget")
+    check("fadd      32 bits: latency 4, delay 8.75 ns, 2 DSP, 390 LUT, 205 FF" in r.stdout,
+          "cgpredict devices zc702: no fadd choice")
 
     print("%d shipped files, %d broken variants, %d accepted variants: %s"
           % (len(shipped), len(broken), len(accepted), "FAILED" if failures else "ok"))
