@@ -20,8 +20,9 @@ struct cgp_analysis_set {
   void *block_self[16];
   cgp_tile *tile;                   /* a tiled kernel's rewriter in front of them, or NULL */
   const int32_t *footprint;
-  size_t tile_nsid;
+  size_t tile_nsid, nbid;
   int tile_header;
+  const uint8_t *bid_in;            /* virtual tiling: the loop's blocks */
   cgp_analysis_set *whatif;         /* cfg->whatif's set, fed the same events */
   cgp_site_totals *whatif_sites;
 };
@@ -52,6 +53,8 @@ cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_an
     if (!(s->tile = cgp_tile_new(cfg))) { cgp_analysis_set_free(s); return NULL; }
     s->footprint = cfg->sid_footprint;
     s->tile_nsid = cfg->nsid;
+    s->nbid = cfg->nbid;
+    s->bid_in = cfg->tile_virtual ? cfg->bid_in_tile_loop : NULL;
     s->tile_header = cfg->tile_header;
   }
   for (; *ops && s->n < 16; ops++) {
@@ -111,6 +114,7 @@ void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m) {
 void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) {
   if (s->whatif) cgp_analysis_block_exec(s->whatif, b);
   if (s->tile && (int)b->bid == s->tile_header) cgp_tile_header(s->tile, b->warp, dispatch_mem, s);
+  else if (s->tile && s->bid_in && b->bid < s->nbid && !s->bid_in[b->bid]) cgp_tile_left(s->tile, b->warp, dispatch_mem, s);
   for (size_t i = 0; i < s->nblock; i++) s->block_fn[i](s->block_self[i], b);
 }
 void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) {

@@ -215,6 +215,8 @@ typedef struct cgp_analysis_cfg_s {
                                        (not issued) */
   int tile_virtual;                 /* the tile loop is the loop over one tile itself, cut every
                                        `tile` iterations (the what-if tiling of an untiled kernel) */
+  const uint8_t *bid_in_tile_loop;  /* virtual: 1 for the blocks of that loop (a block outside it
+                                       ends the loop's entry) */
   /* If not NULL, a second set of analyses with this configuration is fed the same events: the
      what-if (cgp_analysis_whatif_results). Its l2 must be NULL (the device's stays the real one's). */
   const struct cgp_analysis_cfg_s *whatif;
@@ -313,13 +315,17 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
 /* The warp ran the tile loop's header (a tile iteration begins) or ended: its last tile iteration's
    loads go out. */
 void cgp_tile_header(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx);
+/* Virtual: the warp ran a block outside the loop: the loop's entry ended (its last tile goes out;
+   a partial one sets flag 4). */
+void cgp_tile_left(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx);
 void cgp_tile_end_warp(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx);
 /* Barriers and tile loads since the last call, and the conflict degree of shared instructions
    issued before a footprint's geometry was known (the site's mean, from sites[]: call it after
    the analyses' results). */
 void cgp_tile_results(cgp_tile *t, cgp_totals *tot, cgp_site_totals *sites);
 /* Shared memory per block the footprints take (bytes), 0 while no geometry is known; flags: 1
-   a footprint's geometry was never learned, 2 a footprint overlaps itself (counted whole). */
+   a footprint's geometry was never learned, 2 a footprint overlaps itself (counted whole), 4 a
+   virtual tile loop ended inside a tile (its trip count is not a multiple of the tile). */
 uint64_t cgp_tile_smem_bytes(const cgp_tile *t);
 unsigned cgp_tile_flags(const cgp_tile *t);
 

@@ -379,7 +379,15 @@ void cgp_tile_header(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx) 
   for (size_t s = 0; s < t->cfg->nsid; s++) t->ws[(size_t)warp * t->cfg->nsid + s].u = 0;
 }
 
-void cgp_tile_end_warp(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx) { finish_tile(t, warp, emit, ctx); }
+void cgp_tile_end_warp(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx) { cgp_tile_left(t, warp, emit, ctx); }
+
+void cgp_tile_left(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx) {
+  if (warp >= t->nwarps) return;
+  /* a virtual tile loop that ended inside a tile: the loop is not a whole number of tiles */
+  if (t->cfg->tile_virtual && t->wruns[warp] % t->cfg->tile) t->flags |= 4;
+  if (t->cfg->tile_virtual) t->wruns[warp] = 0;
+  finish_tile(t, warp, emit, ctx);
+}
 
 void cgp_tile_results(cgp_tile *t, cgp_totals *tot, cgp_site_totals *sites) {
   tot->sync_insts += t->sync;

@@ -84,6 +84,7 @@ typedef struct rt_kernel {
   uint8_t *wi_pad;            /* a tiled kernel's what-if instead: per site its pad, each unpadded
                                  footprint padded by one element; NULL none */
   double *wi_bb_total, *wi_bb_core, *wi_bb_int;   /* its PTX counts per block (the loop unrolled) */
+  uint8_t *wi_bb_in;          /* its blocks: 1 for the loop's */
   cgp_analysis_cfg cfg_wi[RT_MAX_DEVICES];
   unsigned tile;              /* tile(n), 0 none */
   int tile_header;            /* bid of the tile loop's header, -1 none */

@@ -196,9 +196,10 @@ static int tile_footprints(rt_kernel *k) {
 
 /* The what-if tiling of an untiled kernel (docs/model.md section 8c): the leaf loop inside the
    thread body with the most loads whose address it steps (vary_loop) becomes the loop over one tile,
-   cut every RT_WHATIF_TILE (32, a warp's width: the classic 32x32 tile) iterations; those loads become footprints (one per address expression), the
-   sites in it whose address it does not step are held in a register (a tiled rewrite accumulates
-   in one), its other stores stay global. */
+   cut every RT_WHATIF_TILE (32, a warp's width: the classic 32x32 tile) iterations; those loads of
+   arrays it does not also write there become footprints (one per address expression), the sites in
+   it whose address it does not step are held in a register (a tiled rewrite accumulates in one),
+   its other accesses stay global. */
 #define RT_WHATIF_TILE 32
 
 static int whatif_tiling(rt_kernel *k) {
@@ -245,9 +246,20 @@ static int whatif_tiling(rt_kernel *k) {
     double b = num(m, "block", -1);
     int loop = b >= 0 && b < (double)k->nbb ? (int)num(cJSON_GetArrayItem(bbs, (int)b), "loop", -1) : -1;
     if (loop == best) {
+      /* an array the loop also writes is not a read-only tile: it stays global */
+      int written = 0;
+      const cJSON *s;
+      size_t j = 0;
+      cJSON_ArrayForEach(s, mem) {
+        double sb = num(s, "block", -1);
+        written |= j < k->nmem && k->mem_kind[j] != CGP_LOAD && !strcmp(str(s, "array"), str(m, "array")) &&
+                   sb >= 0 && sb < (double)k->nbb && (int)num(cJSON_GetArrayItem(bbs, (int)sb), "loop", -1) == best &&
+                   (int)num(s, "vary_loop", -1) == best;
+        j++;
+      }
       if ((int)num(m, "vary_loop", -1) != best) {
         k->wi_footprint[i] = CGP_TILE_REGISTER;
-      } else if (k->mem_kind[i] == CGP_LOAD) {
+      } else if (k->mem_kind[i] == CGP_LOAD && !written) {
         int32_t f = -1;
         for (size_t j = 0; j < i && f < 0; j++)
           if (k->wi_footprint[j] >= 0 && k->mem_addr_id[j] == k->mem_addr_id[i]) f = k->wi_footprint[j];
@@ -262,7 +274,8 @@ static int whatif_tiling(rt_kernel *k) {
   k->wi_bb_total = alloc0(k->nbb, sizeof *k->wi_bb_total);
   k->wi_bb_core = alloc0(k->nbb, sizeof *k->wi_bb_core);
   k->wi_bb_int = alloc0(k->nbb, sizeof *k->wi_bb_int);
-  if (!k->wi_bb_total || !k->wi_bb_core || !k->wi_bb_int) return -1;
+  k->wi_bb_in = alloc0(k->nbb, 1);
+  if (!k->wi_bb_total || !k->wi_bb_core || !k->wi_bb_int || !k->wi_bb_in) return -1;
   size_t b = 0;
   cJSON_ArrayForEach(m, bbs) {
     if (b >= k->nbb) break;
@@ -270,6 +283,7 @@ static int whatif_tiling(rt_kernel *k) {
     k->wi_bb_core[b] = k->bb_core[b];
     k->wi_bb_int[b] = k->bb_int[b];
     if ((int)num(m, "loop", -1) == best) {
+      k->wi_bb_in[b] = 1;
       double held = 0;
       const cJSON *s;
       size_t j = 0;
@@ -295,7 +309,7 @@ static void kernel_free(rt_kernel *k) {
   free(k->deps);
   cJSON_Delete(k->desc);
   free(k->mem_footprint); free(k->mem_pad);
-  free(k->wi_footprint); free(k->wi_pad); free(k->wi_bb_total); free(k->wi_bb_core); free(k->wi_bb_int);
+  free(k->wi_footprint); free(k->wi_pad); free(k->wi_bb_in); free(k->wi_bb_total); free(k->wi_bb_core); free(k->wi_bb_int);
   free(k->mem_size); free(k->mem_kind); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
   free(k->bb_slot); free(k->iter);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
@@ -454,6 +468,7 @@ cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
       w->bid_total = k->wi_bb_total;
       w->bid_core = k->wi_bb_core;
       w->bid_int = k->wi_bb_int;
+      w->bid_in_tile_loop = k->wi_bb_in;
     }
     if (w->l2 && w->tile >= 2) c->whatif = w;
   }

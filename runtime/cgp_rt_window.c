@@ -294,7 +294,9 @@ void rt_tile_stats(const rt_kernel *k, size_t d, cgp_kernel_stats *st) {
 int rt_launch_stats_tiled(const rt_kernel *k, const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d,
                           unsigned tpb, uint64_t G, double block_threads, cgp_kernel_stats *st) {
   const cgp_analysis_set *wi = cgp_analysis_whatif(k->an[d]);
-  if (!wi) return 0;
+  /* no what-if where it cannot stand for tiled code: a footprint never understood, or a loop that
+     is not a whole number of tiles */
+  if (!wi || (cgp_tile_flags(cgp_analysis_tiler(wi)) & 5)) return 0;
   launch_stats(wstat, nwstat, d, tpb, G, block_threads, 1, st, NULL);
   st->smem_per_block = (unsigned)cgp_tile_smem_bytes(cgp_analysis_tiler(wi));
   return 1;

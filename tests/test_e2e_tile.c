@@ -247,3 +247,36 @@ Test(e2e_tile, a_padded_column_tile_is_conflict_free_and_padding_is_suggested) {
   }
   cJSON_Delete(r);
 }
+
+/* MachSuite's blocked GEMM as a new user marks it (loopi, one thread per row, an inner loop of 8
+   iterations updating prod): no tiling by 32 of a loop of 8, and prod, which the loop writes, is
+   no read-only tile. */
+Test(e2e_tile, no_tiling_suggestion_for_a_loop_shorter_than_the_tile) {
+  write_file("b.c",
+             "#include <stdio.h>\n"
+             "#define R 64\n"
+             "static double m1[R * R], m2[R * R], prod[R * R];\n"
+             "static void bb(int jj, int kk) {\n"
+             "#pragma cgpredict kernel name(rows) dims(1) block(64)\n"
+             "  for (int i = 0; i < R; ++i)\n"
+             "    for (int k = 0; k < 8; ++k) {\n"
+             "      double t = m1[i * R + k + kk];\n"
+             "      for (int j = 0; j < 8; ++j) prod[i * R + j + jj] += t * m2[(k + kk) * R + j + jj];\n"
+             "    }\n"
+             "}\n"
+             "int main(void) {\n"
+             "  for (int x = 0; x < R * R; x++) { m1[x] = x % 7; m2[x] = x % 5; }\n"
+             "  for (int jj = 0; jj < R; jj += 8) for (int kk = 0; kk < R; kk += 8) bb(jj, kk);\n"
+             "  printf(\"%g\\n\", prod[77]);\n"
+             "  return 0;\n"
+             "}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o b b.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1,h100-sxm5 CGPREDICT_REPORT=b.json ./b"), 0, "%s",
+               read_file("err.txt"));
+  cJSON *r = report("b.json");
+  cJSON *k = kernel_named(r, "rows");
+  cr_expect_null(cJSON_GetObjectItem(k, "tiling_whatif"));
+  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
+  cr_expect_null(cJSON_GetObjectItem(s, "analysis_tiled"));
+  cJSON_Delete(r);
+}
