@@ -43,12 +43,27 @@ static const char *tiled_src =
   "  return 0;\n"
   "}\n";
 
-static cJSON *run_tiled(void) {
-  write_file("t.c", tiled_src);
-  cr_assert_eq(sh("%s build -- cc -O2 -o t t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+/* `src` built as NAME and run in full mode on the TK1 and the H100; its report NAME.json. */
+static cJSON *build_and_run(const char *name, const char *src) {
+  char c[64], json[64];
+  snprintf(c, sizeof c, "%s.c", name);
+  snprintf(json, sizeof json, "%s.json", name);
+  write_file(c, src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o %s %s", CGP_DRIVER, name, c), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1,h100-sxm5 "
-                  "CGPREDICT_REPORT=r.json ./t"), 0, "%s", read_file("err.txt"));
-  return report("r.json");
+                  "CGPREDICT_REPORT=%s ./%s", json, name), 0, "%s", read_file("err.txt"));
+  return report(json);
+}
+
+static cJSON *run_tiled(void) { return build_and_run("t", tiled_src); }
+
+/* The prediction's suggestion of a kind ("tile", "pad", "coalesce"), or NULL. */
+static cJSON *suggestion(cJSON *p, const char *kind) {
+  cJSON *sg;
+  cJSON_ArrayForEach(sg, cJSON_GetObjectItem(p, "suggestions"))
+    if (cJSON_IsString(cJSON_GetObjectItem(sg, "kind")) && !strcmp(cJSON_GetObjectItem(sg, "kind")->valuestring, kind))
+      return sg;
+  return NULL;
 }
 
 static cJSON *stats(cJSON *k, const char *dev) {
@@ -174,11 +189,7 @@ static const char *naive_src =
   "}\n";
 
 Test(e2e_tile, naive_gemm_gets_a_tiling_suggestion_from_its_own_trace) {
-  write_file("n.c", naive_src);
-  cr_assert_eq(sh("%s build -- cc -O2 -o n n.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1,h100-sxm5 "
-                  "CGPREDICT_REPORT=r.json ./n"), 0, "%s", read_file("err.txt"));
-  cJSON *r = report("r.json");
+  cJSON *r = build_and_run("n", naive_src);
   cJSON *k = kernel_named(r, "gemm");
   cJSON *wi = cJSON_GetObjectItem(k, "tiling_whatif");
   cr_assert_not_null(wi);
@@ -199,10 +210,7 @@ Test(e2e_tile, naive_gemm_gets_a_tiling_suggestion_from_its_own_trace) {
   cr_expect_float_eq(arr(st, "smem_insts", 1), 4 * 32 + 8, 1e-9);
   /* offered on each device as a suggestion of kind "tile", faster than the naive kernel */
   for (int d = 0; d < 2; d++) {
-    cJSON *p = prediction(k, d ? "h100-sxm5" : "jetson-tk1"), *sg, *tile = NULL;
-    cJSON_ArrayForEach(sg, cJSON_GetObjectItem(p, "suggestions"))
-      if (cJSON_IsString(cJSON_GetObjectItem(sg, "kind")) && !strcmp(cJSON_GetObjectItem(sg, "kind")->valuestring, "tile"))
-        tile = sg;
+    cJSON *p = prediction(k, d ? "h100-sxm5" : "jetson-tk1"), *tile = suggestion(p, "tile");
     cr_assert_not_null(tile, "no tiling suggestion on device %d", d);
     cr_expect_lt(num(tile, "predicted_ms"), num(p, "time_ms"));
     cr_expect(strstr(cJSON_GetObjectItem(tile, "change")->valuestring, "shared(A, B) tile(32)"));
@@ -219,11 +227,7 @@ Test(e2e_tile, a_padded_column_tile_is_conflict_free_and_padding_is_suggested) {
   char src[8192];
   snprintf(src, sizeof src, "%.*sshared(A pad(1)) tile(32)%s", (int)(p - padded), padded, p + strlen("shared(A) tile(32)"));
   free(padded);
-  write_file("p.c", src);
-  cr_assert_eq(sh("%s build -- cc -O2 -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1,h100-sxm5 "
-                  "CGPREDICT_REPORT=p.json ./p"), 0, "%s", read_file("err.txt"));
-  cJSON *r = report("p.json");
+  cJSON *r = build_and_run("p", src);
   cJSON *k = kernel_named(r, "syrk_tiled");
   cJSON *st = stats(k, "h100-sxm5");
   cr_expect_float_eq(num(st, "smem_per_block"), 2 * 33 * 32 * 4, 1e-9);
@@ -238,9 +242,7 @@ Test(e2e_tile, a_padded_column_tile_is_conflict_free_and_padding_is_suggested) {
   cr_assert_not_null(wi);
   cr_expect_str_eq(cJSON_GetObjectItem(wi, "kind")->valuestring, "pad");
   for (int d = 0; d < 2; d++) {
-    cJSON *pr = prediction(k, d ? "h100-sxm5" : "jetson-tk1"), *sg, *pad = NULL;
-    cJSON_ArrayForEach(sg, cJSON_GetObjectItem(pr, "suggestions"))
-      if (!strcmp(cJSON_GetObjectItem(sg, "kind")->valuestring, "pad")) pad = sg;
+    cJSON *pr = prediction(k, d ? "h100-sxm5" : "jetson-tk1"), *pad = suggestion(pr, "pad");
     cr_assert_not_null(pad, "no padding suggestion on device %d", d);
     cr_expect_lt(num(pad, "predicted_ms"), num(pr, "time_ms"));
     cr_expect(strstr(cJSON_GetObjectItem(pad, "change")->valuestring, "shared(A pad(1))"));
