@@ -214,6 +214,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   c->win_miss += n * miss;
   c->t.lsu_wavefronts += n * wf;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
+    c->t.ld_wavefronts[m->cls] += n * wf;
     c->t.l1_trans[m->cls] += n * n1;
     c->t.l1_hit[m->cls] += n * hits1;
     c->t.ld_trans[m->cls] += n * n2;
@@ -232,6 +233,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
 static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
   cache *c = self;
   for (int k = 0; k < CGP_NCLASS; k++) {
+    tot->ld_wavefronts[k] += c->t.ld_wavefronts[k];
     tot->l1_trans[k] += c->t.l1_trans[k];
     tot->l1_hit[k] += c->t.l1_hit[k];
     tot->ld_trans[k] += c->t.ld_trans[k];

@@ -238,6 +238,7 @@ typedef struct {
   double total_insts, core_insts, fp32_insts, fp64_insts, int_insts, sfu_insts;
   double masked_slots, divergent_warps;
   double lsu_wavefronts;
+  double ld_wavefronts[CGP_NCLASS];  /* of those, global loads' by class */
   double smem_insts[CGP_NCLASS], smem_conflict[CGP_NCLASS];   /* conflict: sum of degrees */
   double sync_insts;                /* __syncthreads a tiled kernel's warps meet (cgp_tile.c) */
   double tile_load_insts;           /* its global loads into shared memory (in ld_insts too) */

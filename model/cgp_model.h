@@ -118,6 +118,8 @@ typedef struct cgp_kernel_stats {
   /* L1/LSU wavefronts per warp: each memory instruction takes one per distinct 128-byte L1 line
      its lanes touch (an atomic, one per lane); the SM processes one per cycle (section 9). */
   double lsu_wavefronts;
+  /* Of those, per global load warp instruction by class (0 = not measured: older reports). */
+  double ld_wavefronts_pw[3];
 } cgp_kernel_stats;
 
 /* Every quantity of the model for one launch on one device. */

@@ -51,6 +51,7 @@ cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s) {
   cJSON_AddNumberToObject(o, "int_insts", s->int_insts);
   cJSON_AddNumberToObject(o, "sfu_insts", s->sfu_insts);
   cJSON_AddNumberToObject(o, "lsu_wavefronts", s->lsu_wavefronts);
+  cJSON_AddItemToObject(o, "ld_wavefronts_pw", arr3(s->ld_wavefronts_pw));
   return o;
 }
 
@@ -133,7 +134,8 @@ int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, s
       opt_arr3(o, "l1_trans_pw", s->l1_trans_pw, err, errlen) || opt_arr3(o, "l1_hit_pw", s->l1_hit_pw, err, errlen) ||
       opt_num(o, "fp32_insts", &s->fp32_insts, err, errlen) || opt_num(o, "fp64_insts", &s->fp64_insts, err, errlen) ||
       opt_num(o, "int_insts", &s->int_insts, err, errlen) || opt_num(o, "sfu_insts", &s->sfu_insts, err, errlen) ||
-      opt_num(o, "lsu_wavefronts", &s->lsu_wavefronts, err, errlen))
+      opt_num(o, "lsu_wavefronts", &s->lsu_wavefronts, err, errlen) ||
+      opt_arr3(o, "ld_wavefronts_pw", s->ld_wavefronts_pw, err, errlen))
     return -1;
   s->blocks = (uint64_t)blocks;
   s->threads_per_block = (unsigned)tpb;
@@ -234,9 +236,14 @@ static double coalesce_all(cgp_kernel_stats *s) {
   double tr = s->insts[1] > 0 ? s->trans_pw[1] : 2.0;
   double miss_rate = s->trans_pw[2] > 0 ? s->dram_pw[2] / s->trans_pw[2] : 0;
   double n = s->insts[1] + s->insts[2];
-  /* LSU wavefronts: an uncoalesced instruction took about one per transaction (lanes at least a
-     line apart), a coalesced one of 32 elements of up to 4 bytes one */
-  s->lsu_wavefronts = fmax(s->lsu_wavefronts - s->insts[2] * fmax(s->trans_pw[2] - 1.0, 0.0), 0.0);
+  /* LSU wavefronts: the uncoalesced instructions take what the kernel's coalesced ones take (one
+     if it has none); their own, as measured (ld_wavefronts_pw), else about one per transaction
+     (older reports) */
+  double wf_u = s->ld_wavefronts_pw[2] > 0 ? s->ld_wavefronts_pw[2] : fmax(s->trans_pw[2], 1.0);
+  double wf_c = s->insts[1] > 0 && s->ld_wavefronts_pw[1] > 0 ? s->ld_wavefronts_pw[1] : 1.0;
+  s->lsu_wavefronts = fmax(s->lsu_wavefronts - s->insts[2] * fmax(wf_u - wf_c, 0.0), 0.0);
+  s->ld_wavefronts_pw[1] = n > 0 ? (s->insts[1] * wf_c + s->insts[2] * wf_c) / n : 0;
+  s->ld_wavefronts_pw[2] = 0;
   s->dram_pw[1] = (s->insts[1] * s->dram_pw[1] + s->insts[2] * tr * miss_rate) / n;
   s->trans_pw[1] = tr;
   s->insts[1] = n;

@@ -262,6 +262,7 @@ static void launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat,
     st->dram_pw[c] = n > 0 ? sum.ld_dram[c] / n : 0;
     st->l1_trans_pw[c] = n > 0 ? sum.l1_trans[c] / n : 0;
     st->l1_hit_pw[c] = n > 0 ? sum.l1_hit[c] / n : 0;
+    st->ld_wavefronts_pw[c] = n > 0 ? sum.ld_wavefronts[c] / n : 0;
   }
   st->st_insts = sum.st_insts / w;
   st->st_trans_pw = sum.st_insts > 0 ? sum.st_trans / sum.st_insts : 0;
