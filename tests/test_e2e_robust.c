@@ -550,3 +550,49 @@ Test(e2e_robust, din_files_are_written_as_the_report_is) {
                   "CGPREDICT_REPORT=r.json ./p && test -s d.jetson-tk1.din && ! ls -a | grep -q '^\\.d\\.jetson'"), 0,
                "%s", read_file("err.txt"));
 }
+
+/* Hidden files beside the report (".r.json..."), counted by ls -A. */
+static int hidden_beside(const char *report) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "ls -A | grep -c '^\\.%s' > hidden.txt; true", report);
+  cr_assert_eq(sh("%s", cmd), 0);
+  return atoi(read_file("hidden.txt"));
+}
+
+/* issue 31 item 2: a run that ends without atexit (_exit, SIGKILL) left its hidden temporaries
+   (.<report>.trace.XXXXXX, up to the trace's cap) for good. Now a temporary has no name until it
+   is committed (O_TMPFILE) where the file system allows, so nothing is left at all; and a named
+   one (.<report>.trace.<pid>.XXXXXX, where O_TMPFILE is not available) of a process that no
+   longer exists is removed by the next run, which says so. */
+Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
+  write_file("x.c", "#include <stdio.h>\n#include <stdlib.h>\n#include <signal.h>\n#include <unistd.h>\n"
+                    "float a[1 << 16];\n"
+                    "int main(int argc, char **argv) {\n"
+                    "#pragma cgpredict kernel name(fill)\n"
+                    "  for (int i = 0; i < (1 << 16); i++) a[i] = i;\n"
+                    "  printf(\"%.0f\\n\", a[100]);\n"
+                    "  fflush(stdout);\n"
+                    "  if (argc > 1 && argv[1][0] == 'k') kill(getpid(), SIGKILL);\n"
+                    "  if (argc > 1) _exit(0);\n"
+                    "  return 0;\n"
+                    "}\n");
+  cr_assert_eq(sh("%s cc -o x x.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=r.json ./x exit"), 0, "%s",
+               read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "100\n");
+  cr_expect_eq(hidden_beside("r.json"), 0, "a run ending in _exit(0) left a temporary");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=r.json ./x kill"), 137);
+  cr_expect_eq(hidden_beside("r.json"), 0, "a run killed with SIGKILL left a temporary");
+  /* a named temporary of a process that has ended (a file system without O_TMPFILE): the next
+     run removes it and says so; one of a live process (this test's own shell's parent) is kept */
+  cr_assert_eq(sh("pid=$(sh -c 'echo $$'); echo partial > .r.json.trace.$pid.AbC123; "
+                  "echo live > .r.json.trace.%ld.AbC123; echo $pid > dead.txt", (long)getpid()), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./x"), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "cgpredict: removed") &&
+                     strstr(read_file("err.txt"), ".r.json.trace."), "%s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 1, "the dead process's temporary stays, or the live one went");
+  char live[64];
+  snprintf(live, sizeof live, ".r.json.trace.%ld.AbC123", (long)getpid());
+  cr_expect_eq(access(in_dir(live), F_OK), 0, "a live process's temporary was removed");
+  cJSON_Delete(report("r.json"));
+}
