@@ -1095,5 +1095,15 @@ void cgp_rt_kernel_end(void) {
   atomic_store(&rt_busy, 0);
 }
 
+void rt_nest_forget_in_child(void) {
+  L.active = 0;                               /* every hook returns at once: the child's threads
+                                                 are plain, nothing is traced into the parent's
+                                                 windows, trace or report */
+  L.lane = NULL;
+  L.next_x = INT64_MIN;
+  cgp_rt_tracing = 0;
+  cgp_rt_fold = 0;
+}
+
 int rt_in_kernel(void) { return L.active; }
 const rt_kernel *rt_current_kernel(void) { return L.active ? L.k : NULL; }

@@ -134,6 +134,9 @@ typedef struct {
   char report_path[4096];
   uint64_t traced_accesses, traced_threads;
   uint64_t folded_iterations;             /* loop iterations issued at once (cgp_rt_loop) */
+  long pid;                               /* the process the runtime started in (a constructor) */
+  int forked;                             /* this process is a fork() of it: runs untraced, writes,
+                                             removes and reports nothing (rt_report_install) */
 } rt_global;
 
 extern rt_global cgp_rt_g;
@@ -196,9 +199,13 @@ void rt_trace_report(cJSON *runtime);
 void rt_trace_finish(int keep);
 /* From a signal handler (async-signal-safe): removes the trace's temporary file, if any. */
 void rt_trace_unlink_on_signal(void);
+/* In a child of fork(): the parent's trace stream is forgotten, its buffer dropped unwritten. */
+void rt_trace_forget_in_child(void);
 
 /* cgp_rt.c: marked nests entered by a thread while another was inside one (run untraced) */
 unsigned long rt_concurrent_entries(void);
+/* In a child of fork(): the nest the parent was inside (if any) goes on untraced. */
+void rt_nest_forget_in_child(void);
 
 /* cgp_rt_report.c: set-up at the first launch, the report at exit */
 void rt_report_install(void);

@@ -7,8 +7,10 @@
 #include "cgp_rt_file.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -428,6 +430,7 @@ static void write_report(void) {
 }
 
 static void at_exit(void) {
+  if (getpid() != cgp_rt_g.pid) return;       /* a fork's exit: the files are the parent's */
   for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
     char err[4400], msg[4600];
     if (cgp_rt_g.din[i] &&
@@ -458,11 +461,16 @@ static void put(const char *s) {
    says what happened, and the signal is raised again with the default action, so the program
    ends as it would have without cgpredict. */
 static void on_crash(int sig) {
-  const rt_kernel *k = rt_current_kernel();
+  const rt_kernel *k = getpid() == cgp_rt_g.pid ? rt_current_kernel() : NULL;
   char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
   rt_trace_unlink_on_signal();
   for (size_t i = 0; i < cgp_rt_g.ndev; i++)
     if (cgp_rt_g.din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
+  if (getpid() != cgp_rt_g.pid) {              /* a fork's: nothing of it is ours to remove */
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
   int stopped = sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
   put(stopped ? "cgpredict: the program was stopped (signal " : "cgpredict: the program crashed (signal ");
   put(sig >= 10 ? num : num + 1);
@@ -478,7 +486,51 @@ static void on_crash(int sig) {
   raise(sig);
 }
 
+/* ---- fork (issue 31 item 8) ----------------------------------------------------------------------
+
+   A child of fork() inherits the runtime's state: the open trace and din streams (with whatever
+   their buffers hold), the nest the parent may be inside, the exit and signal handlers. Were it to
+   act on them, it would write its copy of the buffers into the parent's files, commit or remove
+   the parent's temporaries, and write its own report over the parent's. So a child runs untraced
+   and leaves every file alone: at the fork its copies of the buffers are dropped unwritten and the
+   nest goes on untraced; its exit and signal handlers do nothing (they compare the pid with the
+   one recorded at start-up, which also covers a child made without fork's handlers); a marked
+   nest the child enters is said once on stderr, and is in no report. */
+
+static void say_forked_once(void) {
+  static int said;
+  if (said) return;
+  said = 1;
+  char msg[200];
+  snprintf(msg, sizeof msg, "cgpredict: process %ld, a fork of process %ld, runs its marked nests untraced: "
+           "they are in no report\n", (long)getpid(), cgp_rt_g.pid);
+  fflush(stdout);
+  fputs(msg, stderr);
+}
+
+static void after_fork_child(void) {
+  rt_trace_forget_in_child();
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
+    if (cgp_rt_g.din[i]) __fpurge(cgp_rt_g.din[i]);
+    cgp_rt_g.din[i] = NULL;
+    cgp_rt_g.din_tmp[i][0] = '\0';
+  }
+  rt_nest_forget_in_child();
+  cgp_rt_g.forked = 1;
+  cgp_rt_g.disabled = 1;
+}
+
+__attribute__((constructor)) static void rt_report_init(void) {
+  cgp_rt_g.pid = (long)getpid();
+  pthread_atfork(NULL, NULL, after_fork_child);
+}
+
 void rt_report_install(void) {
+  if (!cgp_rt_g.forked && getpid() != cgp_rt_g.pid) after_fork_child();     /* made without fork() */
+  if (cgp_rt_g.forked) {
+    say_forked_once();
+    return;
+  }
   if (cgp_rt_g.initialised) return;
   cgp_rt_g.initialised = 1;
   parse_env();

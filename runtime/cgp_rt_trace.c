@@ -8,6 +8,7 @@
 #include "cgp_trace.h"
 
 #include <stdio.h>
+#include <stdio_ext.h>                       /* __fpurge */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,6 +69,13 @@ static int trace_on(void) {
   put32(CGP_TRACE_VERSION);
   put32(RT_MAXD);
   return T.state == 1;
+}
+
+void rt_trace_forget_in_child(void) {
+  if (T.f) __fpurge(T.f);                  /* the child's exit must not flush it into the parent's file */
+  T.f = NULL;
+  T.tmp[0] = '\0';
+  T.state = -1;
 }
 
 void rt_trace_unlink_on_signal(void) {

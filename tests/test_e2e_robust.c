@@ -596,3 +596,53 @@ Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
   cr_expect_eq(access(in_dir(live), F_OK), 0, "a live process's temporary was removed");
   cJSON_Delete(report("r.json"));
 }
+
+/* issue 31 item 8: fork() around or inside a marked nest. The child inherited the runtime's
+   state: it flushed its copy of the trace's buffer into the parent's file, renamed or removed the
+   parent's temporaries and wrote its own report over the parent's (the trace then failed to
+   replay: "bytes after the end marker"). Now a child runs untraced and touches no file of the
+   parent's: the parent's report, trace and din file are those of a run without the fork, and the
+   trace replays. */
+Test(e2e_robust, a_forked_child_leaves_the_parents_report_and_trace_alone) {
+  write_file("f.c", "#include <stdio.h>\n#include <stdlib.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
+                    "#define N 65536\n"
+                    "float a[N];\n"
+                    "int main(int argc, char **argv) {\n"
+                    "  int where = argv[1][0];\n"
+                    "  pid_t child = -1;\n"
+                    "  if (where == 'b') child = fork();\n"
+                    "#pragma cgpredict kernel name(fill)\n"
+                    "  for (int i = 0; i < N; i++) {\n"
+                    "    a[i] = i;\n"
+                    "    if (where == 'i' && i == N / 2) child = fork();\n"
+                    "  }\n"
+                    "  if (where == 'a') child = fork();\n"
+                    "  if (child == 0) { printf(\"child %.0f\\n\", a[N - 1]); exit(0); }\n"
+                    "  if (child > 0) waitpid(child, 0, 0);\n"
+                    "  printf(\"parent %.0f\\n\", a[N - 1]);\n"
+                    "  return 0;\n"
+                    "}\n");
+  cr_assert_eq(sh("%s cc -o f f.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *env = "CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1";
+  cr_assert_eq(sh("%s CGPREDICT_REPORT=n.json CGPREDICT_DIN=n ./f n", env), 0, "%s", read_file("err.txt"));
+  cJSON *r0 = report("n.json");
+  double t0 = num(prediction(kernel_named(r0, "fill"), "jetson-tk1"), "time_ms");
+  cJSON_Delete(r0);
+  const char *where[] = {"b", "i", "a"};
+  for (int w = 0; w < 3; w++) {
+    cr_assert_eq(sh("%s CGPREDICT_REPORT=%s.json CGPREDICT_DIN=%s ./f %s", env, where[w], where[w], where[w]), 0);
+    cr_expect_str_eq(read_file("out.txt"), "child 65535\nparent 65535\n");
+    cJSON *r = report(strcmp(where[w], "b") == 0 ? "b.json" : strcmp(where[w], "i") == 0 ? "i.json" : "a.json");
+    cJSON *k = kernel_named(r, "fill");
+    cr_expect_eq(num(k, "launches"), 1, "fork %s: the child's nest was counted", where[w]);
+    cr_expect_eq(num(prediction(k, "jetson-tk1"), "time_ms"), t0, "fork %s", where[w]);
+    cJSON_Delete(r);
+    /* (its addresses move with ASLR: its size and lines are the run's) */
+    cr_expect_eq(sh("test \"$(wc -lc < n.jetson-tk1.din)\" = \"$(wc -lc < %s.jetson-tk1.din)\"", where[w]), 0,
+                 "fork %s: the din file differs", where[w]);
+    cr_expect_eq(sh("%s report %s.json --device gpgpusim-qv100", CGP_DRIVER, where[w]), 0, "fork %s: %s", where[w],
+                 read_file("err.txt"));
+    cr_expect_eq(sh("ls -A | grep -c '^\\.' > hidden.txt; true"), 0);
+    cr_expect_eq(atoi(read_file("hidden.txt")), 0, "fork %s: a temporary was left", where[w]);
+  }
+}
