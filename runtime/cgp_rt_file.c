@@ -34,7 +34,7 @@ static void strict_exit(int status, void *arg) {
   _exit(1);
 }
 
-__attribute__((constructor)) static void rt_file_init(void) {
+__attribute__((constructor(101))) static void rt_file_init(void) {
   started_in = getpid();
   if (strict_mode()) on_exit(strict_exit, NULL);
 }

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #define RT_DEFAULT_REPORT "cgpredict-report.json"
+#define RT_NO_NEST_NOTE "no marked loop nest began in this run (a nest whose loop runs zero times is never " \
+  "entered): the report lists no kernel"
 
 /* A set-up error (environment, device files): the program comes first, so it runs on untraced;
    the message says what failed and that no report will be written (CGPREDICT_STRICT=1 turns its
@@ -405,6 +407,8 @@ static void write_report(void) {
     rt_tool_failure(note);
   }
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
+  if (!cgp_rt_g.nkernels)
+    cJSON_AddStringToObject(rt, "kernels_note", RT_NO_NEST_NOTE);
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
   rt_trace_report(rt);
   char err[2048], msg[2400];
@@ -443,8 +447,11 @@ static void at_exit(void) {
   const rt_kernel *k = rt_current_kernel();
   if (k) {
     fflush(stdout);
+    /* a longjmp out of the nest looks the same until another nest begins (which ends it): the
+       runtime sees no exit edge either way */
     fprintf(stderr, "cgpredict: the program exited inside kernel '%s' (%s:%u) before the loop nest "
-            "finished; no report written\n", k->name, k->file, k->line);
+            "finished (or left it by longjmp and entered no nest after: the two cannot be told apart); "
+            "no report written\n", k->name, k->file, k->line);
     rt_trace_finish(0);
     return;
   }
@@ -520,9 +527,28 @@ static void after_fork_child(void) {
   cgp_rt_g.disabled = 1;
 }
 
-__attribute__((constructor)) static void rt_report_init(void) {
+/* issue 31 item 11: a run whose marked nests never began (a loop that runs zero times is not
+   entered: the pass's hook is on the nest's entry edge) wrote no report and said nothing, an
+   earlier run's report left as if it were this one's. The report reflects the run: registered at
+   start-up, so after every handler of the program, this handler writes it, with no kernel and a
+   note saying why, unless a nest began (then at_exit, registered at the first nest, wrote it).
+   Only in a program the pass instrumented (cgp_abi.h, CGP_MARKED_PROGRAM): the driver and the
+   tests link the runtime too. */
+extern const int cgp_rt_marked_program __attribute__((weak));     /* CGP_MARKED_PROGRAM */
+
+static void at_exit_if_no_nest(void) {
+  if (&cgp_rt_marked_program == NULL || cgp_rt_g.initialised || cgp_rt_g.forked || getpid() != cgp_rt_g.pid) return;
+  cgp_rt_g.initialised = 1;
+  parse_env();
+  if (!cgp_rt_g.disabled) load_devices();
+  if (!cgp_rt_g.disabled) at_exit();
+}
+
+/* After rt_file_init (priority 101), so that its strict-mode handler runs after this one's. */
+__attribute__((constructor(102))) static void rt_report_init(void) {
   cgp_rt_g.pid = (long)getpid();
   pthread_atfork(NULL, NULL, after_fork_child);
+  atexit(at_exit_if_no_nest);
 }
 
 void rt_report_install(void) {

@@ -646,3 +646,36 @@ Test(e2e_robust, a_forked_child_leaves_the_parents_report_and_trace_alone) {
     cr_expect_eq(atoi(read_file("hidden.txt")), 0, "fork %s: a temporary was left", where[w]);
   }
 }
+
+/* issue 31 item 11: a 1-D nest that runs zero times is never entered (the pass's hook is on the
+   nest's entry edge), so the run wrote no report and said nothing, the earlier run's report left
+   as if it were this one's. Now the report reflects the run: no kernel, runtime.kernels_note says
+   why, and so does stderr (`cgpredict report` too). The driver, which links the runtime, writes
+   no such report of its own. */
+Test(e2e_robust, a_run_whose_nest_never_began_replaces_the_stale_report) {
+  write_file("z.c", "#include <stdio.h>\n#include <stdlib.h>\n"
+                    "float a[4096];\n"
+                    "int main(int argc, char **argv) {\n"
+                    "  int n = atoi(argv[1]);\n"
+                    "#pragma cgpredict kernel name(fill)\n"
+                    "  for (int i = 0; i < n; i++) a[i] = i;\n"
+                    "  printf(\"%.0f\\n\", a[10]);\n"
+                    "  return 0;\n"
+                    "}\n");
+  cr_assert_eq(sh("%s cc -o z z.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./z 4096"), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("r.json");
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "kernels")), 1);
+  cJSON_Delete(r);
+  cr_assert_eq(sh("CGPREDICT_REPORT=r.json CGPREDICT_HTML=z.html ./z 0"), 0, "%s", read_file("err.txt"));
+  cr_expect_str_eq(read_file("out.txt"), "0\n");
+  cr_expect_not_null(strstr(read_file("err.txt"), "no marked loop nest began in this run"), "%s", read_file("err.txt"));
+  r = report("r.json");
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "kernels")), 0, "the earlier run's report is still there");
+  cr_expect(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "runtime"), "kernels_note")));
+  cJSON_Delete(r);
+  cr_expect_not_null(read_file("z.html"), "no page: %s", read_file("err.txt"));
+  cr_expect_eq(sh("%s report r.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("out.txt"), "no marked loop nest began"), "%s", read_file("out.txt"));
+  cr_expect_neq(access(in_dir("cgpredict-report.json"), F_OK), 0, "the driver wrote a report of its own");
+}
