@@ -135,6 +135,8 @@ typedef struct {
   uint64_t traced_accesses, traced_threads;
   uint64_t folded_iterations;             /* loop iterations issued at once (cgp_rt_loop) */
   long pid;                               /* the process the runtime started in (a constructor) */
+  uint64_t run_id;                        /* random, in the report (runtime.run_id) and the trace's
+                                             header: a trace is replayed only with its own report */
   int forked;                             /* this process is a fork() of it: runs untraced, writes,
                                              removes and reports nothing (rt_report_install) */
 } rt_global;

@@ -13,7 +13,9 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RT_DEFAULT_REPORT "cgpredict-report.json"
@@ -387,6 +389,9 @@ static void write_report(void) {
   cJSON *r = cgp_report_new(CGP_VERSION);
   cJSON *kernels = cJSON_GetObjectItemCaseSensitive(r, "kernels");
   cJSON *rt = cJSON_AddObjectToObject(r, "runtime");
+  char id[24];
+  snprintf(id, sizeof id, "%016llx", (unsigned long long)cgp_rt_g.run_id);
+  cJSON_AddStringToObject(rt, "run_id", id);
   cJSON_AddNumberToObject(rt, "traced_threads", (double)cgp_rt_g.traced_threads);
   cJSON_AddNumberToObject(rt, "traced_accesses", (double)cgp_rt_g.traced_accesses);
   cJSON_AddNumberToObject(rt, "folded_iterations", (double)cgp_rt_g.folded_iterations);
@@ -536,9 +541,22 @@ static void after_fork_child(void) {
    tests link the runtime too. */
 extern const int cgp_rt_marked_program __attribute__((weak));     /* CGP_MARKED_PROGRAM */
 
+/* Random where the system gives randomness, else the time and the pid: unique enough to tell one
+   run's trace from another's. */
+static void new_run_id(void) {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec << 20 ^ (uint64_t)getpid();
+  }
+  cgp_rt_g.run_id = v;
+}
+
 static void at_exit_if_no_nest(void) {
   if (&cgp_rt_marked_program == NULL || cgp_rt_g.initialised || cgp_rt_g.forked || getpid() != cgp_rt_g.pid) return;
   cgp_rt_g.initialised = 1;
+  new_run_id();
   parse_env();
   if (!cgp_rt_g.disabled) load_devices();
   if (!cgp_rt_g.disabled) at_exit();
@@ -559,6 +577,7 @@ void rt_report_install(void) {
   }
   if (cgp_rt_g.initialised) return;
   cgp_rt_g.initialised = 1;
+  new_run_id();
   parse_env();
   if (!cgp_rt_g.disabled) load_devices();
   if (cgp_rt_g.disabled) return;
