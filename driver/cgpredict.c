@@ -204,6 +204,14 @@ static int cmd_report(int argc, char **argv) {
   } else if (devlist) {
     char *list = strdup(devlist), *save = NULL;
     for (char *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+      for (size_t j = 0; j < n; j++)
+        if (strcmp(names[j], t) == 0) {
+          fprintf(stderr, "cgpredict report: --device: '%s' named twice\n", t);
+          free(list);
+          cgp_device_names_free(names, n);
+          cJSON_Delete(r);
+          return 2;
+        }
       char **bigger = realloc(names, (n + 1) * sizeof *names);
       if (bigger) names = bigger;
       if (!bigger || !(names[n] = strdup(t))) { list_oom = 1; break; }

@@ -40,6 +40,12 @@ static int add_device(const char *name) {
     fatal_setup(msg);
     return -1;
   }
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (strcmp(cgp_rt_g.dev[i].name, name) == 0) {   /* one report key, one column per device */
+      snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: '%.200s' named twice", name);
+      fatal_setup(msg);
+      return -1;
+    }
   if (cgp_device_find(name, &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) {
     snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
     fatal_setup(msg);

@@ -679,3 +679,18 @@ Test(e2e_robust, a_run_whose_nest_never_began_replaces_the_stale_report) {
   cr_expect_not_null(strstr(read_file("out.txt"), "no marked loop nest began"), "%s", read_file("out.txt"));
   cr_expect_neq(access(in_dir("cgpredict-report.json"), F_OK), 0, "the driver wrote a report of its own");
 }
+
+/* issue 31 item 11: a device named twice made two entries of one name (one key of the report's
+   analysis, two columns alike); refused by name, at run time and by `cgpredict report`. */
+Test(e2e_robust, a_device_named_twice_is_refused) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICE=jetson-tk1,h100-sxm5,jetson-tk1 CGPREDICT_REPORT=r.json ./p"), 0);
+  expect_program_intact();
+  cr_expect_not_null(strstr(read_file("err.txt"), "CGPREDICT_DEVICE: 'jetson-tk1' named twice"), "%s",
+                     read_file("err.txt"));
+  cr_expect_null(read_file("r.json"), "a report was written");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./p"), 0);
+  cr_expect_eq(sh("%s report r.json --device h100-sxm5,h100-sxm5", CGP_DRIVER), 2);
+  cr_expect_not_null(strstr(read_file("err.txt"), "'h100-sxm5' named twice"), "%s", read_file("err.txt"));
+}
