@@ -643,6 +643,8 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));
     const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "sampling_note"));
     if (note) fprintf(f, "    note: %s\n", note);
+    note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "memory_note"));
+    if (note) fprintf(f, "    note: %s\n", note);
     launch_note(f, k);
   }
   host_sync_note(f, report);

@@ -102,6 +102,7 @@ typedef struct rt_kernel {
   size_t ndeps;
   int deps_partial, budget_hit;
   int windows_dropped;       /* over budget in a backward sweep: the GPU's last blocks were dropped */
+  uint64_t oom_lost;         /* warps, windows or lanes of analysed launches lost to a failed allocation */
   uint64_t iters_skipped;    /* leaf-loop iterations of traced threads not traced (sampling) */
   uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;
@@ -166,6 +167,11 @@ void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
 void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
                      double block_threads,
                      cgp_kernel_stats *st, double *traced_warps);
+/* rt_launch_stats in two steps, for windows folded as they close (cgp_rt.c): one window's
+   scaled sums added to *sum (and its warps to *traced_warps, if not NULL), in window order; then
+   the per-warp averages of the sums. The same operations in the same order: the same bits. */
+void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, cgp_totals *sum, double *traced_warps);
+void rt_launch_stats_sum(const cgp_totals *sum, unsigned tpb, cgp_kernel_stats *st);
 /* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */
 extern uint64_t rt_deps_checked;
 /* Release the warps of blocks [freed, b); returns the bytes released. */

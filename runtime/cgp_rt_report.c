@@ -367,6 +367,15 @@ static cJSON *kernel_json(const rt_kernel *k) {
   else if (k->budget_hit)
     cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached: "
                             "later threads of a launch were not traced, so the threads traced stand for the grid");
+  if (k->oom_lost) {
+    char note[400];
+    snprintf(note, sizeof note, "out of memory: %llu warps, windows or threads of analysed launches could not be "
+             "kept (an allocation failed) and are not in the prediction, which is partial",
+             (unsigned long long)k->oom_lost);
+    cJSON_AddStringToObject(o, "memory_note", note);
+  }
+  /* not every warp the sample asked for was traced: the budget, or memory */
+  if (k->budget_hit || k->windows_dropped || k->oom_lost) cJSON_AddBoolToObject(o, "partial", 1);
   if (k->iters_skipped) {
     cJSON_AddNumberToObject(o, "loop_iterations_skipped", (double)k->iters_skipped);
     char note[400];
@@ -420,7 +429,16 @@ static void write_report(void) {
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   if (!cgp_rt_g.nkernels)
     cJSON_AddStringToObject(rt, "kernels_note", RT_NO_NEST_NOTE);
-  for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
+  for (size_t i = 0; i < cgp_rt_g.nkernels; i++) {
+    const rt_kernel *k = cgp_rt_g.kernels[i];
+    cJSON_AddItemToArray(kernels, kernel_json(k));
+    if (k->oom_lost) {                          /* on stderr too, whatever CGPREDICT_QUIET says */
+      char m[300];
+      snprintf(m, sizeof m, "kernel '%.100s': out of memory: %llu warps, windows or threads not kept; its "
+               "prediction is partial (the report's memory_note)", k->name, (unsigned long long)k->oom_lost);
+      rt_tool_failure(m);
+    }
+  }
   rt_trace_report(rt);
   char err[2048], msg[2400];
   int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);

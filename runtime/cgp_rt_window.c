@@ -221,25 +221,31 @@ void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int wa
   out->seen_threads = w->threads_counted[d];
 }
 
+void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, cgp_totals *sum, double *traced_warps) {
+  uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
+  if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) return;
+  /* a window the memory budget cut short stands on the threads it traced, in blocks of the
+     launch's mean size (it may have traced only some warps of a block: Rodinia's lavaMD, one
+     block of 216 threads, one warp of 32 traced before the budget, stood for 1 warp, not 6.75) */
+  double measured = (double)(end - ws->first_counted);
+  if (ws->budget_hit && ws->seen_threads > 0 && block_threads > 0) measured = ws->seen_threads / block_threads;
+  else if (ws->budget_hit && ws->seen_blocks > 0) measured = ws->seen_blocks;
+  double scale = (double)(rend - ws->region_start) / measured;
+  const double *src = (const double *)&ws->tot;
+  double *dst = (double *)sum;
+  for (size_t i = 0; i < sizeof *sum / sizeof(double); i++) dst[i] += scale * src[i];
+  if (traced_warps) *traced_warps += ws->tot.warps;
+}
+
 void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
                      double block_threads, cgp_kernel_stats *st, double *traced_warps) {
   cgp_totals sum = {0};
-  for (size_t w = 0; w < nwstat; w++) {
-    const rt_wstat *ws = &wstat[w][d];
-    uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
-    if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) continue;
-    /* a window the memory budget cut short stands on the threads it traced, in blocks of the
-       launch's mean size (it may have traced only some warps of a block: Rodinia's lavaMD, one
-       block of 216 threads, one warp of 32 traced before the budget, stood for 1 warp, not 6.75) */
-    double measured = (double)(end - ws->first_counted);
-    if (ws->budget_hit && ws->seen_threads > 0 && block_threads > 0) measured = ws->seen_threads / block_threads;
-    else if (ws->budget_hit && ws->seen_blocks > 0) measured = ws->seen_blocks;
-    double scale = (double)(rend - ws->region_start) / measured;
-    const double *src = (const double *)&ws->tot;
-    double *dst = (double *)&sum;
-    for (size_t i = 0; i < sizeof sum / sizeof(double); i++) dst[i] += scale * src[i];
-    if (traced_warps) *traced_warps += ws->tot.warps;
-  }
+  for (size_t w = 0; w < nwstat; w++) rt_launch_stats_add(&wstat[w][d], G, block_threads, &sum, traced_warps);
+  rt_launch_stats_sum(&sum, tpb, st);
+}
+
+void rt_launch_stats_sum(const cgp_totals *sum_in, unsigned tpb, cgp_kernel_stats *st) {
+  const cgp_totals sum = *sum_in;
   memset(st, 0, sizeof *st);
   /* blocks and warps with at least one active thread: a CUDA block or warp whose threads all
      fail the index guard costs next to nothing */

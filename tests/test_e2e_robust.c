@@ -694,3 +694,70 @@ Test(e2e_robust, a_device_named_twice_is_refused) {
   cr_expect_eq(sh("%s report r.json --device h100-sxm5,h100-sxm5", CGP_DRIVER), 2);
   cr_expect_not_null(strstr(read_file("err.txt"), "'h100-sxm5' named twice"), "%s", read_file("err.txt"));
 }
+
+/* issue 31 item 5: `full` mode kept every closed window's stats to the launch's end, 5.4 KB a
+   window: CGPREDICT_MEMORY_MB did not bound it (1.54 GB at N = 32768). Windows are now folded into
+   the launch's sums as they close (the same operations in the same order: the same prediction):
+   16 M one-warp blocks cost what 4 M do, but for the program's own array. Peak RSS from python3's
+   getrusage of the run. */
+Test(e2e_robust, full_mode_memory_follows_the_program_not_its_windows) {
+  write_file("fm.c", "#include <stdio.h>\n#include <stdlib.h>\n"
+                     "int main(int argc, char **argv) {\n"
+                     "  long n = atol(argv[1]);\n"
+                     "  float *a = calloc(n, sizeof *a);\n"
+                     "#pragma cgpredict kernel name(fill) block(32)\n"
+                     "  for (long i = 0; i < n; i++) a[i] = 2 * i;\n"
+                     "  printf(\"%.0f\\n\", a[n - 1]);\n"
+                     "  return 0;\n"
+                     "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o fm fm.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  long kb[2], n[2] = {1L << 21, 1L << 23};
+  for (int i = 0; i < 2; i++) {
+    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_TRACE=0 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1 "
+                    "CGPREDICT_REPORT=r%d.json python3 -c 'import resource, subprocess, sys; "
+                    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+                    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' ./fm %ld", i, n[i]), 0, "%s",
+                 read_file("err.txt"));
+    kb[i] = atol(read_file("out.txt"));
+  }
+  long array_kb = (n[1] - n[0]) * 4 / 1024;   /* 24 MiB more of the program's own */
+  cr_expect_lt(kb[1] - kb[0], array_kb + 12 * 1024, "peak %ld KB for n = 2^23, %ld KB for 2^21: the runtime grew by "
+               "%ld KB beyond the program's %ld KB", kb[1], kb[0], kb[1] - kb[0] - array_kb, array_kb);
+}
+
+/* issue 31 item 5: `full` mode stopped by the memory budget left the blocks after its last window
+   unaccounted (each window stood only for itself): a silently smaller prediction (here half).
+   The last window now stands for the rest, as in sampled mode, and the kernel is marked partial
+   with the budget's note, in the report and on stderr. */
+Test(e2e_robust, full_mode_cut_by_the_budget_stands_for_the_grid_and_says_partial) {
+  write_file("fb.c", "#include <stdio.h>\n"
+                     "#define N 4096\n"
+                     "float a[N], s[N];\n"
+                     "int main(void) {\n"
+                     "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
+                     "#pragma cgpredict kernel name(runs) block(64)\n"
+                     "  for (int i = 0; i < N; i++) {\n"
+                     "    float t = 0;\n"
+                     "    for (int j = 0; j < 400; j++) t += a[(j * j + i) % N];\n"
+                     "    s[i] = t;\n"
+                     "  }\n"
+                     "  double u = 0; for (int i = 0; i < N; i++) u += s[i];\n"
+                     "  printf(\"%.0f\\n\", u);\n"
+                     "  return 0;\n"
+                     "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o fb fb.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  double t[2];
+  for (int c = 0; c < 2; c++) {
+    cr_assert_eq(sh("CGPREDICT_SAMPLE=full CGPREDICT_MEMORY_MB=%d CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r%d.json "
+                    "./fb", c ? 4 : 64, c), 0, "%s", read_file("err.txt"));
+    cr_expect_str_eq(read_file("out.txt"), "9828000\n");
+    cJSON *r = report(c ? "r1.json" : "r0.json");
+    cJSON *k = kernel_named(r, "runs");
+    t[c] = num(prediction(k, "jetson-tk1"), "time_ms");
+    cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(k, "partial")), c == 1, "partial");
+    cr_expect_eq(cJSON_GetObjectItem(k, "sampling_note") != NULL, c == 1, "sampling_note");
+    cJSON_Delete(r);
+  }
+  cr_expect_not_null(strstr(read_file("err.txt"), "note: the trace memory budget"), "%s", read_file("err.txt"));
+  cr_expect_lt(fabs(t[1] - t[0]) / t[0], 0.1, "cut by the budget %g ms, whole %g ms", t[1], t[0]);
+}
