@@ -303,7 +303,7 @@ static void release_analysed(rt_window *w) {
   L.stored -= bytes < L.stored ? bytes : L.stored;
 }
 
-/* A closed window's stats are kept until the launch ends (rt_launch_stats clamps them to the grid,
+/* A closed window's stats were kept until the launch ended (finish_launch clamps them to the grid,
    known only then), which in `full` mode, one window after another, grew without bound: 5.4 KB a
    window, 1.4 GB for a grid of 4 M blocks (issue 31 item 5). A window is folded into the launch's
    sums (rt_launch_stats_add, in window order: the same operations, the same bits) once a later

@@ -161,15 +161,13 @@ void rt_window_launch_begin(rt_kernel *k, size_t d);
 /* The launch of G blocks ends for device d: the blocks after its last window, up to the grid's end,
    reach the analyses as skipped (docs/model.md section 4c). */
 void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
-/* Per-warp averages of a launch of G blocks from its windows' sums (device d), each window scaled
-   to the blocks it stands for; block_threads: the launch's threads per block (threads / G), the
-   measure of a window the memory budget cut short. */
-void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
-                     double block_threads,
-                     cgp_kernel_stats *st, double *traced_warps);
-/* rt_launch_stats in two steps, for windows folded as they close (cgp_rt.c): one window's
-   scaled sums added to *sum (and its warps to *traced_warps, if not NULL), in window order; then
-   the per-warp averages of the sums. The same operations in the same order: the same bits. */
+/* Per-warp averages of a launch of G blocks from its windows' sums, in two steps so that windows
+   are folded in as they close (cgp_rt.c) or are replayed (cgp_rt_trace.c), none kept to the end:
+   one window's sums for a device, scaled to the blocks it stands for, added to *sum (its warps to
+   *traced_warps, if not NULL), in window order; then the per-warp averages of the sums.
+   block_threads: the launch's threads per block (threads / G), the measure of a window the
+   memory budget cut short; G clamps what a window stands for (UINT64_MAX: a window followed by
+   one starting past its region, which the grid reaches beyond). */
 void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, cgp_totals *sum, double *traced_warps);
 void rt_launch_stats_sum(const cgp_totals *sum, unsigned tpb, cgp_kernel_stats *st);
 /* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */

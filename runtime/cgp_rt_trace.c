@@ -563,28 +563,30 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     if (!an || !k->site[0]) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
     cgp_analysis_begin_launch(an);
     rt_window_launch_begin(k, 0);
-    rt_wstat (*ws)[RT_MAX_DEVICES] = calloc(l->norder ? l->norder : 1, sizeof *ws);
-    if (!ws) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
+    cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
+    double threads = s ? cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "threads")) : 0;
+    /* each window's stats added to the launch's sums as it is analysed (rt_launch_stats_add, then _sum, in
+       window order: the same bits), none kept: a trace of many windows costs no memory for them */
+    cgp_totals sum = {0};
     for (size_t i = 0; i < l->norder; i++) {
       rt_window *w = &l->win[l->order[i]].w;
+      rt_wstat ws;
+      memset(&ws, 0, sizeof ws);
       memset(w->next, 0, sizeof w->next);
       memset(w->counted, 0, sizeof w->counted);
       memset(w->threads_counted, 0, sizeof w->threads_counted);
-      rt_window_finish(k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, &ws[i][0]);
+      rt_window_finish(k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, &ws);
+      if (s) rt_launch_stats_add(&ws, l->G, threads > 0 ? threads / (double)l->G : 0, &sum, NULL);
     }
     rt_window_launch_end(k, 0, l->G);
     cgp_analysis_end_launch(an);
-    cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
     if (s) {
       cgp_kernel_stats st;
-      double threads = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "threads"));
-      rt_launch_stats((const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G,
-                      threads > 0 ? threads / (double)l->G : 0, &st, NULL);
+      rt_launch_stats_sum(&sum, tpb, &st);
       cJSON *an_json = cJSON_GetObjectItemCaseSensitive(s, "analysis");
       cJSON_DeleteItemFromObjectCaseSensitive(an_json, dev->name);
       cJSON_AddItemToObject(an_json, dev->name, cgp_report_stats_to_json(&st));
     }
-    free(ws);
   }
   /* each site's figures for the device, as the run gives them for its devices */
   for (size_t i = 0; i < r->nk && !rc && kernels; i++) {

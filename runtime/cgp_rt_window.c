@@ -237,13 +237,6 @@ void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, c
   if (traced_warps) *traced_warps += ws->tot.warps;
 }
 
-void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
-                     double block_threads, cgp_kernel_stats *st, double *traced_warps) {
-  cgp_totals sum = {0};
-  for (size_t w = 0; w < nwstat; w++) rt_launch_stats_add(&wstat[w][d], G, block_threads, &sum, traced_warps);
-  rt_launch_stats_sum(&sum, tpb, st);
-}
-
 void rt_launch_stats_sum(const cgp_totals *sum_in, unsigned tpb, cgp_kernel_stats *st) {
   const cgp_totals sum = *sum_in;
   memset(st, 0, sizeof *st);
