@@ -540,8 +540,8 @@ static void say_forked_once(void) {
   char msg[200];
   snprintf(msg, sizeof msg, "cgpredict: process %ld, a fork of process %ld, runs its marked nests untraced: "
            "they are in no report\n", (long)getpid(), cgp_rt_g.pid);
-  fflush(stdout);
-  fputs(msg, stderr);
+  fputs(msg, stderr);                        /* no fflush(stdout): the child's output is the program's,
+                                                flushed when the child would flush it */
 }
 
 static void after_fork_child(void) {

@@ -621,7 +621,8 @@ static int not_this_reports(tr_reader *r, size_t at, const char *what) {
 
 /* A trace is replayed only with the report of its own run: the same run id, the warp events the
    report says the run wrote (so a replay's work is what the report promises), the kernels in the
-   report's places with its names, and each launch with the report's block shape and a launch
+   report's places with its names, memory sites (the warps' site ids are checked against the
+   descriptor's) and dimensions, and each launch with the report's block shape and a launch
    number below the kernel's launches. The report has passed cgp_report_parse. */
 static int check_against_report(tr_reader *r, const cJSON *report) {
   char m[600];
@@ -647,6 +648,14 @@ static int check_against_report(tr_reader *r, const cJSON *report) {
     if (!kn || strcmp(kn, r->k[i]->name) != 0) {
       snprintf(m, sizeof m, "kernel %zu is '%.200s' in the trace but '%.200s' in the report", i, r->k[i]->name,
                kn ? kn : "(none)");
+      return not_this_reports(r, r->kat[i], m);
+    }
+    const cJSON *rk = cJSON_GetArrayItem(kernels, (int)i);
+    int sites = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rk, "memory"));
+    double dims = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rk, "dims"));
+    if ((size_t)sites != r->k[i]->nmem || dims != (double)r->k[i]->dims) {
+      snprintf(m, sizeof m, "kernel '%.200s' has %zu memory sites and %u dimensions in the trace, %d and %.0f in the "
+               "report", r->k[i]->name, r->k[i]->nmem, r->k[i]->dims, sites, dims);
       return not_this_reports(r, r->kat[i], m);
     }
   }

@@ -192,6 +192,18 @@ Test(e2e_trace, a_stale_trace_is_refused_against_a_newer_report) {
   cr_assert_eq(sh("%s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1, "a stale trace was replayed");
   char *err = read_file("err.txt");
   cr_assert(strstr(err, "r.json.trace: byte 16: ") && strstr(err, "stale trace"), "%s", err);
+  /* the trace's kernels against the report's: a report whose kernel lost a memory site, or whose
+     launches have another block shape, is not the trace's */
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g && cp r.json good.json"), 0);
+  cr_assert_eq(sh("python3 -c \"import json; r = json.load(open('good.json')); k = r['kernels'][0]; "
+                  "k['memory'] = k['memory'][1:]; json.dump(r, open('r.json', 'w'))\" && "
+                  "%s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  cr_assert(strstr(read_file("err.txt"), "memory sites"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("python3 -c \"import json; r = json.load(open('good.json')); r['kernels'][0]['block'] = [16, 16, 1]; "
+                  "json.dump(r, open('r.json', 'w'))\" && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  cr_assert(strstr(read_file("err.txt"), "blocks, the report's are not that shape"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("cp good.json r.json && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 0, "%s",
+               read_file("err.txt"));
 }
 
 /* issue 31 item 3: of 116 mutations of one trace, 14 gave another prediction with exit 0 (one
