@@ -202,51 +202,6 @@ int cgp_file_remove_stale(const char *path) {
   return n;
 }
 
-/* An unlinked temporary in dir, or -1 where the file system (or a missing /proc) does not allow one. */
-static int open_unnamed(const char *dir) {
-#ifdef O_TMPFILE
-  int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-  if (fd < 0) return -1;
-  char proc[64];
-  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-  if (access(proc, F_OK) != 0) { close(fd); return -1; }    /* commit could not link it */
-  return fd;
-#else
-  (void)dir;
-  return -1;
-#endif
-}
-
-FILE *cgp_file_stream_open(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen) {
-  mode_t mode;
-  char dir[4096];
-  if (check_target(path, &mode, err, errlen) != 0) return NULL;
-  if (dir_of(path, dir, sizeof dir) != 0 || tmp_name(path, tmp, tmplen) != 0) {
-    snprintf(err, errlen, "cannot write '%s': path too long", path);
-    return NULL;
-  }
-  cgp_file_remove_stale(path);
-  int fd = open_unnamed(dir);
-  if (fd >= 0) tmp[0] = '\0';                 /* nothing to remove on any exit path */
-  else fd = mkstemp(tmp);
-  if (fd < 0) {
-    snprintf(err, errlen, "cannot write '%s': cannot create a temporary file in '%s': %s", path, dir, strerror(errno));
-    return NULL;
-  }
-  FILE *f = fdopen(fd, "wb");
-  if (!f) {
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    close(fd);
-    if (tmp[0]) unlink(tmp);
-  }
-  return f;
-}
-
-void cgp_file_stream_abort(FILE *f, const char *tmp) {
-  if (f) fclose(f);
-  if (tmp[0]) unlink(tmp);
-}
-
 /* Give the unlinked temporary fd a name beside path (in tmp), as a named one would have. */
 static int link_unnamed(int fd, const char *path, char *tmp, size_t tmplen) {
   char proc[64];
@@ -265,6 +220,81 @@ static int link_unnamed(int fd, const char *path, char *tmp, size_t tmplen) {
   return -1;
 }
 
+/* An unlinked temporary in dir, or -1 where the file system (or a missing /proc) does not allow
+   one. Readable: should its link fail at commit, its bytes are copied to a named one (copy_named).
+   (A link cannot be tried here and undone: an O_TMPFILE file once linked and unlinked can never
+   be linked again.) */
+static int open_unnamed(const char *dir) {
+#ifdef O_TMPFILE
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (access(proc, F_OK) != 0) { close(fd); return -1; }    /* commit could not link it */
+  return fd;
+#else
+  (void)dir;
+  return -1;
+#endif
+}
+
+/* The unlinked temporary fd's bytes into a new named temporary beside path (its name in tmp),
+   fsync'ed, with `mode`: commit's way when the link fails. */
+static int copy_named(int fd, const char *path, mode_t mode, char *tmp, size_t tmplen) {
+  if (tmp_name(path, tmp, tmplen) != 0) return -1;
+  int out = mkstemp(tmp);
+  if (out < 0) { tmp[0] = '\0'; return -1; }
+  char buf[65536];
+  off_t at = 0;
+  int ok = 1;
+  for (;;) {
+    ssize_t n = pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) { ok = n == 0; break; }
+    for (ssize_t w = 0; w < n && ok;) {
+      ssize_t k = write(out, buf + w, (size_t)(n - w));
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) ok = 0;
+      else w += k;
+    }
+    at += n;
+  }
+  if (ok) ok = fchmod(out, mode) == 0 && fsync(out) == 0;
+  if (close(out) != 0) ok = 0;
+  if (!ok) { unlink(tmp); tmp[0] = '\0'; }
+  return ok ? 0 : -1;
+}
+
+FILE *cgp_file_stream_open(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen) {
+  mode_t mode;
+  char dir[4096];
+  if (check_target(path, &mode, err, errlen) != 0) return NULL;
+  if (dir_of(path, dir, sizeof dir) != 0 || tmp_name(path, tmp, tmplen) != 0) {
+    snprintf(err, errlen, "cannot write '%s': path too long", path);
+    return NULL;
+  }
+  cgp_file_remove_stale(path);
+  int fd = open_unnamed(dir);
+  if (fd >= 0) tmp[0] = '\0';                 /* nothing to remove on any exit path */
+  else fd = mkstemp(tmp);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write '%s': cannot create a temporary file in '%s': %s", path, dir, strerror(errno));
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "w+b");
+  if (!f) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    close(fd);
+    if (tmp[0]) unlink(tmp);
+  }
+  return f;
+}
+
+void cgp_file_stream_abort(FILE *f, const char *tmp) {
+  if (f) fclose(f);
+  if (tmp[0]) unlink(tmp);
+}
+
 int cgp_file_stream_commit(FILE *f, const char *tmp_in, const char *path, char *err, size_t errlen) {
   mode_t mode;
   char tmp[4400];
@@ -275,7 +305,11 @@ int cgp_file_stream_commit(FILE *f, const char *tmp_in, const char *path, char *
   int saved = ok ? 0 : errno, fd = fileno(f);
   if (ok && !(ok = fchmod(fd, mode) == 0)) { step = "chmod"; saved = errno; }
   if (ok && !(ok = fsync(fd) == 0)) { step = "fsync"; saved = errno; }
-  if (ok && !tmp[0] && !(ok = link_unnamed(fd, path, tmp, sizeof tmp) == 0)) { step = "link"; saved = errno; }
+  if (ok && !tmp[0] && link_unnamed(fd, path, tmp, sizeof tmp) != 0 &&
+      !(ok = copy_named(fd, path, mode, tmp, sizeof tmp) == 0)) {
+    step = "link or copy";
+    saved = errno;
+  }
   if (fclose(f) != 0 && ok) { ok = 0; step = "close"; saved = errno; }
   if (ok && rename(tmp, path) != 0) { ok = 0; step = "rename"; saved = errno; }
   if (!ok) {

@@ -595,6 +595,38 @@ Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
   snprintf(live, sizeof live, ".r.json.trace.%ld.AbC123", (long)getpid());
   cr_expect_eq(access(in_dir(live), F_OK), 0, "a live process's temporary was removed");
   cJSON_Delete(report("r.json"));
+  /* where the file system has no O_TMPFILE (made so here by a preloaded open() that refuses it):
+     the named temporary of the run that ended in _exit is what the next run removes; and where
+     the unlinked temporary cannot be linked at the end (a preloaded linkat() that fails), its
+     bytes are copied to a named one: the report and the trace are written all the same */
+  write_file("notmp.c", "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <errno.h>\n#include <fcntl.h>\n"
+                        "#include <stdarg.h>\n#include <stdlib.h>\n"
+                        "int linkat(int a, const char *b, int c, const char *d, int e) {\n"
+                        "  (void)a; (void)b; (void)c; (void)d; (void)e; errno = EPERM; return -1;\n"
+                        "}\n"
+                        "static int pass(const char *name, const char *p, int flags, va_list ap) {\n"
+                        "  int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, name);\n"
+                        "  if ((flags & O_TMPFILE) == O_TMPFILE && !getenv(\"LINK_FAILS\")) { errno = EOPNOTSUPP; return -1; }\n"
+                        "  return real(p, flags, va_arg(ap, int));\n"
+                        "}\n"
+                        "int open(const char *p, int flags, ...) {\n"
+                        "  va_list ap; va_start(ap, flags); int r = pass(\"open\", p, flags, ap); va_end(ap); return r;\n"
+                        "}\n"
+                        "int open64(const char *p, int flags, ...) {\n"
+                        "  va_list ap; va_start(ap, flags); int r = pass(\"open64\", p, flags, ap); va_end(ap); return r;\n"
+                        "}\n");
+  cr_assert_eq(sh("rm -f .r.json.trace.* && cc -shared -fPIC -o notmp.so notmp.c -ldl"), 0, "%s", read_file("err.txt"));
+  const char *pre = "ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$PWD/notmp.so CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json";
+  cr_assert_eq(sh("%s ./x exit", pre), 0, "%s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 1, "without O_TMPFILE, the run ended by _exit leaves its named temporary");
+  cr_assert_eq(sh("%s ./x", pre), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "cgpredict: removed"), "%s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 0, "the next run left a temporary");
+  cJSON_Delete(report("r.json"));
+  cr_assert_eq(sh("rm r.json r.json.trace && LINK_FAILS=1 %s ./x", pre), 0, "%s", read_file("err.txt"));
+  cr_expect_eq(sh("test -s r.json && test -s r.json.trace && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 0,
+               "with linkat failing: %s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 0, "with linkat failing, a temporary was left");
 }
 
 /* issue 31 item 8: fork() around or inside a marked nest. The child inherited the runtime's
