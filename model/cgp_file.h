@@ -28,7 +28,8 @@ int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *
    refusals: a symbolic link or special file at `path` is never replaced), abort removes it.
    *tmp (tmplen bytes) receives the temporary's name, or "" when it has none: the temporary is
    opened unlinked (O_TMPFILE) where the file system allows, and then nothing is left whatever
-   way the process ends; else it is named .<base>.<pid>.XXXXXX, and opening the same path again
+   way the process ends (commit links it, or copies it to a named temporary if the link is
+   refused); else it is named .<base>.<pid>.XXXXXX, and opening the same path again
    removes such temporaries of processes that no longer exist (cgp_file_remove_stale). A signal
    handler removes a named one with unlink(tmp) when tmp[0] is set. NULL / -1 with err on failure. */
 #include <stdio.h>
