@@ -497,16 +497,16 @@ static void put(const char *s) {
    says what happened, and the signal is raised again with the default action, so the program
    ends as it would have without cgpredict. */
 static void on_crash(int sig) {
-  const rt_kernel *k = getpid() == cgp_rt_g.pid ? rt_current_kernel() : NULL;
-  char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
-  rt_trace_unlink_on_signal();
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
-    if (cgp_rt_g.din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
   if (getpid() != cgp_rt_g.pid) {              /* a fork's: nothing of it is ours to remove */
     signal(sig, SIG_DFL);
     raise(sig);
     return;
   }
+  const rt_kernel *k = rt_current_kernel();
+  char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
+  rt_trace_unlink_on_signal();
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (cgp_rt_g.din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
   int stopped = sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
   put(stopped ? "cgpredict: the program was stopped (signal " : "cgpredict: the program crashed (signal ");
   put(sig >= 10 ? num : num + 1);
