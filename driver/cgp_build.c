@@ -468,6 +468,7 @@ int cgp_build(int argc, char **cmd) {
       }
       push(&final, runtime_lib());
       push(&final, "-lcjson");
+      push(&final, "-lz");
       push(&final, "-lm");
       if (CGP_RUNTIME_LINK_FLAG[0]) push(&final, CGP_RUNTIME_LINK_FLAG);
     }

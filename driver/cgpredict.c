@@ -343,6 +343,15 @@ static int cmd_report(int argc, char **argv) {
   } else if (devlist) {
     char *list = strdup(devlist), *save = NULL;
     for (char *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+      for (size_t j = 0; j < n; j++)
+        if (strcmp(names[j], t) == 0) {
+          fprintf(stderr, "cgpredict report: --device: '%s' named twice\n", t);
+          free(list);
+          cgp_device_names_free(names, n);
+          cJSON_Delete(r);
+          cgp_hls_free(&hr);
+          return 2;
+        }
       char fpath[4200];
       snprintf(fpath, sizeof fpath, "%s/%s.json", cgp_devices_dir(), t);
       if (!strchr(t, '/') && cgp_device_file_is_fpga(fpath)) {

@@ -27,36 +27,65 @@ typedef enum { F_UINT, F_U64, F_DOUBLE, F_BOOL } ftype;
    absent, left 0). Every field present needs a string in "sources" under its key. */
 enum { POS = 1, NONNEG = 2, POW2 = 4, OPT = 8 };
 
+/* Plausibility bounds (issue 31 item 11): a value outside them is no GPU's but a typo or a hostile
+   file, whose predictions printed 300-digit times or inf. Each is orders of magnitude beyond any
+   GPU made (the largest have 144 SMs, 2048 threads per SM, clocks of 2.6 GHz, 8 TB/s of DRAM
+   bandwidth, latencies of a few hundred cycles), so no real device is refused. A nonzero value of
+   a field where 0 means "not modelled" must be within them too. devices/device.schema.json says
+   the same. */
+#define COUNT_MAX 1048576.0          /* SMs, lanes, threads, blocks, warps, ways, sets, line bytes */
+#define WORDS_MAX 4294967295.0       /* registers and byte sizes: the unsigned 32-bit counts */
+#define HZ_MIN 1e6                   /* clocks: 1 MHz to 100 GHz */
+#define HZ_MAX 1e11
+#define CYCLES_MIN 1e-3              /* latencies, delays and cycles per instruction */
+#define CYCLES_MAX 1e7
+#define BPS_MIN 1e6                  /* bandwidths: 1 MB/s to 10 PB/s */
+#define BPS_MAX 1e16
+#define LAUNCH_CYCLES_MAX 1e10       /* a launch's fixed cost: seconds at any clock above */
+#define SECONDS_MAX 1.0              /* host costs per launch or transfer */
+
 typedef struct {
   const char *key;
   ftype type;
   size_t offset;
   unsigned flags;
+  double lo, hi;             /* bounds of a nonzero value */
 } field;
 
-#define U(k, f) {#k, F_UINT, offsetof(cgp_device, k), f}
-#define D(k, f) {#k, F_DOUBLE, offsetof(cgp_device, k), f}
+#define U(k, f) {#k, F_UINT, offsetof(cgp_device, k), f, 1, COUNT_MAX}
+#define W(k, f) {#k, F_UINT, offsetof(cgp_device, k), f, 1, WORDS_MAX}
+#define D(k, f, lo, hi) {#k, F_DOUBLE, offsetof(cgp_device, k), f, lo, hi}
+#define CYC(k) D(k, POS, CYCLES_MIN, CYCLES_MAX)
 static const field fields[] = {
   U(no_sm, POS), U(cores_per_sm, POS), U(schedulers_per_sm, POS), U(issue_per_scheduler, POS), U(warp_size, POS),
-  D(freq_hz, POS), D(dram_freq_hz, POS | OPT),
+  D(freq_hz, POS, HZ_MIN, HZ_MAX), D(dram_freq_hz, POS | OPT, HZ_MIN, HZ_MAX),
   U(max_threads_per_sm, POS), U(max_threads_per_block, POS), U(max_blocks_per_sm, POS), U(max_warps_per_sm, POS),
-  U(regs_per_sm, POS), U(max_regs_per_thread, POS), U(smem_per_sm, POS), U(smem_per_block, POS),
-  U(l1_smem_unified_bytes, POS | OPT),
+  W(regs_per_sm, POS), U(max_regs_per_thread, POS), W(smem_per_sm, POS), W(smem_per_block, POS),
+  W(l1_smem_unified_bytes, POS | OPT),
   U(fp32_lanes, POS), U(fp64_lanes, POS), U(int_lanes, POS), U(sfu_lanes, POS),
-  U(l1_bytes, POS), U(l1_line_bytes, POS | POW2), U(l1_sector_bytes, POS | POW2), U(l1_assoc, POS),
-  U(l1_sets, POS | POW2 | OPT), {"l1_caches_global", F_BOOL, offsetof(cgp_device, l1_caches_global), 0},
-  D(lat_l1, POS),
-  {"l2_bytes", F_U64, offsetof(cgp_device, l2_bytes), POS}, U(l2_line_bytes, POS | POW2),
+  W(l1_bytes, POS), U(l1_line_bytes, POS | POW2), U(l1_sector_bytes, POS | POW2), U(l1_assoc, POS),
+  U(l1_sets, POS | POW2 | OPT), {"l1_caches_global", F_BOOL, offsetof(cgp_device, l1_caches_global), 0, 0, 0},
+  CYC(lat_l1),
+  {"l2_bytes", F_U64, offsetof(cgp_device, l2_bytes), POS, 1, 9007199254740992.0}, U(l2_line_bytes, POS | POW2),
   U(l2_sector_bytes, POS | POW2), U(l2_assoc, POS), U(l2_sets, POS | POW2 | OPT),
-  D(lat_smem, POS), D(lat_l2, POS), D(lat_dram, POS), D(smem_load_const, POS), D(dd_l2, POS), D(dd_dram, POS),
-  D(inst_cycle, POS), D(dram_bandwidth_bytes_per_s, POS), U(smem_banks, POS), U(smem_bank_bytes, POS | POW2),
-  D(launch_overhead_cycles, NONNEG),
-  {"l2_keep_bytes", F_U64, offsetof(cgp_device, l2_keep_bytes), NONNEG | OPT},
-  D(l2_read_bandwidth_bytes_per_s, NONNEG | OPT), D(l2_write_bandwidth_bytes_per_s, NONNEG | OPT),
-  D(host_sync_launch_s, NONNEG | OPT), U(smem_load_vector_bytes, POS | POW2 | OPT),
+  CYC(lat_smem), CYC(lat_l2), CYC(lat_dram), CYC(smem_load_const), CYC(dd_l2), CYC(dd_dram),
+  CYC(inst_cycle), D(dram_bandwidth_bytes_per_s, POS, BPS_MIN, BPS_MAX), U(smem_banks, POS),
+  U(smem_bank_bytes, POS | POW2),
+  D(launch_overhead_cycles, NONNEG, CYCLES_MIN, LAUNCH_CYCLES_MAX),
+  {"l2_keep_bytes", F_U64, offsetof(cgp_device, l2_keep_bytes), NONNEG | OPT, 1, 9007199254740992.0},
+  D(l2_read_bandwidth_bytes_per_s, NONNEG | OPT, BPS_MIN, BPS_MAX),
+  D(l2_write_bandwidth_bytes_per_s, NONNEG | OPT, BPS_MIN, BPS_MAX),
+  D(host_sync_launch_s, NONNEG | OPT, 1e-9, SECONDS_MAX), U(smem_load_vector_bytes, POS | POW2 | OPT),
 };
 #undef U
+#undef W
 #undef D
+#undef CYC
+
+static void bounds_text(const field *f, char *out, size_t n) {
+  snprintf(out, n, "expected %s%g to %g%s", f->flags & NONNEG ? "0 or " : "", f->lo, f->hi,
+           f->type == F_DOUBLE ? "" : " (a whole number)");
+}
 
 const char *cgp_devices_dir(void) {
   const char *e = getenv("CGPREDICT_DEVICES_DIR");
@@ -73,6 +102,15 @@ static char *slurp(const char *path, char *err, size_t errlen) {
   char *buf = NULL;
   size_t len = 0;
   if (cgp_read_regular_file(path, DEVICE_FILE_CAP_BYTES, &buf, &len, err, errlen) != 0) return NULL;
+  /* JSON text has no NUL, and a string's \u0000 would end it early in silence (cJSON's strings
+     are C strings): both refused, so what the loader reads is all the file says */
+  const char *esc = strstr(buf, "\\u0000");
+  if (strlen(buf) != len || esc) {
+    snprintf(err, errlen, "%s: byte %zu: %s", path, esc ? (size_t)(esc - buf) : strlen(buf),
+             esc ? "a \\u0000 (NUL) in a string" : "a NUL byte (a device file is JSON text)");
+    free(buf);
+    return NULL;
+  }
   return buf;
 }
 
@@ -114,6 +152,12 @@ static int load_field(const cJSON *root, const cJSON *sources, const field *f, c
       return fail(err, errlen, path, f->key, "does not fit an unsigned 32-bit count (at most 4294967295)");
     if (f->type == F_U64 && x > 9007199254740992.0)
       return fail(err, errlen, path, f->key, "too large (at most 2^53)");
+    if (x != 0 && (x < f->lo || x > f->hi)) {
+      char why[160];
+      bounds_text(f, why, sizeof why);
+      snprintf(why + strlen(why), sizeof why - strlen(why), "; %g is no GPU's", x);
+      return fail(err, errlen, path, f->key, why);
+    }
     if (f->flags & POW2 && !is_pow2((uint64_t)x)) return fail(err, errlen, path, f->key, "expected a power of two");
     if (f->type == F_UINT) *(unsigned *)dst = (unsigned)x;
     else if (f->type == F_U64) *(uint64_t *)dst = (uint64_t)x;
@@ -131,6 +175,44 @@ static int load_string(const cJSON *root, const char *key, char *dst, size_t cap
     return -1;
   }
   strcpy(dst, v->valuestring);
+  return 0;
+}
+
+/* A device's name is a file's name (<name>.json), an element of the comma-separated
+   CGPREDICT_DEVICE, a key of the report and a column of a terminal table: letters, digits and
+   . _ + - only, beginning with a letter or digit, at most 63 characters. */
+static int valid_name(const char *s) {
+  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))) return 0;
+  size_t n = 0;
+  for (; *s; s++, n++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '.' ||
+          *s == '_' || *s == '+' || *s == '-'))
+      return 0;
+  return n <= 63;
+}
+
+/* A control character (a terminal escape, a newline, \u007f) in a string the tool prints. */
+static int has_control(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f) return 1;
+  return 0;
+}
+
+/* Every string of the file the tool prints (name, description, indices, citations, host link
+   kind) free of control characters; the first one that is not, named. */
+static int check_strings(const cJSON *root, const char *path, char *err, size_t errlen) {
+  const cJSON *it;
+  cJSON_ArrayForEach(it, root) {
+    if (cJSON_IsString(it) && has_control(it->valuestring))
+      return fail(err, errlen, path, it->string, "a control character (a terminal escape, a line break) in the string");
+    if (!cJSON_IsObject(it)) continue;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, it) if (cJSON_IsString(s) && has_control(s->valuestring)) {
+      char key[96];
+      snprintf(key, sizeof key, "%.40s.%.40s", it->string, s->string);
+      return fail(err, errlen, path, key, "a control character (a terminal escape, a line break) in the string");
+    }
+  }
   return 0;
 }
 
@@ -248,7 +330,13 @@ static int load_host_link(const cJSON *root, const cJSON *sources, cgp_device *d
     if (!v) return fail(err, errlen, path, full, "missing");
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || !isfinite(v->valuedouble))
       return fail(err, errlen, path, full, "expected a non-negative number");
-    *dst[i] = v->valuedouble;
+    double x = v->valuedouble, lo = i == 0 ? BPS_MIN : 1e-9, hi = i == 0 ? BPS_MAX : SECONDS_MAX;
+    if (x != 0 && (x < lo || x > hi)) {
+      char why[160];
+      snprintf(why, sizeof why, "expected 0 or %g to %g; %g is no GPU's", lo, hi, x);
+      return fail(err, errlen, path, full, why);
+    }
+    *dst[i] = x;
   }
   const char *cite[3] = {"host_link.kind", "host_link.bandwidth_bytes_per_s", "host_link.latency_s"};
   for (int i = 0; i < 3; i++)
@@ -308,6 +396,11 @@ int cgp_device_load_file(const char *path, cgp_device *dev, char *err, size_t er
               ? "\"fpga\": an FPGA device, which GPU predictions do not take"
               : "expected \"gpu\" (or absent) for a GPU, \"fpga\" for an FPGA");
   if (!rc) rc = load_string(root, "name", dev->name, sizeof dev->name, path, err, errlen);
+  if (!rc && !valid_name(dev->name))
+    rc = fail(err, errlen, path, "name", "expected 1 to 63 letters, digits, '.', '_', '+' or '-', beginning with a letter "
+              "or digit (it is a file's name, an element of CGPREDICT_DEVICE's list and a column of the summary: no "
+              "comma, '/', space or control character)");
+  if (!rc) rc = check_strings(root, path, err, errlen);
   if (!rc) rc = load_string(root, "description", dev->description, sizeof dev->description, path, err, errlen);
   const cJSON *it;
   cJSON_ArrayForEach(it, root) if (!rc && !known_key(it->string)) rc = fail(err, errlen, path, it->string, "unknown field");
@@ -397,8 +490,15 @@ int cgp_device_find(const char *name, cgp_device *dev, char *err, size_t errlen)
     return -1;
   }
   snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
-  if (access(path, F_OK) == 0) return cgp_device_load_file(path, dev, err, errlen);  /* never opened to look:
-                                                                                     a FIFO would block */
+  if (access(path, F_OK) == 0) {          /* never opened to look: a FIFO would block */
+    if (cgp_device_load_file(path, dev, err, errlen) != 0) return -1;
+    if (strcmp(dev->name, name) != 0) {   /* found by its file's name: two files cannot claim one name */
+      char why[300];
+      snprintf(why, sizeof why, "\"%s\" is not the file's name '%s' (a device is looked up by its file)", dev->name, name);
+      return fail(err, errlen, path, "name", why);
+    }
+    return 0;
+  }
   char **names;
   size_t n = cgp_device_all_names(&names), used;
   used = (size_t)snprintf(err, errlen, "unknown device '%s' (known:", name);

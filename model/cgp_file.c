@@ -1,8 +1,11 @@
 /* cgp_file.c: see cgp_file.h. The checks are made on the open descriptor (fstat after open),
    not on the name, so a path swapped for a FIFO between check and read cannot block us. */
+#define _GNU_SOURCE                 /* O_TMPFILE */
 #include "cgp_file.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,48 +142,178 @@ static int check_target(const char *path, mode_t *mode, char *err, size_t errlen
   return 0;
 }
 
+/* ---- temporaries that cannot outlive their run (issue 31 item 1) ------------------------------
+
+   A run can end without any code of ours running (_exit, quick_exit, SIGKILL, a crash handler of
+   the program's own). So a temporary is first opened unlinked (O_TMPFILE): it has no name until
+   commit links it, under a name of the form below, and renames it over the target; a run that
+   ends before leaves nothing. Where the file system cannot (no O_TMPFILE, no /proc to link it
+   through), the temporary is named .<target>.<pid>.XXXXXX, and each later write of the same target
+   removes those whose process no longer exists (kill(pid, 0): ESRCH) and says so on stderr. A
+   process of another PID namespace or machine sharing the directory may look dead: its file
+   would go; the same target written from two such places at once is no use anyway. */
+
+static int tmp_name(const char *path, char *tmp, size_t tmplen) {
+  char dir[4096];
+  if (dir_of(path, dir, sizeof dir) != 0) return -1;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  int w = snprintf(tmp, tmplen, "%s/.%.200s.%ld.XXXXXX", dir, base, (long)getpid());
+  return w < 0 || (size_t)w >= tmplen ? -1 : 0;
+}
+
+/* Is `name` .<base>.<pid>.XXXXXX? Its pid in *pid. */
+static int stale_pattern(const char *name, const char *base, long *pid) {
+  size_t bl = strlen(base);
+  if (name[0] != '.' || strncmp(name + 1, base, bl) != 0 || name[1 + bl] != '.') return 0;
+  const char *p = name + 2 + bl, *q = p;
+  long v = 0;
+  while (*q >= '0' && *q <= '9' && q - p < 10) v = v * 10 + (*q++ - '0');
+  if (q == p || *q != '.' || strlen(q + 1) != 6) return 0;
+  for (const char *c = q + 1; *c; c++)
+    if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) return 0;
+  *pid = v;
+  return v > 0;
+}
+
+int cgp_file_remove_stale(const char *path) {
+  char dir[4096], full[4400];
+  if (dir_of(path, dir, sizeof dir) != 0) return 0;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (strlen(base) > 200) return 0;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    long pid;
+    struct stat st;
+    if (!stale_pattern(e->d_name, base, &pid) || pid == (long)getpid()) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;        /* alive, or not ours to know */
+    snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+    if (lstat(full, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) continue;
+    if (unlink(full) == 0) {
+      fprintf(stderr, "cgpredict: removed '%s', a temporary of process %ld, which ended before finishing it "
+              "(_exit, a kill or a crash)\n", full, pid);
+      n++;
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+/* Give the unlinked temporary fd a name beside path (in tmp), as a named one would have. */
+static int link_unnamed(int fd, const char *path, char *tmp, size_t tmplen) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  unsigned long x = (unsigned long)getpid() * 2654435761u ^ (unsigned long)fd;
+  for (int attempt = 0; attempt < 100; attempt++) {
+    if (tmp_name(path, tmp, tmplen) != 0) return -1;
+    char *s = tmp + strlen(tmp) - 6;
+    x = x * 6364136223846793005u + 1442695040888963407u + (unsigned long)attempt;
+    for (int i = 0; i < 6; i++) s[i] = digits[(x >> (8 * i + 3)) % 62];
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) return 0;
+    if (errno != EEXIST) break;
+  }
+  tmp[0] = '\0';
+  return -1;
+}
+
+/* An unlinked temporary in dir, or -1 where the file system (or a missing /proc) does not allow
+   one. Readable: should its link fail at commit, its bytes are copied to a named one (copy_named).
+   (A link cannot be tried here and undone: an O_TMPFILE file once linked and unlinked can never
+   be linked again.) */
+static int open_unnamed(const char *dir) {
+#ifdef O_TMPFILE
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (access(proc, F_OK) != 0) { close(fd); return -1; }    /* commit could not link it */
+  return fd;
+#else
+  (void)dir;
+  return -1;
+#endif
+}
+
+/* The unlinked temporary fd's bytes into a new named temporary beside path (its name in tmp),
+   fsync'ed, with `mode`: commit's way when the link fails. */
+static int copy_named(int fd, const char *path, mode_t mode, char *tmp, size_t tmplen) {
+  if (tmp_name(path, tmp, tmplen) != 0) return -1;
+  int out = mkstemp(tmp);
+  if (out < 0) { tmp[0] = '\0'; return -1; }
+  char buf[65536];
+  off_t at = 0;
+  int ok = 1;
+  for (;;) {
+    ssize_t n = pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) { ok = n == 0; break; }
+    for (ssize_t w = 0; w < n && ok;) {
+      ssize_t k = write(out, buf + w, (size_t)(n - w));
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) ok = 0;
+      else w += k;
+    }
+    at += n;
+  }
+  if (ok) ok = fchmod(out, mode) == 0 && fsync(out) == 0;
+  if (close(out) != 0) ok = 0;
+  if (!ok) { unlink(tmp); tmp[0] = '\0'; }
+  return ok ? 0 : -1;
+}
+
 FILE *cgp_file_stream_open(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen) {
   mode_t mode;
   char dir[4096];
   if (check_target(path, &mode, err, errlen) != 0) return NULL;
-  if (dir_of(path, dir, sizeof dir) != 0) { snprintf(err, errlen, "cannot write '%s': path too long", path); return NULL; }
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  if (snprintf(tmp, tmplen, "%s/.%.200s.XXXXXX", dir, base) >= (int)tmplen) {
+  if (dir_of(path, dir, sizeof dir) != 0 || tmp_name(path, tmp, tmplen) != 0) {
     snprintf(err, errlen, "cannot write '%s': path too long", path);
     return NULL;
   }
-  int fd = mkstemp(tmp);
+  cgp_file_remove_stale(path);
+  int fd = open_unnamed(dir);
+  if (fd >= 0) tmp[0] = '\0';                 /* nothing to remove on any exit path */
+  else fd = mkstemp(tmp);
   if (fd < 0) {
     snprintf(err, errlen, "cannot write '%s': cannot create a temporary file in '%s': %s", path, dir, strerror(errno));
     return NULL;
   }
-  FILE *f = fdopen(fd, "wb");
+  FILE *f = fdopen(fd, "w+b");
   if (!f) {
     snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
     close(fd);
-    unlink(tmp);
+    if (tmp[0]) unlink(tmp);
   }
   return f;
 }
 
 void cgp_file_stream_abort(FILE *f, const char *tmp) {
   if (f) fclose(f);
-  unlink(tmp);
+  if (tmp[0]) unlink(tmp);
 }
 
-int cgp_file_stream_commit(FILE *f, const char *tmp, const char *path, char *err, size_t errlen) {
+int cgp_file_stream_commit(FILE *f, const char *tmp_in, const char *path, char *err, size_t errlen) {
   mode_t mode;
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s", tmp_in);
   if (check_target(path, &mode, err, errlen) != 0) { cgp_file_stream_abort(f, tmp); return -1; }
   const char *step = "write";
   int ok = fflush(f) == 0 && !ferror(f);
   int saved = ok ? 0 : errno, fd = fileno(f);
   if (ok && !(ok = fchmod(fd, mode) == 0)) { step = "chmod"; saved = errno; }
   if (ok && !(ok = fsync(fd) == 0)) { step = "fsync"; saved = errno; }
+  if (ok && !tmp[0] && link_unnamed(fd, path, tmp, sizeof tmp) != 0 &&
+      !(ok = copy_named(fd, path, mode, tmp, sizeof tmp) == 0)) {
+    step = "link or copy";
+    saved = errno;
+  }
   if (fclose(f) != 0 && ok) { ok = 0; step = "close"; saved = errno; }
   if (ok && rename(tmp, path) != 0) { ok = 0; step = "rename"; saved = errno; }
   if (!ok) {
-    unlink(tmp);
+    if (tmp[0]) unlink(tmp);
     snprintf(err, errlen, "cannot write '%s': %s failed: %s", path, step, strerror(saved ? saved : EIO));
     return -1;
   }

@@ -26,11 +26,21 @@ int cgp_write_file_atomic(const char *path, const char *data, size_t len, char *
 /* The same, streamed: a temporary file beside `path` (made as cgp_write_file_atomic makes it) to
    write into with stdio; commit flushes, fsyncs and renames it over `path` (with the same
    refusals: a symbolic link or special file at `path` is never replaced), abort removes it.
-   *tmp (tmplen bytes) receives the temporary's name. NULL / -1 with err on failure. */
+   *tmp (tmplen bytes) receives the temporary's name, or "" when it has none: the temporary is
+   opened unlinked (O_TMPFILE) where the file system allows, and then nothing is left whatever
+   way the process ends (commit links it, or copies it to a named temporary if the link is
+   refused); else it is named .<base>.<pid>.XXXXXX, and opening the same path again
+   removes such temporaries of processes that no longer exist (cgp_file_remove_stale). A signal
+   handler removes a named one with unlink(tmp) when tmp[0] is set. NULL / -1 with err on failure. */
 #include <stdio.h>
 FILE *cgp_file_stream_open(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
 int cgp_file_stream_commit(FILE *f, const char *tmp, const char *path, char *err, size_t errlen);
 void cgp_file_stream_abort(FILE *f, const char *tmp);
+
+/* Remove the temporaries .<base of path>.<pid>.XXXXXX beside `path` whose process no longer
+   exists (kill(pid, 0) fails with ESRCH; regular files of this user only), each said on stderr
+   ("cgpredict: removed ..."). Returns how many. */
+int cgp_file_remove_stale(const char *path);
 
 /* Would paths a and b name one file? The same string, the same existing file (device and inode),
    or the same name in the same directory (./r.json and r.json, a directory reached through a

@@ -655,6 +655,12 @@ static void name_widths(const cJSON *report, int *kw, int *dw) {
 void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
   int kw, dw;
   name_widths(report, &kw, &dw);
+  if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "kernels")) == 0) {
+    const char *why = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "runtime"), "kernels_note"));
+    fprintf(f, "cgpredict: %s (report: %s)\n", why ? why : "the report lists no kernel", path);
+    return;
+  }
   fprintf(f, "cgpredict: predicted GPU time per kernel (report: %s)\n", path);
   fprintf(f, "  %-*s %-*s %11s  %-15s %7s %6s %4s %3s %7s  %-17s %6s\n", kw, "kernel", dw, "device", "time (ms)",
           "bound", "MWP", "CWP", "N", "B", "batch", "const/coal/uncoal", "L2 hit");
@@ -699,6 +705,8 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));
     const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "sampling_note"));
+    if (note) fprintf(f, "    note: %s\n", note);
+    note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "memory_note"));
     if (note) fprintf(f, "    note: %s\n", note);
     launch_note(f, k);
   }

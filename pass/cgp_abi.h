@@ -37,6 +37,10 @@
 #define CGP_HOOK_HOISTED "cgp_rt_hoisted"
 #define CGP_HOOK_BB "cgp_rt_bb"
 #define CGP_HOOK_TRACING "cgp_rt_tracing"
+/* int cgp_rt_marked_program = 1, a weak definition in every module with a marked nest: the
+   runtime's start-up reads it (a weak reference) to tell an instrumented program, which writes a
+   report even when none of its nests began, from another user of the runtime (the driver). */
+#define CGP_MARKED_PROGRAM "cgp_rt_marked_program"
 /* Straight-line bodies (docs/pipeline.md, "Blocks of a straight-line body mark themselves"): in
    a descriptor with block_seen, thread-body block bid of the traced thread may set bit bid % 64
    of uint64_t cgp_rt_block_seen[bid / 64] instead of calling cgp_rt_bb(bid); the runtime takes

@@ -1750,6 +1750,11 @@ int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size
     while ((u = LLVMGetFirstUse(pc.f_site))) LLVMInstructionEraseFromParent(LLVMGetUser(u));
     LLVMDeleteFunction(pc.f_site);
   }
+  if (nk && !LLVMGetNamedGlobal(m, CGP_MARKED_PROGRAM)) {
+    LLVMValueRef g = LLVMAddGlobal(m, pc.i32, CGP_MARKED_PROGRAM);
+    LLVMSetInitializer(g, LLVMConstInt(pc.i32, 1, 0));
+    LLVMSetLinkage(g, LLVMWeakAnyLinkage);
+  }
   char *vmsg = NULL;
   if (LLVMVerifyModule(m, LLVMReturnStatusAction, &vmsg)) {
     snprintf(err, errlen, "internal error: instrumented module does not verify: %.900s", vmsg ? vmsg : "");

@@ -91,8 +91,11 @@ static struct {
   size_t npend;
   rt_window *win;
   size_t nwin;
-  rt_wstat (*wstat)[RT_MAX_DEVICES];      /* per closed window */
+  rt_wstat (*wstat)[RT_MAX_DEVICES];      /* per closed window not yet folded (fold_windows) */
   size_t nwstat;
+  cgp_totals fold[RT_MAX_DEVICES];        /* the folded windows' scaled sums, per device */
+  cgp_totals fold_tiled[RT_MAX_DEVICES];  /* and the what-if tiling's (docs/model.md 8c) */
+  double fold_traced;                     /* and their warps (device 0) */
   size_t stored;                          /* bytes of complete warps waiting in windows */
   uint32_t hoist_sid[RT_MAX_HOISTED];     /* cgp_rt_hoisted: issued first by every traced thread */
   uint64_t hoist_addr[RT_MAX_HOISTED];
@@ -129,6 +132,13 @@ static struct {
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
 
+/* An allocation failed and what it was for is lost to an analysed launch: said in the report
+   (memory_note) and on stderr, the prediction marked partial. */
+static void lost_to_memory(void) {
+  if (L.sampled) L.k->oom_lost++;
+}
+
+
 static rt_window *window_of(uint64_t id) {
   for (size_t i = 0; i < L.nwin; i++)
     if (id >= L.win[i].start && id - L.win[i].start < L.win[i].size) return &L.win[i];
@@ -141,10 +151,11 @@ static void complete_warp(rt_pending *p) {
   if (win) {
     rt_wwarp *w = p->flat ? rt_wwarp_build_flat(L.k->shape, p->flat, p->lane, p->active, p->thread)
                           : rt_wwarp_build(L.k->shape, p->lane, p->active, p->thread);
-    if (w) {
-      L.stored += rt_wwarp_bytes(w);
-      rt_window_put(win, p->block_id - win->start, w);
-    }
+    uint64_t b = p->block_id - win->start;
+    size_t before = b < win->nblk && win->nw ? win->nw[b] : 0, bytes = w ? rt_wwarp_bytes(w) : 0;
+    if (w) rt_window_put(win, b, w);            /* (frees the warp if out of memory) */
+    if (w && b < win->nblk && win->nw[b] == before + 1) L.stored += bytes;
+    else lost_to_memory();
   }
   for (unsigned l = 0; l < RT_WARP; l++) {
     p->active[l] = 0;
@@ -293,6 +304,43 @@ static void release_analysed(rt_window *w) {
   L.stored -= bytes < L.stored ? bytes : L.stored;
 }
 
+/* A closed window's stats were kept until the launch ended (finish_launch clamps them to the grid,
+   known only then), which in `full` mode, one window after another, grew without bound: 5.4 KB a
+   window, 1.4 GB for a grid of 4 M blocks (issue 31 item 5). A window is folded into the launch's
+   sums (rt_launch_stats_add, in window order: the same operations, the same bits) once a later
+   window starts at or past the end of the blocks it stands for: then the grid reaches past that
+   end and the clamps change nothing. Not a window the budget cut (it stands on the launch's mean
+   block, known at its end), nor any once `full` mode is over the budget (the last window then
+   stands for the rest of the grid, finish_launch). Windows are folded RT_WSTAT_FOLD at a time,
+   RT_WSTAT_KEEP staying unfolded (the array moves once per RT_WSTAT_FOLD windows). */
+#define RT_WSTAT_KEEP 8
+#define RT_WSTAT_FOLD 64
+
+static int foldable(size_t i) {
+  if (L.over_budget && cgp_rt_g.sample_mode == 2) return 0;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    if (L.wstat[i][d].budget_hit) return 0;
+  return L.wstat[L.nwstat - 1][0].region_start >= L.wstat[i][0].region_end;
+}
+
+static void fold_windows(void) {
+  if (L.nwstat < RT_WSTAT_KEEP + RT_WSTAT_FOLD) return;
+  size_t n = 0;
+  while (L.nwstat - n > RT_WSTAT_KEEP && foldable(n)) {
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+      rt_launch_stats_add(&L.wstat[n][d], UINT64_MAX, 0, &L.fold[d], &L.fold_tiled[d], d == 0 ? &L.fold_traced : NULL);
+    if (L.sampled) {                            /* as finish_launch adds them, in the same order */
+      L.k->warps_traced += (uint64_t)L.wstat[n][0].tot.warps;
+      L.k->divergent_warps += (uint64_t)L.wstat[n][0].tot.divergent_warps;
+      L.k->masked_slots += L.wstat[n][0].tot.masked_slots;
+    }
+    n++;
+  }
+  if (!n) return;
+  memmove(L.wstat, L.wstat + n, (L.nwstat - n) * sizeof *L.wstat);
+  L.nwstat -= n;
+}
+
 static void close_window(size_t i) {
   rt_window *w = &L.win[i];
   flush_pending_if(pending_in_window, w);
@@ -303,6 +351,9 @@ static void close_window(size_t i) {
     memset(out, 0, sizeof *ns);
     for (size_t d = 0; d < cgp_rt_g.ndev; d++)
       rt_window_finish(L.k, w, d, L.tpb, warms(w), deps_for(d, w), &out[d]);
+    fold_windows();
+  } else {
+    lost_to_memory();
   }
   size_t bytes = free_below(w, w->nblk);
   L.stored -= bytes < L.stored ? bytes : L.stored;
@@ -611,9 +662,9 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
     if (w) w->budget_hit = 1;
     return untraced();
   }
-  if (!window_of(id) && !open_window(start, region_end)) return untraced();
+  if (!window_of(id) && !open_window(start, region_end)) { lost_to_memory(); return untraced(); }
   if (!p) p = pending_for(id, widx, last_row);
-  if (!p) return untraced();
+  if (!p) { lost_to_memory(); return untraced(); }
   p->lanes = last - widx * RT_WARP + 1;
   unsigned l = tid % RT_WARP;
   return start_lane(p, l, lane_end(l, (unsigned)(x % L.bx)), x, y, z);
@@ -1041,12 +1092,19 @@ static void finish_launch(void) {
   memcpy(s.grid, grid, sizeof grid);
   memcpy(s.gridblocks, gb, sizeof gb);
   s.total_warps = G * ((L.tpb + RT_WARP - 1) / RT_WARP);
+  /* `full` mode stopped by the budget: the blocks after the last window were not traced, and it
+     stands for them, as a sampled launch's last window does */
+  if (cgp_rt_g.sample_mode == 2 && L.over_budget && L.nwstat)
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++) L.wstat[L.nwstat - 1][d].region_end = UINT64_MAX;
+  s.traced_warps = L.fold_traced;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    rt_launch_stats(L.wstat, L.nwstat, d, L.tpb, G, (double)L.threads / (double)G, &s.stats[d],
-                    d == 0 ? &s.traced_warps : NULL);
+    cgp_totals sum = L.fold[d], sum_tiled = L.fold_tiled[d];
+    for (size_t w = 0; w < L.nwstat; w++)
+      rt_launch_stats_add(&L.wstat[w][d], G, (double)L.threads / (double)G, &sum, &sum_tiled,
+                          d == 0 ? &s.traced_warps : NULL);
+    rt_launch_stats_sum(&sum, L.tpb, &s.stats[d]);
     rt_tile_stats(k, d, &s.stats[d]);
-    s.has_tiled |= rt_launch_stats_tiled(k, L.wstat, L.nwstat, d, L.tpb, G, (double)L.threads / (double)G,
-                                         &s.tiled[d]);
+    s.has_tiled |= rt_launch_stats_tiled(k, d, &sum_tiled, L.tpb, &s.tiled[d]);
   }
   for (size_t w = 0; w < L.nwstat; w++) {
     k->warps_traced += (uint64_t)L.wstat[w][0].tot.warps;
@@ -1097,6 +1155,16 @@ void cgp_rt_kernel_end(void) {
   end_nest();
   rt_owner = 0;
   atomic_store(&rt_busy, 0);
+}
+
+void rt_nest_forget_in_child(void) {
+  L.active = 0;                               /* every hook returns at once: the child's threads
+                                                 are plain, nothing is traced into the parent's
+                                                 windows, trace or report */
+  L.lane = NULL;
+  L.next_x = INT64_MIN;
+  cgp_rt_tracing = 0;
+  cgp_rt_fold = 0;
 }
 
 int rt_in_kernel(void) { return L.active; }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 static volatile int tool_failed;
+static pid_t started_in;                 /* a fork's exit status is its own: no failure of ours */
 
 void rt_tool_failure(const char *what) {
   fflush(stdout);
@@ -27,12 +28,13 @@ static int strict_mode(void) {
 
 static void strict_exit(int status, void *arg) {
   (void)arg;
-  if (!tool_failed || status != 0) return;
+  if (!tool_failed || status != 0 || getpid() != started_in) return;
   fflush(NULL);
   fputs("cgpredict: CGPREDICT_STRICT=1: exit status 1 instead of 0 (the tool failed, see above)\n", stderr);
   _exit(1);
 }
 
-__attribute__((constructor)) static void rt_file_init(void) {
+__attribute__((constructor(101))) static void rt_file_init(void) {
+  started_in = getpid();
   if (strict_mode()) on_exit(strict_exit, NULL);
 }

@@ -117,6 +117,7 @@ typedef struct rt_kernel {
   size_t ndeps;
   int deps_partial, budget_hit;
   int windows_dropped;       /* over budget in a backward sweep: the GPU's last blocks were dropped */
+  uint64_t oom_lost;         /* warps, windows or lanes of analysed launches lost to a failed allocation */
   uint64_t iters_skipped;    /* leaf-loop iterations of traced threads not traced (sampling) */
   uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;
@@ -151,6 +152,11 @@ typedef struct {
   char report_path[4096];
   uint64_t traced_accesses, traced_threads;
   uint64_t folded_iterations;             /* loop iterations issued at once (cgp_rt_loop) */
+  long pid;                               /* the process the runtime started in (a constructor) */
+  uint64_t run_id;                        /* random, in the report (runtime.run_id) and the trace's
+                                             header: a trace is replayed only with its own report */
+  int forked;                             /* this process is a fork() of it: runs untraced, writes,
+                                             removes and reports nothing (rt_report_install) */
 } rt_global;
 
 extern rt_global cgp_rt_g;
@@ -172,16 +178,21 @@ void rt_window_launch_begin(rt_kernel *k, size_t d);
 /* The launch of G blocks ends for device d: the blocks after its last window, up to the grid's end,
    reach the analyses as skipped (docs/model.md section 4c). */
 void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
-/* Per-warp averages of a launch of G blocks from its windows' sums (device d), each window scaled
-   to the blocks it stands for; block_threads: the launch's threads per block (threads / G), the
-   measure of a window the memory budget cut short. */
-void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
-                     double block_threads,
-                     cgp_kernel_stats *st, double *traced_warps);
-/* The same for the what-if tiling's sums (tot_tiled), its shared memory included; 0 when device d's
-   analyses of k have no what-if. */
-int rt_launch_stats_tiled(const rt_kernel *k, const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d,
-                          unsigned tpb, uint64_t G, double block_threads, cgp_kernel_stats *st);
+/* Per-warp averages of a launch of G blocks from its windows' sums, in two steps so that windows
+   are folded in as they close (cgp_rt.c) or are replayed (cgp_rt_trace.c), none kept to the end:
+   one window's sums for a device, scaled to the blocks it stands for, added to *sum (its warps to
+   *traced_warps, if not NULL), in window order; then the per-warp averages of the sums.
+   block_threads: the launch's threads per block (threads / G), the measure of a window the
+   memory budget cut short; G clamps what a window stands for (UINT64_MAX: a window followed by
+   one starting past its region, which the grid reaches beyond). */
+void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, cgp_totals *sum, cgp_totals *sum_tiled,
+                         double *traced_warps);
+void rt_launch_stats_sum(const cgp_totals *sum, unsigned tpb, cgp_kernel_stats *st);
+/* sum_tiled (the what-if tiling's sums, rt_launch_stats_add) as the kernel's stats on device d,
+   its shared memory included; 0 when device d's analyses of k have no what-if, or one that does
+   not stand for tiled code (docs/model.md 8c). */
+int rt_launch_stats_tiled(const rt_kernel *k, size_t d, const cgp_totals *sum_tiled, unsigned tpb,
+                          cgp_kernel_stats *st);
 /* The shared memory per block a tiled kernel's footprints take on device d (docs/model.md 8b). */
 void rt_tile_stats(const rt_kernel *k, size_t d, cgp_kernel_stats *st);
 /* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */
@@ -219,9 +230,13 @@ void rt_trace_report(cJSON *runtime);
 void rt_trace_finish(int keep);
 /* From a signal handler (async-signal-safe): removes the trace's temporary file, if any. */
 void rt_trace_unlink_on_signal(void);
+/* In a child of fork(): the parent's trace stream is forgotten, its buffer dropped unwritten. */
+void rt_trace_forget_in_child(void);
 
 /* cgp_rt.c: marked nests entered by a thread while another was inside one (run untraced) */
 unsigned long rt_concurrent_entries(void);
+/* In a child of fork(): the nest the parent was inside (if any) goes on untraced. */
+void rt_nest_forget_in_child(void);
 
 /* cgp_rt_report.c: set-up at the first launch, the report at exit */
 void rt_report_install(void);

@@ -8,14 +8,20 @@
 #include "cgp_rt_file.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RT_DEFAULT_REPORT "cgpredict-report.json"
+#define RT_NO_NEST_NOTE "no marked loop nest began in this run (a nest whose loop runs zero times is never " \
+  "entered): the report lists no kernel"
 
 /* A set-up error (environment, device files): the program comes first, so it runs on untraced;
    the message says what failed and that no report will be written (CGPREDICT_STRICT=1 turns its
@@ -47,6 +53,12 @@ static int add_device(const char *name) {
     fatal_setup(msg);
     return -1;
   }
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (strcmp(cgp_rt_g.dev[i].name, name) == 0) {   /* one report key, one column per device */
+      snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: '%.200s' named twice", name);
+      fatal_setup(msg);
+      return -1;
+    }
   if (cgp_device_find(name, &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) {
     snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
     fatal_setup(msg);
@@ -409,6 +421,15 @@ static cJSON *kernel_json(const rt_kernel *k) {
   else if (k->budget_hit)
     cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached: "
                             "later threads of a launch were not traced, so the threads traced stand for the grid");
+  if (k->oom_lost) {
+    char note[400];
+    snprintf(note, sizeof note, "out of memory: %llu warps, windows or threads of analysed launches could not be "
+             "kept (an allocation failed) and are not in the prediction, which is partial",
+             (unsigned long long)k->oom_lost);
+    cJSON_AddStringToObject(o, "memory_note", note);
+  }
+  /* not every warp the sample asked for was traced: the budget, or memory */
+  if (k->budget_hit || k->windows_dropped || k->oom_lost) cJSON_AddBoolToObject(o, "partial", 1);
   if (k->iters_skipped) {
     cJSON_AddNumberToObject(o, "loop_iterations_skipped", (double)k->iters_skipped);
     char note[400];
@@ -438,6 +459,9 @@ static void write_report(void) {
   cJSON *r = cgp_report_new(CGP_VERSION);
   cJSON *kernels = cJSON_GetObjectItemCaseSensitive(r, "kernels");
   cJSON *rt = cJSON_AddObjectToObject(r, "runtime");
+  char id[24];
+  snprintf(id, sizeof id, "%016llx", (unsigned long long)cgp_rt_g.run_id);
+  cJSON_AddStringToObject(rt, "run_id", id);
   cJSON_AddNumberToObject(rt, "traced_threads", (double)cgp_rt_g.traced_threads);
   cJSON_AddNumberToObject(rt, "traced_accesses", (double)cgp_rt_g.traced_accesses);
   cJSON_AddNumberToObject(rt, "folded_iterations", (double)cgp_rt_g.folded_iterations);
@@ -458,7 +482,18 @@ static void write_report(void) {
     rt_tool_failure(note);
   }
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
-  for (size_t i = 0; i < cgp_rt_g.nkernels; i++) cJSON_AddItemToArray(kernels, kernel_json(cgp_rt_g.kernels[i]));
+  if (!cgp_rt_g.nkernels)
+    cJSON_AddStringToObject(rt, "kernels_note", RT_NO_NEST_NOTE);
+  for (size_t i = 0; i < cgp_rt_g.nkernels; i++) {
+    const rt_kernel *k = cgp_rt_g.kernels[i];
+    cJSON_AddItemToArray(kernels, kernel_json(k));
+    if (k->oom_lost) {                          /* on stderr too, whatever CGPREDICT_QUIET says */
+      char m[300];
+      snprintf(m, sizeof m, "kernel '%.100s': out of memory: %llu warps, windows or threads not kept; its "
+               "prediction is partial (the report's memory_note)", k->name, (unsigned long long)k->oom_lost);
+      rt_tool_failure(m);
+    }
+  }
   rt_trace_report(rt);
   char err[2048], msg[2400];
   int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);
@@ -483,6 +518,7 @@ static void write_report(void) {
 }
 
 static void at_exit(void) {
+  if (getpid() != cgp_rt_g.pid) return;       /* a fork's exit: the files are the parent's */
   for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
     char err[4400], msg[4600];
     if (cgp_rt_g.din[i] &&
@@ -495,8 +531,11 @@ static void at_exit(void) {
   const rt_kernel *k = rt_current_kernel();
   if (k) {
     fflush(stdout);
+    /* a longjmp out of the nest looks the same until another nest begins (which ends it): the
+       runtime sees no exit edge either way */
     fprintf(stderr, "cgpredict: the program exited inside kernel '%s' (%s:%u) before the loop nest "
-            "finished; no report written\n", k->name, k->file, k->line);
+            "finished (or left it by longjmp and entered no nest after: the two cannot be told apart); "
+            "no report written\n", k->name, k->file, k->line);
     rt_trace_finish(0);
     return;
   }
@@ -513,6 +552,11 @@ static void put(const char *s) {
    says what happened, and the signal is raised again with the default action, so the program
    ends as it would have without cgpredict. */
 static void on_crash(int sig) {
+  if (getpid() != cgp_rt_g.pid) {              /* a fork's: nothing of it is ours to remove */
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
   const rt_kernel *k = rt_current_kernel();
   char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
   rt_trace_unlink_on_signal();
@@ -533,9 +577,86 @@ static void on_crash(int sig) {
   raise(sig);
 }
 
+/* ---- fork (issue 31 item 8) ----------------------------------------------------------------------
+
+   A child of fork() inherits the runtime's state: the open trace and din streams (with whatever
+   their buffers hold), the nest the parent may be inside, the exit and signal handlers. Were it to
+   act on them, it would write its copy of the buffers into the parent's files, commit or remove
+   the parent's temporaries, and write its own report over the parent's. So a child runs untraced
+   and leaves every file alone: at the fork its copies of the buffers are dropped unwritten and the
+   nest goes on untraced; its exit and signal handlers do nothing (they compare the pid with the
+   one recorded at start-up, which also covers a child made without fork's handlers); a marked
+   nest the child enters is said once on stderr, and is in no report. */
+
+static void say_forked_once(void) {
+  static int said;
+  if (said) return;
+  said = 1;
+  char msg[200];
+  snprintf(msg, sizeof msg, "cgpredict: process %ld, a fork of process %ld, runs its marked nests untraced: "
+           "they are in no report\n", (long)getpid(), cgp_rt_g.pid);
+  fputs(msg, stderr);                        /* no fflush(stdout): the child's output is the program's,
+                                                flushed when the child would flush it */
+}
+
+static void after_fork_child(void) {
+  rt_trace_forget_in_child();
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
+    if (cgp_rt_g.din[i]) __fpurge(cgp_rt_g.din[i]);
+    cgp_rt_g.din[i] = NULL;
+    cgp_rt_g.din_tmp[i][0] = '\0';
+  }
+  rt_nest_forget_in_child();
+  cgp_rt_g.forked = 1;
+  cgp_rt_g.disabled = 1;
+}
+
+/* issue 31 item 11: a run whose marked nests never began (a loop that runs zero times is not
+   entered: the pass's hook is on the nest's entry edge) wrote no report and said nothing, an
+   earlier run's report left as if it were this one's. The report reflects the run: registered at
+   start-up, so after every handler of the program, this handler writes it, with no kernel and a
+   note saying why, unless a nest began (then at_exit, registered at the first nest, wrote it).
+   Only in a program the pass instrumented (cgp_abi.h, CGP_MARKED_PROGRAM): the driver and the
+   tests link the runtime too. */
+extern const int cgp_rt_marked_program __attribute__((weak));     /* CGP_MARKED_PROGRAM */
+
+/* Random where the system gives randomness, else the time and the pid: unique enough to tell one
+   run's trace from another's. */
+static void new_run_id(void) {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec << 20 ^ (uint64_t)getpid();
+  }
+  cgp_rt_g.run_id = v;
+}
+
+static void at_exit_if_no_nest(void) {
+  if (&cgp_rt_marked_program == NULL || cgp_rt_g.initialised || cgp_rt_g.forked || getpid() != cgp_rt_g.pid) return;
+  cgp_rt_g.initialised = 1;
+  new_run_id();
+  parse_env();
+  if (!cgp_rt_g.disabled) load_devices();
+  if (!cgp_rt_g.disabled) at_exit();
+}
+
+/* After rt_file_init (priority 101), so that its strict-mode handler runs after this one's. */
+__attribute__((constructor(102))) static void rt_report_init(void) {
+  cgp_rt_g.pid = (long)getpid();
+  pthread_atfork(NULL, NULL, after_fork_child);
+  atexit(at_exit_if_no_nest);
+}
+
 void rt_report_install(void) {
+  if (!cgp_rt_g.forked && getpid() != cgp_rt_g.pid) after_fork_child();     /* made without fork() */
+  if (cgp_rt_g.forked) {
+    say_forked_once();
+    return;
+  }
   if (cgp_rt_g.initialised) return;
   cgp_rt_g.initialised = 1;
+  new_run_id();
   parse_env();
   if (!cgp_rt_g.disabled) load_devices();
   if (cgp_rt_g.disabled) return;

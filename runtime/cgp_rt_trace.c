@@ -8,9 +8,11 @@
 #include "cgp_trace.h"
 
 #include <stdio.h>
+#include <stdio_ext.h>                       /* __fpurge */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>                            /* crc32: the trace's checksum */
 
 /* ---- writing (the run) -------------------------------------------------------------------------- */
 
@@ -20,6 +22,8 @@ static struct {
   uint64_t bytes, cap_bytes; /* written so far; CGPREDICT_TRACE_MB */
   char path[4200], tmp[4300], err[4600];
   uint64_t records;
+  uint64_t events;           /* warp events written: the end marker promises them */
+  uLong crc;                 /* of every byte written so far */
   uint32_t kernels;
   unsigned char *buf;
   size_t cap;
@@ -29,6 +33,7 @@ static void put(const void *p, size_t n) {
   if (T.state != 1) return;
   if (T.bytes + n > T.cap_bytes) { T.state = -3; return; }     /* the disk is the user's: a cap */
   if (fwrite(p, 1, n, T.f) != n) T.state = -2;
+  T.crc = crc32(T.crc, p, (uInt)n);
   T.bytes += n;
 }
 
@@ -64,10 +69,19 @@ static int trace_on(void) {
   T.f = cgp_file_stream_open(T.path, T.tmp, sizeof T.tmp, T.err, sizeof T.err);
   if (!T.f) { T.state = -2; return 0; }
   T.state = 1;
+  T.crc = crc32(0, Z_NULL, 0);
   put(CGP_TRACE_MAGIC, 8);
   put32(CGP_TRACE_VERSION);
   put32(RT_MAXD);
+  put64(cgp_rt_g.run_id);
   return T.state == 1;
+}
+
+void rt_trace_forget_in_child(void) {
+  if (T.f) __fpurge(T.f);                  /* the child's exit must not flush it into the parent's file */
+  T.f = NULL;
+  T.tmp[0] = '\0';
+  T.state = -1;
 }
 
 void rt_trace_unlink_on_signal(void) {
@@ -119,6 +133,7 @@ void rt_trace_blocks(const rt_kernel *k, const rt_window *w, uint64_t below) {
         T.cap = n;
       }
       rt_wwarp_serialise(w->blk[b][i], T.buf);
+      T.events += rt_wwarp_events(w->blk[b][i]);
       put32((uint32_t)n);
       put(T.buf, n);
     }
@@ -159,6 +174,8 @@ void rt_trace_report(cJSON *rt) {
   if (T.state == 1) {
     put8('Z');
     put64(T.records);
+    put64(T.events);
+    put32((uint32_t)T.crc);                 /* of every byte before it */
     if (T.state == 1 && fflush(T.f) != 0) T.state = -2;
   }
   cJSON *o = cJSON_AddObjectToObject(rt, "trace");
@@ -167,6 +184,7 @@ void rt_trace_report(cJSON *rt) {
   if (T.state == 1) {
     long size = ftell(T.f);
     cJSON_AddNumberToObject(o, "bytes", size >= 0 ? (double)size : 0);
+    cJSON_AddNumberToObject(o, "events", (double)T.events);
     cJSON_AddStringToObject(o, "use", "cgpredict report REPORT --device NAME|all predicts any device of the "
                             "database from it, without running the program again");
   } else {
@@ -206,6 +224,7 @@ typedef struct {
 } tr_window;
 
 typedef struct {
+  size_t at;                  /* its record's offset, for messages */
   uint32_t kid;
   uint64_t launch, W, G;
   unsigned block[3];
@@ -223,10 +242,14 @@ typedef struct {
   char *err;
   size_t errlen;
   rt_kernel **k;
+  size_t *kat;                /* each kernel record's offset, for messages */
   size_t nk;
   tr_launch *l;
   size_t nl;
   uint64_t events;            /* warp events a replay issues per device (at most) */
+  uint64_t run_id;            /* the header's: the report of the same run carries it */
+  unsigned char *seal;        /* cgp_trace_seal: the same bytes, writable; the end marker's
+                                 promises are written instead of checked */
 } tr_reader;
 
 static uint32_t rd32(const unsigned char *p) {
@@ -256,8 +279,10 @@ static void launch_free(tr_launch *l) {
 static void reader_free(tr_reader *r) {
   for (size_t i = 0; i < r->nk; i++) rt_kernel_free(r->k[i]);
   free(r->k);
+  free(r->kat);
   for (size_t i = 0; i < r->nl; i++) launch_free(&r->l[i]);
   free(r->l);
+  r->kat = NULL;
   r->k = NULL;
   r->l = NULL;
   r->nk = r->nl = 0;
@@ -292,10 +317,13 @@ static int read_kernel(tr_reader *r) {
   desc[n] = '\0';
   r->at += n;
   rt_kernel **kk = realloc(r->k, ((size_t)id + 1) * sizeof *kk);
-  rt_kernel *k = kk ? rt_kernel_new(desc) : NULL;
+  if (kk) r->k = kk;
+  size_t *ka = kk ? realloc(r->kat, ((size_t)id + 1) * sizeof *ka) : NULL;
+  if (ka) r->kat = ka;
+  rt_kernel *k = ka ? rt_kernel_new(desc) : NULL;
   free(desc);
-  if (kk) {
-    r->k = kk;
+  if (ka) {
+    r->kat[id] = at;
     for (size_t i = r->nk; i < id; i++) r->k[i] = NULL;
     r->nk = id;
   }
@@ -308,7 +336,7 @@ static int read_kernel(tr_reader *r) {
 static int read_launch(tr_reader *r) {
   size_t at = r->at;
   if (need(r, 4 + 8 + 12 + 8 + 1, "a launch record")) return -1;
-  tr_launch l = {0};
+  tr_launch l = {.at = at};
   const unsigned char *p = r->p + r->at;
   l.kid = rd32(p);
   l.launch = rd64(p + 4);
@@ -363,7 +391,8 @@ static int read_block(tr_reader *r) {
     rt_wwarp *ww = rt_wwarp_deserialise(r->p + r->at, len, nev, &used, e, sizeof e);
     if (!ww) return bad(r, wat, "%s", e);
     if (used != len) { rt_wwarp_free(ww); return bad(r, wat, "%s", "a warp shorter than its length"); }
-    r->events += rt_wwarp_events(ww);
+    uint64_t ev = rt_wwarp_events(ww);
+    r->events = ev > UINT64_MAX - r->events ? UINT64_MAX : r->events + ev;
     r->at += len;
     size_t before = w->w.nw && off < w->w.nblk ? w->w.nw[off] : 0;
     rt_window_put(&w->w, off, ww);            /* frees the warp if out of memory */
@@ -408,15 +437,52 @@ static int read_end(tr_reader *r) {
   return 0;
 }
 
+static uint32_t crc_of(const unsigned char *p, size_t n) {
+  uLong crc = crc32(0, Z_NULL, 0);
+  for (size_t done = 0; done < n;) {                  /* uInt lengths: in pieces */
+    size_t k = n - done > ((size_t)1 << 30) ? (size_t)1 << 30 : n - done;
+    crc = crc32(crc, p + done, (uInt)k);
+    done += k;
+  }
+  return (uint32_t)crc;
+}
+
+/* The end marker: the records before it, the warp events they hold (what a replay issues per
+   device, at most: the work it promises) and the CRC-32 (zlib's) of every byte before the CRC. */
+static int read_end_marker(tr_reader *r, size_t at, uint64_t records) {
+  if (need(r, 20, "the end marker")) return -1;
+  if (rd64(r->p + r->at) != records) return bad(r, at, "%s", "the end marker's record count does not match");
+  size_t ev_at = r->at + 8, crc_at = r->at + 16;
+  if (r->seal) {
+    for (int i = 0; i < 8; i++) r->seal[ev_at + i] = (unsigned char)(r->events >> (8 * i));
+    uint32_t crc = crc_of(r->seal, crc_at);
+    for (int i = 0; i < 4; i++) r->seal[crc_at + i] = (unsigned char)(crc >> (8 * i));
+  } else {
+    if (rd64(r->p + ev_at) != r->events) {
+      char m[160];
+      snprintf(m, sizeof m, "the end marker promises %llu warp events, the warps hold %llu",
+               (unsigned long long)rd64(r->p + ev_at), (unsigned long long)r->events);
+      return bad(r, ev_at, "%s", m);
+    }
+    if (rd32(r->p + crc_at) != crc_of(r->p, crc_at))
+      return bad(r, crc_at, "%s", "checksum mismatch: the file was changed or damaged after it was written");
+  }
+  r->at += 20;
+  if (r->at != r->len) return bad(r, r->at, "%s", "bytes after the end marker");
+  if (r->nl && !r->l[r->nl - 1].ended) return bad(r, at, "%s", "the last launch did not end");
+  return 0;
+}
+
 static int read_trace(tr_reader *r) {
-  if (r->len < 16 || memcmp(r->p, CGP_TRACE_MAGIC, 8) != 0) {
+  if (r->len < CGP_TRACE_HEADER_BYTES || memcmp(r->p, CGP_TRACE_MAGIC, 8) != 0) {
     r->at = 0;
     return r->len < 8 || memcmp(r->p, CGP_TRACE_MAGIC, 8) != 0 ? bad(r, 0, "%s", "not a cgpredict trace (no CGPTRACE header)")
                                                              : bad(r, 8, "%s", "truncated header");
   }
   if (rd32(r->p + 8) != CGP_TRACE_VERSION) return bad(r, 8, "%s", "a trace of another version of cgpredict");
   if (rd32(r->p + 12) != RT_MAXD) return bad(r, 12, "%s", "a trace of another build of cgpredict (loop depth)");
-  r->at = 16;
+  r->run_id = rd64(r->p + 16);
+  r->at = CGP_TRACE_HEADER_BYTES;
   uint64_t records = 0;
   for (;;) {
     size_t at = r->at;
@@ -429,13 +495,7 @@ static int read_trace(tr_reader *r) {
     case 'B': rc = read_block(r); break;
     case 'W': rc = read_window(r); break;
     case 'E': rc = read_end(r); break;
-    case 'Z':
-      if (need(r, 8, "the end marker")) return -1;
-      if (rd64(r->p + r->at) != records) return bad(r, at, "%s", "the end marker's record count does not match");
-      r->at += 8;
-      if (r->at != r->len) return bad(r, r->at, "%s", "bytes after the end marker");
-      if (r->nl && !r->l[r->nl - 1].ended) return bad(r, at, "%s", "the last launch did not end");
-      return 0;
+    case 'Z': return read_end_marker(r, at, records);
     default: return bad(r, at, "%s", "an unknown record");
     }
     if (rc) return -1;
@@ -451,6 +511,16 @@ int cgp_trace_check(const unsigned char *data, size_t len, const char *name, uin
   int rc = read_trace(&r);
   cgp_rt_g.ndev = ndev;
   if (events) *events = r.events;
+  reader_free(&r);
+  return rc;
+}
+
+int cgp_trace_seal(unsigned char *data, size_t len, char *err, size_t errlen) {
+  tr_reader r = {.p = data, .len = len, .name = "trace", .err = err, .errlen = errlen, .seal = data};
+  size_t ndev = cgp_rt_g.ndev;
+  cgp_rt_g.ndev = 0;
+  int rc = read_trace(&r);
+  cgp_rt_g.ndev = ndev;
   reader_free(&r);
   return rc;
 }
@@ -493,36 +563,37 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     if (!an || !k->site[0]) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
     cgp_analysis_begin_launch(an);
     rt_window_launch_begin(k, 0);
-    rt_wstat (*ws)[RT_MAX_DEVICES] = calloc(l->norder ? l->norder : 1, sizeof *ws);
-    if (!ws) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
+    cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
+    double threads = s ? cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "threads")) : 0;
+    /* each window's stats added to the launch's sums as it is analysed (rt_launch_stats_add, then _sum, in
+       window order: the same bits), none kept: a trace of many windows costs no memory for them */
+    cgp_totals sum = {0}, sum_tiled = {0};
     for (size_t i = 0; i < l->norder; i++) {
       rt_window *w = &l->win[l->order[i]].w;
+      rt_wstat ws;
+      memset(&ws, 0, sizeof ws);
       memset(w->next, 0, sizeof w->next);
       memset(w->counted, 0, sizeof w->counted);
       memset(w->threads_counted, 0, sizeof w->threads_counted);
-      rt_window_finish(k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, &ws[i][0]);
+      rt_window_finish(k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, &ws);
+      if (s) rt_launch_stats_add(&ws, l->G, threads > 0 ? threads / (double)l->G : 0, &sum, &sum_tiled, NULL);
     }
     rt_window_launch_end(k, 0, l->G);
     cgp_analysis_end_launch(an);
-    cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
     if (s) {
       cgp_kernel_stats st;
-      double threads = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "threads"));
-      rt_launch_stats((const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G,
-                      threads > 0 ? threads / (double)l->G : 0, &st, NULL);
+      rt_launch_stats_sum(&sum, tpb, &st);
       rt_tile_stats(k, 0, &st);
       cJSON *an_json = cJSON_GetObjectItemCaseSensitive(s, "analysis");
       cJSON_DeleteItemFromObjectCaseSensitive(an_json, dev->name);
       cJSON_AddItemToObject(an_json, dev->name, cgp_report_stats_to_json(&st));
       cJSON *ti_json = cJSON_GetObjectItemCaseSensitive(s, "analysis_tiled");
       if (ti_json) cJSON_DeleteItemFromObjectCaseSensitive(ti_json, dev->name);
-      if (rt_launch_stats_tiled(k, (const rt_wstat (*)[RT_MAX_DEVICES])ws, l->norder, 0, tpb, l->G,
-                                threads > 0 ? threads / (double)l->G : 0, &st)) {
+      if (rt_launch_stats_tiled(k, 0, &sum_tiled, tpb, &st)) {
         if (!ti_json) ti_json = cJSON_AddObjectToObject(s, "analysis_tiled");
         cJSON_AddItemToObject(ti_json, dev->name, cgp_report_stats_to_json(&st));
       }
     }
-    free(ws);
   }
   /* each site's figures for the device, as the run gives them for its devices */
   for (size_t i = 0; i < r->nk && !rc && kernels; i++) {
@@ -551,6 +622,73 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
   return rc;
 }
 
+static int not_this_reports(tr_reader *r, size_t at, const char *what) {
+  snprintf(r->err, r->errlen, "%s: byte %zu: %s: the trace is not this report's (run the program again to write "
+           "the report and its trace together)", r->name, at, what);
+  return -1;
+}
+
+/* A trace is replayed only with the report of its own run: the same run id, the warp events the
+   report says the run wrote (so a replay's work is what the report promises), the kernels in the
+   report's places with its names, memory sites (the warps' site ids are checked against the
+   descriptor's) and dimensions, and each launch with the report's block shape and a launch
+   number below the kernel's launches. The report has passed cgp_report_parse. */
+static int check_against_report(tr_reader *r, const cJSON *report) {
+  char m[600];
+  const cJSON *rt = cJSON_GetObjectItemCaseSensitive(report, "runtime");
+  const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rt, "run_id"));
+  char mine[24];
+  snprintf(mine, sizeof mine, "%016llx", (unsigned long long)r->run_id);
+  if (!id) return not_this_reports(r, 16, "the report names no run id (an older cgpredict wrote it)");
+  if (strcmp(id, mine) != 0) {
+    snprintf(m, sizeof m, "the trace of run %s, the report of run %.40s (a stale trace)", mine, id);
+    return not_this_reports(r, 16, m);
+  }
+  const cJSON *ev = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rt, "trace"), "events");
+  if (!cJSON_IsNumber(ev) || ev->valuedouble != (double)r->events) {
+    snprintf(m, sizeof m, "its warps hold %llu events, the report's run wrote %.0f", (unsigned long long)r->events,
+             cJSON_IsNumber(ev) ? ev->valuedouble : -1.0);
+    return not_this_reports(r, r->len - 12, m);
+  }
+  const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(report, "kernels");
+  for (size_t i = 0; i < r->nk; i++) {
+    if (!r->k[i]) continue;
+    const char *kn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "name"));
+    if (!kn || strcmp(kn, r->k[i]->name) != 0) {
+      snprintf(m, sizeof m, "kernel %zu is '%.200s' in the trace but '%.200s' in the report", i, r->k[i]->name,
+               kn ? kn : "(none)");
+      return not_this_reports(r, r->kat[i], m);
+    }
+    const cJSON *rk = cJSON_GetArrayItem(kernels, (int)i);
+    int sites = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rk, "memory"));
+    double dims = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rk, "dims"));
+    if ((size_t)sites != r->k[i]->nmem || dims != (double)r->k[i]->dims) {
+      snprintf(m, sizeof m, "kernel '%.200s' has %zu memory sites and %u dimensions in the trace, %d and %.0f in the "
+               "report", r->k[i]->name, r->k[i]->nmem, r->k[i]->dims, sites, dims);
+      return not_this_reports(r, r->kat[i], m);
+    }
+  }
+  for (size_t li = 0; li < r->nl; li++) {
+    const tr_launch *l = &r->l[li];
+    const cJSON *k = cJSON_GetArrayItem(kernels, (int)l->kid);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(k, "block");
+    double launches = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(k, "launches"));
+    int same = cJSON_GetArraySize(b) == 3;
+    for (int d = 0; d < 3 && same; d++) same = cJSON_GetNumberValue(cJSON_GetArrayItem(b, d)) == (double)l->block[d];
+    if (!same) {
+      snprintf(m, sizeof m, "a launch of kernel '%.200s' in %ux%ux%u blocks, the report's are not that shape",
+               r->k[l->kid]->name, l->block[0], l->block[1], l->block[2]);
+      return not_this_reports(r, l->at, m);
+    }
+    if (!((double)l->launch < launches)) {
+      snprintf(m, sizeof m, "launch %llu of kernel '%.200s', which the report says ran %.0f times",
+               (unsigned long long)l->launch, r->k[l->kid]->name, launches);
+      return not_this_reports(r, l->at, m);
+    }
+  }
+  return 0;
+}
+
 int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name, cJSON *report,
                          const cgp_device *devs, size_t ndev, int *partial, char *err, size_t errlen) {
   tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen};
@@ -558,15 +696,7 @@ int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name
   cgp_rt_g.whatif = 1;                       /* the report's what-if tilings, for this device too */
   int rc = read_trace(&r);
   cJSON *kernels = report ? cJSON_GetObjectItemCaseSensitive(report, "kernels") : NULL;
-  for (size_t i = 0; i < r.nk && !rc && report; i++) {
-    if (!r.k[i]) continue;
-    const char *kn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, (int)i), "name"));
-    if (!kn || strcmp(kn, r.k[i]->name) != 0) {
-      snprintf(err, errlen, "%s: kernel %zu is '%s' in the trace but '%s' in the report: the trace is not this "
-               "report's (run the program again)", name, i, r.k[i]->name, kn ? kn : "(none)");
-      rc = -1;
-    }
-  }
+  if (!rc && report) rc = check_against_report(&r, report);
   for (size_t d = 0; d < ndev && !rc; d++) {
     int p = 0;
     rc = replay_device(&r, kernels, &devs[d], &p, err, errlen);

@@ -222,30 +222,31 @@ void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int wa
   out->seen_threads = w->threads_counted[d];
 }
 
-static void launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
-                         double block_threads, int tiled, cgp_kernel_stats *st, double *traced_warps) {
-  cgp_totals sum = {0};
-  for (size_t w = 0; w < nwstat; w++) {
-    rt_wstat one = wstat[w][d];
-    if (tiled) one.tot = one.tot_tiled;
-    const rt_wstat *ws = &one;
-    uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
-    if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) continue;
-    /* a window the memory budget cut short stands on the threads it traced, in blocks of the
-       launch's mean size (it may have traced only some warps of a block: Rodinia's lavaMD, one
-       block of 216 threads, one warp of 32 traced before the budget, stood for 1 warp, not 6.75) */
-    double measured = (double)(end - ws->first_counted);
-    if (ws->budget_hit && ws->seen_threads > 0 && block_threads > 0) measured = ws->seen_threads / block_threads;
-    else if (ws->budget_hit && ws->seen_blocks > 0) measured = ws->seen_blocks;
-    double scale = (double)(rend - ws->region_start) / measured;
-    const double *src = (const double *)&ws->tot;
-    double *dst = (double *)&sum;
-    for (size_t i = 0; i < sizeof sum / sizeof(double); i++) dst[i] += scale * src[i];
+void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, cgp_totals *sum, cgp_totals *sum_tiled,
+                         double *traced_warps) {
+  uint64_t end = ws->end < G ? ws->end : G, rend = ws->region_end < G ? ws->region_end : G;
+  if (ws->tot.warps <= 0 || end <= ws->first_counted || rend <= ws->region_start) return;
+  /* a window the memory budget cut short stands on the threads it traced, in blocks of the
+     launch's mean size (it may have traced only some warps of a block: Rodinia's lavaMD, one
+     block of 216 threads, one warp of 32 traced before the budget, stood for 1 warp, not 6.75) */
+  double measured = (double)(end - ws->first_counted);
+  if (ws->budget_hit && ws->seen_threads > 0 && block_threads > 0) measured = ws->seen_threads / block_threads;
+  else if (ws->budget_hit && ws->seen_blocks > 0) measured = ws->seen_blocks;
+  double scale = (double)(rend - ws->region_start) / measured;
+  for (int t = 0; t < 2; t++) {                      /* the kernel's sums, and the what-if's */
+    const double *src = (const double *)(t ? &ws->tot_tiled : &ws->tot);
+    double *dst = (double *)(t ? sum_tiled : sum);
+    if (!dst) continue;
+    for (size_t i = 0; i < sizeof *sum / sizeof(double); i++) dst[i] += scale * src[i];
     /* blocks: a window the budget cut short counted its last, partly traced blocks whole; it
        stands for its region's blocks */
-    if (ws->budget_hit) sum.blocks += (double)(rend - ws->region_start) - scale * ws->tot.blocks;
-    if (traced_warps) *traced_warps += ws->tot.warps;
+    if (ws->budget_hit) ((cgp_totals *)dst)->blocks += (double)(rend - ws->region_start) - scale * ws->tot.blocks;
   }
+  if (traced_warps) *traced_warps += ws->tot.warps;
+}
+
+void rt_launch_stats_sum(const cgp_totals *sum_in, unsigned tpb, cgp_kernel_stats *st) {
+  const cgp_totals sum = *sum_in;
   memset(st, 0, sizeof *st);
   /* blocks and warps with at least one active thread: a CUDA block or warp whose threads all
      fail the index guard costs next to nothing */
@@ -283,22 +284,17 @@ static void launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat,
   }
 }
 
-void rt_launch_stats(const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d, unsigned tpb, uint64_t G,
-                     double block_threads, cgp_kernel_stats *st, double *traced_warps) {
-  launch_stats(wstat, nwstat, d, tpb, G, block_threads, 0, st, traced_warps);
-}
-
 void rt_tile_stats(const rt_kernel *k, size_t d, cgp_kernel_stats *st) {
   st->smem_per_block = (unsigned)cgp_tile_smem_bytes(cgp_analysis_tiler(k->an[d]));
 }
 
-int rt_launch_stats_tiled(const rt_kernel *k, const rt_wstat (*wstat)[RT_MAX_DEVICES], size_t nwstat, size_t d,
-                          unsigned tpb, uint64_t G, double block_threads, cgp_kernel_stats *st) {
+int rt_launch_stats_tiled(const rt_kernel *k, size_t d, const cgp_totals *sum_tiled, unsigned tpb,
+                          cgp_kernel_stats *st) {
   const cgp_analysis_set *wi = cgp_analysis_whatif(k->an[d]);
   /* no what-if where it cannot stand for tiled code: a footprint never understood, or a loop that
      is not a whole number of tiles */
   if (!wi || (cgp_tile_flags(cgp_analysis_tiler(wi)) & 5)) return 0;
-  launch_stats(wstat, nwstat, d, tpb, G, block_threads, 1, st, NULL);
+  rt_launch_stats_sum(sum_tiled, tpb, st);
   st->smem_per_block = (unsigned)cgp_tile_smem_bytes(cgp_analysis_tiler(wi));
   return 1;
 }

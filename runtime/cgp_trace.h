@@ -6,8 +6,9 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 2: runs say what they stand for), little-endian fixed-width integers:
-     header  "CGPTRACE", u32 version, u32 RT_MAXD
+   File format (version 3: checked, not trusted; 2: runs say what they stand for), little-endian
+   fixed-width integers:
+     header  "CGPTRACE", u32 version, u32 RT_MAXD, u64 run id (the report's runtime.run_id)
      records u8 tag, then
        'K' u32 kernel (its place in the report: increasing), u32 length, descriptor JSON (the pass's)
        'L' u32 kernel, u64 launch, u32 block x, y, z, u64 W (window blocks), u8 full (1: SAMPLE=full; 2: a launch
@@ -15,7 +16,12 @@
        'B' u64 window start, u64 block offset, u32 warps, per warp u32 length + rt_wwarp bytes
        'W' u64 window start, u64 size, u64 region end, u8 budget hit      (the window closed)
        'E' u64 grid blocks                                               (the launch ended)
-       'Z' u64 records before it                                         (the end; nothing follows) */
+       'Z' u64 records before it, u64 warp events in all the 'B' records (what a replay issues per
+           device: the report's runtime.trace.events), u32 CRC-32 (zlib) of every byte before it
+                                                                         (the end; nothing follows)
+   A replay against a report refuses, with FILE: byte N: what, a trace of another run (run id), a
+   damaged one (checksum, or any record out of range) and one whose launches do not fit the
+   report's kernels (name, block shape, launch number) or whose events are not the report's. */
 #ifndef CGP_TRACE_H
 #define CGP_TRACE_H
 
@@ -25,7 +31,8 @@
 #include "cgp_model.h"
 
 #define CGP_TRACE_MAGIC "CGPTRACE"
-#define CGP_TRACE_VERSION 2u
+#define CGP_TRACE_VERSION 3u
+#define CGP_TRACE_HEADER_BYTES 24
 #define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
 
 /* Replay the trace at `path` (of the run that wrote `report`) for devs[0..ndev): every sample of
@@ -46,5 +53,10 @@ int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name
 #include <stdint.h>
 int cgp_trace_check(const unsigned char *data, size_t len, const char *name, uint64_t *events, char *err,
                     size_t errlen);
+
+/* For the fuzzer: rewrite the end marker's event count and checksum of a trace whose records are
+   otherwise well formed, so that mutated bytes reach the checks and the replay behind them. 0 if
+   sealed, -1 (err) where the records are refused before the end marker. */
+int cgp_trace_seal(unsigned char *data, size_t len, char *err, size_t errlen);
 
 #endif

@@ -117,6 +117,19 @@ def main():
         ("numeric-citation", lambda d: d["sources"].__setitem__("lat_dram", 332), "sources.lat_dram"),
         ("sets-for-fully-associative", lambda d: d.__setitem__("l2_sets", 1) or d["sources"].__setitem__("l2_sets", "x"),
          "l2_sets"),
+        # issue 31 item 11: values no GPU has (they printed 300-digit times or inf), names a file
+        # system, CGPREDICT_DEVICE's list or a terminal cannot hold
+        ("huge-latency", set_("lat_dram", 1e300), "lat_dram"),
+        ("tiny-clock", set_("freq_hz", 1e-300), "freq_hz"),
+        ("huge-bandwidth", set_("dram_bandwidth_bytes_per_s", 1e300), "dram_bandwidth_bytes_per_s"),
+        ("tiny-l2-bandwidth", lambda d: d.__setitem__("l2_read_bandwidth_bytes_per_s", 1e-300) or
+         d["sources"].__setitem__("l2_read_bandwidth_bytes_per_s", "x"), "l2_read_bandwidth_bytes_per_s"),
+        ("million-sms", set_("no_sm", 2 ** 24), "no_sm"),
+        ("huge-host-latency", lambda d: d["host_link"].__setitem__("latency_s", 1e300), "host_link.latency_s"),
+        ("name-with-comma", set_("name", "tk1,evil"), "name"),
+        ("name-with-slash", set_("name", "../tk1"), "name"),
+        ("name-with-escape", set_("name", "tk1\u001b[2J"), "name"),
+        ("description-with-escape", set_("description", "TK1 \u001b]0;owned\u0007"), "description"),
     ]
     accepted = [
         ("set-indexed-pow2", set_indexed(128, 128 * 16 * 64)),
@@ -176,6 +189,7 @@ def main():
                   % (name, field, err.strip()))
         for name, edit in accepted:
             doc = variant(edit)
+            doc["name"] = name              # a device is looked up by its file's name
             with open(os.path.join(tmp, name + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
             errs = schema_errors(validator, doc)

@@ -550,3 +550,248 @@ Test(e2e_robust, din_files_are_written_as_the_report_is) {
                   "CGPREDICT_REPORT=r.json ./p && test -s d.jetson-tk1.din && ! ls -a | grep -q '^\\.d\\.jetson'"), 0,
                "%s", read_file("err.txt"));
 }
+
+/* Hidden files beside the report (".r.json..."), counted by ls -A. */
+static int hidden_beside(const char *report) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "ls -A | grep -c '^\\.%s' > hidden.txt; true", report);
+  cr_assert_eq(sh("%s", cmd), 0);
+  return atoi(read_file("hidden.txt"));
+}
+
+/* issue 31 item 2: a run that ends without atexit (_exit, SIGKILL) left its hidden temporaries
+   (.<report>.trace.XXXXXX, up to the trace's cap) for good. Now a temporary has no name until it
+   is committed (O_TMPFILE) where the file system allows, so nothing is left at all; and a named
+   one (.<report>.trace.<pid>.XXXXXX, where O_TMPFILE is not available) of a process that no
+   longer exists is removed by the next run, which says so. */
+Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
+  write_file("x.c", "#include <stdio.h>\n#include <stdlib.h>\n#include <signal.h>\n#include <unistd.h>\n"
+                    "float a[1 << 16];\n"
+                    "int main(int argc, char **argv) {\n"
+                    "#pragma cgpredict kernel name(fill)\n"
+                    "  for (int i = 0; i < (1 << 16); i++) a[i] = i;\n"
+                    "  printf(\"%.0f\\n\", a[100]);\n"
+                    "  fflush(stdout);\n"
+                    "  if (argc > 1 && argv[1][0] == 'k') kill(getpid(), SIGKILL);\n"
+                    "  if (argc > 1) _exit(0);\n"
+                    "  return 0;\n"
+                    "}\n");
+  cr_assert_eq(sh("%s cc -o x x.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=r.json ./x exit"), 0, "%s",
+               read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "100\n");
+  cr_expect_eq(hidden_beside("r.json"), 0, "a run ending in _exit(0) left a temporary");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=r.json ./x kill"), 137);
+  cr_expect_eq(hidden_beside("r.json"), 0, "a run killed with SIGKILL left a temporary");
+  /* a named temporary of a process that has ended (a file system without O_TMPFILE): the next
+     run removes it and says so; one of a live process (this test's own shell's parent) is kept */
+  cr_assert_eq(sh("pid=$(sh -c 'echo $$'); echo partial > .r.json.trace.$pid.AbC123; "
+                  "echo live > .r.json.trace.%ld.AbC123; echo $pid > dead.txt", (long)getpid()), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./x"), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "cgpredict: removed") &&
+                     strstr(read_file("err.txt"), ".r.json.trace."), "%s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 1, "the dead process's temporary stays, or the live one went");
+  char live[64];
+  snprintf(live, sizeof live, ".r.json.trace.%ld.AbC123", (long)getpid());
+  cr_expect_eq(access(in_dir(live), F_OK), 0, "a live process's temporary was removed");
+  cJSON_Delete(report("r.json"));
+  /* where the file system has no O_TMPFILE (made so here by a preloaded open() that refuses it):
+     the named temporary of the run that ended in _exit is what the next run removes; and where
+     the unlinked temporary cannot be linked at the end (a preloaded linkat() that fails), its
+     bytes are copied to a named one: the report and the trace are written all the same */
+  write_file("notmp.c", "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <errno.h>\n#include <fcntl.h>\n"
+                        "#include <stdarg.h>\n#include <stdlib.h>\n"
+                        "int linkat(int a, const char *b, int c, const char *d, int e) {\n"
+                        "  (void)a; (void)b; (void)c; (void)d; (void)e; errno = EPERM; return -1;\n"
+                        "}\n"
+                        "static int pass(const char *name, const char *p, int flags, va_list ap) {\n"
+                        "  int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, name);\n"
+                        "  if ((flags & O_TMPFILE) == O_TMPFILE && !getenv(\"LINK_FAILS\")) { errno = EOPNOTSUPP; return -1; }\n"
+                        "  return real(p, flags, va_arg(ap, int));\n"
+                        "}\n"
+                        "int open(const char *p, int flags, ...) {\n"
+                        "  va_list ap; va_start(ap, flags); int r = pass(\"open\", p, flags, ap); va_end(ap); return r;\n"
+                        "}\n"
+                        "int open64(const char *p, int flags, ...) {\n"
+                        "  va_list ap; va_start(ap, flags); int r = pass(\"open64\", p, flags, ap); va_end(ap); return r;\n"
+                        "}\n");
+  cr_assert_eq(sh("rm -f .r.json.trace.* && cc -shared -fPIC -o notmp.so notmp.c -ldl"), 0, "%s", read_file("err.txt"));
+  const char *pre = "ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$PWD/notmp.so CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json";
+  cr_assert_eq(sh("%s ./x exit", pre), 0, "%s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 1, "without O_TMPFILE, the run ended by _exit leaves its named temporary");
+  cr_assert_eq(sh("%s ./x", pre), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "cgpredict: removed"), "%s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 0, "the next run left a temporary");
+  cJSON_Delete(report("r.json"));
+  cr_assert_eq(sh("rm r.json r.json.trace && LINK_FAILS=1 %s ./x", pre), 0, "%s", read_file("err.txt"));
+  cr_expect_eq(sh("test -s r.json && test -s r.json.trace && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 0,
+               "with linkat failing: %s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 0, "with linkat failing, a temporary was left");
+}
+
+/* issue 31 item 8: fork() around or inside a marked nest. The child inherited the runtime's
+   state: it flushed its copy of the trace's buffer into the parent's file, renamed or removed the
+   parent's temporaries and wrote its own report over the parent's (the trace then failed to
+   replay: "bytes after the end marker"). Now a child runs untraced and touches no file of the
+   parent's: the parent's report, trace and din file are those of a run without the fork, and the
+   trace replays. */
+Test(e2e_robust, a_forked_child_leaves_the_parents_report_and_trace_alone) {
+  write_file("f.c", "#include <stdio.h>\n#include <stdlib.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
+                    "#define N 65536\n"
+                    "float a[N];\n"
+                    "int main(int argc, char **argv) {\n"
+                    "  int where = argv[1][0];\n"
+                    "  pid_t child = -1;\n"
+                    "  if (where == 'b') child = fork();\n"
+                    "#pragma cgpredict kernel name(fill)\n"
+                    "  for (int i = 0; i < N; i++) {\n"
+                    "    a[i] = i;\n"
+                    "    if (where == 'i' && i == N / 2) child = fork();\n"
+                    "  }\n"
+                    "  if (where == 'a') child = fork();\n"
+                    "  if (child == 0) { printf(\"child %.0f\\n\", a[N - 1]); exit(0); }\n"
+                    "  if (child > 0) waitpid(child, 0, 0);\n"
+                    "  printf(\"parent %.0f\\n\", a[N - 1]);\n"
+                    "  return 0;\n"
+                    "}\n");
+  cr_assert_eq(sh("%s cc -o f f.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *env = "CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1";
+  cr_assert_eq(sh("%s CGPREDICT_REPORT=n.json CGPREDICT_DIN=n ./f n", env), 0, "%s", read_file("err.txt"));
+  cJSON *r0 = report("n.json");
+  double t0 = num(prediction(kernel_named(r0, "fill"), "jetson-tk1"), "time_ms");
+  cJSON_Delete(r0);
+  const char *where[] = {"b", "i", "a"};
+  for (int w = 0; w < 3; w++) {
+    cr_assert_eq(sh("%s CGPREDICT_REPORT=%s.json CGPREDICT_DIN=%s ./f %s", env, where[w], where[w], where[w]), 0);
+    cr_expect_str_eq(read_file("out.txt"), "child 65535\nparent 65535\n");
+    cJSON *r = report(strcmp(where[w], "b") == 0 ? "b.json" : strcmp(where[w], "i") == 0 ? "i.json" : "a.json");
+    cJSON *k = kernel_named(r, "fill");
+    cr_expect_eq(num(k, "launches"), 1, "fork %s: the child's nest was counted", where[w]);
+    cr_expect_eq(num(prediction(k, "jetson-tk1"), "time_ms"), t0, "fork %s", where[w]);
+    cJSON_Delete(r);
+    /* (its addresses move with ASLR: its size and lines are the run's) */
+    cr_expect_eq(sh("test \"$(wc -lc < n.jetson-tk1.din)\" = \"$(wc -lc < %s.jetson-tk1.din)\"", where[w]), 0,
+                 "fork %s: the din file differs", where[w]);
+    cr_expect_eq(sh("%s report %s.json --device gpgpusim-qv100", CGP_DRIVER, where[w]), 0, "fork %s: %s", where[w],
+                 read_file("err.txt"));
+    cr_expect_eq(sh("ls -A | grep -c '^\\.' > hidden.txt; true"), 0);
+    cr_expect_eq(atoi(read_file("hidden.txt")), 0, "fork %s: a temporary was left", where[w]);
+  }
+}
+
+/* issue 31 item 11: a 1-D nest that runs zero times is never entered (the pass's hook is on the
+   nest's entry edge), so the run wrote no report and said nothing, the earlier run's report left
+   as if it were this one's. Now the report reflects the run: no kernel, runtime.kernels_note says
+   why, and so does stderr (`cgpredict report` too). The driver, which links the runtime, writes
+   no such report of its own. */
+Test(e2e_robust, a_run_whose_nest_never_began_replaces_the_stale_report) {
+  write_file("z.c", "#include <stdio.h>\n#include <stdlib.h>\n"
+                    "float a[4096];\n"
+                    "int main(int argc, char **argv) {\n"
+                    "  int n = atoi(argv[1]);\n"
+                    "#pragma cgpredict kernel name(fill)\n"
+                    "  for (int i = 0; i < n; i++) a[i] = i;\n"
+                    "  printf(\"%.0f\\n\", a[10]);\n"
+                    "  return 0;\n"
+                    "}\n");
+  cr_assert_eq(sh("%s cc -o z z.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./z 4096"), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("r.json");
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "kernels")), 1);
+  cJSON_Delete(r);
+  cr_assert_eq(sh("CGPREDICT_REPORT=r.json CGPREDICT_HTML=z.html ./z 0"), 0, "%s", read_file("err.txt"));
+  cr_expect_str_eq(read_file("out.txt"), "0\n");
+  cr_expect_not_null(strstr(read_file("err.txt"), "no marked loop nest began in this run"), "%s", read_file("err.txt"));
+  r = report("r.json");
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "kernels")), 0, "the earlier run's report is still there");
+  cr_expect(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "runtime"), "kernels_note")));
+  cJSON_Delete(r);
+  cr_expect_not_null(read_file("z.html"), "no page: %s", read_file("err.txt"));
+  cr_expect_eq(sh("%s report r.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("out.txt"), "no marked loop nest began"), "%s", read_file("out.txt"));
+  cr_expect_neq(access(in_dir("cgpredict-report.json"), F_OK), 0, "the driver wrote a report of its own");
+}
+
+/* issue 31 item 11: a device named twice made two entries of one name (one key of the report's
+   analysis, two columns alike); refused by name, at run time and by `cgpredict report`. */
+Test(e2e_robust, a_device_named_twice_is_refused) {
+  write_file("p.c", polite_src);
+  cr_assert_eq(sh("%s build -- cc -o p p.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICE=jetson-tk1,h100-sxm5,jetson-tk1 CGPREDICT_REPORT=r.json ./p"), 0);
+  expect_program_intact();
+  cr_expect_not_null(strstr(read_file("err.txt"), "CGPREDICT_DEVICE: 'jetson-tk1' named twice"), "%s",
+                     read_file("err.txt"));
+  cr_expect_null(read_file("r.json"), "a report was written");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./p"), 0);
+  cr_expect_eq(sh("%s report r.json --device h100-sxm5,h100-sxm5", CGP_DRIVER), 2);
+  cr_expect_not_null(strstr(read_file("err.txt"), "'h100-sxm5' named twice"), "%s", read_file("err.txt"));
+}
+
+/* issue 31 item 5: `full` mode kept every closed window's stats to the launch's end, 5.4 KB a
+   window: CGPREDICT_MEMORY_MB did not bound it (1.54 GB at N = 32768). Windows are now folded into
+   the launch's sums as they close (the same operations in the same order: the same prediction):
+   16 M one-warp blocks cost what 4 M do, but for the program's own array. Peak RSS from python3's
+   getrusage of the run. */
+Test(e2e_robust, full_mode_memory_follows_the_program_not_its_windows) {
+  if (strstr(plain_cc(), "sanitize"))          /* ASan's shadow and quarantine are not the program's */
+    cr_skip_test("peak RSS is not measurable as the program's under AddressSanitizer");
+  write_file("fm.c", "#include <stdio.h>\n#include <stdlib.h>\n"
+                     "int main(int argc, char **argv) {\n"
+                     "  long n = atol(argv[1]);\n"
+                     "  float *a = calloc(n, sizeof *a);\n"
+                     "#pragma cgpredict kernel name(fill) block(32)\n"
+                     "  for (long i = 0; i < n; i++) a[i] = 2 * i;\n"
+                     "  printf(\"%.0f\\n\", a[n - 1]);\n"
+                     "  return 0;\n"
+                     "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o fm fm.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  long kb[2], n[2] = {1L << 21, 1L << 23};
+  for (int i = 0; i < 2; i++) {
+    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_TRACE=0 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1 "
+                    "CGPREDICT_REPORT=r%d.json python3 -c 'import resource, subprocess, sys; "
+                    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+                    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' ./fm %ld", i, n[i]), 0, "%s",
+                 read_file("err.txt"));
+    kb[i] = atol(read_file("out.txt"));
+  }
+  long array_kb = (n[1] - n[0]) * 4 / 1024;   /* 24 MiB more of the program's own */
+  cr_expect_lt(kb[1] - kb[0], array_kb + 12 * 1024, "peak %ld KB for n = 2^23, %ld KB for 2^21: the runtime grew by "
+               "%ld KB beyond the program's %ld KB", kb[1], kb[0], kb[1] - kb[0] - array_kb, array_kb);
+}
+
+/* issue 31 item 5: `full` mode stopped by the memory budget left the blocks after its last window
+   unaccounted (each window stood only for itself): a silently smaller prediction (here half).
+   The last window now stands for the rest, as in sampled mode, and the kernel is marked partial
+   with the budget's note, in the report and on stderr. */
+Test(e2e_robust, full_mode_cut_by_the_budget_stands_for_the_grid_and_says_partial) {
+  write_file("fb.c", "#include <stdio.h>\n"
+                     "#define N 4096\n"
+                     "float a[N], s[N];\n"
+                     "int main(void) {\n"
+                     "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
+                     "#pragma cgpredict kernel name(runs) block(64)\n"
+                     "  for (int i = 0; i < N; i++) {\n"
+                     "    float t = 0;\n"
+                     "    for (int j = 0; j < 400; j++) t += a[(j * j + i) % N];\n"
+                     "    s[i] = t;\n"
+                     "  }\n"
+                     "  double u = 0; for (int i = 0; i < N; i++) u += s[i];\n"
+                     "  printf(\"%.0f\\n\", u);\n"
+                     "  return 0;\n"
+                     "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o fb fb.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  double t[2];
+  for (int c = 0; c < 2; c++) {
+    cr_assert_eq(sh("CGPREDICT_SAMPLE=full CGPREDICT_MEMORY_MB=%d CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r%d.json "
+                    "./fb", c ? 4 : 64, c), 0, "%s", read_file("err.txt"));
+    cr_expect_str_eq(read_file("out.txt"), "9828000\n");
+    cJSON *r = report(c ? "r1.json" : "r0.json");
+    cJSON *k = kernel_named(r, "runs");
+    t[c] = num(prediction(k, "jetson-tk1"), "time_ms");
+    cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(k, "partial")), c == 1, "partial");
+    cr_expect_eq(cJSON_GetObjectItem(k, "sampling_note") != NULL, c == 1, "sampling_note");
+    cJSON_Delete(r);
+  }
+  cr_expect_not_null(strstr(read_file("err.txt"), "note: the trace memory budget"), "%s", read_file("err.txt"));
+  cr_expect_lt(fabs(t[1] - t[0]) / t[0], 0.1, "cut by the budget %g ms, whole %g ms", t[1], t[0]);
+}

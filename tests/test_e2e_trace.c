@@ -180,3 +180,53 @@ static void dies_without_leftovers(const char *sig, int signum) {
 
 Test(e2e_trace, a_crash_inside_a_kernel_leaves_no_temporary_trace) { dies_without_leftovers("SIGSEGV", 11); }
 Test(e2e_trace, a_terminated_program_leaves_no_temporary_trace) { dies_without_leftovers("SIGTERM", 15); }
+
+/* issue 31 item 4: a trace from an earlier run left beside a newer report (here the newer run had
+   CGPREDICT_TRACE=0 and other block shapes) was replayed against it: the report said 64-thread
+   blocks while the replayed rows were the old run's. The run id both carry tells them apart. */
+Test(e2e_trace, a_stale_trace_is_refused_against_a_newer_report) {
+  build_gemm(128);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_BLOCK=8x8 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g"), 0,
+               "%s", read_file("err.txt"));
+  cr_assert_eq(sh("%s report r.json --device gpgpusim-qv100", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_TRACE=0 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g"), 0);
+  cr_assert_eq(sh("test -s r.json.trace"), 0, "the earlier run's trace is gone");
+  cr_assert_eq(sh("%s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1, "a stale trace was replayed");
+  char *err = read_file("err.txt");
+  cr_assert(strstr(err, "r.json.trace: byte 16: ") && strstr(err, "stale trace"), "%s", err);
+  /* the trace's kernels against the report's: a report whose kernel lost a memory site, or whose
+     launches have another block shape, is not the trace's */
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g && cp r.json good.json"), 0);
+  cr_assert_eq(sh("python3 -c \"import json; r = json.load(open('good.json')); k = r['kernels'][0]; "
+                  "k['memory'] = k['memory'][1:]; json.dump(r, open('r.json', 'w'))\" && "
+                  "%s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  cr_assert(strstr(read_file("err.txt"), "memory sites"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("python3 -c \"import json; r = json.load(open('good.json')); r['kernels'][0]['block'] = [16, 16, 1]; "
+                  "json.dump(r, open('r.json', 'w'))\" && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  cr_assert(strstr(read_file("err.txt"), "blocks, the report's are not that shape"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("cp good.json r.json && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 0, "%s",
+               read_file("err.txt"));
+}
+
+/* issue 31 item 3: of 116 mutations of one trace, 14 gave another prediction with exit 0 (one
+   flipped byte: 0.441 ms became 3.551 ms). A checksum of the content (zlib's CRC-32) refuses
+   every flipped byte; here one in each of 64 places spread over the file. And the replay's work
+   is bounded by the report: a trace whose warps hold more events than the report says its run
+   wrote is refused before any is replayed. */
+Test(e2e_trace, every_flipped_byte_and_a_larger_promise_are_refused) {
+  build_gemm(128);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./g && cp r.json.trace good"), 0,
+               "%s", read_file("err.txt"));
+  cr_assert_eq(sh("size=$(stat -c %%s good); ok=0; for i in $(seq 0 63); do "
+                  "at=$(( 24 + (size - 48) * i / 63 )); cp good r.json.trace; "
+                  "b=$(od -An -tu1 -j $at -N1 good | tr -d ' '); "
+                  "printf \"$(printf '\\\\%%03o' $(( b ^ 1 )))\" | dd of=r.json.trace bs=1 seek=$at conv=notrunc 2>/dev/null; "
+                  "cmp -s good r.json.trace && { echo \"byte $at not flipped\"; exit 2; }; "
+                  "%s report r.json --device gpgpusim-qv100 > /dev/null 2> e.txt; rc=$?; "
+                  "if [ $rc -ne 1 ] || ! grep -q 'r.json.trace: byte ' e.txt; then echo \"byte $at: exit $rc\"; ok=1; fi; "
+                  "done; exit $ok", CGP_DRIVER), 0, "%s", read_file("out.txt"));
+  cr_assert_eq(sh("cp good r.json.trace && sed -i 's/\"events\":\\([\\t ]*\\)\\([0-9]*\\)/\"events\":\\11\\2/' r.json && "
+                  "grep -q '\"events\":[[:space:]]*1' r.json"), 0);
+  cr_assert_eq(sh("%s report r.json --device gpgpusim-qv100", CGP_DRIVER), 1);
+  cr_assert(strstr(read_file("err.txt"), "events, the report's run wrote"), "%s", read_file("err.txt"));
+}

@@ -46,11 +46,13 @@ static void write_text(const char *path, const char *text) {
   fclose(f);
 }
 
-/* The TK1 file with `edit` applied, written to <tmpdir>/<name>.json; returns the path. */
+/* The TK1 file named `name` (a device is looked up by its file's name) with `edit` applied,
+   written to <tmpdir>/<name>.json; returns the path. */
 static const char *write_variant(const char *name, void (*edit)(cJSON *)) {
   static char path[256];
   cJSON *root = cJSON_Parse(read_text(TK1_PATH));
   cr_assert_not_null(root);
+  cJSON_ReplaceItemInObjectCaseSensitive(root, "name", cJSON_CreateString(name));
   if (edit) edit(root);
   char *text = cJSON_Print(root);
   snprintf(path, sizeof path, "%s/%s.json", tmpdir, name);
@@ -201,5 +203,70 @@ Test(model_device, a_fifo_or_a_device_is_refused_at_once_never_read, .timeout = 
   size_t n = cgp_device_names(&names);            /* the list is a FIFO: every file, no wait */
   cr_expect_eq(n, 2, "fifo and zero");
   cgp_device_names_free(names, n);
+  unsetenv("CGPREDICT_DEVICES_DIR");
+}
+
+/* issue 31 item 11: a device file's numbers are bounded far beyond any GPU (values like these
+   printed 300-digit times or inf), its name is one a file, CGPREDICT_DEVICE's list and a terminal
+   can hold, its strings carry no terminal escape, and it holds no NUL; each refusal names the file
+   and the field. */
+static void huge_latency(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "lat_dram", cJSON_CreateNumber(1e300)); }
+static void tiny_clock(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "freq_hz", cJSON_CreateNumber(1e-300)); }
+static void huge_launch(cJSON *r) {
+  cJSON_ReplaceItemInObjectCaseSensitive(r, "launch_overhead_cycles", cJSON_CreateNumber(1e200));
+}
+static void comma_name(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "name", cJSON_CreateString("tk1,v100")); }
+static void slash_name(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "name", cJSON_CreateString("a/b")); }
+static void escape_name(cJSON *r) {
+  cJSON_ReplaceItemInObjectCaseSensitive(r, "name", cJSON_CreateString("tk1\x1b[2J"));
+}
+static void escape_description(cJSON *r) {
+  cJSON_ReplaceItemInObjectCaseSensitive(r, "description", cJSON_CreateString("TK1\x1b]0;title\x07"));
+}
+static void escape_citation(cJSON *r) {
+  cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItem(r, "sources"), "lat_l2", cJSON_CreateString("see\x1b[31m red"));
+}
+static void other_name(cJSON *r) { cJSON_ReplaceItemInObjectCaseSensitive(r, "name", cJSON_CreateString("jetson-tk1")); }
+
+Test(model_device, values_no_gpu_has_are_refused_naming_the_field) {
+  expect_field_error("hugelat", huge_latency, "lat_dram", "no GPU's");
+  expect_field_error("tinyclock", tiny_clock, "freq_hz", "no GPU's");
+  expect_field_error("hugelaunch", huge_launch, "launch_overhead_cycles", "no GPU's");
+}
+
+Test(model_device, names_and_strings_a_terminal_or_list_cannot_hold_are_refused) {
+  expect_field_error("comma", comma_name, "name", "no comma");
+  expect_field_error("slash", slash_name, "name", "no comma");
+  expect_field_error("escname", escape_name, "name", "no comma");
+  expect_field_error("escdesc", escape_description, "description", "control character");
+  expect_field_error("esccite", escape_citation, "sources.lat_l2", "control character");
+}
+
+Test(model_device, a_nul_in_the_file_is_refused_naming_its_byte) {
+  make_tmpdir();
+  char path[256], err[512];
+  cgp_device d;
+  snprintf(path, sizeof path, "%s/nul.json", tmpdir);
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f);
+  fwrite("{\"name\": \"a\0b\"}", 1, 15, f);
+  fclose(f);
+  cr_assert_neq(cgp_device_load_file(path, &d, err, sizeof err), 0);
+  cr_expect(strstr(err, "nul.json: byte 11: a NUL byte"), "%s", err);
+  write_text(path, "{\"name\": \"tk1\\u0000evil\"}");
+  cr_assert_neq(cgp_device_load_file(path, &d, err, sizeof err), 0);
+  cr_expect(strstr(err, "nul.json: byte 13:") && strstr(err, "NUL"), "%s", err);
+}
+
+Test(model_device, a_file_claiming_another_devices_name_is_refused) {
+  make_tmpdir();
+  write_variant("jetson-tk1", NULL);
+  write_variant("copy", other_name);          /* copy.json says it is jetson-tk1 */
+  setenv("CGPREDICT_DEVICES_DIR", tmpdir, 1);
+  cgp_device d;
+  char err[512] = "";
+  cr_expect_eq(cgp_device_find("jetson-tk1", &d, err, sizeof err), 0, "%s", err);
+  cr_assert_neq(cgp_device_find("copy", &d, err, sizeof err), 0);
+  cr_expect(strstr(err, "copy.json: field \"name\"") && strstr(err, "not the file's name"), "%s", err);
   unsetenv("CGPREDICT_DEVICES_DIR");
 }

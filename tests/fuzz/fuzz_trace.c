@@ -1,37 +1,67 @@
-/* libFuzzer harness: the trace reader (cgp_trace.h). The bytes go through cgp_trace_check (header,
-   records, kernel descriptors, every warp's runs and segments) and, when accepted, are replayed
-   for one device through the runtime's window and batch analysis. Neither may crash; a refusal
-   must say why.
+/* libFuzzer harness: the trace reader (cgp_trace.h). Each input is first sealed (cgp_trace_seal:
+   its end marker's event count and checksum rewritten to fit its bytes; an input whose records
+   are refused before the end marker is checked as it is), so that mutations reach the record
+   checks and the replay instead of stopping at the checksum. Then cgp_trace_check and, when
+   accepted, a replay for one device through the runtime's window and batch analysis. Neither may
+   crash; a refusal must say why.
 
-   The replay is bounded to MAX_EVENTS warp events: a run's count is 4 bytes, so a few bytes can ask
-   for a million events, which took ~0.8 s each (ASan+UBSan) and held the whole run near 50-250
-   exec/s. What the replay does per event does not change with the count: with a cap of 10^6 and
-   of 4096, the same 400-input corpus reaches the same 668 edges and 2092 features, and 4096
-   events still overflow the TK1's L2 (2048 lines of 64 bytes: 64 events of 32 lanes) and L1. Longer
-   traces are still read and checked in full. */
+   Large event counts, with a time budget (issue 31 item 3): a run's count is 4 bytes, so a few
+   bytes can ask for millions of warp events, and one such count made `report --device` run past
+   300 s. A replay's work must follow what the trace promises (the end marker's warp events, which
+   a replay against a report must equal the report's runtime.trace.events): traces of up to
+   MAX_EVENTS events are replayed, and a replay that takes more CPU time than TIME_BASE_S +
+   TIME_PER_EVENT_S per promised event aborts, a finding. CPU time, not wall time: a first run
+   timed by the clock on a loaded 2-core machine, at nice 19, "found" a replay of 102,150 events
+   that took 5.1 s there and 0.54 s alone. The budget per event is some 10 times what ASan+UBSan
+   take (~2 us an event on the slowest inputs found, 3.5 M events in 7.9 s). Longer traces are
+   read and checked in full. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "cgp_model.h"
 #include "cgp_trace.h"
 
-#define MAX_EVENTS 4096u
+#define MAX_EVENTS (1u << 22)
+#define TIME_BASE_S 2.0
+#define TIME_PER_EVENT_S 20e-6
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static cgp_device dev;
   static int have_dev = -1;
   char err[1024];
   if (have_dev < 0) have_dev = cgp_device_find("jetson-tk1", &dev, err, sizeof err) == 0;
+  unsigned char *buf = malloc(size ? size : 1);
+  if (!buf) return 0;
+  memcpy(buf, data, size);
+  (void)cgp_trace_seal(buf, size, err, sizeof err);
   err[0] = '\0';
   uint64_t events = 0;
-  if (cgp_trace_check(data, size, "fuzz.trace", &events, err, sizeof err) != 0) {
+  if (cgp_trace_check(buf, size, "fuzz.trace", &events, err, sizeof err) != 0) {
     if (!err[0]) abort();
+    free(buf);
     return 0;
   }
   if (have_dev && events <= MAX_EVENTS) {
     int partial = 0;
     err[0] = '\0';
-    if (cgp_trace_replay_mem(data, size, "fuzz.trace", NULL, &dev, 1, &partial, err, sizeof err) != 0 && !err[0]) abort();
+    double t0 = now();
+    if (cgp_trace_replay_mem(buf, size, "fuzz.trace", NULL, &dev, 1, &partial, err, sizeof err) != 0 && !err[0]) abort();
+    double took = now() - t0, budget = TIME_BASE_S + TIME_PER_EVENT_S * (double)events;
+    if (took > budget) {
+      fprintf(stderr, "fuzz_trace: the replay of %llu promised events took %.1f s of CPU, over its budget of %.1f s\n",
+              (unsigned long long)events, took, budget);
+      abort();
+    }
   }
+  free(buf);
   return 0;
 }
