@@ -128,6 +128,20 @@ static int loop_within(const cJSON *loops, int l, int anc) {
   return 0;
 }
 
+/* Memory instructions block b issues once unrolled: its sites (the trace's, as nvcc issues them:
+   the CPU compiler's IR may have kept some in registers), less those `held` marks (a site the
+   tiled code holds in a register: CGP_TILE_REGISTER; NULL: none). */
+static double sites_in_block(const rt_kernel *k, size_t b, const int32_t *held) {
+  double n = 0;
+  const cJSON *s;
+  size_t j = 0;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(k->desc, "mem")) {
+    if (j < k->nmem && num(s, "block", -1) == (double)b && !(held && held[j] == CGP_TILE_REGISTER)) n++;
+    j++;
+  }
+  return n;
+}
+
 /* Tiling (docs/model.md section 8b): the tile loop's header, and per site of a shared(...) array
    inside the tile loop its footprint, one per address expression (addr_id). A shared array's
    access outside the tile loop stays a global access, which the report's warnings say. */
@@ -155,7 +169,7 @@ static int tile_footprints(rt_kernel *k) {
     int loop = (int)num(m, "loop", -1);
     if (loop != (int)tl && loop_within(loops, loop, (int)tl)) {
       k->bb_core[b] = k->bb_fp32[b] + k->bb_fp64[b] + k->bb_sfu[b];
-      k->bb_total[b] = num(m, "mem", 0) + k->bb_core[b];
+      k->bb_total[b] = sites_in_block(k, b, NULL) + k->bb_core[b];
       k->bb_int[b] = 0;
     }
     b++;
@@ -284,15 +298,8 @@ static int whatif_tiling(rt_kernel *k) {
     k->wi_bb_int[b] = k->bb_int[b];
     if ((int)num(m, "loop", -1) == best) {
       k->wi_bb_in[b] = 1;
-      double held = 0;
-      const cJSON *s;
-      size_t j = 0;
-      cJSON_ArrayForEach(s, mem) {
-        if (j < k->nmem && k->wi_footprint[j] == CGP_TILE_REGISTER && num(s, "block", -1) == (double)b) held++;
-        j++;
-      }
       k->wi_bb_core[b] = k->bb_fp32[b] + k->bb_fp64[b] + k->bb_sfu[b];
-      k->wi_bb_total[b] = fmax(num(m, "mem", 0) - held, 0) + k->wi_bb_core[b];
+      k->wi_bb_total[b] = sites_in_block(k, b, k->wi_footprint) + k->wi_bb_core[b];
       k->wi_bb_int[b] = 0;
     }
     b++;
