@@ -167,6 +167,11 @@ typedef struct cgp_prediction {
   double launch_cycles;
 } cgp_prediction;
 
+/* The coalescing suggestion's what-if (model/cgp_report.c, docs/model.md section 8c): the
+   uncoalesced loads moved into class 1 with a coalesced load's L1 units, transactions and LSU
+   wavefronts and their own L1 hit and L2 miss fractions. Returns 0 (s unchanged) if there are none. */
+double cgp_whatif_coalesce(cgp_kernel_stats *s);
+
 /* Section 2: active blocks per SM, B = min of the four limits (registers only when known). */
 unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsigned smem_per_block,
                            unsigned regs_per_thread);

@@ -224,31 +224,37 @@ static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_dev
   return 0;
 }
 
-/* What-if: the uncoalesced accesses made coalesced (loop interchange or a transposed layout),
-   charged as the kernel's coalesced accesses are, or as 2 transactions if it has none. */
 static int predict_kernel(const cJSON *kernel, const cgp_device *dev, kernel_total *t,
                           double (*edit)(cgp_kernel_stats *), char *err, size_t errlen) {
   return predict_kernel_of(kernel, "analysis", dev, t, edit, err, errlen);
 }
 
-static double coalesce_all(cgp_kernel_stats *s) {
+/* What-if: the uncoalesced loads made coalesced (loop interchange or a transposed layout). Each
+   moved instruction takes what one of the kernel's coalesced loads takes (its L1 units, L2
+   transactions when no L1 caches globals, LSU wavefronts; 2 transactions and 1 wavefront if it has
+   none) and keeps the reuse it had: the fraction of its L1 units that hit (the same threads read
+   the same elements, now in fewer lines) and of its L2 transactions that missed. Class 1 is then
+   the instruction-weighted mean of the coalesced loads and the moved ones. */
+double cgp_whatif_coalesce(cgp_kernel_stats *s) {
   if (s->insts[2] <= 0) return 0;
-  double tr = s->insts[1] > 0 ? s->trans_pw[1] : 2.0;
+  double n1 = s->insts[1], n2 = s->insts[2], n = n1 + n2;
+  int have1 = n1 > 0;
+  double units = have1 && s->l1_trans_pw[1] > 0 ? s->l1_trans_pw[1] : (s->l1_trans_pw[2] > 0 ? 4.0 : 0.0);
+  double l1_hit = s->l1_trans_pw[2] > 0 ? s->l1_hit_pw[2] / s->l1_trans_pw[2] : 0;
   double miss_rate = s->trans_pw[2] > 0 ? s->dram_pw[2] / s->trans_pw[2] : 0;
-  double n = s->insts[1] + s->insts[2];
-  /* LSU wavefronts: the uncoalesced instructions take what the kernel's coalesced ones take (one
-     if it has none); their own, as measured (ld_wavefronts_pw), else about one per transaction
-     (older reports) */
+  /* L2 transactions of a moved load: its L1 misses when there is an L1, else a coalesced load's */
+  double tr = units > 0 ? units * (1.0 - l1_hit) : (have1 ? s->trans_pw[1] : 2.0);
   double wf_u = s->ld_wavefronts_pw[2] > 0 ? s->ld_wavefronts_pw[2] : fmax(s->trans_pw[2], 1.0);
-  double wf_c = s->insts[1] > 0 && s->ld_wavefronts_pw[1] > 0 ? s->ld_wavefronts_pw[1] : 1.0;
-  s->lsu_wavefronts = fmax(s->lsu_wavefronts - s->insts[2] * fmax(wf_u - wf_c, 0.0), 0.0);
-  s->ld_wavefronts_pw[1] = n > 0 ? (s->insts[1] * wf_c + s->insts[2] * wf_c) / n : 0;
-  s->ld_wavefronts_pw[2] = 0;
-  s->dram_pw[1] = (s->insts[1] * s->dram_pw[1] + s->insts[2] * tr * miss_rate) / n;
-  s->trans_pw[1] = tr;
+  double wf_c = have1 && s->ld_wavefronts_pw[1] > 0 ? s->ld_wavefronts_pw[1] : 1.0;
+  s->lsu_wavefronts = fmax(s->lsu_wavefronts - n2 * fmax(wf_u - wf_c, 0.0), 0.0);
+  s->ld_wavefronts_pw[1] = wf_c;
+  s->trans_pw[1] = (n1 * s->trans_pw[1] + n2 * tr) / n;
+  s->dram_pw[1] = (n1 * s->dram_pw[1] + n2 * tr * miss_rate) / n;
+  s->l1_trans_pw[1] = (n1 * s->l1_trans_pw[1] + n2 * units) / n;
+  s->l1_hit_pw[1] = (n1 * s->l1_hit_pw[1] + n2 * units * l1_hit) / n;
   s->insts[1] = n;
   s->insts[2] = 0;
-  s->trans_pw[2] = s->dram_pw[2] = 0;
+  s->trans_pw[2] = s->dram_pw[2] = s->l1_trans_pw[2] = s->l1_hit_pw[2] = s->ld_wavefronts_pw[2] = 0;
   return 1;
 }
 
@@ -305,7 +311,7 @@ static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *
   kernel_total t;
   char err[512];
   /* offered only when it predicts a gain (1 % or more) */
-  if (base->rep_stats.insts[2] > 0 && predict_kernel(kernel, dev, &t, coalesce_all, err, sizeof err) == 0 &&
+  if (base->rep_stats.insts[2] > 0 && predict_kernel(kernel, dev, &t, cgp_whatif_coalesce, err, sizeof err) == 0 &&
       t.time_ms > 0 && t.time_ms < 0.99 * base->time_ms) {
     cJSON *o = cJSON_CreateObject();
     char text[400];

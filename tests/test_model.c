@@ -578,3 +578,24 @@ Test(model, lsu_wavefronts_floor_counts_the_busiest_sm) {
   cr_expect_geq(p.cycles, 24000.0);
   cr_expect_str_eq(p.bound, "lsu_wavefronts");
 }
+
+/* ---- Section 8c: the coalescing what-if ---- */
+
+Test(model, coalescing_moves_the_uncoalesced_loads_with_their_reuse) {
+  /* 2 coalesced loads (4 L1 sectors, none hit, 4 to the L2, all miss, 1 wavefront each) and 1
+     uncoalesced (32 sectors of which 16 hit, 16 to the L2 of which 2 miss, 32 wavefronts).
+     Moved: 4 sectors, half hit -> 2 L2 transactions, 2 x 2/16 = 0.25 DRAM, 1 wavefront. */
+  cgp_kernel_stats s = {.insts = {0, 2, 1}, .l1_trans_pw = {0, 4, 32}, .l1_hit_pw = {0, 0, 16},
+                        .trans_pw = {0, 4, 16}, .dram_pw = {0, 4, 2}, .ld_wavefronts_pw = {0, 1, 32},
+                        .lsu_wavefronts = 2 * 1 + 32};
+  cr_assert_eq(cgp_whatif_coalesce(&s), 1);
+  cr_expect_float_eq(s.insts[1], 3, EPS);
+  cr_expect_float_eq(s.insts[2], 0, EPS);
+  cr_expect_float_eq(s.l1_trans_pw[1], (2 * 4 + 4) / 3.0, EPS);
+  cr_expect_float_eq(s.l1_hit_pw[1], (0 + 4 * 0.5) / 3.0, EPS);
+  cr_expect_float_eq(s.trans_pw[1], (2 * 4 + 2) / 3.0, EPS);
+  cr_expect_float_eq(s.dram_pw[1], (2 * 4 + 2 * 0.125) / 3.0, EPS);
+  cr_expect_float_eq(s.lsu_wavefronts, 2 + 1, EPS);
+  cgp_kernel_stats none = {.insts = {1, 2, 0}};
+  cr_expect_eq(cgp_whatif_coalesce(&none), 0);
+}
