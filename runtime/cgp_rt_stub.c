@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "cgp_abi.h"
 #include "cgp_rt.h"
@@ -52,11 +53,25 @@ static struct {
   int *tracing;
 } rt;
 
+/* The dynamic section of the program: absent (a null weak reference) in a statically linked one,
+   where loading a shared library that needs the C library's shared copy cannot work. */
+extern char _DYNAMIC[] __attribute__((weak));
+
+/* Why `path` cannot be loaded before trying it, or NULL: a static program, or a path that is not
+   a regular file (a FIFO would block dlopen's read for ever, a device read without end). */
+static const char *unloadable(const char *path) {
+  struct stat st;
+  if (!_DYNAMIC) return "the program is linked statically (-static): link it dynamically, or with `cgpredict cc`";
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return "not a regular file";
+  return NULL;
+}
+
 static int load(void) {
   if (rt.state) return rt.state > 0;
   const char *path = getenv("CGPREDICT_RUNTIME_SO");
   if (!path || !*path) path = CGP_RUNTIME_SO;
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  const char *why = unloadable(path);
+  void *h = why ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (h) {
     *(void **)&rt.begin = dlsym(h, "cgp_rt_kernel_begin");
     *(void **)&rt.thread = dlsym(h, "cgp_rt_thread");
@@ -75,7 +90,7 @@ static int load(void) {
     fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
             "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
             "uninstrumented and no report is written. Link the program with `cgpredict cc`, or set "
-            "CGPREDICT_RUNTIME_SO to libcgpredict_rt.so.\n", path, h ? "a hook is missing" : dlerror());
+            "CGPREDICT_RUNTIME_SO to libcgpredict_rt.so.\n", path, why ? why : h ? "a hook is missing" : dlerror());
     rt.state = -1;
     return 0;
   }

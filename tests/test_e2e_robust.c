@@ -795,3 +795,22 @@ Test(e2e_robust, full_mode_cut_by_the_budget_stands_for_the_grid_and_says_partia
   cr_expect_not_null(strstr(read_file("err.txt"), "note: the trace memory budget"), "%s", read_file("err.txt"));
   cr_expect_lt(fabs(t[1] - t[0]) / t[0], 0.1, "cut by the budget %g ms, whole %g ms", t[1], t[0]);
 }
+
+/* The stub never blocks on, or crashes in, a runtime it cannot load: CGPREDICT_RUNTIME_SO naming a
+   FIFO (dlopen would wait for a writer for ever), and a program linked with -static (loading the
+   shared runtime into it crashed in cgp_rt_kernel_begin, losing the program's output). */
+Test(e2e_robust, the_stub_refuses_a_fifo_and_a_static_program_instead_of_hanging_or_crashing) {
+  write_file("a.c", kern_a_src);
+  write_file("c.c", kern_c_src);
+  write_file("main.c", plain_main_src);
+  cr_assert_eq(sh("%s cc -c a.c c.c && %s -o plain main.c a.o c.o && mkfifo rt.fifo", CGP_DRIVER, plain_cc()), 0,
+               "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_RUNTIME_SO=rt.fifo CGPREDICT_REPORT=r.json timeout 20 ./plain"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 67115008\n");
+  cr_expect(strstr(read_file("err.txt"), "not a regular file"), "%s", read_file("err.txt"));
+  if (sh("test -f \"$(cc -print-file-name=libc.a)\"") != 0) return;     /* no static C library here */
+  cr_assert_eq(sh("cc -static -o static main.c a.o c.o -ldl"), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_REPORT=s.json timeout 20 ./static"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "sum 67115008\n");
+  cr_expect(strstr(read_file("err.txt"), "linked statically"), "%s", read_file("err.txt"));
+}
