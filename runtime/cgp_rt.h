@@ -35,6 +35,11 @@ enum { CGP_RT_PLAIN = 0, CGP_RT_TRACE = 1, CGP_RT_SKIP = 2 };
 
 /* A marked nest is about to run (one kernel launch). `desc` is the pass's JSON descriptor of
    the kernel; the same pointer comes back on every launch. */
+/* For the stub (cgp_rt_stub.c), which loads this runtime after main began: from then on the stub's
+   own strict exit handler, registered before main (so run after every handler of the program),
+   does what CGPREDICT_STRICT asks, and this runtime's stands down. Returns 1 if the tool has
+   failed so far (a report not computed or not written). */
+int cgp_rt_strict_handover(void);
 void cgp_rt_kernel_begin(const char *desc);
 /* A pseudo-thread starts: x is the innermost mapped loop's index, y and z the next ones out
    (0 when not mapped). Returns CGP_RT_SKIP when the body may be skipped. A CGP_RT_PLAIN answer

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 static volatile int tool_failed;
+static volatile int handed_over;         /* the stub exits strictly for us (cgp_rt_strict_handover) */
 static pid_t started_in;                 /* a fork's exit status is its own: no failure of ours */
 
 void rt_tool_failure(const char *what) {
@@ -28,10 +29,15 @@ static int strict_mode(void) {
 
 static void strict_exit(int status, void *arg) {
   (void)arg;
-  if (!tool_failed || status != 0 || getpid() != started_in) return;
+  if (handed_over || !tool_failed || status != 0 || getpid() != started_in) return;
   fflush(NULL);
   fputs("cgpredict: CGPREDICT_STRICT=1: exit status 1 instead of 0 (the tool failed, see above)\n", stderr);
   _exit(1);
+}
+
+int cgp_rt_strict_handover(void) {
+  handed_over = 1;
+  return tool_failed;
 }
 
 __attribute__((constructor(101))) static void rt_file_init(void) {

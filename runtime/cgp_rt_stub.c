@@ -16,7 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cgp_abi.h"
 #include "cgp_rt.h"
@@ -28,6 +30,8 @@
 #define WEAK __attribute__((weak))
 
 WEAK int cgp_rt_tracing;
+/* Defined by the runtime when it is linked in (a weak reference: null otherwise). */
+extern int cgp_rt_strict_handover(void) __attribute__((weak));
 /* Never updated here: its loop stays -1, so the instrumented code calls cgp_rt_bb in every
    block (forwarded below) instead of skipping an iteration itself (cgp_abi.h). */
 WEAK int32_t cgp_rt_pause[3] = {-1, 0, 0};
@@ -50,8 +54,32 @@ static struct {
   void (*loop)(uint32_t, uint64_t, uint32_t, uint32_t, void *const *, void *const *, void *const *);
   void (*end)(void);
   void (*seen_at)(uint64_t *);
+  int (*handover)(void);
   int *tracing;
 } rt;
+
+/* CGPREDICT_STRICT=1 (README): a tool failure turns exit status 0 into 1, after every handler of
+   the program. The loaded runtime's handler would be registered too late for that (at its load,
+   after main began), so this one, registered before main, does it instead, asking the runtime
+   whether it failed; not loading it at all is a failure too. Not when the runtime is linked in
+   (its own handler, registered before main, does it): the weak reference is then not null. */
+static pid_t stub_pid;
+
+static void stub_strict_exit(int status, void *arg) {
+  (void)arg;
+  if (status != 0 || getpid() != stub_pid || !rt.state) return;
+  if (rt.state > 0 && !rt.handover()) return;
+  fflush(NULL);
+  fputs("cgpredict: CGPREDICT_STRICT=1: exit status 1 instead of 0 (the tool failed, see above)\n", stderr);
+  _exit(1);
+}
+
+__attribute__((constructor)) static void stub_init(void) {
+  const char *s = getenv("CGPREDICT_STRICT");
+  if (cgp_rt_strict_handover || !s || strcmp(s, "1") != 0) return;
+  stub_pid = getpid();
+  on_exit(stub_strict_exit, NULL);
+}
 
 /* The dynamic section of the program: absent (a null weak reference) in a statically linked one,
    where loading a shared library that needs the C library's shared copy cannot work. */
@@ -84,9 +112,10 @@ static int load(void) {
     *(void **)&rt.end = dlsym(h, "cgp_rt_kernel_end");
     *(void **)&rt.seen_at = dlsym(h, CGP_HOOK_BLOCK_SEEN_AT);
     rt.tracing = dlsym(h, "cgp_rt_tracing");
+    *(void **)&rt.handover = dlsym(h, "cgp_rt_strict_handover");
   }
   if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.seen_at ||
-      !rt.tracing) {
+      !rt.tracing || !rt.handover) {
     fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
             "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
             "uninstrumented and no report is written. Link the program with `cgpredict cc`, or set "
@@ -95,6 +124,7 @@ static int load(void) {
     return 0;
   }
   rt.seen_at(cgp_rt_block_seen);
+  if (stub_pid) rt.handover();                /* from now on our strict handler, not its own */
   rt.state = 1;
   return 1;
 }

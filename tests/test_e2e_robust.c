@@ -815,3 +815,38 @@ Test(e2e_robust, the_stub_refuses_a_fifo_and_a_static_program_instead_of_hanging
   cr_assert_str_eq(read_file("out.txt"), "sum 67115008\n");
   cr_expect(strstr(read_file("err.txt"), "linked statically"), "%s", read_file("err.txt"));
 }
+
+/* CGPREDICT_STRICT=1 with objects of `cgpredict cc -c` linked by a plain cc (the stub): a runtime
+   that cannot be loaded is a tool failure (status 1; it was ignored), and a report that cannot be
+   written turns status 0 into 1 after the program's own atexit handler ran (the runtime, loaded
+   after main began, used to exit before it). */
+Test(e2e_robust, strict_mode_with_the_stub_fails_after_the_programs_handlers) {
+  write_file("a.c", kern_a_src);
+  write_file("c.c", kern_c_src);
+  write_file("main.c",
+             "#include <stdio.h>\n"
+             "#include <stdlib.h>\n"
+             "void kern_a(float *a, int n);\n"
+             "void kern_c(float *a, int n);\n"
+             "static float a[8192];\n"
+             "static void bye(void) { printf(\"bye\\n\"); }\n"
+             "int main(int argc, char **argv) {\n"
+             "  atexit(bye);\n"
+             "  for (int i = 0; i < 8192; i++) a[i] = i;\n"
+             "  kern_a(a, 8192 / argc);\n"
+             "  kern_c(a, 8192 / argc);\n"
+             "  printf(\"done\\n\");\n"
+             "  return 0;\n"
+             "}\n");
+  cr_assert_eq(sh("%s cc -c a.c c.c && %s -o plain main.c a.o c.o", CGP_DRIVER, plain_cc()), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_STRICT=1 CGPREDICT_RUNTIME_SO=/nonexistent/libcgpredict_rt.so ./plain"), 1, "%s",
+               read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "done\nbye\n");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_STRICT=1 CGPREDICT_REPORT=no/such/dir/r.json ./plain"), 1, "%s",
+               read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "done\nbye\n");
+  cr_expect(strstr(read_file("err.txt"), "CGPREDICT_STRICT=1: exit status 1"), "%s", read_file("err.txt"));
+  /* and no failure, no change */
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_STRICT=1 CGPREDICT_REPORT=r.json ./plain"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "done\nbye\n");
+}
