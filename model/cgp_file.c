@@ -115,6 +115,14 @@ static int dir_of(const char *path, char *out, size_t n) {
 
 /* ---- streamed, then renamed ------------------------------------------------------------------- */
 
+/* fsync, again when a signal interrupted it (EINTR: nothing failed yet). */
+static int sync_fd(int fd) {
+  int r;
+  while ((r = fsync(fd)) != 0 && errno == EINTR) {}
+  return r;
+}
+
+
 /* `path` may be written: absent, or a regular file (its mode in *mode, else the umask's). */
 static int check_target(const char *path, mode_t *mode, char *err, size_t errlen) {
   struct stat st;
@@ -259,7 +267,7 @@ static int copy_named(int fd, const char *path, mode_t mode, char *tmp, size_t t
     }
     at += n;
   }
-  if (ok) ok = fchmod(out, mode) == 0 && fsync(out) == 0;
+  if (ok) ok = fchmod(out, mode) == 0 && sync_fd(out) == 0;
   if (close(out) != 0) ok = 0;
   if (!ok) { unlink(tmp); tmp[0] = '\0'; }
   return ok ? 0 : -1;
@@ -304,13 +312,14 @@ int cgp_file_stream_commit(FILE *f, const char *tmp_in, const char *path, char *
   int ok = fflush(f) == 0 && !ferror(f);
   int saved = ok ? 0 : errno, fd = fileno(f);
   if (ok && !(ok = fchmod(fd, mode) == 0)) { step = "chmod"; saved = errno; }
-  if (ok && !(ok = fsync(fd) == 0)) { step = "fsync"; saved = errno; }
+  if (ok && !(ok = sync_fd(fd) == 0)) { step = "fsync"; saved = errno; }
   if (ok && !tmp[0] && link_unnamed(fd, path, tmp, sizeof tmp) != 0 &&
       !(ok = copy_named(fd, path, mode, tmp, sizeof tmp) == 0)) {
     step = "link or copy";
     saved = errno;
   }
-  if (fclose(f) != 0 && ok) { ok = 0; step = "close"; saved = errno; }
+  /* a close interrupted by a signal has closed the descriptor, its data written (Linux close(2)) */
+  if (fclose(f) != 0 && errno != EINTR && ok) { ok = 0; step = "close"; saved = errno; }
   if (ok && rename(tmp, path) != 0) { ok = 0; step = "rename"; saved = errno; }
   if (!ok) {
     if (tmp[0]) unlink(tmp);
