@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Copy the tables benchmarks/polybench/run and speed, benchmarks/gpgpusim/score and
-benchmarks/h100/score wrote (results.md, speed.md, gpgpusim/results.md, h100/results.md) into
-README.md, between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->,
-<!-- gpgpusim:begin/end --> and <!-- h100:begin/end --> markers. Never type them in."""
+benchmarks/h100/score and benchmarks/fpga/score wrote (results.md, speed.md, gpgpusim/results.md,
+h100/results.md, fpga/results.md) into README.md, between the <!-- accuracy:begin/end -->,
+<!-- speed:begin/end -->, <!-- gpgpusim:begin/end -->, <!-- h100:begin/end --> and
+<!-- fpga:begin/end --> markers. Never type them in."""
 import os
 import re
 import sys
@@ -10,7 +11,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md",
-          "gpgpusim": "benchmarks/gpgpusim/results.md", "h100": "benchmarks/h100/results.md"}
+          "gpgpusim": "benchmarks/gpgpusim/results.md", "h100": "benchmarks/h100/results.md",
+          "fpga": "benchmarks/fpga/results.md"}
 
 
 def main():
