@@ -300,6 +300,7 @@ int cgp_fpga_cmd(int argc, char **argv) {
       break;
     }
     rc = one_kernel(&d, &k[i], &n, arr);
+    fflush(stdout); /* a later kernel's error on stderr comes after this one's estimate */
     cgp_hls_nest_free(&n);
   }
   if (arr && !rc) {
