@@ -5,8 +5,10 @@
    combinational one (latency 0) chains into that cycle when offset + delay fits the budget
    (period less uncertainty), else starts the next cycle; one slower than the whole budget spans
    ceil(delay / budget) cycles from a cycle boundary. A registered one (latency L >= 1) starts in
-   that cycle when its first stage's delay fits after the offset, and its result is ready at the
-   start of cycle start + L, which it occupies (the cycle its result is captured in). A value
+   that cycle when its first stage's delay fits after the offset, and its result is ready in cycle
+   start + L, which it occupies (the cycle its result is captured in), at offset delay: its last
+   stage has the same delay as its first (docs/model.md 11.2), so a consumer chains into that
+   cycle only if its own delay fits after it. A value
    stored to memory can be loaded the cycle after the store's. Memory operations take a port of
    their array's bank in the cycle they start (at most `ports` accesses, `write_ports` of them
    writes); a capped operator kind takes one of its operators in that cycle. In a pipelined loop
@@ -147,7 +149,7 @@ static void place(const ctx *x, const cgp_fpga_node *nd, unsigned c, double t, c
   } else {
     int next = t > 0 && t + dl > B;
     s->start[v] = c + next, s->start_ns[v] = next ? 0 : t;
-    s->ready[v] = s->finish[v] = s->start[v] + nd->latency, s->ready_ns[v] = 0;
+    s->ready[v] = s->finish[v] = s->start[v] + nd->latency, s->ready_ns[v] = dl; /* its last stage's delay */
   }
 }
 

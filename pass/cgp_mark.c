@@ -225,7 +225,7 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
 }
 
 /* The -O1 pipeline of clang -O1 -fno-vectorize -fno-slp-vectorize -fno-unroll-loops. */
-static int run_o1(LLVMModuleRef m, char *err, size_t errlen) {
+int cgp_pass_run_o1(LLVMModuleRef m, char *err, size_t errlen) {
   static int inited;
   if (!inited) {
     LLVMInitializeNativeTarget();
@@ -318,5 +318,5 @@ int cgp_pass_prepare_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t 
   }
   LLVMDisposeBuilder(b);
   inline_callees(m, k, nk);
-  return run_o1(m, err, errlen);
+  return cgp_pass_run_o1(m, err, errlen);
 }

@@ -24,4 +24,8 @@ unsigned long long cgp_pass_site_size(LLVMTargetDataRef td, LLVMValueRef marker)
    it: compared by base name, since they may spell the directory differently. */
 int cgp_pass_same_file(const char *a, const char *b);
 
+/* The -O1 pipeline of clang -O1 -fno-vectorize -fno-slp-vectorize -fno-unroll-loops on m, as phase 1
+   runs it (also run alone, without markers, by the HLS operations of cgp_hls_ops.c). 0 on success. */
+int cgp_pass_run_o1(LLVMModuleRef m, char *err, size_t errlen);
+
 #endif

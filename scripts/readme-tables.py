@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Copy the tables benchmarks/polybench/run and speed, benchmarks/gpgpusim/score and
-benchmarks/h100/score wrote (results.md, speed.md, gpgpusim/results.md, h100/results.md) into
-README.md, between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->,
-<!-- gpgpusim:begin/end -->, <!-- h100:begin/end --> and <!-- tiles:begin/end --> markers (and
-benchmarks/tiles/score's results.md). Never type them in."""
+benchmarks/h100/score, benchmarks/tiles/score and benchmarks/fpga/score wrote (results.md,
+speed.md, gpgpusim/results.md, h100/results.md, tiles/results.md, fpga/results.md) into README.md,
+between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->, <!-- gpgpusim:begin/end -->,
+<!-- h100:begin/end -->, <!-- tiles:begin/end --> and <!-- fpga:begin/end --> markers. Never type
+them in."""
 import os
 import re
 import sys
@@ -12,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md",
           "gpgpusim": "benchmarks/gpgpusim/results.md", "h100": "benchmarks/h100/results.md",
-          "tiles": "benchmarks/tiles/results.md"}
+          "tiles": "benchmarks/tiles/results.md", "fpga": "benchmarks/fpga/results.md"}
 
 
 def main():

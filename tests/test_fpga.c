@@ -493,9 +493,13 @@ Test(fpga, loops_compose_and_unrolling_divides_the_trips) {
   cr_expect(strstr(err, "2^63"), "%s", err);
 }
 
-/* On the shipped ZC702 (fadd latency 4, fmul 3, load 1): the DFT window's recurrence is the fadd's
-   4 cycles; the iteration: read 1, fmul 3, fadd 4, captured: 9 cycles; one fadd and one fmul. */
-Test(fpga, zc702_table_gives_the_fadd_recurrence_4) {
+/* On the shipped ZC702 (fadd latency 4, fmul 3, load 1; each FP core's stages fill the 8.75 ns
+   budget): a result leaves a core at its last stage's delay (docs/model.md 11.2), so no consumer
+   chains into that cycle: the read's data at (1, 2.0 ns), the fmul from cycle 2 (2.0 + 8.75 >
+   8.75) ready at (5, 8.75), the fadd from 6 ready at (10, 8.75): IL 11; the sum reaches the next
+   iteration's fadd a cycle after it is ready: II 4 + 1 = 5, the stage count of Vivado's 7-series
+   fadd core at 100 MHz (fadd_32ns_32ns_32_5_full_dsp). One fadd and one fmul. */
+Test(fpga, zc702_table_gives_the_fadd_recurrence_5) {
   cgp_fpga_device d;
   char err[512] = "";
   cr_assert_eq(cgp_fpga_device_find("zc702", &d, err, sizeof err), 0, "%s", err);
@@ -505,8 +509,10 @@ Test(fpga, zc702_table_gives_the_fadd_recurrence_4) {
   int a = node(&g, CGP_FOP_FADD, CGP_FTYPE_FLOAT, -1, 0);
   edge(&g, r, m, 0, 0), edge(&g, m, a, 0, 0), edge(&g, a, a, 1, 0);
   cgp_fpga_sched s = run(&d, &g, NULL, 1);
-  cr_expect_eq(s.ii, 4);
-  cr_expect_eq(s.il, 1 + 3 + 4 + 1);
+  cr_expect_eq(s.ii, 5);
+  cr_expect_eq(s.start[m], 2);
+  cr_expect_eq(s.start[a], 6);
+  cr_expect_eq(s.il, 11);
   cr_expect_eq(g.nodes[a].latency, 4);
   /* one fadd (2 DSP, 390 LUT, 205 FF) and one fmul (3, 321, 143): 5 DSP, 711 LUT, 348 FF */
   cgp_fpga_usage u;
@@ -531,4 +537,46 @@ Test(fpga, missing_operator_is_named) {
   cr_expect(strstr(err, "kastner") && strstr(err, "fdiv (float)"), "%s", err);
   cgp_fpga_ddg_free(&g);
   cr_expect_neq(cgp_fpga_ddg_edge(&g, 0, 0, 0, 0), 0, "no such node");
+}
+
+/* docs/model.md 11.2 and 11.5: on the ZCU102 table at 7.3 ns (load 1 at 1.23 ns, fmul 2 at 7.01,
+   fadd 3 at 6.43, store 0 at 1.23, add 0 at 1.01) a registered operation's result leaves its last
+   stage at the stage's delay, so what follows chains only if its own delay fits after it.
+   atax's window (load, fmul, fadd into the accumulator): the fmul waits a cycle for the read's
+   data (1.23 + 7.01 > 7.3), the fadd one for the product (7.01 + 6.43 > 7.3): 0 | 1 | 2-4 | 5-8:
+   IL 9, Vivado's. mvt's (the sum stored): the store waits too (6.43 + 1.23 > 7.3): IL 10,
+   Vivado's. An integer add after the read's data chains (1.23 + 1.01), after the product not. */
+Test(fpga, a_registered_result_leaves_at_its_last_stage_delay_atax_9_mvt_10) {
+  cgp_fpga_device d;
+  char err[512] = "";
+  cr_assert_eq(cgp_fpga_device_find("zcu102", &d, err, sizeof err), 0, "%s", err);
+  cgp_fpga_ddg g;
+  cgp_fpga_ddg_init(&g);
+  int ra = node(&g, CGP_FOP_LOAD, CGP_FTYPE_MEM, 0, 0), rx = node(&g, CGP_FOP_LOAD, CGP_FTYPE_MEM, 1, 0);
+  int m = node(&g, CGP_FOP_FMUL, CGP_FTYPE_FLOAT, -1, 0), a = node(&g, CGP_FOP_FADD, CGP_FTYPE_FLOAT, -1, 0);
+  edge(&g, ra, m, 0, 0), edge(&g, rx, m, 0, 0), edge(&g, m, a, 0, 0), edge(&g, a, a, 1, 0);
+  cgp_fpga_sched s = run(&d, &g, NULL, 0);
+  cr_expect_eq(s.start[m], 2);
+  cr_expect_eq(s.start[a], 5);
+  cr_expect_eq(s.il, 9);
+  cr_expect_eq(s.ii_recurrence, 4, "the sum reaches the next fadd a cycle after its 3 stages: fadd_..._4_");
+  cgp_fpga_sched_free(&s);
+  int st = node(&g, CGP_FOP_STORE, CGP_FTYPE_MEM, 2, 0);
+  edge(&g, a, st, 0, 0);
+  s = run(&d, &g, NULL, 0);
+  cr_expect_eq(s.start[st], 9);
+  cr_expect_eq(s.il, 10);
+  cgp_fpga_sched_free(&s);
+  cgp_fpga_ddg_free(&g);
+  /* integer adds: after the read's data in its cycle, after the product the next */
+  cgp_fpga_ddg_init(&g);
+  int r = node(&g, CGP_FOP_LOAD, CGP_FTYPE_MEM, 0, 0), i1 = node(&g, CGP_FOP_ADD, CGP_FTYPE_INT, -1, 0);
+  int m2 = node(&g, CGP_FOP_FMUL, CGP_FTYPE_FLOAT, -1, 0), i2 = node(&g, CGP_FOP_ADD, CGP_FTYPE_INT, -1, 0);
+  edge(&g, r, i1, 0, 0), edge(&g, r, m2, 0, 0), edge(&g, m2, i2, 0, 0);
+  s = run(&d, &g, NULL, 0);
+  cr_expect_eq(s.start[i1], 1);
+  cr_expect_eq(s.start[m2], 2);
+  cr_expect_eq(s.start[i2], 5, "product ready at (4, 7.01 ns): 7.01 + 1.01 > 7.3");
+  cgp_fpga_sched_free(&s);
+  cgp_fpga_ddg_free(&g);
 }
