@@ -294,11 +294,13 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
     esc(b, w->valuestring);
     puts_(b, "</p>");
   }
-  if (*str(k, "sampling_note")) {
-    puts_(b, "<p class=\"note\">");
-    esc(b, str(k, "sampling_note"));
-    puts_(b, "</p>");
-  }
+  const char *const notes[] = {"sampling_note", "launch_sampling_note"};
+  for (size_t i = 0; i < sizeof notes / sizeof *notes; i++)
+    if (*str(k, notes[i])) {
+      puts_(b, "<p class=\"note\">");
+      esc(b, str(k, notes[i]));
+      puts_(b, "</p>");
+    }
   const cJSON *p;
   puts_(b, "<table><tr><th>device</th><th>time (ms)</th><th>bound</th><th>MWP</th><th>CWP</th><th>N</th><th>B</th>"
            "<th>batch</th><th>host sync (ms)</th></tr>");

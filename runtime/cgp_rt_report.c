@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -368,6 +369,42 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
   return o;
 }
 
+/* Launch sampling (launches 0, 1, 2, 4, 8, ... analysed, each standing for those up to the next)
+   assumes launches between two analysed ones behave like the first. When the analysed launches'
+   class mix (constant / coalesced / uncoalesced loads, device 0) differs by more than 10 points,
+   the launches do not all behave alike (FFT's stages) and the unanalysed ones are estimated: the
+   report says so, with the two launches that differ most. */
+static void launch_sampling_note(cJSON *o, const rt_kernel *k) {
+  if (k->nsamples < 2 || cgp_rt_g.sample_mode == 2 || k->launches <= k->nsamples) return;
+  double worst = 0;
+  size_t wa = 0, wb = 0;
+  double mix[2][3];
+  for (size_t a = 0; a < k->nsamples; a++)
+    for (size_t b = a + 1; b < k->nsamples; b++) {
+      for (int t = 0; t < 2; t++) {
+        const cgp_kernel_stats *s = &k->samples[t ? b : a].stats[0];
+        double n = s->insts[0] + s->insts[1] + s->insts[2];
+        for (int c = 0; c < 3; c++) mix[t][c] = n > 0 ? s->insts[c] / n : 0;
+      }
+      for (int c = 0; c < 3; c++)
+        if (fabs(mix[0][c] - mix[1][c]) > worst) { worst = fabs(mix[0][c] - mix[1][c]); wa = a; wb = b; }
+    }
+  if (worst <= 0.10) return;
+  double ma[3], mb[3];
+  for (int t = 0; t < 2; t++) {
+    const cgp_kernel_stats *s = &k->samples[t ? wb : wa].stats[0];
+    double n = s->insts[0] + s->insts[1] + s->insts[2];
+    for (int c = 0; c < 3; c++) (t ? mb : ma)[c] = n > 0 ? 100 * s->insts[c] / n : 0;
+  }
+  char note[600];
+  snprintf(note, sizeof note, "the analysed launches behave differently (class mix %.0f/%.0f/%.0f %% in launch %llu, "
+           "%.0f/%.0f/%.0f %% in launch %llu), so the %llu launches not analysed, each estimated from the analysed "
+           "one before it, may be off: CGPREDICT_SAMPLE=full analyses every launch",
+           ma[0], ma[1], ma[2], (unsigned long long)k->samples[wa].launch, mb[0], mb[1], mb[2],
+           (unsigned long long)k->samples[wb].launch, (unsigned long long)(k->launches - k->nsamples));
+  cJSON_AddStringToObject(o, "launch_sampling_note", note);
+}
+
 /* What the what-if tiling changed (docs/model.md 8c), for the suggestion's text: its loop, the
    tile, the arrays it keeps in shared memory and those it holds in a register. */
 static void tiling_whatif_json(cJSON *o, const rt_kernel *k, unsigned tile) {
@@ -441,6 +478,7 @@ static cJSON *kernel_json(const rt_kernel *k) {
   }
   cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->desc, "warnings"), 1));
   if (k->nsamples && k->samples[0].has_tiled) tiling_whatif_json(o, k, k->cfg_wi[0].tile);
+  launch_sampling_note(o, k);
   cJSON *samples = cJSON_AddArrayToObject(o, "samples");
   for (size_t i = 0; i < k->nsamples; i++) cJSON_AddItemToArray(samples, sample_json(k, i));
   return o;

@@ -873,3 +873,34 @@ Test(e2e_robust, an_interrupted_fsync_still_writes_the_report) {
   cr_expect_null(strstr(read_file("err.txt"), "cannot write"), "%s", read_file("err.txt"));
   expect_both_kernels("r.json");
 }
+
+/* issue 30 item 9: a kernel whose launches behave differently (FFT's stages: here the stride of
+   its accesses doubles with each launch, from one element to 16) is sampled by launches
+   (0, 1, 2, 4, 8); the report and the summary say that the launches analysed differ and the
+   others may be off. A kernel whose launches are alike gets no such note. */
+Test(e2e_robust, launches_that_differ_are_said_to_make_launch_sampling_uncertain) {
+  write_file("st.c",
+             "#include <stdio.h>\n"
+             "#define N 65536\n"
+             "static float a[N * 16], b[N];\n"
+             "static void stage(int s) {\n"
+             "#pragma cgpredict kernel name(stage)\n"
+             "  for (int i = 0; i < N; i++) b[i] += a[i * s];\n"
+             "}\n"
+             "static void same(void) {\n"
+             "#pragma cgpredict kernel name(same)\n"
+             "  for (int i = 0; i < N; i++) b[i] += a[i];\n"
+             "}\n"
+             "int main(void) {\n"
+             "  for (int l = 0; l < 12; l++) { stage(1 << (l % 5)); same(); }\n"
+             "  printf(\"%g\\n\", b[5]);\n"
+             "  return 0;\n"
+             "}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o st st.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_REPORT=st.json ./st"), 0, "%s", read_file("err.txt"));
+  cr_expect(strstr(read_file("err.txt"), "the analysed launches behave differently"), "%s", read_file("err.txt"));
+  cJSON *r = report("st.json");
+  cr_expect(cJSON_IsString(cJSON_GetObjectItem(kernel_named(r, "stage"), "launch_sampling_note")));
+  cr_expect_null(cJSON_GetObjectItem(kernel_named(r, "same"), "launch_sampling_note"));
+  cJSON_Delete(r);
+}
