@@ -174,16 +174,17 @@ static void learn(foot *f, const int64_t dd[ND], int64_t da) {
   int unknown = -1;
   for (int d = 0; d < ND; d++) {
     if (!dd[d]) continue;
-    if (f->known[d]) { da -= f->s[d] * dd[d]; continue; }
+    /* addresses wrap modulo 2^64 (hostile traces too): unsigned arithmetic */
+    if (f->known[d]) { da = (int64_t)((uint64_t)da - (uint64_t)f->s[d] * (uint64_t)dd[d]); continue; }
     if (unknown >= 0) return;                /* two unknowns: nothing to learn */
     unknown = d;
   }
-  if (unknown < 0 || da % dd[unknown]) return;
+  if (unknown < 0 || (dd[unknown] == -1 && da == INT64_MIN) || da % dd[unknown]) return;
   f->s[unknown] = da / dd[unknown];
   f->known[unknown] = 1;
 }
 
-static uint64_t mag(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_t)v; }
+static uint64_t mag(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
 
 /* Every direction known: the row-major layout. */
 static void settle(cgp_tile *t, foot *f) {
@@ -334,7 +335,7 @@ static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ct
     uint64_t off0[3], blk;
     thread_off(t, wf->key, off0, &blk);
     int64_t base = (int64_t)wf->addr;
-    for (int d = 0; d < 3; d++) base -= f->s[d] * (int64_t)off0[d];
+    for (int d = 0; d < 3; d++) base = (int64_t)((uint64_t)base - (uint64_t)f->s[d] * off0[d]);
     uint64_t wl = warp_in_block(t, wf->key);
     uint64_t ga[CGP_WARP], sa[CGP_WARP], keys[CGP_WARP];
     uint8_t lanes[CGP_WARP];
@@ -344,7 +345,7 @@ static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ct
       for (int i = 0; i < f->nvar; i++) idx[f->order[i]] = p0 / f->lin[f->order[i]] % f->E[f->order[i]];
       for (unsigned l = 0; l < CGP_WARP && p0 + l < f->F; l++, n++) {
         int64_t a = base;
-        for (int i = 0; i < f->nvar; i++) a += f->s[f->order[i]] * (int64_t)idx[f->order[i]];
+        for (int i = 0; i < f->nvar; i++) a = (int64_t)((uint64_t)a + (uint64_t)f->s[f->order[i]] * idx[f->order[i]]);
         ga[l] = (uint64_t)a;
         sa[l] = f->off + position(f, idx, idx[DU], f->coef) * f->elem;
         lanes[l] = (uint8_t)l;
