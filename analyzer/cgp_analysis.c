@@ -18,11 +18,8 @@ struct cgp_analysis_set {
   void *mem_self[16];
   void (*block_fn[16])(void *, const cgp_block_exec *);
   void *block_self[16];
+  const cgp_analysis_cfg *cfg;
   cgp_tile *tile;                   /* a tiled kernel's rewriter in front of them, or NULL */
-  const int32_t *footprint;
-  size_t tile_nsid, nbid;
-  int tile_header;
-  const uint8_t *bid_in;            /* virtual tiling: the loop's blocks */
   cgp_analysis_set *whatif;         /* cfg->whatif's set, fed the same events */
   cgp_site_totals *whatif_sites;
 };
@@ -39,6 +36,7 @@ static void dispatch_mem(void *ctx, const cgp_warp_mem *m) {
 cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_analysis_ops *const *ops) {
   cgp_analysis_set *s = calloc(1, sizeof *s);
   if (!s) return NULL;
+  s->cfg = cfg;
   if (cfg->whatif) {                /* optional: without memory for it, no what-if */
     s->whatif = cgp_analysis_set_new(cfg->whatif, ops);
     s->whatif_sites = calloc(cfg->nsid ? cfg->nsid : 1, sizeof *s->whatif_sites);
@@ -51,11 +49,6 @@ cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_an
   }
   if (cfg->tile && cfg->tile_header >= 0 && cfg->sid_footprint) {
     if (!(s->tile = cgp_tile_new(cfg))) { cgp_analysis_set_free(s); return NULL; }
-    s->footprint = cfg->sid_footprint;
-    s->tile_nsid = cfg->nsid;
-    s->nbid = cfg->nbid;
-    s->bid_in = cfg->tile_virtual ? cfg->bid_in_tile_loop : NULL;
-    s->tile_header = cfg->tile_header;
   }
   for (; *ops && s->n < 16; ops++) {
     void *self = (*ops)->create ? (*ops)->create(cfg) : NULL;
@@ -107,14 +100,16 @@ void cgp_analysis_begin_batch(cgp_analysis_set *s, int counting, unsigned nwarps
 }
 void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m) {
   if (s->whatif) cgp_analysis_warp_mem(s->whatif, m);
-  int32_t f = s->tile && m->sid < s->tile_nsid ? s->footprint[m->sid] : -1;
+  int32_t f = s->tile && m->sid < s->cfg->nsid ? s->cfg->sid_footprint[m->sid] : -1;
   if (f >= 0) cgp_tile_mem(s->tile, m, dispatch_mem, s);
   else if (f != CGP_TILE_REGISTER) dispatch_mem(s, m);
 }
 void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) {
   if (s->whatif) cgp_analysis_block_exec(s->whatif, b);
-  if (s->tile && (int)b->bid == s->tile_header) cgp_tile_header(s->tile, b->warp, dispatch_mem, s);
-  else if (s->tile && s->bid_in && b->bid < s->nbid && !s->bid_in[b->bid]) cgp_tile_left(s->tile, b->warp, dispatch_mem, s);
+  const cgp_analysis_cfg *c = s->cfg;
+  if (s->tile && (int)b->bid == c->tile_header) cgp_tile_header(s->tile, b->warp, dispatch_mem, s);
+  else if (s->tile && c->tile_virtual && c->bid_in_tile_loop && b->bid < c->nbid && !c->bid_in_tile_loop[b->bid])
+    cgp_tile_left(s->tile, b->warp, dispatch_mem, s);
   for (size_t i = 0; i < s->nblock; i++) s->block_fn[i](s->block_self[i], b);
 }
 void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) {

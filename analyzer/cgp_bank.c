@@ -38,16 +38,15 @@ unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned ele
   unsigned nw = 0;
   if (!banks || !bank_bytes) return 0;
   if (banks > MAX_BANKS) return cgp_bank_conflict_degree_ref(addr, n, elem, banks, bank_bytes);
-  if (n >= 2 && elem && elem <= bank_bytes) {          /* lanes on one stride, each in one word */
+  if (n >= 2 && elem && elem <= bank_bytes && cgp_affine(addr, n)) {   /* lanes on one stride */
     uint64_t d = addr[1] - addr[0];
-    int on_stride = 1;
-    for (unsigned l = 0; l < n && on_stride; l++)
-      on_stride = addr[l] == addr[0] + l * d && addr[l] % bank_bytes + elem <= bank_bytes;
-    if (on_stride && d == 0) return 1;
-    int64_t sd = (int64_t)d;
-    if (on_stride && sd % (int64_t)bank_bytes == 0) {
+    int in_word = 1;                                   /* each lane inside one word */
+    for (unsigned l = 0; l < n && in_word; l++) in_word = addr[l] % bank_bytes + elem <= bank_bytes;
+    if (in_word && d == 0) return 1;
+    uint64_t step = (int64_t)d < 0 ? 0 - d : d;        /* |stride|, modulo 2^64 */
+    if (in_word && step % bank_bytes == 0) {
       /* words w0 + l s, all distinct: lane l's bank repeats every banks / gcd(s, banks) lanes */
-      uint64_t s = (uint64_t)(sd < 0 ? -sd : sd) / bank_bytes % banks, a = banks, b = s;
+      uint64_t s = step / bank_bytes % banks, a = banks, b = s;
       while (b) { uint64_t t = a % b; a = b; b = t; }
       uint64_t period = banks / a;             /* a = gcd(s, banks); s = 0 mod banks: period 1 */
       return (unsigned)((n + period - 1) / period);

@@ -251,9 +251,8 @@ static const uint32_t (*lanes_of(cgp_tile *t, const cgp_warp_mem *m, uint64_t *b
       uint64_t off[3], b;
       thread_off(t, m->thread[l], off, &b);
       for (int d = 0; d < 3; d++) lo[l][d] = (uint32_t)off[d];
+      if (l == m->lane[0]) t->wblock[m->warp] = b;
     }
-    uint64_t off[3];
-    thread_off(t, m->thread[m->lane[0]], off, &t->wblock[m->warp]);
     t->lane_ok[m->warp] = 1;
   }
   *block = t->wblock[m->warp];

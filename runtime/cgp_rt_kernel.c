@@ -4,7 +4,6 @@
 #include "cgp_abi.h"
 
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +141,32 @@ static double sites_in_block(const rt_kernel *k, size_t b, const int32_t *held) 
   return n;
 }
 
+/* The loop (index into loops[]) holding site m's block, -1 for none or a hoisted site. */
+static int site_loop(const rt_kernel *k, const cJSON *m) {
+  double b = num(m, "block", -1);
+  return b >= 0 && b < (double)k->nbb
+             ? (int)num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "blocks"), (int)b), "loop", -1)
+             : -1;
+}
+
+/* Site i's footprint in fp[0..i): that of an earlier site of the same address expression
+   (addr_id), else a new one (*nf, counted up). */
+static int32_t footprint_of(const rt_kernel *k, const int32_t *fp, size_t i, int32_t *nf) {
+  for (size_t j = 0; j < i; j++)
+    if (fp[j] >= 0 && k->mem_addr_id[j] == k->mem_addr_id[i]) return fp[j];
+  return (*nf)++;
+}
+
+/* Block b's PTX counts once nvcc has unrolled its loop fully (a loop of constant trip count, the
+   loop over one tile): its counter, compare, branch and the address arithmetic on the counter fold
+   into immediates, leaving its memory instructions (sites_in_block) and floating-point ones. */
+static void unrolled_block(const rt_kernel *k, size_t b, const int32_t *held, double *total, double *core,
+                           double *integer) {
+  *core = k->bb_fp32[b] + k->bb_fp64[b] + k->bb_sfu[b];
+  *total = sites_in_block(k, b, held) + *core;
+  *integer = 0;
+}
+
 /* Tiling (docs/model.md section 8b): the tile loop's header, and per site of a shared(...) array
    inside the tile loop its footprint, one per address expression (addr_id). A shared array's
    access outside the tile loop stays a global access, which the report's warnings say. */
@@ -160,18 +185,12 @@ static int tile_footprints(rt_kernel *k) {
   k->tile_header = (int)h;
   const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks"), *m;
   cJSON *warn = cJSON_GetObjectItemCaseSensitive(d, "warnings");
-  /* nvcc unrolls a loop of constant trip count (the loop over one tile) fully: its counter, compare,
-     branch and the address arithmetic on the counter fold into immediates, leaving its memory
-     and floating-point instructions */
-  size_t b = 0;
+  size_t b = 0;                              /* the loops inside the tile loop are unrolled */
   cJSON_ArrayForEach(m, bbs) {
     if (b >= k->nbb) break;
     int loop = (int)num(m, "loop", -1);
-    if (loop != (int)tl && loop_within(loops, loop, (int)tl)) {
-      k->bb_core[b] = k->bb_fp32[b] + k->bb_fp64[b] + k->bb_sfu[b];
-      k->bb_total[b] = sites_in_block(k, b, NULL) + k->bb_core[b];
-      k->bb_int[b] = 0;
-    }
+    if (loop != (int)tl && loop_within(loops, loop, (int)tl))
+      unrolled_block(k, b, NULL, &k->bb_total[b], &k->bb_core[b], &k->bb_int[b]);
     b++;
   }
   int32_t nf = 0;
@@ -179,9 +198,7 @@ static int tile_footprints(rt_kernel *k) {
   cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(d, "mem")) {
     if (i >= k->nmem) break;
     if (!k->mem_shared[i]) { i++; continue; }
-    double sb = num(m, "block", -1);
-    int loop = sb >= 0 && sb < (double)k->nbb ? (int)num(cJSON_GetArrayItem(bbs, (int)sb), "loop", -1) : -1;
-    if (!loop_within(loops, loop, (int)tl)) {
+    if (!loop_within(loops, site_loop(k, m), (int)tl)) {
       char msg[512];
       snprintf(msg, sizeof msg, "line %u: this access to shared array '%s' is outside the tile loop (line %u): "
                "it stays a global access", unum(m, "line", 0), str(m, "array"),
@@ -190,10 +207,7 @@ static int tile_footprints(rt_kernel *k) {
       i++;
       continue;
     }
-    int32_t f = -1;
-    for (size_t j = 0; j < i && f < 0; j++)
-      if (k->mem_footprint[j] >= 0 && k->mem_addr_id[j] == k->mem_addr_id[i]) f = k->mem_footprint[j];
-    k->mem_footprint[i] = f >= 0 ? f : nf++;
+    k->mem_footprint[i] = footprint_of(k, k->mem_footprint, i, &nf);
     const cJSON *a;
     int ai = 0;
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(d, "shared")) {
@@ -257,34 +271,25 @@ static int whatif_tiling(rt_kernel *k) {
   const cJSON *m;
   cJSON_ArrayForEach(m, mem) {
     if (i >= k->nmem) break;
-    double b = num(m, "block", -1);
-    int loop = b >= 0 && b < (double)k->nbb ? (int)num(cJSON_GetArrayItem(bbs, (int)b), "loop", -1) : -1;
-    if (loop == best) {
+    if (site_loop(k, m) == best) {
       /* an array the loop also writes is not a read-only tile: it stays global */
       int written = 0;
       const cJSON *s;
       size_t j = 0;
       cJSON_ArrayForEach(s, mem) {
-        double sb = num(s, "block", -1);
         written |= j < k->nmem && k->mem_kind[j] != CGP_LOAD && !strcmp(str(s, "array"), str(m, "array")) &&
-                   sb >= 0 && sb < (double)k->nbb && (int)num(cJSON_GetArrayItem(bbs, (int)sb), "loop", -1) == best &&
-                   (int)num(s, "vary_loop", -1) == best;
+                   site_loop(k, s) == best && (int)num(s, "vary_loop", -1) == best;
         j++;
       }
-      if ((int)num(m, "vary_loop", -1) != best) {
+      if ((int)num(m, "vary_loop", -1) != best)
         k->wi_footprint[i] = CGP_TILE_REGISTER;
-      } else if (k->mem_kind[i] == CGP_LOAD && !written) {
-        int32_t f = -1;
-        for (size_t j = 0; j < i && f < 0; j++)
-          if (k->wi_footprint[j] >= 0 && k->mem_addr_id[j] == k->mem_addr_id[i]) f = k->wi_footprint[j];
-        k->wi_footprint[i] = f >= 0 ? f : nf++;
-      }
+      else if (k->mem_kind[i] == CGP_LOAD && !written)
+        k->wi_footprint[i] = footprint_of(k, k->wi_footprint, i, &nf);
     }
     i++;
   }
   if (!nf) { k->wi_header = k->wi_loop = -1; return 0; }
-  /* nvcc unrolls the loop over one tile fully (section 8b): its blocks keep their memory
-     instructions, less the sites held in a register, and their floating-point ones */
+  /* the loop over one tile unrolled (section 8b), less the sites held in a register */
   k->wi_bb_total = alloc0(k->nbb, sizeof *k->wi_bb_total);
   k->wi_bb_core = alloc0(k->nbb, sizeof *k->wi_bb_core);
   k->wi_bb_int = alloc0(k->nbb, sizeof *k->wi_bb_int);
@@ -298,9 +303,7 @@ static int whatif_tiling(rt_kernel *k) {
     k->wi_bb_int[b] = k->bb_int[b];
     if ((int)num(m, "loop", -1) == best) {
       k->wi_bb_in[b] = 1;
-      k->wi_bb_core[b] = k->bb_fp32[b] + k->bb_fp64[b] + k->bb_sfu[b];
-      k->wi_bb_total[b] = sites_in_block(k, b, k->wi_footprint) + k->wi_bb_core[b];
-      k->wi_bb_int[b] = 0;
+      unrolled_block(k, b, k->wi_footprint, &k->wi_bb_total[b], &k->wi_bb_core[b], &k->wi_bb_int[b]);
     }
     b++;
   }
@@ -467,7 +470,7 @@ cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
     w->din = NULL;
     if (k->wi_pad) {                          /* the tiled kernel with its unpadded tiles padded */
       w->sid_pad = k->wi_pad;
-    } else {                                  /* the untiled kernel tiled by the block's x */
+    } else {                                  /* the untiled kernel tiled by RT_WHATIF_TILE */
       w->tile = RT_WHATIF_TILE;
       w->tile_header = k->wi_header;
       w->tile_virtual = 1;
