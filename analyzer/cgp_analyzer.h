@@ -386,4 +386,42 @@ const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n);
 int cgp_deps_partial(const cgp_deps *d);
 uint64_t cgp_deps_addresses(const cgp_deps *d);
 
+/* ---- Footprints: the bytes a kernel reads and writes (cgp_footprint.c; docs/model.md 12) ------- */
+
+/* A warp instruction's byte range [lo, hi), carried along the leaf-loop iterations it stands for:
+   `skipped` executions per iteration of a traced window of `window` iterations, the address
+   moving `delta` bytes an iteration (0: unknown or still). */
+void cgp_footprint_event(uint64_t lo, uint64_t hi, int64_t delta, double skipped, unsigned window,
+                         uint64_t *out_lo, uint64_t *out_hi);
+
+/* One site's range over a launch's traced batches, each noted with the block number its batch
+   ends at; cgp_extent_final carries the range from the first batch to the last on to `blocks`,
+   the grid's end (0: no batch noted). */
+typedef struct {
+  uint64_t lo, hi;                              /* over every batch noted */
+  uint64_t first_end, first_lo, first_hi;       /* the batch ending first */
+  uint64_t last_end, last_lo, last_hi;          /* the batch ending last */
+  uint64_t batches;
+} cgp_extent;
+void cgp_extent_reset(cgp_extent *e);
+void cgp_extent_note(cgp_extent *e, uint64_t end_block, uint64_t lo, uint64_t hi);
+int cgp_extent_final(const cgp_extent *e, uint64_t blocks, uint64_t *lo, uint64_t *hi);
+
+/* A set of byte ranges, each byte once: sorted, disjoint [lo, hi). Past CGP_RANGES_MAX ranges
+   the two closest are joined (more bytes, never fewer). add and merge return -1 when out of
+   memory (the set is unchanged). */
+#define CGP_RANGES_MAX 4096
+typedef struct { uint64_t lo, hi; } cgp_range;
+typedef struct {
+  cgp_range *r;
+  size_t n, cap;
+} cgp_ranges;
+void cgp_ranges_init(cgp_ranges *r);
+void cgp_ranges_free(cgp_ranges *r);
+int cgp_ranges_add(cgp_ranges *r, uint64_t lo, uint64_t hi);
+int cgp_ranges_merge(cgp_ranges *dst, const cgp_ranges *src);
+uint64_t cgp_ranges_bytes(const cgp_ranges *r);
+/* Add the parts of [lo, hi) that no range of `not` covers. */
+int cgp_ranges_add_outside(cgp_ranges *r, uint64_t lo, uint64_t hi, const cgp_ranges *not);
+
 #endif

@@ -308,8 +308,9 @@ static int load_carveouts(const cJSON *root, const cJSON *sources, cgp_device *d
 }
 
 /* "host_link": {"kind": "pcie" | "nvlink" | "shared_memory", "bandwidth_bytes_per_s" >= 0,
-   "latency_s" >= 0}; sources under "host_link.kind", "host_link.bandwidth_bytes_per_s",
-   "host_link.latency_s". */
+   "latency_s" >= 0, optional "pageable_to_device_bytes_per_s", "pageable_from_device_bytes_per_s"
+   (cudaMemcpy from and to memory malloc gave, which the driver stages through a pinned buffer);
+   sources under "host_link.<field>" for each field present. */
 static int load_host_link(const cJSON *root, const cJSON *sources, cgp_device *dev, const char *path, char *err,
                           size_t errlen) {
   const cJSON *h = cJSON_GetObjectItemCaseSensitive(root, "host_link");
@@ -321,28 +322,35 @@ static int load_host_link(const cJSON *root, const cJSON *sources, cgp_device *d
                              strcmp(k->valuestring, "shared_memory")))
     return fail(err, errlen, path, "host_link.kind", "expected \"pcie\", \"nvlink\" or \"shared_memory\"");
   snprintf(dev->host_link_kind, sizeof dev->host_link_kind, "%s", k->valuestring);
-  const char *keys[2] = {"bandwidth_bytes_per_s", "latency_s"};
-  double *dst[2] = {&dev->host_link_bandwidth_bytes_per_s, &dev->host_link_latency_s};
+  enum { NKEYS = 4, NREQUIRED = 2 };
+  const char *keys[NKEYS] = {"bandwidth_bytes_per_s", "latency_s", "pageable_to_device_bytes_per_s",
+                             "pageable_from_device_bytes_per_s"};
+  double *dst[NKEYS] = {&dev->host_link_bandwidth_bytes_per_s, &dev->host_link_latency_s,
+                        &dev->host_link_pageable_to_bytes_per_s, &dev->host_link_pageable_from_bytes_per_s};
   char full[64];
-  for (int i = 0; i < 2; i++) {
+  if (!has_source(sources, "host_link.kind")) return fail(err, errlen, path, "host_link.kind", "no source cited in \"sources\"");
+  for (int i = 0; i < NKEYS; i++) {
     snprintf(full, sizeof full, "host_link.%s", keys[i]);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(h, keys[i]);
+    *dst[i] = 0;
+    if (!v && i >= NREQUIRED) continue;
     if (!v) return fail(err, errlen, path, full, "missing");
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || !isfinite(v->valuedouble))
       return fail(err, errlen, path, full, "expected a non-negative number");
-    double x = v->valuedouble, lo = i == 0 ? BPS_MIN : 1e-9, hi = i == 0 ? BPS_MAX : SECONDS_MAX;
+    double x = v->valuedouble, lo = i == 1 ? 1e-9 : BPS_MIN, hi = i == 1 ? SECONDS_MAX : BPS_MAX;
     if (x != 0 && (x < lo || x > hi)) {
       char why[160];
       snprintf(why, sizeof why, "expected 0 or %g to %g; %g is no GPU's", lo, hi, x);
       return fail(err, errlen, path, full, why);
     }
     *dst[i] = x;
+    if (!has_source(sources, full)) return fail(err, errlen, path, full, "no source cited in \"sources\"");
   }
-  const char *cite[3] = {"host_link.kind", "host_link.bandwidth_bytes_per_s", "host_link.latency_s"};
-  for (int i = 0; i < 3; i++)
-    if (!has_source(sources, cite[i])) return fail(err, errlen, path, cite[i], "no source cited in \"sources\"");
   cJSON *it;
-  cJSON_ArrayForEach(it, h) if (strcmp(it->string, "kind") && strcmp(it->string, keys[0]) && strcmp(it->string, keys[1])) {
+  cJSON_ArrayForEach(it, h) {
+    int known = !strcmp(it->string, "kind");
+    for (int i = 0; i < NKEYS; i++) known |= !strcmp(it->string, keys[i]);
+    if (known) continue;
     snprintf(full, sizeof full, "host_link.%.40s", it->string);
     return fail(err, errlen, path, full, "unknown field");
   }

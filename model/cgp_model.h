@@ -45,6 +45,8 @@ typedef struct cgp_device {
   double launch_overhead_cycles; /* fixed cost per kernel launch, core cycles (0 = not modelled) */
   char host_link_kind[16];      /* "pcie", "nvlink" or "shared_memory" */
   double host_link_bandwidth_bytes_per_s, host_link_latency_s; /* 0 = not modelled */
+  double host_link_pageable_to_bytes_per_s;    /* cudaMemcpy from malloc'd memory (0: not measured) */
+  double host_link_pageable_from_bytes_per_s;  /* and back to it */
   /* Real-GPU mechanisms, each measured by benchmarks/microbench (docs/model.md sections 4b, 7b,
      9b); optional, 0 = not modelled. l2_keep_bytes: the L2 bytes one kernel's data can occupy
      (a partitioned L2 keeps a line in the partition near each SM group that reads it as well as
@@ -230,6 +232,25 @@ double cgp_l2_cpw(const cgp_device *d, const cgp_kernel_stats *k);
 /* Section 7b: the host's cost of `launches` launches of a program that synchronises after each,
    in ms (launches x host_sync_launch_s); reported beside the kernel time, never added to it. */
 double cgp_host_sync_ms(const cgp_device *d, double launches);
+/* Section 12: offloading. What the host would copy for a kernel (or a program) and the CPU time
+   of the nest as it ran (0: not measured). */
+typedef struct {
+  double bytes_in, copies_in;       /* read by the kernel: copied to the device, in that many copies */
+  double bytes_out, copies_out;     /* written: copied back */
+  double cpu_ms;
+} cgp_host_data;
+typedef struct {
+  double gpu_ms, cpu_ms;            /* time_ms + host_sync_ms; the CPU's */
+  double in_ms, out_ms, transfer_ms, pinned_ms;  /* copies (pageable where measured), and pinned */
+  double offload_ms, speedup;       /* gpu_ms + transfer_ms; cpu_ms / offload_ms (0: no cpu_ms) */
+  int shared_dram;                  /* the GPU reads the host's DRAM: no copy */
+  int link_unknown, pageable_unknown;
+} cgp_offload;
+/* copies x latency + bytes / bandwidth, in ms (0 bytes: 0; bandwidth 0: the latency alone). */
+double cgp_copy_ms(double bytes, double copies, double bandwidth, double latency_s);
+void cgp_offload_estimate(const cgp_device *d, const cgp_host_data *h, double gpu_ms, cgp_offload *o);
+/* "offload" (speedup above 1), "stay on the CPU", or "unknown" (no CPU time). */
+const char *cgp_offload_verdict(const cgp_offload *o);
 /* Section 9: the throughput floor of a launch, total_warps * cpw_bound / no_sm cycles. */
 double cgp_throughput_cycles(const cgp_device *d, uint64_t total_warps, double cpw_bound);
 /* Section 9: Volkov's estimate total_warps / (no_sm * min(N / latency_bound, 1 / cpw_bound));

@@ -364,7 +364,7 @@ int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char 
       cJSON_AddItemToArray(preds, p);
     }
   }
-  return 0;
+  return cgp_report_offload(report, devs, ndev);
 }
 
 size_t cgp_report_devices(const cJSON *report, char ***names) {
@@ -719,5 +719,6 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     launch_note(f, k);
   }
   host_sync_note(f, report);
+  cgp_report_print_offload(f, report);
   not_modelled_note(f, report);
 }

@@ -1,7 +1,8 @@
 /* cgp_report.h: the report, as JSON (cJSON), shared by the runtime (which writes it at program
    exit) and the driver (`cgpredict report`, which re-runs the model on a saved one).
 
-   Schema "cgpredict-report/1.2" (docs/report.schema.json; 1.2 added runtime.kernels_note, run_id,
+   Schema "cgpredict-report/1.3" (docs/report.schema.json; 1.3 added host and offload, the offload
+   decision; 1.2 added runtime.kernels_note, run_id,
    trace.events, kernels' memory_note and partial): { version, tool_version, kernels: [ { name, file, line, dims,
    launches, launches_sampled, grid, block, memory: [...], divergence, warnings,
    samples: [ { launch, weight, grid, blocks, total_warps, analysis: { <device>: stats } } ],
@@ -19,7 +20,7 @@
 /* The report's schema, docs/report.schema.json: MAJOR.MINOR; MINOR grows with added fields, MAJOR
    when a field goes or changes meaning. A reader takes every MINOR of its MAJOR ("cgpredict-report/1"
    is 1.0). */
-#define CGP_REPORT_SCHEMA "cgpredict-report/1.2"
+#define CGP_REPORT_SCHEMA "cgpredict-report/1.3"
 #define CGP_REPORT_SCHEMA_MAJOR "cgpredict-report/1"
 
 /* An empty report: version fields and an empty "kernels" array. */
@@ -30,6 +31,15 @@ int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, s
 /* Replace every kernel's "predictions" with one entry per device. Fails, naming the device,
    when a device was not analysed when the program ran (its L2 behaviour is not in the report). */
 int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char *err, size_t errlen);
+/* The offload decision (model/cgp_offload.c, docs/model.md section 12): every prediction of a
+   kernel with a "host" object gets "offload", and the report a top-level "offload" list, one entry
+   per device, for the program (its "host": copies once per program). Called by
+   cgp_report_predict. */
+int cgp_report_offload(cJSON *report, const cgp_device *devs, size_t ndev);
+int cgp_host_data_from_json(const cJSON *host, cgp_host_data *h);
+cJSON *cgp_offload_to_json(const cgp_offload *o);
+/* The summary's lines of the program's offload decision, one per device. */
+void cgp_report_print_offload(FILE *f, const cJSON *report);
 /* Devices a saved report was analysed for (names of the first sample's "analysis"), malloc'd. */
 size_t cgp_report_devices(const cJSON *report, char ***names);
 /* Write atomically (cgp_write_file_atomic: temporary file beside `path`, fsync, rename); nothing

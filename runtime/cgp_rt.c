@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 rt_global cgp_rt_g;
 
@@ -128,7 +129,49 @@ static struct {
   uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
   int seen_word;                          /* no marks, or all in seen[0] (64 blocks at most) */
   uint64_t key_x;                         /* x's field in cgp_thread_key for the kernel's dims */
-} L = {.next_x = INT64_MIN};
+  double plain_t0;                        /* untraced threads running since this time (s), < 0: */
+  uint64_t plain_from;                    /* not; and L.threads then (the CPU time, rt_plain_*) */
+} L = {.next_x = INT64_MIN, .plain_t0 = -1};
+
+/* ---- the nest's CPU time ------------------------------------------------------------------------
+   The threads the runtime lets run untraced run the nest's own code (the clean copy; no hook
+   inside), so their wall time, counted while they run and not while the runtime analyses, is the
+   CPU's time for them (docs/model.md section 12). A span opens when a thread is let run untraced
+   after a traced one (or first), closes when a traced or skipped one comes, and is paused while
+   a batch or window is analysed; the clock is read only there. */
+static double plain_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void plain_close(void) {
+  if (L.plain_t0 < 0) return;
+  L.k->plain_s += plain_now() - L.plain_t0;
+  L.k->plain_threads += L.threads - L.plain_from;
+  L.plain_t0 = -1;
+}
+
+/* thread_slow's answer r for the thread it just counted. */
+static int32_t plain_mark(int32_t r) {
+  if (r == CGP_RT_TRACE || r == CGP_RT_SKIP) {
+    if (L.plain_t0 >= 0) {
+      L.threads--;                              /* this one is not of the span */
+      plain_close();
+      L.threads++;
+    }
+  } else if (L.plain_t0 < 0) {
+    L.plain_from = L.threads - 1;               /* this one is */
+    L.plain_t0 = plain_now();
+  }
+  return r;
+}
+
+/* Runtime work inside a span: the span's clock stops for it. */
+static double plain_pause(void) { return L.plain_t0 >= 0 ? plain_now() : -1; }
+static void plain_resume(double t) {
+  if (t >= 0) L.plain_t0 += plain_now() - t;
+}
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
 
@@ -279,11 +322,13 @@ static int pending_in_range(const rt_pending *p, const void *arg) {
 
 /* Analyse device d's next batch of window w: its blocks are complete. */
 static void analyse_next_batch(rt_window *w, size_t d) {
+  double paused = plain_pause();
   uint64_t bpb = rt_batch_blocks(d, L.tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   uint64_t range[2] = {w->start + b0, w->start + b1};
   flush_pending_if(pending_in_range, range);
   /* dependences: device independent, checked on a launch's first window (docs/pipeline.md) */
   rt_window_next_batch(L.k, w, d, L.tpb, warms(w), deps_for(d, w));
+  plain_resume(paused);
 }
 
 /* Release blocks [freed, b) of window w, written to the trace first (cgp_rt_trace.c). */
@@ -342,6 +387,7 @@ static void fold_windows(void) {
 }
 
 static void close_window(size_t i) {
+  double paused = plain_pause();
   rt_window *w = &L.win[i];
   flush_pending_if(pending_in_window, w);
   rt_wstat (*ns)[RT_MAX_DEVICES] = realloc(L.wstat, (L.nwstat + 1) * sizeof *ns);
@@ -363,6 +409,7 @@ static void close_window(size_t i) {
      trace replays them, in that order */
   memmove(&L.win[i], &L.win[i + 1], (L.nwin - i - 1) * sizeof *L.win);
   L.nwin--;
+  plain_resume(paused);
 }
 
 /* Close the windows the sweep has left and analyse the batches it has completed. */
@@ -472,6 +519,7 @@ static int over_budget(void) {
 }
 
 static int32_t thread_slow(int64_t x, int64_t y, int64_t z);
+static int32_t thread_decide(int64_t x, int64_t y, int64_t z);
 
 static int pending_from_block(const rt_pending *p, const void *arg) {
   return p->block_id >= *(const uint64_t *)arg;
@@ -618,6 +666,10 @@ static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_
 
 /* Out of line, so the fast path above is a leaf that saves no registers. */
 static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64_t z) {
+  return plain_mark(thread_decide(x, y, z));
+}
+
+static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
   L.fast_hi = INT64_MIN;
   L.next_x = INT64_MIN;
   rt_kernel *k = L.k;
@@ -634,7 +686,11 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
   if (L.threads > 1 && (row < L.cur_row || (row == L.cur_row && x < L.prev_x))) L.unordered = 1;
   L.prev_x = x;
   if (L.threads == 1) L.cur_row = row;          /* the sweep may start on any row (stencils: 1) */
-  else if (row != L.cur_row) on_row_change(row);
+  else if (row != L.cur_row) {
+    double paused = plain_pause();              /* warps completed, windows cut: not the CPU's */
+    on_row_change(row);
+    plain_resume(paused);
+  }
   if (L.nwin) advance_windows(row, x);
   if (!L.traced) return untraced_from(x, y, z);
   if (x < L.out_hi[0] && x >= L.out_lo[0] && y < L.out_hi[1] && y >= L.out_lo[1] && z < L.out_hi[2] &&
@@ -1020,6 +1076,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   cgp_deps *deps = L.deps;
   memset(&L, 0, sizeof L);
   L.next_x = INT64_MIN;
+  L.plain_t0 = -1;
   L.drop_from = UINT64_MAX;
   L.deps = deps ? deps : cgp_deps_new(RT_DEPS_MAX_ADDRESSES);
   L.tracker = rt_tracker_new(k->shape);
@@ -1087,6 +1144,7 @@ static void finish_launch(void) {
   if (L.traced) rt_trace_launch_end(G);
   if (!L.traced || G == 0) return;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_window_launch_end(k, d, G);
+  if (k->fp) rt_footprint_launch_end(k->fp, G);
   if (!L.sampled) return;                       /* a warming launch: the caches only */
   rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L.threads};
   memcpy(s.grid, grid, sizeof grid);
@@ -1123,6 +1181,8 @@ static int window_cmp(const void *a, const void *b) {
 static void end_nest(void) {
   if (!L.active) return;
   finish_lane();
+  plain_close();
+  L.k->threads_all += L.threads;
   flush_pending_if(NULL, NULL);
   /* a sweep that went back kept its windows to the end: analyse them in block order, the order a
      GPU runs its blocks in, whatever order the C loop ran them */

@@ -4,6 +4,7 @@
 #ifndef CGP_RT_INTERNAL_H
 #define CGP_RT_INTERNAL_H
 
+#include "cgp_rt_footprint.h"
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -128,6 +129,11 @@ typedef struct rt_kernel {
      trace, not yet passed to the analyses (rt_window_skipped): known to exist once the next
      window begins or the launch's grid is known. */
   uint64_t skip_from[RT_MAX_DEVICES], skip_to[RT_MAX_DEVICES];
+  /* What the host would copy and what the CPU took (docs/model.md section 12) */
+  struct rt_footprint *fp;    /* the bytes its traced launches read and wrote (cgp_rt_footprint.h) */
+  double plain_s;             /* wall time of the threads run untraced, analyses excluded (cgp_rt.c) */
+  uint64_t plain_threads;     /* those threads */
+  uint64_t threads_all;       /* threads of every launch, traced or not */
 } rt_kernel;
 
 typedef struct {

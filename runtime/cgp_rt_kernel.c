@@ -324,6 +324,7 @@ static void kernel_free(rt_kernel *k) {
   free(k->bb_slot); free(k->iter);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
   rt_shape_free(k->shape);
+  rt_footprint_free(k->fp);
   for (size_t i = 0; i < k->niters; i++) rt_witer_free(k->iters[i]);
   free(k->iters);
   free(k);
@@ -410,6 +411,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   }
   k->shape = parse_shape(d, k->nmem, k->nbb);
   if (!k->shape) { kernel_free(k); return NULL; }
+  k->fp = rt_footprint_new(k->nmem, k->mem_kind);   /* NULL: out of memory, no footprint */
   if (tile_footprints(k) != 0 || whatif_tiling(k) != 0) { kernel_free(k); return NULL; }
   int acyclic = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"));
   if (rt_shape_flat(k->shape) && acyclic) quiet_sites(k);

@@ -430,6 +430,60 @@ static void tiling_whatif_json(cJSON *o, const rt_kernel *k, unsigned tile) {
   }
 }
 
+/* What the host would copy for the kernel, and the CPU's time for it (docs/model.md section 12). */
+static cJSON *host_json(const rt_kernel *k) {
+  cJSON *h = cJSON_CreateObject();
+  if (k->fp) {
+    const cgp_ranges *r = rt_footprint_read(k->fp), *w = rt_footprint_written(k->fp);
+    cJSON_AddNumberToObject(h, "bytes_read", (double)cgp_ranges_bytes(r));
+    cJSON_AddNumberToObject(h, "ranges_read", (double)r->n);
+    cJSON_AddNumberToObject(h, "bytes_written", (double)cgp_ranges_bytes(w));
+    cJSON_AddNumberToObject(h, "ranges_written", (double)w->n);
+    if (rt_footprint_lost(k->fp))
+      cJSON_AddStringToObject(h, "footprint_note", "out of memory: some ranges read or written were not kept");
+  }
+  cJSON_AddNumberToObject(h, "threads", (double)k->threads_all);
+  cJSON_AddNumberToObject(h, "threads_timed", (double)k->plain_threads);
+  if (k->plain_threads > 0 && k->plain_s > 0) {
+    cJSON_AddNumberToObject(h, "cpu_ms", k->plain_s / (double)k->plain_threads * (double)k->threads_all * 1e3);
+  } else {
+    cJSON_AddStringToObject(h, "cpu_note", cgp_rt_g.sample_mode == 0
+                            ? "every thread was traced: no CPU time measured"
+                            : "no thread ran untraced in this mode (CGPREDICT_SAMPLE=skip or full): no CPU time "
+                              "measured; the default mode (run) measures it");
+  }
+  return h;
+}
+
+/* The program's copies, once each (docs/model.md section 12): to the device what a kernel reads
+   that no kernel before it (in the order the kernels first ran) wrote; back what any kernel wrote. */
+static cJSON *program_host_json(void) {
+  cgp_ranges in, out, made;
+  cgp_ranges_init(&in);
+  cgp_ranges_init(&out);
+  cgp_ranges_init(&made);
+  int ok = 1;
+  for (size_t i = 0; i < cgp_rt_g.nkernels && ok; i++) {
+    const rt_kernel *k = cgp_rt_g.kernels[i];
+    if (!k->fp) continue;
+    const cgp_ranges *r = rt_footprint_read(k->fp), *w = rt_footprint_written(k->fp);
+    for (size_t j = 0; j < r->n && ok; j++) ok = cgp_ranges_add_outside(&in, r->r[j].lo, r->r[j].hi, &made) == 0;
+    ok = ok && cgp_ranges_merge(&made, w) == 0 && cgp_ranges_merge(&out, w) == 0;
+  }
+  cJSON *h = NULL;
+  if (ok) {
+    h = cJSON_CreateObject();
+    cJSON_AddNumberToObject(h, "bytes_read", (double)cgp_ranges_bytes(&in));
+    cJSON_AddNumberToObject(h, "ranges_read", (double)in.n);
+    cJSON_AddNumberToObject(h, "bytes_written", (double)cgp_ranges_bytes(&out));
+    cJSON_AddNumberToObject(h, "ranges_written", (double)out.n);
+  }
+  cgp_ranges_free(&in);
+  cgp_ranges_free(&out);
+  cgp_ranges_free(&made);
+  return h;
+}
+
 static cJSON *kernel_json(const rt_kernel *k) {
   cJSON *o = cJSON_CreateObject();
   unsigned block[3];
@@ -451,6 +505,7 @@ static cJSON *kernel_json(const rt_kernel *k) {
   cJSON_AddNumberToObject(dv, "divergent_warps", (double)k->divergent_warps);
   cJSON_AddNumberToObject(dv, "masked_issue_slots_per_warp", k->warps_traced ? k->masked_slots / (double)k->warps_traced : 0);
   dependences_json(o, k);
+  cJSON_AddItemToObject(o, "host", host_json(k));
   if (k->windows_dropped)
     cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached in a "
                             "nest that runs its threads backwards (a descending loop): the blocks a GPU runs first "
@@ -532,6 +587,8 @@ static void write_report(void) {
       rt_tool_failure(m);
     }
   }
+  cJSON *host = program_host_json();
+  if (host) cJSON_AddItemToObject(r, "host", host);
   rt_trace_report(rt);
   char err[2048], msg[2400];
   int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);

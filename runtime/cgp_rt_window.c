@@ -81,7 +81,7 @@ typedef struct {
 } live_warp;
 
 /* Events of one warp up to and including its next memory instruction; 0 when it has none left. */
-static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx, cgp_deps *deps) {
+static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx, cgp_deps *deps, rt_footprint *fp) {
   rt_wevent ev;
   while (rt_witer_next(lw->it, &ev)) {
     unsigned threads = rt_wwarp_threads(lw->w);
@@ -98,6 +98,7 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
     m.affine = (uint8_t)cgp_affine(ev.addr, ev.nact);
     m.cls = (uint8_t)cgp_classify_known(ev.addr, ev.nact, m.size, m.affine);
     cgp_analysis_warp_mem(an, &m);
+    if (fp) rt_footprint_event(fp, sid, widx, ev.addr, ev.nact, m.size, ev.skipped);
     if (deps && m.kind != CGP_ATOMIC && rt_deps_checked < RT_DEPS_MAX_CHECKED) {
       /* lanes reading one address: its two earliest readers are the first two lanes, which is
          all the check keeps of readers (cgp_an_deps.c) */
@@ -146,16 +147,18 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
       lw[i].sm = (unsigned)((b - b0) % no_sm);
     }
   cgp_analysis_begin_batch(an, counting, (unsigned)nw, (unsigned)nblocks);
+  rt_footprint *fp = d == 0 ? k->fp : NULL;     /* device independent: measured once */
   for (size_t live = nw; live;) {
     live = 0;
     for (i = 0; i < nw; i++) {
       if (!lw[i].it) continue;
-      if (step(k, an, &lw[i], (unsigned)i, deps)) { live++; continue; }
+      if (step(k, an, &lw[i], (unsigned)i, deps, fp)) { live++; continue; }
       cgp_analysis_end_warp(an, (unsigned)i);
       lw[i].it = NULL;
     }
   }
   cgp_analysis_end_batch(an);
+  if (fp) rt_footprint_batch_end(fp, w->start + b1);
   free(lw);
   return nw;
 }

@@ -1,0 +1,107 @@
+/* cgp_rt_footprint.c: a kernel's read and written bytes, measured on the traced warps of device 0
+   (the footprint does not depend on the device) and carried to the whole launch by
+   analyzer/cgp_footprint.c (docs/model.md section 12). Per batch, each site's byte range over its
+   warp instructions, each reaching over the leaf-loop iterations it stands for with the address
+   step the batch's first warp showed between two consecutive traced iterations (trusted when two
+   steps in a row agree: an indirect access has none); per launch, the sites' ranges carried to the
+   grid's end and merged into the kernel's sets. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgp_rt_footprint.h"
+#include "cgp_rt_warp.h"
+
+struct rt_footprint {
+  size_t nsites;
+  const uint8_t *kind;                          /* cgp_mem_kind per site */
+  uint64_t *lo, *hi;                            /* this batch's range per site (lo > hi: none) */
+  uint64_t *w0_last;                            /* warp 0's last address per site (0: none yet) */
+  int64_t *step, *step_prev;                    /* its last two steps */
+  cgp_extent *ext;                              /* per site, over the launch's batches */
+  cgp_ranges read, written;                     /* the kernel's, over its launches */
+  int lost;                                     /* a range could not be kept (out of memory) */
+};
+
+rt_footprint *rt_footprint_new(size_t nsites, const uint8_t *kind) {
+  rt_footprint *f = calloc(1, sizeof *f);
+  if (!f) return NULL;
+  size_t n = nsites ? nsites : 1;
+  f->nsites = nsites;
+  f->kind = kind;
+  f->lo = malloc(n * sizeof *f->lo);
+  f->hi = malloc(n * sizeof *f->hi);
+  f->w0_last = calloc(n, sizeof *f->w0_last);
+  f->step = calloc(n, sizeof *f->step);
+  f->step_prev = calloc(n, sizeof *f->step_prev);
+  f->ext = malloc(n * sizeof *f->ext);
+  if (!f->lo || !f->hi || !f->w0_last || !f->step || !f->step_prev || !f->ext) {
+    rt_footprint_free(f);
+    return NULL;
+  }
+  for (size_t s = 0; s < nsites; s++) cgp_extent_reset(&f->ext[s]);
+  rt_footprint_batch_begin(f);
+  return f;
+}
+
+void rt_footprint_free(rt_footprint *f) {
+  if (!f) return;
+  free(f->lo); free(f->hi); free(f->w0_last); free(f->step); free(f->step_prev); free(f->ext);
+  cgp_ranges_free(&f->read);
+  cgp_ranges_free(&f->written);
+  free(f);
+}
+
+void rt_footprint_batch_begin(rt_footprint *f) {
+  for (size_t s = 0; s < f->nsites; s++) {
+    f->lo[s] = UINT64_MAX;
+    f->hi[s] = 0;
+    f->w0_last[s] = 0;
+  }
+}
+
+void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint64_t *addr, unsigned nact,
+                        unsigned size, double skipped) {
+  if (sid >= f->nsites || !nact) return;
+  uint64_t lo = addr[0], hi = addr[0];
+  for (unsigned l = 1; l < nact; l++) {
+    if (addr[l] < lo) lo = addr[l];
+    if (addr[l] > hi) hi = addr[l];
+  }
+  hi += size;
+  if (warp == 0) {
+    if (f->w0_last[sid]) {
+      f->step_prev[sid] = f->step[sid];
+      f->step[sid] = (int64_t)(addr[0] - f->w0_last[sid]);
+    }
+    f->w0_last[sid] = addr[0];
+  }
+  int64_t step = f->step[sid] == f->step_prev[sid] ? f->step[sid] : 0;
+  /* a window's runs stand for the iterations after it: RT_ITER_FIRST long for the first window,
+     RT_ITER_WINDOW for the others; the first one's stand for at most 7 each (cgp_rt_warp.h) */
+  unsigned window = skipped <= (double)(RT_ITER_PERIOD - RT_ITER_FIRST) / RT_ITER_FIRST ? RT_ITER_FIRST : RT_ITER_WINDOW;
+  cgp_footprint_event(lo, hi, step, skipped, window, &lo, &hi);
+  if (lo < f->lo[sid]) f->lo[sid] = lo;
+  if (hi > f->hi[sid]) f->hi[sid] = hi;
+}
+
+void rt_footprint_batch_end(rt_footprint *f, uint64_t end_block) {
+  for (size_t s = 0; s < f->nsites; s++)
+    if (f->lo[s] < f->hi[s]) cgp_extent_note(&f->ext[s], end_block, f->lo[s], f->hi[s]);
+  rt_footprint_batch_begin(f);
+}
+
+void rt_footprint_launch_end(rt_footprint *f, uint64_t blocks) {
+  for (size_t s = 0; s < f->nsites; s++) {
+    uint64_t lo, hi;
+    if (cgp_extent_final(&f->ext[s], blocks, &lo, &hi)) {
+      int k = f->kind[s];
+      if (k != CGP_STORE && cgp_ranges_add(&f->read, lo, hi) != 0) f->lost = 1;
+      if (k != CGP_LOAD && cgp_ranges_add(&f->written, lo, hi) != 0) f->lost = 1;
+    }
+    cgp_extent_reset(&f->ext[s]);
+  }
+}
+
+const cgp_ranges *rt_footprint_read(const rt_footprint *f) { return &f->read; }
+const cgp_ranges *rt_footprint_written(const rt_footprint *f) { return &f->written; }
+int rt_footprint_lost(const rt_footprint *f) { return f->lost; }

@@ -1,0 +1,27 @@
+/* cgp_rt_footprint.h: the bytes a kernel reads and writes, from its traced warps
+   (cgp_rt_footprint.c; docs/model.md section 12). */
+#ifndef CGP_RT_FOOTPRINT_H
+#define CGP_RT_FOOTPRINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgp_analyzer.h"
+
+typedef struct rt_footprint rt_footprint;
+/* For a kernel of nsites sites of the given kinds (kept, not copied); NULL when out of memory. */
+rt_footprint *rt_footprint_new(size_t nsites, const uint8_t *kind);
+void rt_footprint_free(rt_footprint *f);
+/* A batch of device 0 begins; a warp instruction of it (warp: its number in the batch); the batch
+   ends at block end_block of the launch. */
+void rt_footprint_batch_begin(rt_footprint *f);
+void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint64_t *addr, unsigned nact,
+                        unsigned size, double skipped);
+void rt_footprint_batch_end(rt_footprint *f, uint64_t end_block);
+/* A traced launch of `blocks` blocks ends: its sites' ranges join the kernel's sets. */
+void rt_footprint_launch_end(rt_footprint *f, uint64_t blocks);
+const cgp_ranges *rt_footprint_read(const rt_footprint *f);
+const cgp_ranges *rt_footprint_written(const rt_footprint *f);
+int rt_footprint_lost(const rt_footprint *f);
+
+#endif
