@@ -168,6 +168,55 @@ static void summary(buf *b, const cJSON *report, const cJSON *devs) {
   }
 }
 
+/* One offload estimate's cells (docs/model.md section 12): kernels, copies, offloaded, CPU, speed-up,
+   verdict; the offloaded time whole in data-offload-ms for the browser test. */
+static void offload_cells(buf *b, const cJSON *o) {
+  char t[32];
+  cgp_report_format_ms(t, sizeof t, num(o, "gpu_ms"));
+  putf(b, "<td class=\"num\">%s</td>", t);
+  cgp_report_format_ms(t, sizeof t, num(o, "transfer_ms"));
+  putf(b, "<td class=\"num\">%s</td>", t);
+  cgp_report_format_ms(t, sizeof t, num(o, "offload_ms"));
+  putf(b, "<td class=\"num\" data-offload-ms=\"%.17g\">%s</td>", num(o, "offload_ms"), t);
+  if (get(o, "cpu_ms")) {
+    cgp_report_format_ms(t, sizeof t, num(o, "cpu_ms"));
+    putf(b, num(o, "speedup") >= 100 ? "<td class=\"num\">%s</td><td class=\"num\">%.0fx</td>"
+                                     : "<td class=\"num\">%s</td><td class=\"num\">%.3gx</td>", t, num(o, "speedup"));
+  } else {
+    puts_(b, "<td>not measured</td><td></td>");
+  }
+  const char *v = str(o, "verdict");
+  putf(b, "<td class=\"%s\">%s</td><td class=\"note\">", !strcmp(v, "offload") ? "best" : !strcmp(v, "unknown") ? "" : "bad", v);
+  esc(b, str(o, "transfers"));
+  if (num(o, "transfer_pinned_ms") < 0.99 * num(o, "transfer_ms")) {
+    cgp_report_format_ms(t, sizeof t, num(o, "transfer_pinned_ms"));
+    putf(b, "; from pinned memory (cudaMallocHost): %s ms", t);
+  }
+  puts_(b, "</td>");
+}
+
+static const char *const OFFLOAD_HEAD = "<th>kernels (ms)</th><th>copies (ms)</th><th>offloaded (ms)</th><th>CPU (ms)</th>"
+                                        "<th>speed-up</th><th>verdict</th><th>copies made</th>";
+
+/* Is offloading worth it? The program's decision per device, copies included. */
+static void offload_summary(buf *b, const cJSON *report) {
+  const cJSON *o, *h = get(report, "host");
+  if (cJSON_GetArraySize(get(report, "offload")) == 0) return;
+  putf(b, "<h2 id=\"offload\">Is offloading worth it?</h2><p class=\"note\">The program's kernels on each device "
+          "against the time the CPU took for them (one core, as cgpredict compiled the nests), with the copies a "
+          "CUDA port makes: %.4g MB to the device (what the kernels read that none of them wrote before), "
+          "%.4g MB back (what they wrote), once for the program.</p><table><tr><th>device</th>%s</tr>",
+       num(h, "bytes_read") / 1e6, num(h, "bytes_written") / 1e6, OFFLOAD_HEAD);
+  cJSON_ArrayForEach(o, get(report, "offload")) {
+    puts_(b, "<tr><td>");
+    esc(b, str(o, "device"));
+    puts_(b, "</td>");
+    offload_cells(b, o);
+    puts_(b, "</tr>");
+  }
+  puts_(b, "</table>");
+}
+
 /* Every kernel's time on every device, bars scaled to the slowest. */
 static void comparison(buf *b, const cJSON *report) {
   const cJSON *k, *p;
@@ -314,6 +363,25 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
          str(p, "bound"), num(p, "mwp"), num(p, "cwp"), num(p, "n"), num(p, "b"), num(p, "batch"), num(p, "host_sync_ms"));
   }
   puts_(b, "</table>");
+  const cJSON *h = get(k, "host");
+  if (h) {
+    putf(b, "<h3>Offloaded alone</h3><p class=\"note\">reads %.4g MB (copied to the device), writes %.4g MB (copied "
+            "back)", num(h, "bytes_read") / 1e6, num(h, "bytes_written") / 1e6);
+    if (*str(h, "cpu_note")) {
+      puts_(b, "; ");
+      esc(b, str(h, "cpu_note"));
+    }
+    putf(b, ".</p><table><tr><th>device</th>%s</tr>", OFFLOAD_HEAD);
+    cJSON_ArrayForEach(p, get(k, "predictions")) {
+      if (!get(p, "offload")) continue;
+      puts_(b, "<tr><td>");
+      esc(b, str(p, "device"));
+      puts_(b, "</td>");
+      offload_cells(b, get(p, "offload"));
+      puts_(b, "</tr>");
+    }
+    puts_(b, "</table>");
+  }
   cJSON_ArrayForEach(p, get(k, "predictions")) {
     puts_(b, "<h3>");
     esc(b, str(p, "device"));
@@ -362,6 +430,7 @@ int cgp_report_html(const cJSON *report, const char *report_path, char **out, si
        str(report, "version"), str(report, "tool_version"), cJSON_GetArraySize(get(report, "kernels")),
        cJSON_GetArraySize(devs));
   summary(&b, report, devs);
+  offload_summary(&b, report);
   comparison(&b, report);
   const cJSON *k;
   cJSON_ArrayForEach(k, get(report, "kernels")) kernel_section(&b, k, devs, report_path);

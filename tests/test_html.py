@@ -78,6 +78,17 @@ def check_page(page, report, chrome, work):
             # page's 17 are the double itself, the JSON's agree to 1e-12
             if not any(abs(t - p["time_ms"]) <= 1e-12 * abs(p["time_ms"]) for t in times):
                 failed.append(f"{page}: {k['name']} on {p['device']}: {p['time_ms']} ms not in the page")
+    # the offload decision (docs/model.md section 12): the program's and every prediction's
+    offloads = [float(v) for v in re.findall(r'data-offload-ms="([^"]+)"', dom)]
+    wanted = [("program", o) for o in report.get("offload", [])]
+    wanted += [(k["name"], p["offload"]) for k in report["kernels"] for p in k["predictions"] if "offload" in p]
+    if not report.get("offload"):
+        failed.append(f"{page}: the report has no offload decision to show")
+    for who, o in wanted:
+        if not any(abs(t - o["offload_ms"]) <= 1e-12 * abs(o["offload_ms"]) for t in offloads):
+            failed.append(f"{page}: {who}: offloaded time {o['offload_ms']} ms not in the page")
+        if o["verdict"] not in dom:
+            failed.append(f"{page}: {who}: verdict {o['verdict']!r} not in the page")
     if asked is None:
         failed.append(f"{page}: the browser wrote no network log")
     elif asked:
