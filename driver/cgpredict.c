@@ -10,6 +10,7 @@
    `#pragma cgpredict kernel` are compiled differently (driver/cgp_build.c). */
 #include "cgp_build.h"
 #include "cgp_fpga_cmd.h"
+#include "cgp_page_cmd.h"
 #include "cgp_fpga.h"
 #include "cgp_hls.h"
 #include "cgp_model.h"
@@ -31,6 +32,8 @@ static const char usage[] =
   "       cgpredict devices [NAME]\n"
   "       cgpredict fpga FILE.c [--device NAME] [--json] [-- FLAGS...]   (the FPGA estimate of the marked\n"
   "                             nests, HLS baseline, from the compiler alone: no run)\n"
+  "       cgpredict page OUT.html REPORT.json [REPORT.json...]   (one HTML page for one report or\n"
+  "                             several programs': a suite)\n"
   "       cgpredict --help | --version\n"
   "\n"
   "Mark a loop nest with `#pragma cgpredict kernel [name(id)] [dims(n)] [block(x[,y[,z]])]`,\n"
@@ -474,6 +477,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "devices") == 0) return cmd_devices(argc - 2, argv + 2);
   if (strcmp(argv[1], "report") == 0) return cmd_report(argc - 2, argv + 2);
   if (strcmp(argv[1], "fpga") == 0) return cgp_fpga_cmd(argc - 2, argv + 2);
+  if (strcmp(argv[1], "page") == 0) return cgp_page_cmd(argc - 2, argv + 2);
   if (strcmp(argv[1], "cc") == 0) {
     char **cmd = calloc((size_t)argc, sizeof *cmd);
     cmd[0] = "cc";

@@ -105,6 +105,44 @@ def check_the_check(chrome, work):
     return [] if asked == ["http://example.invalid/a.png"] else [f"the control page's request was not seen: {asked}"]
 
 
+def check_suite(a, chrome):
+    """The PolyBench suite (benchmarks/polybench, every source of kernels.csv) at small sizes, each
+    program's report, and `cgpredict page` joining them into one page: every kernel of every
+    report, as PROGRAM: kernel, with its times."""
+    import csv
+    work = os.path.join(a.work, "suite")
+    os.makedirs(work)
+    here = os.path.join(a.source, "benchmarks", "polybench")
+    rows = [r for r in csv.DictReader(l for l in open(os.path.join(here, "kernels.csv")) if not l.startswith("#"))]
+    reports = []
+    for r in rows:
+        defs = [f"-D{m}={2 if m == 'TSTEPS' else 64}" for m in r["size_macros"].split()]
+        for item in filter(None, r.get("block_macros", "").split(";")):      # LU sizes grids by its block
+            name, which = item.split("=")
+            defs.append(f"-D{name}={256 if which == '1x' else 32 if which == '2x' else 8}")
+        exe = r["file"][:-2].replace("-", "_")
+        sh([a.driver, "build", "--", "cc", "-O2", *defs, "-o", exe, os.path.abspath(os.path.join(here, r["file"]))], work)
+        env = dict(os.environ, CGPREDICT_QUIET="1", CGPREDICT_DEVICE="jetson-tk1,h100-sxm5",
+                   CGPREDICT_REPORT=exe + ".json", CGPREDICT_TRACE="0")
+        sh(["./" + exe], work, env)
+        reports.append(exe + ".json")
+    sh([a.driver, "page", "suite.html", *reports], work)
+    joined = {"kernels": [], "offload": []}
+    for rep in reports:
+        data = json.load(open(os.path.join(work, rep)))
+        prog = rep[:-5]
+        for k in data["kernels"]:
+            k["name"] = f"{prog}: {k['name']}"
+            joined["kernels"].append(k)
+        joined["offload"] += data.get("offload", [])
+    failed = check_page(os.path.join(work, "suite.html"), joined, chrome, work)
+    if len(joined["kernels"]) < 40:
+        failed.append(f"the suite page has {len(joined['kernels'])} kernels: the suite has more")
+    print(f"suite page: {len(reports)} programs, {len(joined['kernels'])} kernels, "
+          f"{os.path.getsize(os.path.join(work, 'suite.html')) // 1024} KiB")
+    return failed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--driver", required=True)
@@ -129,9 +167,10 @@ def main():
         report = json.load(open(os.path.join(a.work, ex + ".json")))
         for page in (ex + "-run.html", ex + ".html"):
             failed += check_page(os.path.join(a.work, page), report, chrome, a.work)
+    failed += check_suite(a, chrome)
     for f in failed:
         print(f)
-    print(f"{'FAILED' if failed else 'passed'}: 4 pages checked in {os.path.basename(chrome)}")
+    print(f"{'FAILED' if failed else 'passed'}: 5 pages checked in {os.path.basename(chrome)}")
     return 1 if failed else 0
 
 
