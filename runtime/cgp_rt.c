@@ -389,6 +389,12 @@ static void fold_windows(void) {
 static void close_window(size_t i) {
   double paused = plain_pause();
   rt_window *w = &L.win[i];
+  /* Over the memory budget no window opens after the last one open, so it stands for the rest of
+     the grid: the blocks the windows that never opened would have stood for (as `full` mode's last
+     window does, finish_launch). Its record in the trace says so, so a replay counts the same.
+     Before, a sampled launch cut in its first window stood for that window's region only: a
+     2048x2048 grid of 4096 blocks was predicted as 1056 of them. */
+  if (L.over_budget && i == L.nwin - 1) w->region_end = UINT64_MAX;
   flush_pending_if(pending_in_window, w);
   rt_wstat (*ns)[RT_MAX_DEVICES] = realloc(L.wstat, (L.nwstat + 1) * sizeof *ns);
   if (ns) {
@@ -687,7 +693,9 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
   L.prev_x = x;
   if (L.threads == 1) L.cur_row = row;          /* the sweep may start on any row (stencils: 1) */
   else if (row != L.cur_row) {
-    double paused = plain_pause();              /* warps completed, windows cut: not the CPU's */
+    /* warps completed, windows cut: not the CPU's; with no window open there is no such work,
+       and no clock is read (a read costs more than a short row's threads) */
+    double paused = L.nwin ? plain_pause() : -1;
     on_row_change(row);
     plain_resume(paused);
   }
