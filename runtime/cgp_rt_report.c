@@ -448,7 +448,9 @@ static cJSON *host_json(const rt_kernel *k) {
     cJSON_AddNumberToObject(h, "cpu_ms", k->plain_s / (double)k->plain_threads * (double)k->threads_all * 1e3);
   } else {
     cJSON_AddStringToObject(h, "cpu_note", cgp_rt_g.sample_mode == 0
-                            ? "every thread was traced: no CPU time measured"
+                            ? "every thread was traced (the grid fits the sample taken for the devices analysed, two "
+                              "batches of the largest): no CPU time measured; a larger problem, or a run for smaller "
+                              "devices only (CGPREDICT_DEVICE=jetson-tk1), leaves threads untraced and times them"
                             : "no thread ran untraced in this mode (CGPREDICT_SAMPLE=skip or full): no CPU time "
                               "measured; the default mode (run) measures it");
   }
