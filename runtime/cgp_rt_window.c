@@ -132,7 +132,12 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
   if (!an) return 0;
   if (b1 > w->nblk) b1 = w->nblk;
   size_t nw = 0, nblocks = 0;
-  for (size_t b = b0; b < b1; b++) { nw += w->nw[b]; nblocks += w->nw[b] > 0; }
+  uint64_t b_end = b0;                          /* past the batch's last block with a warp */
+  for (size_t b = b0; b < b1; b++) {
+    nw += w->nw[b];
+    nblocks += w->nw[b] > 0;
+    if (w->nw[b]) b_end = b + 1;
+  }
   if (!nw) return 0;
   if (!batch_iters(k, nw)) return 0;
   live_warp *lw = calloc(nw, sizeof *lw);
@@ -158,7 +163,8 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
     }
   }
   cgp_analysis_end_batch(an);
-  if (fp) rt_footprint_batch_end(fp, w->start + b1);
+  /* the blocks it traced: a batch the memory budget cut short reaches less far */
+  if (fp) rt_footprint_batch_end(fp, w->start + b_end);
   free(lw);
   return nw;
 }
