@@ -241,6 +241,7 @@ int cgp_fpga_loop_latency(const cgp_fpga_device *d, const cgp_fpga_loop *l, uint
 
 #define CGP_FPGA_MAX_LOOPS 8
 #define CGP_FPGA_MAX_ARRAYS 16
+#define CGP_FPGA_NAME 64 /* a loop's or array's name as the drivers keep it */
 #define CGP_FPGA_MAX_WINDOW 4096 /* operations in one scheduled window; a larger design is refused */
 
 /* Where a load or store falls: element (row-major over the array's dimensions) =
@@ -296,6 +297,7 @@ typedef struct cgp_fpga_estimate {
   cgp_fpga_ii_bound bound[CGP_FPGA_MAX_LOOPS];
   int scheduled[CGP_FPGA_MAX_LOOPS];
   unsigned window[CGP_FPGA_MAX_LOOPS];   /* operations in the loop's window */
+  uint64_t latency[CGP_FPGA_MAX_LOOPS];  /* cycles of one run of the loop (scheduled loops, when known) */
   uint64_t dsp, lut, ff, bram18k;
   int fits;
 } cgp_fpga_estimate;
@@ -306,5 +308,19 @@ typedef struct cgp_fpga_estimate {
    rules, a window above CGP_FPGA_MAX_WINDOW operations, or a schedule that fails. */
 int cgp_fpga_design_eval(const cgp_fpga_device *d, const cgp_fpga_nest *n, const cgp_fpga_design *ds,
                          cgp_fpga_estimate *e, char *err, size_t errlen);
+
+/* ---- The design search (model/cgp_fpga_dse.c) ---- */
+
+#define CGP_FPGA_SEARCH_MAX_UNROLL 64
+
+typedef struct cgp_fpga_search_count {
+  unsigned tried, fitting, refused; /* designs estimated; of them within the device; refused by the model */
+} cgp_fpga_search_count;
+
+/* The fastest design of n that fits d among the bounded set of docs/model.md 11.11 (the baseline
+   among them), with its estimate and how many were tried. Nonzero with err when no design fits
+   or a trip count is not static. */
+int cgp_fpga_search(const cgp_fpga_device *d, const cgp_fpga_nest *n, cgp_fpga_design *best, cgp_fpga_estimate *be,
+                    cgp_fpga_search_count *count, char *err, size_t errlen);
 
 #endif

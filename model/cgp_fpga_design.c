@@ -258,6 +258,8 @@ int cgp_fpga_design_eval(const cgp_fpga_device *d, const cgp_fpga_nest *n, const
                               .pipelined = (int)l == p, .children = nc ? kids[l] : NULL, .n_children = nc};
   }
   if (e->known && cgp_fpga_loop_latency(d, &tree[0], &e->cycles, err, errlen)) return -1;
+  for (unsigned l = 0; e->known && l < n->n_loops; l++)
+    if (e->scheduled[l] && cgp_fpga_loop_latency(d, &tree[l], &e->latency[l], err, errlen)) return -1;
   e->fits = e->dsp <= d->dsp && e->bram18k <= d->bram18k && e->lut <= d->lut && e->ff <= d->ff;
   return 0;
 }
