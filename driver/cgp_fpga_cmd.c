@@ -71,9 +71,13 @@ void cgp_fpga_design_text(const cgp_fpga_result *r, char *buf, size_t cap) {
 
 /* One kernel: its design (baseline, directives or search) estimated. 0, or 1 with a message. */
 static int one_kernel(const cgp_fpga_device *d, const cgp_kernel_pragma *k, cgp_hls_nest *h, int mode,
-                      cgp_fpga_result *r) {
+                      const cgp_fpga_trips *given, size_t n_given, cgp_fpga_result *r) {
   char err[2048];
   memset(r, 0, sizeof *r);
+  for (size_t g = 0; g < n_given; g++)
+    if (!strcmp(given[g].kernel, k->name))
+      for (unsigned l = 0; l < h->n_loops && l < CGP_FPGA_MAX_LOOPS; l++)
+        if (!h->loops[l].trips && given[g].trips[l]) h->loops[l].trips = given[g].trips[l], r->trips_given |= 1u << l;
   snprintf(r->kernel, sizeof r->kernel, "%.255s", k->name);
   snprintf(r->file, sizeof r->file, "%.1023s", k->file);
   r->line = k->for_line;
@@ -248,7 +252,7 @@ static const char fpga_usage[] =
   "  pragma says; --search: the search whatever it says. NAME: an FPGA (cgpredict devices), default zcu102\n";
 
 int cgp_fpga_estimate_file(const char *file, const cgp_fpga_device *d, char **flags, int nflags, int mode,
-                           cgp_fpga_result **out, size_t *nout) {
+                           const cgp_fpga_trips *given, size_t n_given, cgp_fpga_result **out, size_t *nout) {
   *out = NULL;
   *nout = 0;
   char err[8192];
@@ -281,7 +285,8 @@ int cgp_fpga_estimate_file(const char *file, const cgp_fpga_device *d, char **fl
   const char *clang = getenv("CGPREDICT_CLANG");
   const char *fixed[] = {clang && *clang ? clang : CGP_CLANG, "-O1", "-Xclang", "-disable-llvm-passes", "-g",
                          "-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops", "-fno-builtin",
-                         "-fno-discard-value-names", "-Wno-unknown-pragmas", "-ffp-contract=off", "-emit-llvm", "-c"};
+                         "-fno-discard-value-names", "-Wno-unknown-pragmas", "-ffp-contract=off", "-fno-inline-functions",
+                         "-emit-llvm", "-c"};
   size_t nfixed = sizeof fixed / sizeof *fixed;
   char **cmd = calloc(nfixed + (size_t)nflags + 4, sizeof *cmd);
   int rc = cmd ? 0 : 1;
@@ -322,7 +327,7 @@ int cgp_fpga_estimate_file(const char *file, const cgp_fpga_device *d, char **fl
       rc = 1;
       break;
     }
-    rc = one_kernel(d, &k[i], &n, mode, &res[i]);
+    rc = one_kernel(d, &k[i], &n, mode, given, n_given, &res[i]);
     cgp_hls_nest_free(&n);
     if (!rc) *nout = i + 1;
   }
@@ -367,7 +372,7 @@ int cgp_fpga_cmd(int argc, char **argv) {
   }
   cgp_fpga_result *r = NULL;
   size_t n = 0;
-  int rc = cgp_fpga_estimate_file(file, &d, flags, nflags, mode, &r, &n);
+  int rc = cgp_fpga_estimate_file(file, &d, flags, nflags, mode, NULL, 0, &r, &n);
   cJSON *arr = json ? cJSON_CreateArray() : NULL;
   for (size_t i = 0; i < n; i++) {
     if (json) print_json(&d, &r[i], arr);

@@ -24,16 +24,26 @@ typedef struct cgp_fpga_result {
   int on_chip[CGP_FPGA_MAX_ARRAYS];
   cgp_fpga_array shape[CGP_FPGA_MAX_ARRAYS];
   int mode, search_skipped;
+  unsigned trips_given; /* loops whose trips came from `given` (a bit per loop) */
   cgp_fpga_design design;
   cgp_fpga_estimate est;
   cgp_fpga_search_count count;
   double ms; /* est.cycles at the device's clock (0 when unknown) */
 } cgp_fpga_result;
 
-/* Compile file (flags to clang) and estimate each marked nest on d. *out (malloc'd, n entries:
-   those estimated before any failure). Returns 0, or 1 with the errors on stderr. */
+/* Trip counts from elsewhere (a run's report) for a kernel's loops whose count is not static:
+   trips[l] for nest loop l, 0 = none. */
+typedef struct cgp_fpga_trips {
+  char kernel[256];
+  uint64_t trips[CGP_FPGA_MAX_LOOPS];
+} cgp_fpga_trips;
+
+/* Compile file (flags to clang) and estimate each marked nest on d; a loop whose trip count is
+   not static takes the one `given` has for its kernel, if any (given may be NULL, n_given 0).
+   *out (malloc'd, n entries: those estimated before any failure). Returns 0, or 1 with the errors
+   on stderr. */
 int cgp_fpga_estimate_file(const char *file, const cgp_fpga_device *d, char **flags, int nflags, int mode,
-                           cgp_fpga_result **out, size_t *n);
+                           const cgp_fpga_trips *given, size_t n_given, cgp_fpga_result **out, size_t *n);
 /* The design in words: "pipeline k, unroll k x4, partition A cyclic 4 (dim 2)", or "baseline (...)". */
 void cgp_fpga_design_text(const cgp_fpga_result *r, char *buf, size_t cap);
 
