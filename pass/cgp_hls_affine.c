@@ -1,6 +1,7 @@
 /* cgp_hls_affine.c: the element a load or store touches, as an affine function of the nest's
    iteration numbers (docs/model.md 11.10), read from the IR: a GEP's indices through casts, adds,
-   subtracts, multiplies and shifts by constants, down to constants and the header phis of the
+   subtracts, multiplies and shifts by constants, an or that adds (a constant below the lowest bit
+   the other operand can set), down to constants and the header phis of the
    nest's loops (a phi starting at s, stepping by t: s + t x n_L; s may itself be affine, as a
    triangular loop's j = i + ...). Anything else (a load, an argument, a call) is not affine.
    Bytes are converted to elements of the access's width; an offset that is not a whole number of
@@ -90,9 +91,20 @@ static int affine_int(const nest_view *v, LLVMValueRef x, cgp_fpga_access *a, un
       }
     return -1;
   case LLVMShl:
-    if (!LLVMIsAConstantInt(LLVMGetOperand(x, 1)) || affine_int(v, LLVMGetOperand(x, 0), a, depth + 1)) return -1;
-    scale(a, (int64_t)1 << (LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1)) & 62));
+    if (!LLVMIsAConstantInt(LLVMGetOperand(x, 1)) || LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1)) > 62 ||
+        affine_int(v, LLVMGetOperand(x, 0), a, depth + 1))
+      return -1;
+    scale(a, (int64_t)1 << LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1)));
     return 0;
+  case LLVMOr: { /* x | c with c below x's lowest possible set bit is x + c (instcombine's 2 i + 1) */
+    if (!LLVMIsAConstantInt(LLVMGetOperand(x, 1)) || affine_int(v, LLVMGetOperand(x, 0), a, depth + 1)) return -1;
+    uint64_t bits = (uint64_t)a->offset, c = LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1));
+    for (unsigned l = 0; l < CGP_FPGA_MAX_LOOPS; l++) bits |= (uint64_t)a->coef[l];
+    uint64_t low = bits & (~bits + 1); /* the lowest set bit (0: x is 0) */
+    if (low && c >= low) return -1;
+    a->offset += (int64_t)c;
+    return 0;
+  }
   case LLVMPHI: return induction(v, x, a, depth);
   default: return -1;
   }
