@@ -133,6 +133,11 @@ int cgp_fpga_design_of(const cgp_kernel_pragma *k, const cgp_hls_nest *h, const 
     if (kn->kind != CGP_KNOB_UNROLL) continue;
     int l = find_loop(names, n->n_loops, kn->name), leaf = 1;
     for (unsigned c = 0; c < n->n_loops; c++) leaf &= n->loops[c].parent != l;
+    for (int q = n->loops[l].parent; q >= 0 && ds->pipeline >= 0; q = n->loops[q].parent)
+      if (q == ds->pipeline)
+        return snprintf(err, errlen, "%s:%u:%u: error: kernel '%s': unroll(%s, %u): %s is inside the pipelined loop "
+                        "%s, which unrolls it completely", k->file, kn->line, kn->col, k->name, kn->name, kn->factor,
+                        kn->name, names[ds->pipeline]), -1;
     if (!leaf && l != ds->pipeline)
       return snprintf(err, errlen, "%s:%u:%u: error: kernel '%s': unroll(%s, %u): %s holds loops that are not "
                       "unrolled; unroll an innermost loop, or pipeline %s (its inner loops are then unrolled)",

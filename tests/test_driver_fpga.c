@@ -165,6 +165,7 @@ Test(driver_fpga, directives_give_the_design_and_their_errors_name_the_directive
     {"fpga(partition(A, cyclic, 2, 3))", "m.c:2:39:", "dimension 3, but A has 2"},
     {"fpga(unroll(i, 2))", "m.c:2:39:", "unroll(i, 2): i holds loops that are not unrolled"},
     {"fpga(unroll(i 2))", "m.c:2:48:", "unroll(LOOP, FACTOR): expected ','"},
+    {"fpga(pipeline(i) unroll(j, 2))", "m.c:2:51:", "unroll(j, 2): j is inside the pipelined loop i"},
   };
   snprintf(path, sizeof path, "%s/m.c", dir);
   for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
