@@ -64,8 +64,8 @@ int cgp_fpga_nest_of(const cgp_hls_nest *h, cgp_fpga_nest *n, char *err, size_t 
         if (h->loops[l].ddg.nodes[v].array != (int)a) continue;
         const cgp_fpga_access *acc = &h->loops[l].acc[v];
         int64_t e = acc->offset;
-        known &= acc->affine;
-        for (unsigned q = 0; q < h->n_loops && acc->affine; q++) {
+        known &= acc->affine == 1;
+        for (unsigned q = 0; q < h->n_loops && acc->affine == 1; q++) {
           if (!acc->coef[q]) continue;
           known &= h->loops[q].trips != 0;
           if (acc->coef[q] > 0) e += acc->coef[q] * (int64_t)(h->loops[q].trips - 1);

@@ -245,8 +245,9 @@ int cgp_fpga_loop_latency(const cgp_fpga_device *d, const cgp_fpga_loop *l, uint
 #define CGP_FPGA_MAX_WINDOW 4096 /* operations in one scheduled window; a larger design is refused */
 
 /* Where a load or store falls: element (row-major over the array's dimensions) =
-   offset + sum over nest loops L of coef[L] x (iteration number of L, from 0). affine 0: unknown
-   (an index read from memory, a bound known at run time): the access is put in bank 0. */
+   offset + sum over nest loops L of coef[L] x (iteration number of L, from 0). affine 1: exactly;
+   2: up to a term fixed for the whole nest (an argument), taken as 0; 0: unknown (an index read
+   from memory in the nest): the access is put in bank 0. */
 typedef struct cgp_fpga_access {
   int affine;
   int64_t offset, coef[CGP_FPGA_MAX_LOOPS];

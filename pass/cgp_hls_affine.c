@@ -3,7 +3,10 @@
    subtracts, multiplies and shifts by constants, an or that adds (a constant below the lowest bit
    the other operand can set), down to constants and the header phis of the
    nest's loops (a phi starting at s, stepping by t: s + t x n_L; s may itself be affine, as a
-   triangular loop's j = i + ...). Anything else (a load, an argument, a call) is not affine.
+   triangular loop's j = i + ...). A term the nest cannot change (an argument, a value computed
+   before the nest) is taken as 0 and the access marked affine 2 (up to that term: its banks are
+   right relative to its own copies; its extent is unknown). Anything else (a load in the nest, a
+   call) is not affine.
    Bytes are converted to elements of the access's width; an offset that is not a whole number of
    elements is not affine. */
 #include "cgp_hls_ops.h"
@@ -18,7 +21,16 @@ typedef struct {
   const cgp_cfg *cfg;
   const cgp_loop *const *loops;
   unsigned n;
+  int invariant; /* a term fixed for the whole nest (an argument, a value computed before it) was taken as 0 */
 } nest_view;
+
+/* A value the nest cannot change: an argument, a global, or an instruction outside its loops. */
+static int nest_invariant(const nest_view *v, LLVMValueRef x) {
+  if (LLVMIsAArgument(x) || LLVMIsAGlobalValue(x)) return 1;
+  if (!LLVMIsAInstruction(x) || !v->n) return 0;
+  size_t b = cgp_cfg_index(v->cfg, LLVMGetInstructionParent(x));
+  return b < v->cfg->n && !v->loops[0]->in[b];
+}
 
 static int64_t type_bytes(LLVMTypeRef t) {
   switch (LLVMGetTypeKind(t)) {
@@ -45,10 +57,10 @@ static void add(cgp_fpga_access *a, const cgp_fpga_access *b, int64_t sign) {
   for (unsigned l = 0; l < CGP_FPGA_MAX_LOOPS; l++) a->coef[l] += sign * b->coef[l];
 }
 
-static int affine_int(const nest_view *v, LLVMValueRef x, cgp_fpga_access *a, unsigned depth);
+static int affine_int(nest_view *v, LLVMValueRef x, cgp_fpga_access *a, unsigned depth);
 
 /* A header phi of loop L of the nest: start + step x n_L. */
-static int induction(const nest_view *v, LLVMValueRef phi, cgp_fpga_access *a, unsigned depth) {
+static int induction(nest_view *v, LLVMValueRef phi, cgp_fpga_access *a, unsigned depth) {
   size_t blk = cgp_cfg_index(v->cfg, LLVMGetInstructionParent(phi));
   for (unsigned l = 0; l < v->n && l < CGP_FPGA_MAX_LOOPS; l++) {
     if (v->loops[l]->header != blk) continue;
@@ -69,10 +81,11 @@ static int induction(const nest_view *v, LLVMValueRef phi, cgp_fpga_access *a, u
   return -1;
 }
 
-static int affine_int(const nest_view *v, LLVMValueRef x, cgp_fpga_access *a, unsigned depth) {
+static int affine_int(nest_view *v, LLVMValueRef x, cgp_fpga_access *a, unsigned depth) {
   memset(a, 0, sizeof *a);
   if (depth > 32) return -1;
   if (LLVMIsAConstantInt(x)) return a->offset = LLVMConstIntGetSExtValue(x), 0;
+  if (nest_invariant(v, x)) return v->invariant = 1, 0; /* e.g. adi's row i1, an argument: taken as 0 */
   if (!LLVMIsAInstruction(x)) return -1;
   cgp_fpga_access b;
   switch (LLVMGetInstructionOpcode(x)) {
@@ -111,7 +124,7 @@ static int affine_int(const nest_view *v, LLVMValueRef x, cgp_fpga_access *a, un
 }
 
 /* Byte offset of pointer p from its underlying object. */
-static int affine_ptr(const nest_view *v, LLVMValueRef p, cgp_fpga_access *a, unsigned depth) {
+static int affine_ptr(nest_view *v, LLVMValueRef p, cgp_fpga_access *a, unsigned depth) {
   memset(a, 0, sizeof *a);
   if (depth > 32) return -1;
   while (LLVMIsABitCastInst(p) || LLVMIsAAddrSpaceCastInst(p)) p = LLVMGetOperand(p, 0);
@@ -136,7 +149,7 @@ static int affine_ptr(const nest_view *v, LLVMValueRef p, cgp_fpga_access *a, un
 
 int cgp_hls_access(const cgp_cfg *cfg, const cgp_loop *const *loops, unsigned n_loops, LLVMValueRef ptr,
                    unsigned width_bits, cgp_fpga_access *out) {
-  nest_view v = {cfg, loops, n_loops};
+  nest_view v = {cfg, loops, n_loops, 0};
   cgp_fpga_access a;
   memset(out, 0, sizeof *out);
   int64_t w = (width_bits + 7) / 8;
@@ -145,7 +158,7 @@ int cgp_hls_access(const cgp_cfg *cfg, const cgp_loop *const *loops, unsigned n_
     if (a.coef[l] % w) return 0;
   a.offset /= w;
   for (unsigned l = 0; l < CGP_FPGA_MAX_LOOPS; l++) a.coef[l] /= w;
-  a.affine = 1;
+  a.affine = v.invariant ? 2 : 1;
   *out = a;
   return 1;
 }

@@ -331,3 +331,33 @@ Test(hlsops, access_elements_are_affine_in_the_iteration_numbers) {
   cgp_hls_nest_free(&n);
   unit_free(&u);
 }
+
+/* A term the nest cannot change (here the row r, an argument) is taken as 0: X[r][j] is element j
+   "up to it" (affine 2), so its banks follow j; a load in the nest as an index is still not affine. */
+Test(hlsops, an_argument_in_an_index_is_taken_as_zero_and_said) {
+  unit u;
+  compile(&u, "void f(float (*X)[64], int r, int *idx) {\n#pragma cgpredict kernel name(f)\n"
+              "  for (int j = 0; j < 64; j++)\n    X[r][j] = X[r][idx[j]] + 1.0f;\n}\n", "");
+  cgp_hls_nest n;
+  char err[4096];
+  cr_assert_eq(cgp_hls_nest_ops(u.m, &u.k[0], &n, err, sizeof err), 0, "%s", err);
+  const cgp_hls_loop *l = &n.loops[0];
+  int stores = 0, loads_x = 0;
+  for (unsigned v = 0; v < l->ddg.n_nodes; v++) {
+    const cgp_fpga_node *nd = &l->ddg.nodes[v];
+    if (nd->array < 0 || strcmp(n.arrays[nd->array].name, "X")) continue;
+    const cgp_fpga_access *a = &l->acc[v];
+    if (nd->op == CGP_FOP_STORE) {
+      cr_expect(a->affine == 2 && a->coef[0] == 1 && a->offset == 0, "X[r][j]: %d %lld %lld", a->affine,
+                (long long)a->coef[0], (long long)a->offset);
+      stores++;
+    } else {
+      cr_expect_eq(a->affine, 0, "X[r][idx[j]]");
+      loads_x++;
+    }
+  }
+  cr_expect_eq(stores, 1);
+  cr_expect_eq(loads_x, 1);
+  cgp_hls_nest_free(&n);
+  unit_free(&u);
+}
