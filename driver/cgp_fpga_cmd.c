@@ -90,7 +90,8 @@ static int one_kernel(const cgp_fpga_device *d, const cgp_kernel_pragma *k, cgp_
   r->n_arrays = n.n_arrays;
   cgp_fpga_loop_names(k->file, h, r->names);
   for (unsigned l = 0; l < n.n_loops; l++) r->trips[l] = n.loops[l].trips, r->depth[l] = h->loops[l].depth,
-                                           r->loop_line[l] = h->loops[l].line, r->ops[l] = h->loops[l].ddg.n_nodes;
+                                           r->loop_line[l] = h->loops[l].line, r->ops[l] = h->loops[l].ddg.n_nodes,
+                                           r->skip[l] = n.loops[l].skip;
   for (unsigned a = 0; a < n.n_arrays; a++) {
     snprintf(r->arrays[a], sizeof r->arrays[a], "%s", h->arrays[a].name);
     r->ndims[a] = n.arrays[a].ndims;
@@ -98,7 +99,7 @@ static int one_kernel(const cgp_fpga_device *d, const cgp_kernel_pragma *k, cgp_
     r->shape[a] = n.arrays[a];
   }
   int known = 1;
-  for (unsigned l = 0; l < n.n_loops; l++) known &= n.loops[l].trips != 0;
+  for (unsigned l = 0; l < n.n_loops; l++) known &= n.loops[l].trips != 0 || n.loops[l].skip;
   r->mode = mode == CGP_FPGA_MODE_BASELINE ? CGP_FPGA_BASELINE : k->fpga == CGP_FPGA_UNSET ? CGP_FPGA_AUTO : k->fpga;
   if (mode == CGP_FPGA_MODE_SEARCH) r->mode = CGP_FPGA_AUTO;
   if (r->mode == CGP_FPGA_AUTO && !known) r->mode = CGP_FPGA_BASELINE, r->search_skipped = 1;
@@ -170,6 +171,7 @@ static void print_json(const cgp_fpga_device *d, const cgp_fpga_result *r, cJSON
     cJSON_AddNumberToObject(l, "unroll", r->est.unroll[i]);
     cJSON_AddBoolToObject(l, "pipelined", r->design.pipeline == (int)i);
     cJSON_AddNumberToObject(l, "operations", r->ops[i]);
+    if (r->skip[i]) cJSON_AddBoolToObject(l, "another_version", 1);
     if (r->est.scheduled[i]) {
       cJSON_AddNumberToObject(l, "il", r->est.il[i]);
       if (r->est.ii[i]) cJSON_AddNumberToObject(l, "ii", r->est.ii[i]);
@@ -208,7 +210,7 @@ static void print_text(const cgp_fpga_device *d, const cgp_fpga_result *r) {
     else snprintf(trips, sizeof trips, "?");
     if (!r->est.scheduled[i]) {
       printf("  %-10s %8s %6u %6u %5s %4s %20s %14s\n", name, trips, r->est.unroll[i], r->ops[i], "-", "-",
-             "(in the pipelined loop)", "-");
+             r->skip[i] ? "(another version of the loop: not estimated)" : "(in the pipelined loop)", "-");
       continue;
     }
     if (r->est.known) snprintf(lat, sizeof lat, "%llu", (unsigned long long)r->est.latency[i]);

@@ -19,6 +19,7 @@ typedef struct cgp_fpga_result {
   char names[CGP_FPGA_MAX_LOOPS][CGP_FPGA_NAME];
   uint64_t trips[CGP_FPGA_MAX_LOOPS];
   unsigned depth[CGP_FPGA_MAX_LOOPS], loop_line[CGP_FPGA_MAX_LOOPS], ops[CGP_FPGA_MAX_LOOPS];
+  int skip[CGP_FPGA_MAX_LOOPS]; /* another version of an earlier loop, not estimated (cgp_fpga_nest_loop) */
   char arrays[CGP_FPGA_MAX_ARRAYS][CGP_FPGA_NAME];
   unsigned ndims[CGP_FPGA_MAX_ARRAYS];
   int on_chip[CGP_FPGA_MAX_ARRAYS];

@@ -4,7 +4,8 @@
    A loop is named by its induction variable as the source writes it: the identifier before the
    first '=' of the `for`'s init (`for (int k = 0; ...` is k). A pointer argument's size is not in
    the IR: its outermost dimension is the extent its affine accesses reach at the static trip
-   counts (unknown when one of them is not affine or not static). */
+   counts (unknown when one of them is not affine or not static). A loop the optimiser
+   versioned (two loops of one `for` under one parent) is estimated once: the first version. */
 #include "cgp_fpga_nest.h"
 
 #include <ctype.h>
@@ -44,9 +45,17 @@ int cgp_fpga_nest_of(const cgp_hls_nest *h, cgp_fpga_nest *n, char *err, size_t 
                     h->n_loops, h->n_arrays, CGP_FPGA_MAX_LOOPS, CGP_FPGA_MAX_ARRAYS), -1;
   n->n_loops = h->n_loops;
   n->n_arrays = h->n_arrays;
-  for (unsigned l = 0; l < h->n_loops; l++)
+  for (unsigned l = 0; l < h->n_loops; l++) {
     n->loops[l] = (cgp_fpga_nest_loop){.trips = h->loops[l].trips, .parent = h->loops[l].parent,
                                        .ddg = &h->loops[l].ddg, .acc = h->loops[l].acc};
+    /* two loops of one `for` under one parent: versions the optimiser made (a run-time alias
+       check picks one); HLS has one loop: the first is kept, the other and its loops skipped */
+    for (unsigned e = 0; e < l; e++)
+      if ((h->loops[e].line == h->loops[l].line && h->loops[e].col == h->loops[l].col &&
+           h->loops[e].parent == h->loops[l].parent && h->loops[l].line) ||
+          (h->loops[l].parent == (int)e && n->loops[e].skip))
+        n->loops[l].skip = 1;
+  }
   for (unsigned a = 0; a < h->n_arrays; a++) {
     const cgp_hls_array *ha = &h->arrays[a];
     cgp_fpga_array *fa = &n->arrays[a];
@@ -132,7 +141,7 @@ int cgp_fpga_design_of(const cgp_kernel_pragma *k, const cgp_hls_nest *h, const 
     const cgp_fpga_knob *kn = &k->knobs[q];
     if (kn->kind != CGP_KNOB_UNROLL) continue;
     int l = find_loop(names, n->n_loops, kn->name), leaf = 1;
-    for (unsigned c = 0; c < n->n_loops; c++) leaf &= n->loops[c].parent != l;
+    for (unsigned c = 0; c < n->n_loops; c++) leaf &= n->loops[c].parent != l || n->loops[c].skip;
     for (int q = n->loops[l].parent; q >= 0 && ds->pipeline >= 0; q = n->loops[q].parent)
       if (q == ds->pipeline)
         return snprintf(err, errlen, "%s:%u:%u: error: kernel '%s': unroll(%s, %u): %s is inside the pipelined loop "

@@ -260,6 +260,7 @@ typedef struct cgp_fpga_nest_loop {
   int parent;
   const cgp_fpga_ddg *ddg;
   const cgp_fpga_access *acc;
+  int skip; /* another version of an earlier loop (or inside one): only one of them runs; not estimated */
 } cgp_fpga_nest_loop;
 
 /* A nest: its loops (a parent before its children) and its arrays: shape (dims; the partition

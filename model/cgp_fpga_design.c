@@ -166,9 +166,11 @@ static int check(const cgp_fpga_nest *n, const cgp_fpga_design *ds, char *err, s
                     CGP_FPGA_MAX_ARRAYS), -1;
   int p = ds->pipeline;
   if (p >= (int)n->n_loops) return snprintf(err, errlen, "no loop %d in the nest", p), -1;
+  if (p >= 0 && n->loops[p].skip) return snprintf(err, errlen, "loop %d is another version of a loop", p), -1;
   for (unsigned l = 0; l < n->n_loops; l++) {
+    if (n->loops[l].skip) continue;
     int leaf = 1;
-    for (unsigned c = 0; c < n->n_loops; c++) leaf &= n->loops[c].parent != (int)l;
+    for (unsigned c = 0; c < n->n_loops; c++) leaf &= n->loops[c].parent != (int)l || n->loops[c].skip;
     if (!ds->unroll[l]) return snprintf(err, errlen, "loop %u: unroll factor 0 (1 = not unrolled)", l), -1;
     if (p >= 0 && inside(n, l, p)) {
       if (!leaf) return snprintf(err, errlen, "loop %u: pipelining a loop two levels above another is not modelled "
@@ -192,7 +194,7 @@ static int schedule_loop(const cgp_fpga_device *d, const cgp_fpga_nest *n, const
   uint32_t zero[CGP_FPGA_MAX_LOOPS] = {0};
   int p = ds->pipeline, rc = append_copies(&one, n, l, 1, zero, 1);
   for (unsigned c = 0; !rc && (int)l == p && c < n->n_loops; c++)
-    if (n->loops[c].parent == (int)l) rc = append_copies(&one, n, c, (unsigned)n->loops[c].trips, zero, 0);
+    if (n->loops[c].parent == (int)l && !n->loops[c].skip) rc = append_copies(&one, n, c, (unsigned)n->loops[c].trips, zero, 0);
   if (!rc) rc = ds->unroll[l] > 1 ? unroll_window(&one, n, l, ds->unroll[l], &w) : (w = one, one = (window){0}, 0);
   window_free(&one);
   if (rc) {
@@ -241,7 +243,7 @@ int cgp_fpga_design_eval(const cgp_fpga_device *d, const cgp_fpga_nest *n, const
   for (unsigned l = 0; l < n->n_loops; l++) {
     int in_p = p >= 0 && inside(n, l, p);
     e->unroll[l] = in_p ? (unsigned)n->loops[l].trips : ds->unroll[l];
-    if (in_p) continue;
+    if (in_p || n->loops[l].skip) continue;
     e->known &= n->loops[l].trips != 0;
     cgp_fpga_usage u;
     if (schedule_loop(d, n, ds, arr, ports, l, e, &u, err, errlen)) return -1;

@@ -15,15 +15,15 @@
 
 static int is_leaf(const cgp_fpga_nest *n, unsigned l) {
   for (unsigned c = 0; c < n->n_loops; c++)
-    if (n->loops[c].parent == (int)l) return 0;
+    if (n->loops[c].parent == (int)l && !n->loops[c].skip) return 0;
   return 1;
 }
 
 /* Can l be pipelined: an innermost loop, or one whose nested loops are innermost with static trips. */
 static int pipelinable(const cgp_fpga_nest *n, unsigned l) {
   for (unsigned c = 0; c < n->n_loops; c++)
-    if (n->loops[c].parent == (int)l && (!is_leaf(n, c) || !n->loops[c].trips)) return 0;
-  return 1;
+    if (n->loops[c].parent == (int)l && !n->loops[c].skip && (!is_leaf(n, c) || !n->loops[c].trips)) return 0;
+  return !n->loops[l].skip;
 }
 
 /* The element of dimension k an access touches at iteration numbers it. */
@@ -94,6 +94,7 @@ int cgp_fpga_search(const cgp_fpga_device *d, const cgp_fpga_nest *n, cgp_fpga_d
       unsigned copies[CGP_FPGA_MAX_LOOPS] = {0};
       int ok = 1;
       for (unsigned l = 0; l < n->n_loops; l++) {
+        if (n->loops[l].skip) continue;
         int target = p >= 0 ? (int)l == p : is_leaf(n, l);
         if (p >= 0 && l != (unsigned)p) {
           int q = n->loops[l].parent;

@@ -214,3 +214,33 @@ Test(driver_fpga, search_keeps_the_fastest_design_that_fits) {
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_assert_eq(system(cmd), 0);
 }
+
+/* adi's first kernel: -O1 versions the i2 loop behind a run-time check that rows of X and B do
+   not overlap, so the nest holds two loops of one `for`, only one of which runs. The first is
+   estimated, the other is marked and left out: 1024 x (IL_i1 + 1023 x IL_i2 + 1), not twice the
+   inner term (docs/model.md 11.10). */
+Test(driver_fpga, a_loop_the_optimiser_versioned_is_estimated_once) {
+  static char out[65536];
+  char dir[] = "/tmp/cgp-fpga-drv.XXXXXX", path[256];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/adi.c", dir);
+  write_file(path, "#define N 1024\nvoid adi1(float (*A)[N], float (*B)[N], float (*X)[N]) {\n"
+                   "#pragma cgpredict kernel name(adi1)\n  for (int i1 = 0; i1 < N; i1++)\n"
+                   "    for (int i2 = 1; i2 < N; i2++) {\n"
+                   "      X[i1][i2] = X[i1][i2] - X[i1][i2 - 1] * A[i1][i2] / B[i1][i2 - 1];\n"
+                   "      B[i1][i2] = B[i1][i2] - A[i1][i2] * A[i1][i2] / B[i1][i2 - 1];\n    }\n}\n");
+  cr_assert_eq(run(out, sizeof out, "%s fpga %s --baseline --json", CGP_DRIVER, path), 0, "%s", out);
+  cJSON *j = cJSON_Parse(out);
+  cr_assert_not_null(j, "%s", out);
+  cJSON *k = cJSON_GetArrayItem(j, 0), *loops = cJSON_GetObjectItem(k, "loops");
+  cr_assert_eq(cJSON_GetArraySize(loops), 3, "two versions of i2: %s", out);
+  cJSON *outer = cJSON_GetArrayItem(loops, 0), *inner = cJSON_GetArrayItem(loops, 1), *other = cJSON_GetArrayItem(loops, 2);
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(other, "another_version")), "%s", out);
+  cr_expect_null(cJSON_GetObjectItem(inner, "another_version"));
+  double il0 = cJSON_GetObjectItem(outer, "il")->valuedouble, il1 = cJSON_GetObjectItem(inner, "il")->valuedouble;
+  cr_expect_eq(cJSON_GetObjectItem(k, "cycles")->valuedouble, 1024.0 * (il0 + 1023.0 * il1 + 1));
+  cJSON_Delete(j);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
+}
