@@ -176,6 +176,11 @@ Test(driver_fpga, directives_give_the_design_and_their_errors_name_the_directive
     cr_expect_eq(run(out, sizeof out, "%s fpga %s 2>&1", CGP_DRIVER, path), 1, "%s", out);
     cr_expect(strstr(out, bad[b].where) && strstr(out, bad[b].msg), "%s: %s", bad[b].clause, out);
   }
+  write_file(path, "void m(float A[8][8], int n) {\n#pragma cgpredict kernel name(m) fpga(pipeline(i))\n"
+                   "  for (int i = 0; i < 8; i++)\n    for (int j = 0; j < n; j++) A[i][j] *= 2.0f;\n}\n");
+  cr_expect_eq(run(out, sizeof out, "%s fpga %s 2>&1", CGP_DRIVER, path), 1, "%s", out);
+  cr_expect(strstr(out, "m.c:2:39:") && strstr(out, "pipeline(i): the loops inside a pipelined loop are fully "
+                                                     "unrolled, and j has no static trip count"), "%s", out);
   char cmd[512];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_assert_eq(system(cmd), 0);
