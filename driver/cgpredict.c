@@ -5,10 +5,13 @@
                                             the run did not analyse is replayed from FILE.trace;
                                             --hls CSYNTH.xml adds a real HLS result (Vivado/Vitis)
      cgpredict devices [NAME]               the device database; one device with every field and source
-     cgpredict fpga FILE.c [--device NAME] [--json] [-- FLAGS]   FPGA estimate from the compiler alone
+     cgpredict fpga FILE.c [--device NAME] [--baseline|--search] [--json] [-- FLAGS]   FPGA estimate
+                                            from the compiler alone
+     cgpredict compare REPORT.json FILE.c [--fpga NAME] [--json]   GPU (the run) or FPGA, per kernel
    Every flag of the compiler command line is passed through; only the sources that hold a
    `#pragma cgpredict kernel` are compiled differently (driver/cgp_build.c). */
 #include "cgp_build.h"
+#include "cgp_compare.h"
 #include "cgp_fpga_cmd.h"
 #include "cgp_page_cmd.h"
 #include "cgp_fpga.h"
@@ -30,8 +33,11 @@ static const char usage[] =
   "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE] [--html OUT.html]\n"
   "                             [--hls CSYNTH.xml]   (a Vivado/Vitis HLS report: the FPGA's real numbers)\n"
   "       cgpredict devices [NAME]\n"
-  "       cgpredict fpga FILE.c [--device NAME] [--json] [-- FLAGS...]   (the FPGA estimate of the marked\n"
-  "                             nests, HLS baseline, from the compiler alone: no run)\n"
+  "       cgpredict fpga FILE.c [--device NAME] [--baseline | --search] [--json] [-- FLAGS...]\n"
+  "                             (the FPGA estimate of the marked nests from the compiler alone: the\n"
+  "                             pragma's fpga(...) design, else the search's; --baseline: HLS's baseline)\n"
+  "       cgpredict compare REPORT.json FILE.c [--fpga NAME] [--json] [-- FLAGS...]\n"
+  "                             (per kernel: the run's GPU predictions against the FPGA estimate)\n"
   "       cgpredict page OUT.html REPORT.json [REPORT.json...]   (one HTML page for one report or\n"
   "                             several programs': a suite)\n"
   "       cgpredict --help | --version\n"
@@ -478,6 +484,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "report") == 0) return cmd_report(argc - 2, argv + 2);
   if (strcmp(argv[1], "fpga") == 0) return cgp_fpga_cmd(argc - 2, argv + 2);
   if (strcmp(argv[1], "page") == 0) return cgp_page_cmd(argc - 2, argv + 2);
+  if (strcmp(argv[1], "compare") == 0) return cgp_compare_cmd(argc - 2, argv + 2);
   if (strcmp(argv[1], "cc") == 0) {
     char **cmd = calloc((size_t)argc, sizeof *cmd);
     cmd[0] = "cc";

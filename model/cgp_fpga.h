@@ -89,6 +89,8 @@ typedef struct cgp_fpga_node {
   unsigned bank;    /* loads and stores: the partition bank the address falls in (cgp_fpga_bank) */
   unsigned latency; /* filled by cgp_fpga_schedule from the device's table */
   double delay_ns;
+  int induction;    /* an induction variable's update (i + constant): unrolled copies are i + c, in
+                       parallel, not a chain (cgp_fpga_design_eval); set by whoever builds the graph */
 } cgp_fpga_node;
 
 typedef struct cgp_fpga_edge {
@@ -234,5 +236,93 @@ typedef struct cgp_fpga_loop {
    of 0, a pipelined loop with II 0 or with children, or a result above 2^63. */
 int cgp_fpga_loop_latency(const cgp_fpga_device *d, const cgp_fpga_loop *l, uint64_t *cycles, char *err,
                           size_t errlen);
+
+/* ---- Designs: unrolling, pipelining, partitioning over a nest (model/cgp_fpga_design.c) ---- */
+
+#define CGP_FPGA_MAX_LOOPS 8
+#define CGP_FPGA_MAX_ARRAYS 16
+#define CGP_FPGA_NAME 64 /* a loop's or array's name as the drivers keep it */
+#define CGP_FPGA_MAX_WINDOW 4096 /* operations in one scheduled window; a larger design is refused */
+
+/* Where a load or store falls: element (row-major over the array's dimensions) =
+   offset + sum over nest loops L of coef[L] x (iteration number of L, from 0). affine 1: exactly;
+   2: up to a term fixed for the whole nest (an argument), taken as 0; 0: unknown (an index read
+   from memory in the nest): the access is put in bank 0. */
+typedef struct cgp_fpga_access {
+  int affine;
+  int64_t offset, coef[CGP_FPGA_MAX_LOOPS];
+} cgp_fpga_access;
+
+/* One loop of a nest: trips (0 unknown), its parent (-1 for loop 0, the outermost), the graph of
+   its own operations (those in none of its nested loops) and per node its access (loads, stores). */
+typedef struct cgp_fpga_nest_loop {
+  uint64_t trips;
+  int parent;
+  const cgp_fpga_ddg *ddg;
+  const cgp_fpga_access *acc;
+  int skip; /* another version of an earlier loop (or inside one): only one of them runs; not estimated */
+} cgp_fpga_nest_loop;
+
+/* A nest: its loops (a parent before its children) and its arrays: shape (dims; the partition
+   fields are ignored) and whether it is a memory of the design (on_chip: costs BRAM) or an
+   interface of the top function (a pointer argument: ports, no BRAM). */
+typedef struct cgp_fpga_nest {
+  unsigned n_loops, n_arrays;
+  cgp_fpga_nest_loop loops[CGP_FPGA_MAX_LOOPS];
+  cgp_fpga_array arrays[CGP_FPGA_MAX_ARRAYS];
+  int on_chip[CGP_FPGA_MAX_ARRAYS];
+} cgp_fpga_nest;
+
+/* The directives of one design. unroll[L]: 1 = not unrolled; pipeline: the pipelined loop or -1;
+   per array the partition of one dimension (part_dim, 0 = the first, outermost, as HLS's dim=1). */
+typedef struct cgp_fpga_design {
+  unsigned unroll[CGP_FPGA_MAX_LOOPS];
+  int pipeline;
+  cgp_fpga_part part[CGP_FPGA_MAX_ARRAYS];
+  unsigned factor[CGP_FPGA_MAX_ARRAYS], part_dim[CGP_FPGA_MAX_ARRAYS];
+} cgp_fpga_design;
+
+/* The baseline: nothing unrolled, pipelined or partitioned. */
+void cgp_fpga_design_baseline(cgp_fpga_design *ds);
+
+/* What a design gives. Per loop: the unroll it got (loops in a pipelined one: their trips), its
+   window's IL and (pipelined) II with the bound that set the II, and whether it is scheduled
+   (0 for loops inside the pipelined one: they are in its window). cycles: the nest's latency
+   (known 0 when a trip count is unknown). Resources: the operators of every scheduled window
+   (no sharing between loops), the on-chip arrays' BRAM18K and register flip-flops; fits: all
+   within the device. */
+typedef struct cgp_fpga_estimate {
+  uint64_t cycles;
+  int known;
+  unsigned unroll[CGP_FPGA_MAX_LOOPS], il[CGP_FPGA_MAX_LOOPS], ii[CGP_FPGA_MAX_LOOPS];
+  unsigned ii_bound[CGP_FPGA_MAX_LOOPS]; /* the best II that loop's window allows (11.4), pipelined or not */
+  cgp_fpga_ii_bound bound[CGP_FPGA_MAX_LOOPS];
+  int scheduled[CGP_FPGA_MAX_LOOPS];
+  unsigned window[CGP_FPGA_MAX_LOOPS];   /* operations in the loop's window */
+  uint64_t latency[CGP_FPGA_MAX_LOOPS];  /* cycles of one run of the loop (scheduled loops, when known) */
+  uint64_t dsp, lut, ff, bram18k;
+  int fits;
+} cgp_fpga_estimate;
+
+/* Estimate design ds of nest n on d (docs/model.md 11.10). The loops inside a pipelined loop are
+   fully unrolled into its window (they must be innermost loops with known trips); a loop may be
+   unrolled only when it is innermost or pipelined. Nonzero with err for a design out of those
+   rules, a window above CGP_FPGA_MAX_WINDOW operations, or a schedule that fails. */
+int cgp_fpga_design_eval(const cgp_fpga_device *d, const cgp_fpga_nest *n, const cgp_fpga_design *ds,
+                         cgp_fpga_estimate *e, char *err, size_t errlen);
+
+/* ---- The design search (model/cgp_fpga_dse.c) ---- */
+
+#define CGP_FPGA_SEARCH_MAX_UNROLL 64
+
+typedef struct cgp_fpga_search_count {
+  unsigned tried, fitting, refused; /* designs estimated; of them within the device; refused by the model */
+} cgp_fpga_search_count;
+
+/* The fastest design of n that fits d among the bounded set of docs/model.md 11.11 (the baseline
+   among them), with its estimate and how many were tried. Nonzero with err when no design fits
+   or a trip count is not static. */
+int cgp_fpga_search(const cgp_fpga_device *d, const cgp_fpga_nest *n, cgp_fpga_design *best, cgp_fpga_estimate *be,
+                    cgp_fpga_search_count *count, char *err, size_t errlen);
 
 #endif

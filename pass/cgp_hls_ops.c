@@ -44,6 +44,8 @@ typedef struct {
   const cgp_kernel_pragma *k;
   char *err;
   size_t errlen;
+  const cgp_loop *const *nest_loops; /* the nest's loops, in its order (for affine addresses) */
+  unsigned n_nest;
 } builder;
 
 typedef struct {
@@ -174,9 +176,15 @@ static int array_of(builder *b, LLVMValueRef ptr, unsigned width_bits) {
     uint64_t e = 1;
     while (LLVMGetTypeKind(t) == LLVMArrayTypeKind) {
       e *= LLVMGetArrayLength(t);
+      if (a->ndims < CGP_FPGA_MAX_DIMS) a->dims[a->ndims++] = LLVMGetArrayLength(t);
       t = LLVMGetElementType(t);
     }
     a->elems = e;
+  } else { /* a pointer: its inner dimensions from the type its GEP indexes, the outermost unknown */
+    uint64_t inner[CGP_FPGA_MAX_DIMS];
+    unsigned k = cgp_hls_inner_dims(ptr, inner, CGP_FPGA_MAX_DIMS - 1);
+    a->ndims = k + 1;
+    for (unsigned i = 0; i < k; i++) a->dims[i + 1] = inner[i];
   }
   return (int)n->n_arrays++;
 }
@@ -205,6 +213,10 @@ static int add_node(builder *b, LLVMValueRef i, cgp_fpga_opkind op, cgp_fpga_typ
   if (!lines) return -1;
   b->hl->line_of = lines;
   lines[v] = LLVMGetDebugLocLine(i);
+  cgp_fpga_access *acc = realloc(b->hl->acc, g->n_nodes * sizeof *acc);
+  if (!acc) return -1;
+  b->hl->acc = acc;
+  memset(&acc[v], 0, sizeof acc[v]);
   return v;
 }
 
@@ -267,6 +279,7 @@ static int nodes_of(builder *b, LLVMValueRef i, inst_rec *r) {
     if (a < 0) return -1;
     int v = add_node(b, i, op == LLVMLoad ? CGP_FOP_LOAD : CGP_FOP_STORE, CGP_FTYPE_MEM, bits, a);
     if (v < 0) return -1;
+    cgp_hls_access(b->cfg, b->nest_loops, b->n_nest, ptr, bits, &b->hl->acc[v]);
     r->first = r->last = v;
     r->mem = a;
     return 0;
@@ -293,6 +306,12 @@ static int nodes_of(builder *b, LLVMValueRef i, inst_rec *r) {
   int v = add_node(b, i, (cgp_fpga_opkind)k, ft, w, CGP_FPGA_NO_ARRAY);
   if (v < 0) return -1;
   r->first = r->last = v;
+  /* i + constant feeding this loop's header phi i: the induction update */
+  if (op == LLVMAdd && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && is_header_phi(b, LLVMGetOperand(i, 0))) {
+    LLVMValueRef phi = LLVMGetOperand(i, 0);
+    for (unsigned j = 0; j < LLVMCountIncoming(phi); j++)
+      if (LLVMGetIncomingValue(phi, j) == i) b->hl->ddg.nodes[v].induction = 1;
+  }
   if (k2 >= 0) {
     if ((r->last = add_node(b, i, (cgp_fpga_opkind)k2, ft, w, CGP_FPGA_NO_ARRAY)) < 0) return -1;
   }
@@ -520,6 +539,8 @@ static int nest_of(LLVMValueRef fn, const cgp_cfg *cfg, const cgp_loop *loops, s
   out->loops = calloc(n, sizeof *out->loops);
   if (!out->loops) goto oom;
   out->n_loops = n;
+  const cgp_loop *view[CGP_FPGA_MAX_LOOPS];
+  for (unsigned i = 0; i < n && i < CGP_FPGA_MAX_LOOPS; i++) view[i] = &loops[idx[i]];
   for (unsigned i = 0; i < n; i++) {
     const cgp_loop *l = &loops[idx[i]];
     cgp_hls_loop *hl = &out->loops[i];
@@ -540,7 +561,8 @@ static int nest_of(LLVMValueRef fn, const cgp_cfg *cfg, const cgp_loop *loops, s
       for (unsigned j = 0; j < n && own[bi]; j++)
         if (j != i && cgp_loop_contains(l, &loops[idx[j]]) && loops[idx[j]].in[bi]) own[bi] = 0;
     }
-    builder b = {.cfg = cfg, .l = l, .own = own, .nest = out, .hl = hl, .k = k, .err = err, .errlen = errlen};
+    builder b = {.cfg = cfg, .l = l, .own = own, .nest = out, .hl = hl, .k = k, .err = err, .errlen = errlen,
+                 .nest_loops = view, .n_nest = n < CGP_FPGA_MAX_LOOPS ? n : CGP_FPGA_MAX_LOOPS};
     int rc = build_loop(&b);
     free(b.rec);
     if (rc) {
@@ -592,6 +614,7 @@ void cgp_hls_nest_free(cgp_hls_nest *n) {
   for (unsigned i = 0; i < n->n_loops; i++) {
     cgp_fpga_ddg_free(&n->loops[i].ddg);
     free(n->loops[i].line_of);
+    free(n->loops[i].acc);
   }
   free(n->loops);
   free(n->arrays);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <llvm-c/Types.h>
 
+#include "cgp_cfg.h"
 #include "cgp_fpga.h"
 #include "cgp_pragma.h"
 
@@ -25,6 +26,10 @@ typedef struct cgp_hls_array {
   unsigned width_bits;
   uint64_t elems;
   LLVMValueRef base;
+  /* dimensions, outermost first: a global or local array's from its type; a pointer argument's
+     inner ones from the type its GEPs index (float (*A)[64]: dims {0, 64}), dims[0] 0 = unknown */
+  unsigned ndims;
+  uint64_t dims[CGP_FPGA_MAX_DIMS];
 } cgp_hls_array;
 
 /* One loop of the nest. loops[0] is the marked loop; a loop's nested loops follow it (preorder,
@@ -36,6 +41,7 @@ typedef struct cgp_hls_loop {
   unsigned depth;    /* 0 for loops[0] */
   cgp_fpga_ddg ddg;  /* the loop's own operations, in program order */
   unsigned *line_of; /* per node of ddg: its source line (0 unknown) */
+  cgp_fpga_access *acc; /* per node of ddg: the element a load or store touches (cgp_hls_access) */
 } cgp_hls_loop;
 
 typedef struct cgp_hls_nest {
@@ -53,5 +59,14 @@ void cgp_hls_nest_free(cgp_hls_nest *n);
 
 /* Index of the innermost loop of the nest that comes first (the first loop without nested loops). */
 unsigned cgp_hls_innermost(const cgp_hls_nest *n);
+
+/* The element (in units of width_bits) that ptr addresses, as an affine function of the iteration
+   numbers of loops[0..n_loops) (pass/cgp_hls_affine.c, docs/model.md 11.10). 1 and *out filled
+   when affine; 0 and out->affine 0 when not. */
+int cgp_hls_access(const cgp_cfg *cfg, const cgp_loop *const *loops, unsigned n_loops, LLVMValueRef ptr,
+                   unsigned width_bits, cgp_fpga_access *out);
+/* The array dimensions of the type a GEP (through casts) indexes: float (*)[64] gives {64},
+   [8 x [64 x float]] {8, 64}; at most cap; 0 when ptr is no GEP or indexes a scalar. */
+unsigned cgp_hls_inner_dims(LLVMValueRef ptr, uint64_t *dims, unsigned cap);
 
 #endif

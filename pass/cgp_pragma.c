@@ -499,6 +499,11 @@ static void finish(file_scan *fs, const found *f) {
     free(k);
     return;
   }
+  for (unsigned q = 0; q < k->n_knobs; q++) { /* where each FPGA directive is, for the driver's errors */
+    k->knobs[q].line = k->pragma_line, k->knobs[q].col = k->pragma_col;
+    if (f->text_offset != ~0u)
+      file_pos(s->tu, fs->file, f->text_offset + (unsigned)k->knobs[q].at, &k->knobs[q].line, &k->knobs[q].col);
+  }
   mark_loop(fs, f, k);
   int ok = !s->failed;
   if (ok && !k->name[0]) default_name(k);

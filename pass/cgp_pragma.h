@@ -11,6 +11,20 @@
 #define CGP_PRAGMA_NAME_MAX 4096
 #define CGP_PRAGMA_SHARED_MAX 1024
 
+/* One FPGA directive of the `fpga(...)` clause (docs/model.md 11.10). */
+#define CGP_PRAGMA_MAX_KNOBS 8
+enum { CGP_KNOB_UNROLL, CGP_KNOB_PIPELINE, CGP_KNOB_PARTITION };
+enum { CGP_FPGA_UNSET, CGP_FPGA_LIST, CGP_FPGA_AUTO, CGP_FPGA_BASELINE }; /* how the clause was given */
+typedef struct cgp_fpga_knob {
+  int kind;             /* CGP_KNOB_* */
+  char name[64];        /* the loop's induction variable (unroll, pipeline) or the array (partition) */
+  unsigned factor;      /* unroll: the factor; partition: banks (cyclic, block), 0 for complete */
+  int part;             /* partition: 1 cyclic, 2 block, 3 complete (cgp_fpga_part's values) */
+  unsigned dim;         /* partition: the dimension, 1 = the first (outermost), as HLS's dim= */
+  size_t at;            /* byte offset in the pragma's text */
+  unsigned line, col;   /* where it is written (the scanner fills them; else the pragma's) */
+} cgp_fpga_knob;
+
 typedef struct cgp_kernel_pragma {
   char name[CGP_PRAGMA_NAME_MAX]; /* whole UTF-8 as written, or <file>_<line> */
   char file[4096];            /* the file holding the marked `for` (a header when it is there) */
@@ -24,6 +38,9 @@ typedef struct cgp_kernel_pragma {
   unsigned shared_pad[CGP_PRAGMA_MAX_SHARED];   /* `shared(A pad(n))`: elements after each row */
   unsigned tile;              /* 0 = not given */
   int noalias;                /* `noalias`: the CUDA port passes pointers that do not alias */
+  int fpga;                   /* CGP_FPGA_*: no clause, directives, auto (the search), none (the baseline) */
+  unsigned n_knobs;
+  cgp_fpga_knob knobs[CGP_PRAGMA_MAX_KNOBS];
 } cgp_kernel_pragma;
 
 /* Scan one C source and every header it includes, as the preprocessor sees them with the given
@@ -39,7 +56,7 @@ int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
 int cgp_openmp_enabled(const char *const *argv, int argc);
 
 /* Parse a pragma's text, `cgpredict kernel [clauses]` (what follows `#pragma`, or the contents
-   of a _Pragma string), into k's clause fields (name, dims, block, shared, tile, noalias; the
+   of a _Pragma string), into k's clause fields (name, dims, block, shared, tile, noalias, fpga; the
    others are left alone). No libclang: a pure function of the `len` bytes at `text` (no NUL
    needed). Returns 0, or -1 with a message in err and in *at the byte offset of the text the
    message is about (0 for a check of the whole pragma). */

@@ -145,8 +145,92 @@ static int copy_ident(const lexer *l, fail_ctx *f, char *dst, size_t cap, const 
   return 0;
 }
 
-enum { C_NAME, C_DIMS, C_BLOCK, C_SHARED, C_TILE, C_NOALIAS, C_COUNT };
-static const char *const clause_names[C_COUNT] = {"name", "dims", "block", "shared", "tile", "noalias"};
+enum { C_NAME, C_DIMS, C_BLOCK, C_SHARED, C_TILE, C_NOALIAS, C_FPGA, C_COUNT };
+static const char *const clause_names[C_COUNT] = {"name", "dims", "block", "shared", "tile", "noalias", "fpga"};
+
+/* `fpga(auto)`, `fpga(none)` or directives, separated by blanks or commas:
+   unroll(LOOP, FACTOR)  pipeline(LOOP)  partition(ARRAY, cyclic|block, FACTOR[, DIM])
+   partition(ARRAY, complete[, DIM]); LOOP is the loop's induction variable. */
+static int knob(lexer *l, fail_ctx *f, cgp_kernel_pragma *k) {
+  char b[80];
+  size_t at = l->at;
+  int kind = is(l, "unroll") ? CGP_KNOB_UNROLL : is(l, "pipeline") ? CGP_KNOB_PIPELINE
+             : is(l, "partition") ? CGP_KNOB_PARTITION : -1;
+  if (l->kind == T_IDENT && (is(l, "auto") || is(l, "none"))) {
+    if (k->fpga != CGP_FPGA_UNSET) return fail(f, at, "fpga(%s) stands alone: no other directive with it", shown(l, b, sizeof b));
+    k->fpga = is(l, "auto") ? CGP_FPGA_AUTO : CGP_FPGA_BASELINE;
+    next(l);
+    return 0;
+  }
+  if (kind < 0 || l->kind != T_IDENT)
+    return fail(f, at, "unknown FPGA directive '%s' (expected unroll, pipeline, partition, auto or none)",
+                shown(l, b, sizeof b));
+  if (k->fpga != CGP_FPGA_UNSET && k->fpga != CGP_FPGA_LIST)
+    return fail(f, at, "fpga(auto) and fpga(none) stand alone: no other directive with them");
+  if (k->n_knobs == CGP_PRAGMA_MAX_KNOBS) return fail(f, at, "fpga(...) holds at most %d directives", CGP_PRAGMA_MAX_KNOBS);
+  k->fpga = CGP_FPGA_LIST;
+  cgp_fpga_knob *kn = &k->knobs[k->n_knobs];
+  memset(kn, 0, sizeof *kn);
+  kn->kind = kind;
+  kn->at = at;
+  const char *what = kind == CGP_KNOB_UNROLL ? "unroll" : kind == CGP_KNOB_PIPELINE ? "pipeline" : "partition";
+  next(l);
+  if (!is(l, "(")) return fail(f, at, "expected '(' after '%s'", what);
+  next(l);
+  if (copy_ident(l, f, kn->name, sizeof kn->name, what)) return -1;
+  for (unsigned i = 0; i < k->n_knobs; i++)
+    if (k->knobs[i].kind == kind && (kind == CGP_KNOB_PIPELINE || !strcmp(k->knobs[i].name, kn->name)))
+      return fail(f, at, kind == CGP_KNOB_PIPELINE ? "one pipeline(...) per kernel" : "%s(%s, ...) given twice", what,
+                  kn->name);
+  next(l);
+  if (kind == CGP_KNOB_UNROLL) {
+    if (!is(l, ",")) return fail(f, l->kind == T_END ? at : l->at, "unroll(LOOP, FACTOR): expected ',' and the factor");
+    next(l);
+    if (!(kn->factor = positive(l, f, "unroll"))) return -1;
+    next(l);
+  } else if (kind == CGP_KNOB_PARTITION) {
+    kn->dim = 1;
+    if (!is(l, ",")) return fail(f, l->kind == T_END ? at : l->at, "partition(ARRAY, KIND, ...): expected ',' and cyclic, "
+                                 "block or complete");
+    next(l);
+    kn->part = is(l, "cyclic") ? 1 : is(l, "block") ? 2 : is(l, "complete") ? 3 : 0;
+    if (!kn->part || l->kind != T_IDENT)
+      return fail(f, l->at, "partition(...): the kind is cyclic, block or complete, not '%s'", shown(l, b, sizeof b));
+    next(l);
+    if (kn->part != 3) {
+      if (!is(l, ",")) return fail(f, l->kind == T_END ? at : l->at, "partition(%s, %s, FACTOR): expected ',' and the "
+                                   "factor", kn->name, kn->part == 1 ? "cyclic" : "block");
+      next(l);
+      if (!(kn->factor = positive(l, f, "partition"))) return -1;
+      next(l);
+    }
+    if (is(l, ",")) {
+      next(l);
+      size_t dat = l->at;
+      if (!(kn->dim = positive(l, f, "partition")) || kn->dim > 4)
+        return fail(f, dat, "partition(...): the dimension is 1 to 4");
+      next(l);
+    }
+  }
+  if (!is(l, ")")) return fail(f, l->kind == T_END ? at : l->at, "expected ')' to close '%s(...)'", what);
+  next(l);
+  k->n_knobs++;
+  return 0;
+}
+
+static int fpga_clause(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, size_t start) {
+  next(l);
+  if (!is(l, "(")) return fail(f, start, "expected '(' after 'fpga'");
+  next(l);
+  if (is(l, ")")) return fail(f, l->at, "fpga() is empty: give auto, none or directives");
+  while (!is(l, ")")) {
+    if (l->kind == T_END) return fail(f, start, "expected ')' to close 'fpga(...)'");
+    if (knob(l, f, k)) return -1;
+    if (is(l, ",")) next(l);
+  }
+  next(l);
+  return 0;
+}
 
 /* One argument of clause `which`, the nargs-th. */
 static int argument(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, int which, unsigned nargs) {
@@ -200,11 +284,12 @@ static int clause(lexer *l, fail_ctx *f, cgp_kernel_pragma *k, unsigned *seen, s
   int which = 0;
   while (which < C_COUNT && !is(l, clause_names[which])) which++;
   if (which == C_COUNT || l->kind != T_IDENT)
-    return fail(f, l->at, "unknown clause '%s' (expected name, dims, block, shared, tile or noalias)", shown(l, b, sizeof b));
+    return fail(f, l->at, "unknown clause '%s' (expected name, dims, block, shared, tile, noalias or fpga)", shown(l, b, sizeof b));
   size_t start = l->at;
   if (*seen & (1u << which)) return fail(f, start, "clause '%s' given twice", clause_names[which]);
   *seen |= 1u << which;
   if (which == C_BLOCK) *block_at = start;
+  if (which == C_FPGA) return fpga_clause(l, f, k, start);
   next(l);
   if (which == C_NOALIAS) {                 /* a flag: `noalias` or `noalias()` */
     k->noalias = 1;

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Copy the tables benchmarks/polybench/run and speed, benchmarks/gpgpusim/score and
-benchmarks/h100/score, benchmarks/tiles/score and benchmarks/fpga/score wrote (results.md,
-speed.md, gpgpusim/results.md, h100/results.md, tiles/results.md, fpga/results.md) into README.md,
+benchmarks/h100/score, benchmarks/tiles/score, benchmarks/fpga/score and benchmarks/fpga-choice/score
+wrote (results.md, speed.md, gpgpusim/results.md, h100/results.md, tiles/results.md, fpga/results.md,
+fpga-choice/results.md) into README.md,
 between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->, <!-- gpgpusim:begin/end -->,
-<!-- h100:begin/end -->, <!-- tiles:begin/end --> and <!-- fpga:begin/end --> markers. Never type
+<!-- h100:begin/end -->, <!-- tiles:begin/end -->, <!-- fpga:begin/end --> and <!-- fpga-choice:begin/end --> markers. Never type
 them in."""
 import os
 import re
@@ -13,7 +14,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md",
           "gpgpusim": "benchmarks/gpgpusim/results.md", "h100": "benchmarks/h100/results.md",
-          "tiles": "benchmarks/tiles/results.md", "fpga": "benchmarks/fpga/results.md"}
+          "tiles": "benchmarks/tiles/results.md", "fpga": "benchmarks/fpga/results.md",
+          "fpga-choice": "benchmarks/fpga-choice/results.md"}
 
 
 def main():

@@ -278,3 +278,86 @@ Test(hlsops, a_call_is_refused_at_its_line) {
   cr_assert(strstr(err, "'ext'") != NULL, "%s", err);
   unit_free(&u);
 }
+
+/* The element each load and store touches, affine in the nest's iteration numbers (docs/model.md
+   11.10, pass/cgp_hls_affine.c), by hand: i = n_i, and j starts at i, so j = n_i + n_j.
+   A[i][j] (a global [8][16]): 16 i + j = 17 n_i + n_j; B[j][2i + 1] (float (*)[32]): 32 j + 2 i + 1 =
+   34 n_i + 32 n_j + 1; idx[j]: n_i + n_j; c[idx[j]]: not affine (an index read from memory).
+   Dimensions: A {8, 16} from its type, B {?, 32} (its GEP's row type). The j loop's update is
+   marked as an induction, no other add is. */
+Test(hlsops, access_elements_are_affine_in_the_iteration_numbers) {
+  unit u;
+  compile(&u, "float A[8][16];\nvoid f(float (*B)[32], int *idx, float *c) {\n#pragma cgpredict kernel name(f)\n"
+              "  for (int i = 0; i < 8; i++)\n    for (int j = i; j < 16; j++)\n"
+              "      A[i][j] = B[j][2 * i + 1] + c[idx[j]];\n}\n", "");
+  cgp_hls_nest n;
+  char err[4096];
+  cr_assert_eq(cgp_hls_nest_ops(u.m, &u.k[0], &n, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(n.n_loops, 2);
+  const cgp_hls_loop *l = &n.loops[1];
+  int seen = 0;
+  for (unsigned v = 0; v < l->ddg.n_nodes; v++) {
+    const cgp_fpga_node *nd = &l->ddg.nodes[v];
+    const cgp_fpga_access *a = &l->acc[v];
+    if (nd->op == CGP_FOP_ADD && nd->induction) seen |= 16;
+    if (nd->array < 0) continue;
+    const char *name = n.arrays[nd->array].name;
+    if (!strcmp(name, "A")) {
+      cr_expect(a->affine && a->coef[0] == 17 && a->coef[1] == 1 && a->offset == 0, "A: %lld %lld %lld",
+                (long long)a->coef[0], (long long)a->coef[1], (long long)a->offset);
+      seen |= 1;
+    } else if (!strcmp(name, "B")) {
+      cr_expect(a->affine && a->coef[0] == 34 && a->coef[1] == 32 && a->offset == 1, "B: %lld %lld %lld",
+                (long long)a->coef[0], (long long)a->coef[1], (long long)a->offset);
+      seen |= 2;
+    } else if (!strcmp(name, "idx")) {
+      cr_expect(a->affine && a->coef[0] == 1 && a->coef[1] == 1 && a->offset == 0);
+      seen |= 4;
+    } else if (!strcmp(name, "c")) {
+      cr_expect(!a->affine, "c[idx[j]] is not affine");
+      seen |= 8;
+    }
+  }
+  cr_expect_eq(seen, 31, "every access and the induction update seen: %d", seen);
+  unsigned inductions = 0;
+  for (unsigned v = 0; v < l->ddg.n_nodes; v++) inductions += l->ddg.nodes[v].induction;
+  cr_expect_eq(inductions, 1);
+  for (unsigned a = 0; a < n.n_arrays; a++) {
+    if (!strcmp(n.arrays[a].name, "A"))
+      cr_expect(n.arrays[a].ndims == 2 && n.arrays[a].dims[0] == 8 && n.arrays[a].dims[1] == 16);
+    if (!strcmp(n.arrays[a].name, "B"))
+      cr_expect(n.arrays[a].ndims == 2 && n.arrays[a].dims[0] == 0 && n.arrays[a].dims[1] == 32);
+  }
+  cgp_hls_nest_free(&n);
+  unit_free(&u);
+}
+
+/* A term the nest cannot change (here the row r, an argument) is taken as 0: X[r][j] is element j
+   "up to it" (affine 2), so its banks follow j; a load in the nest as an index is still not affine. */
+Test(hlsops, an_argument_in_an_index_is_taken_as_zero_and_said) {
+  unit u;
+  compile(&u, "void f(float (*X)[64], int r, int *idx) {\n#pragma cgpredict kernel name(f)\n"
+              "  for (int j = 0; j < 64; j++)\n    X[r][j] = X[r][idx[j]] + 1.0f;\n}\n", "");
+  cgp_hls_nest n;
+  char err[4096];
+  cr_assert_eq(cgp_hls_nest_ops(u.m, &u.k[0], &n, err, sizeof err), 0, "%s", err);
+  const cgp_hls_loop *l = &n.loops[0];
+  int stores = 0, loads_x = 0;
+  for (unsigned v = 0; v < l->ddg.n_nodes; v++) {
+    const cgp_fpga_node *nd = &l->ddg.nodes[v];
+    if (nd->array < 0 || strcmp(n.arrays[nd->array].name, "X")) continue;
+    const cgp_fpga_access *a = &l->acc[v];
+    if (nd->op == CGP_FOP_STORE) {
+      cr_expect(a->affine == 2 && a->coef[0] == 1 && a->offset == 0, "X[r][j]: %d %lld %lld", a->affine,
+                (long long)a->coef[0], (long long)a->offset);
+      stores++;
+    } else {
+      cr_expect_eq(a->affine, 0, "X[r][idx[j]]");
+      loads_x++;
+    }
+  }
+  cr_expect_eq(stores, 1);
+  cr_expect_eq(loads_x, 1);
+  cgp_hls_nest_free(&n);
+  unit_free(&u);
+}

@@ -531,3 +531,51 @@ Test(pragma_clause, a_shared_array_may_be_padded) {
   cr_assert_neq(parse_text("cgpredict kernel shared(A pad(1) tile(32)", &k, &at, err, sizeof err), 0);
   cr_assert(strstr(err, "expected ',' or ')'"), "%s", err);
 }
+
+/* The FPGA directives (docs/model.md 11.10): parsed with their positions, each error at the token
+   it is about. */
+Test(pragma, fpga_directives_are_parsed_with_their_positions) {
+  size_t n;
+  cgp_kernel_pragma *k = scan_ok("void f(float *a, float *b) {\n"
+                                 "#pragma cgpredict kernel fpga(unroll(i, 4) pipeline(i), partition(a, cyclic, 4) "
+                                 "partition(b, complete))\n  for (int i = 0; i < 8; i++) a[i] = b[i];\n}\n", &n);
+  cr_assert_eq(n, 1);
+  cr_assert_eq(k[0].fpga, CGP_FPGA_LIST);
+  cr_assert_eq(k[0].n_knobs, 4);
+  cr_expect_eq(k[0].knobs[0].kind, CGP_KNOB_UNROLL);
+  cr_expect_str_eq(k[0].knobs[0].name, "i");
+  cr_expect_eq(k[0].knobs[0].factor, 4);
+  cr_expect_eq(k[0].knobs[0].line, 2);
+  cr_expect_eq(k[0].knobs[0].col, 31);
+  cr_expect_eq(k[0].knobs[1].kind, CGP_KNOB_PIPELINE);
+  cr_expect_eq(k[0].knobs[1].col, 44);
+  cr_expect_eq(k[0].knobs[2].part, 1);
+  cr_expect_eq(k[0].knobs[2].factor, 4);
+  cr_expect_eq(k[0].knobs[2].dim, 1);
+  cr_expect_eq(k[0].knobs[3].part, 3);
+  cr_expect_eq(k[0].knobs[3].factor, 0);
+  free(k);
+  k = scan_ok("void f(float *a) {\n#pragma cgpredict kernel fpga(auto)\n  for (int i = 0; i < 8; i++) a[i] = 0;\n}\n", &n);
+  cr_expect_eq(k[0].fpga, CGP_FPGA_AUTO);
+  free(k);
+  k = scan_ok("void f(float *a) {\n#pragma cgpredict kernel fpga(none)\n  for (int i = 0; i < 8; i++) a[i] = 0;\n}\n", &n);
+  cr_expect_eq(k[0].fpga, CGP_FPGA_BASELINE);
+  free(k);
+}
+
+Test(pragma, fpga_directive_errors_name_their_position) {
+#define FPGA_ERR(clause, col, msg)                                                                                   \
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel " clause "\n  for (int i = 0; i < 9; i++) a[i] = 0;\n}\n", \
+               2, col, msg)
+  FPGA_ERR("fpga(unrol(i, 4))", 31, "unknown FPGA directive 'unrol'");
+  FPGA_ERR("fpga(unroll(i, 0))", 41, "unroll(...) expects a positive integer");
+  FPGA_ERR("fpga(unroll(i))", 39, "unroll(LOOP, FACTOR): expected ','");
+  FPGA_ERR("fpga(partition(a, diagonal, 2))", 44, "the kind is cyclic, block or complete, not 'diagonal'");
+  FPGA_ERR("fpga(partition(a, cyclic))", 50, "partition(a, cyclic, FACTOR): expected ','");
+  FPGA_ERR("fpga(partition(a, cyclic, 2, 5))", 55, "the dimension is 1 to 4");
+  FPGA_ERR("fpga(pipeline(i) pipeline(i))", 43, "one pipeline(...) per kernel");
+  FPGA_ERR("fpga(auto unroll(i, 2))", 36, "stand alone");
+  FPGA_ERR("fpga()", 31, "fpga() is empty");
+  FPGA_ERR("fpga(unroll(i, 2)", 26, "expected ')' to close 'fpga(...)'");
+#undef FPGA_ERR
+}

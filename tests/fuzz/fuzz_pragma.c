@@ -33,5 +33,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!valid_utf8_string(k.shared[i], sizeof k.shared[i]) || !k.shared[i][0]) abort();
   if (k.block[0] && (uint64_t)k.block[0] * k.block[1] * k.block[2] > 1024) abort();
   if (k.tile && !k.nshared) abort();
+  /* fpga(...): at most 8 directives, each named, its numbers within their documented ranges */
+  if (k.fpga < CGP_FPGA_UNSET || k.fpga > CGP_FPGA_BASELINE || k.n_knobs > CGP_PRAGMA_MAX_KNOBS) abort();
+  if ((k.fpga == CGP_FPGA_LIST) != (k.n_knobs > 0)) abort();
+  for (unsigned i = 0; i < k.n_knobs; i++) {
+    const cgp_fpga_knob *kn = &k.knobs[i];
+    if (!valid_utf8_string(kn->name, sizeof kn->name) || !kn->name[0] || kn->at >= size) abort();
+    if (kn->kind == CGP_KNOB_UNROLL && (kn->factor < 1 || kn->factor > 1024)) abort();
+    if (kn->kind == CGP_KNOB_PARTITION && (kn->part < 1 || kn->part > 3 || kn->dim < 1 || kn->dim > 4 ||
+                                           (kn->part == 3) != (kn->factor == 0)))
+      abort();
+  }
   return 0;
 }
