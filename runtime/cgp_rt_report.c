@@ -441,6 +441,10 @@ static cJSON *host_json(const rt_kernel *k) {
     cJSON_AddNumberToObject(h, "ranges_written", (double)w->n);
     if (rt_footprint_lost(k->fp))
       cJSON_AddStringToObject(h, "footprint_note", "out of memory: some ranges read or written were not kept");
+    else if (k->budget_hit || k->windows_dropped)
+      cJSON_AddStringToObject(h, "footprint_note", "the memory budget cut the sample short: the bytes, carried from "
+                              "fewer blocks, are a lower bound (GEMM 2048 with the H100: 85 % of those read, 77 % of "
+                              "those written)");
   }
   cJSON_AddNumberToObject(h, "threads", (double)k->threads_all);
   cJSON_AddNumberToObject(h, "threads_timed", (double)k->plain_threads);
