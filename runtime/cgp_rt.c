@@ -129,16 +129,19 @@ static struct {
   uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
   int seen_word;                          /* no marks, or all in seen[0] (64 blocks at most) */
   uint64_t key_x;                         /* x's field in cgp_thread_key for the kernel's dims */
-  double plain_t0;                        /* untraced threads running since this time (s), < 0: */
-  uint64_t plain_from;                    /* not; and L.threads then (the CPU time, rt_plain_*) */
+  double plain_t0;                        /* untraced threads running since this thread CPU time
+                                             (s), < 0: not; */
+  uint64_t plain_from;                    /* and L.threads then (the nest's CPU time, plain_*) */
 } L = {.next_x = INT64_MIN, .plain_t0 = -1};
 
 /* ---- the nest's CPU time ------------------------------------------------------------------------
    The threads the runtime lets run untraced run the nest's own code (the clean copy; no hook
-   inside), so their wall time, counted while they run and not while the runtime analyses, is the
-   CPU's time for them (docs/model.md section 12). A span opens when a thread is let run untraced
-   after a traced one (or first), closes when a traced or skipped one comes, and is paused while
-   a batch or window is analysed; the clock is read only there. */
+   inside), so their time, counted while they run and not while the runtime analyses, is the
+   CPU's time for them (docs/model.md section 12). The thread's CPU clock (user and system, so
+   page faults count; unlike a wall clock, not the time other processes took the core): a span
+   opens when a thread is let run untraced after a traced one (or first), closes when a traced or
+   skipped one comes, and is paused while a batch or window is analysed; the clock is read only
+   there. */
 static double plain_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);

@@ -4,12 +4,12 @@
 #ifndef CGP_RT_INTERNAL_H
 #define CGP_RT_INTERNAL_H
 
-#include "cgp_rt_footprint.h"
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cgp_analyzer.h"
+#include "cgp_rt_footprint.h"
 #include "cgp_model.h"
 #include "cgp_rt.h"
 #include "cgp_rt_warp.h"
