@@ -14,6 +14,7 @@
 #include "cgp_compare.h"
 #include "cgp_fpga_cmd.h"
 #include "cgp_page_cmd.h"
+#include "cgp_blocks_cmd.h"
 #include "cgp_fpga.h"
 #include "cgp_hls.h"
 #include "cgp_model.h"
@@ -40,6 +41,8 @@ static const char usage[] =
   "                             (per kernel: the run's GPU predictions against the FPGA estimate)\n"
   "       cgpredict page OUT.html REPORT.json [REPORT.json...]   (one HTML page for one report or\n"
   "                             several programs': a suite)\n"
+  "       cgpredict blocks -- PROGRAM [ARGS...]   (each kernel's best block shape among the usual ones:\n"
+  "                             one run of the program per candidate; the report gets the suggestion)\n"
   "       cgpredict --help | --version\n"
   "\n"
   "Mark a loop nest with `#pragma cgpredict kernel [name(id)] [dims(n)] [block(x[,y[,z]])]`,\n"
@@ -484,6 +487,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "report") == 0) return cmd_report(argc - 2, argv + 2);
   if (strcmp(argv[1], "fpga") == 0) return cgp_fpga_cmd(argc - 2, argv + 2);
   if (strcmp(argv[1], "page") == 0) return cgp_page_cmd(argc - 2, argv + 2);
+  if (strcmp(argv[1], "blocks") == 0) return cgp_blocks_cmd(argc - 2, argv + 2);
   if (strcmp(argv[1], "compare") == 0) return cgp_compare_cmd(argc - 2, argv + 2);
   if (strcmp(argv[1], "cc") == 0) {
     char **cmd = calloc((size_t)argc, sizeof *cmd);

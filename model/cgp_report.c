@@ -306,6 +306,36 @@ static void add_tiling_suggestion(cJSON *sug, const cJSON *kernel, const cgp_dev
   cJSON_AddItemToArray(sug, o);
 }
 
+/* The block shape: the fastest of the shapes `cgpredict blocks` ran (the kernel's block_whatif,
+   docs/model.md 8d) on this device, offered when it gains 1 % or more. */
+static void add_block_suggestion(cJSON *sug, const cJSON *kernel, const cgp_device *dev, const kernel_total *base) {
+  const cJSON *w, *best = NULL;
+  double best_ms = 0;
+  cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(kernel, "block_whatif")) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(w, "time_ms"), dev->name);
+    if (cJSON_IsNumber(t) && t->valuedouble > 0 && (!best || t->valuedouble < best_ms)) {
+      best = w;
+      best_ms = t->valuedouble;
+    }
+  }
+  if (!best || !(best_ms < 0.99 * base->time_ms)) return;
+  unsigned b[3];
+  for (int i = 0; i < 3; i++) b[i] = (unsigned)cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(best, "block"), i));
+  int dims = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(kernel, "dims"));
+  char shape[48], pragma[48], text[400];
+  if (dims >= 3) { snprintf(shape, sizeof shape, "%ux%ux%u", b[0], b[1], b[2]); snprintf(pragma, sizeof pragma, "%u,%u,%u", b[0], b[1], b[2]); }
+  else if (dims == 2) { snprintf(shape, sizeof shape, "%ux%u", b[0], b[1]); snprintf(pragma, sizeof pragma, "%u,%u", b[0], b[1]); }
+  else { snprintf(shape, sizeof shape, "%u", b[0]); snprintf(pragma, sizeof pragma, "%u", b[0]); }
+  snprintf(text, sizeof text, "launch it in blocks of %s threads (block(%s) in the pragma; dim3 block(%s) in CUDA): "
+           "%.3g ms instead of %.3g ms", shape, pragma, pragma, best_ms, base->time_ms);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "change", text);
+  cJSON_AddStringToObject(o, "kind", "block");
+  cJSON_AddNumberToObject(o, "predicted_ms", best_ms);
+  cJSON_AddNumberToObject(o, "speedup", base->time_ms / best_ms);
+  cJSON_AddItemToArray(sug, o);
+}
+
 static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *dev, const kernel_total *base) {
   cJSON *sug = cJSON_AddArrayToObject(pred, "suggestions");
   kernel_total t;
@@ -325,6 +355,7 @@ static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *
     cJSON_AddItemToArray(sug, o);
   }
   add_tiling_suggestion(sug, kernel, dev, base);
+  add_block_suggestion(sug, kernel, dev, base);
 }
 
 /* The real-GPU mechanisms a device file states no number for (docs/model.md sections 7b, 9b): on

@@ -151,6 +151,8 @@ typedef struct {
   char din_tmp[RT_MAX_DEVICES][4400];     /* written to a temporary beside din_path (cgp_file.h), */
   char din_path[RT_MAX_DEVICES][4200];    /* renamed over it at exit, removed on a signal */
   unsigned env_block[3][3];               /* CGPREDICT_BLOCK per grid dimensionality */
+  int block_force;                        /* CGPREDICT_BLOCK_FORCE=1: env_block over the pragma's
+                                             block() (not a tiled kernel's: its tile's shape) */
   size_t budget_bytes;                    /* CGPREDICT_MEMORY_MB */
   uint64_t trace_cap_bytes;               /* CGPREDICT_TRACE_MB (parse_env), read where the trace opens */
   rt_kernel **kernels;

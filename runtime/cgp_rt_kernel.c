@@ -525,10 +525,12 @@ rt_kernel *rt_kernel_for(const char *desc) {
 }
 
 /* Block shape: the pragma's, else CGPREDICT_BLOCK's for this dimensionality, else the defaults
-   of MODEL.md section 2 (256 for 1-D grids, 32x8 for 2-D and 3-D grids). */
+   of MODEL.md section 2 (256 for 1-D grids, 32x8 for 2-D and 3-D grids). CGPREDICT_BLOCK_FORCE=1
+   puts CGPREDICT_BLOCK's before the pragma's, but for a tiled kernel (`cgpredict blocks`). */
 void rt_resolve_block(const rt_kernel *k, unsigned block[3]) {
   unsigned dims = k->dims >= 1 && k->dims <= 3 ? k->dims : 1;
-  if (k->block[0]) {
+  int forced = cgp_rt_g.block_force && cgp_rt_g.env_block[dims - 1][0] && !k->tile;
+  if (k->block[0] && !forced) {
     for (int i = 0; i < 3; i++) block[i] = k->block[i] ? k->block[i] : 1;
   } else if (cgp_rt_g.env_block[dims - 1][0]) {
     for (int i = 0; i < 3; i++) block[i] = cgp_rt_g.env_block[dims - 1][i];

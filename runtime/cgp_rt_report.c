@@ -191,6 +191,9 @@ static void parse_env(void) {
   unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_BUDGET_MB;
   if (mb && *mb && (*end || v == 0 || v > (1ul << 20))) fatal_setup("CGPREDICT_MEMORY_MB: expected a number of MiB, 1 to 1048576");
   cgp_rt_g.budget_bytes = (size_t)v << 20;
+  const char *bf = getenv("CGPREDICT_BLOCK_FORCE");
+  if (bf && *bf && strcmp(bf, "0") != 0 && strcmp(bf, "1") != 0) fatal_setup("CGPREDICT_BLOCK_FORCE: expected 0 or 1");
+  cgp_rt_g.block_force = bf && strcmp(bf, "1") == 0;
   const char *r = getenv("CGPREDICT_REPORT");
   snprintf(cgp_rt_g.report_path, sizeof cgp_rt_g.report_path, "%s", r && *r ? r : RT_DEFAULT_REPORT);
   parse_env_block();
