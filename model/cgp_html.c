@@ -325,6 +325,39 @@ static void memory_table(buf *b, const cJSON *k, const cJSON *devs) {
   puts_(b, "</table>");
 }
 
+/* The block shapes `cgpredict blocks` ran (block_whatif, docs/model.md 8d): per device, every
+   shape's time, the fastest highlighted. */
+static void block_chart(buf *b, const cJSON *k) {
+  const cJSON *wi = get(k, "block_whatif"), *w, *dev;
+  int n = cJSON_GetArraySize(wi);
+  if (n == 0 || n > 64) return;
+  const char **label = calloc((size_t)n, sizeof *label);
+  double *v = calloc((size_t)n, sizeof *v);
+  int *hi = calloc((size_t)n, sizeof *hi);
+  char (*text)[64] = calloc((size_t)n, sizeof *text);
+  if (!label || !v || !hi || !text) { free(label); free(v); free(hi); free(text); b->oom = 1; return; }
+  puts_(b, "<h3>Block shapes (cgpredict blocks)</h3>");
+  cJSON_ArrayForEach(dev, get(cJSON_GetArrayItem(wi, 0), "time_ms")) {
+    int i = 0, best = 0;
+    cJSON_ArrayForEach(w, wi) {
+      const cJSON *blk = get(w, "block");
+      snprintf(text[i], sizeof text[i], "%.0fx%.0fx%.0f", cJSON_GetNumberValue(cJSON_GetArrayItem(blk, 0)),
+               cJSON_GetNumberValue(cJSON_GetArrayItem(blk, 1)), cJSON_GetNumberValue(cJSON_GetArrayItem(blk, 2)));
+      label[i] = text[i];
+      v[i] = num(get(w, "time_ms"), dev->string);
+      hi[i] = 0;
+      if (v[i] < v[best]) best = i;
+      i++;
+    }
+    hi[best] = 1;
+    puts_(b, "<div class=\"note\">");
+    esc(b, dev->string);
+    puts_(b, ":</div>");
+    bars(b, label, v, hi, n, "ms");
+  }
+  free(label); free(v); free(hi); free(text);
+}
+
 static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char *report_path) {
   puts_(b, "<h2 id=\"k-");
   esc(b, str(k, "name"));
@@ -382,6 +415,7 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
     }
     puts_(b, "</table>");
   }
+  block_chart(b, k);
   cJSON_ArrayForEach(p, get(k, "predictions")) {
     puts_(b, "<h3>");
     esc(b, str(p, "device"));
