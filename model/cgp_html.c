@@ -186,7 +186,12 @@ static void offload_cells(buf *b, const cJSON *o) {
     puts_(b, "<td>not measured</td><td></td>");
   }
   const char *v = str(o, "verdict");
-  putf(b, "<td class=\"%s\">%s</td><td class=\"note\">", !strcmp(v, "offload") ? "best" : !strcmp(v, "unknown") ? "" : "bad", v);
+  putf(b, "<td class=\"%s\">%s", !strcmp(v, "offload") ? "best" : !strcmp(v, "unknown") ? "" : "bad", v);
+  if (!strcmp(v, "unknown")) {
+    cgp_report_format_ms(t, sizeof t, num(o, "offload_ms"));
+    putf(b, ": worth it if the CPU takes more than %s ms", t);
+  }
+  puts_(b, "</td><td class=\"note\">");
   esc(b, str(o, "transfers"));
   if (num(o, "transfer_pinned_ms") < 0.99 * num(o, "transfer_ms")) {
     cgp_report_format_ms(t, sizeof t, num(o, "transfer_pinned_ms"));

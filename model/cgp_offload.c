@@ -139,8 +139,10 @@ void cgp_report_print_offload(FILE *f, const cJSON *report) {
     cgp_report_format_ms(pin, sizeof pin, num(o, "transfer_pinned_ms"));
     if (!dev || !verdict) continue;
     if (!strcmp(verdict, "unknown")) {
-      fprintf(f, "  offload, %s: kernels %s ms + copies %s ms; the CPU's time was not measured (see \"cpu_note\")\n",
-              dev, gpu, tr);
+      char off[32];
+      cgp_report_format_ms(off, sizeof off, num(o, "offload_ms"));
+      fprintf(f, "  offload, %s: kernels %s ms + copies %s ms: worth it if the CPU takes more than %s ms (its time "
+              "was not measured: see the kernels' host.cpu_note)\n", dev, gpu, tr, off);
       continue;
     }
     fprintf(f, "  offload, %s: %s (%.2fx): kernels %s ms + copies %s ms against the CPU's %s ms", dev,
