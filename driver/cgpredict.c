@@ -231,24 +231,32 @@ static int has_samples(const cJSON *r) {
   return 0;
 }
 
-/* Mark the predictions of replayed devices: "replayed", and "partial_batches" when the traced
-   windows were sized for smaller devices. */
-static void mark_replayed(cJSON *r, const cgp_device *devs, const int *replayed, const int *partial, size_t n) {
+/* Mark the predictions of replayed devices: "replayed", and "partial_batches" for the kernels the
+   replay found so (cgp_trace_replay's per-kernel "replay_partial": the windows were sized for
+   smaller devices and did not hold the kernel's grid). */
+static void mark_replayed(cJSON *r, const cgp_device *devs, const int *replayed, size_t n) {
   cJSON *k;
   cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(r, "kernels")) {
-    cJSON *p;
+    cJSON *p, *e;
+    const cJSON *cut = cJSON_GetObjectItemCaseSensitive(k, "replay_partial");
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
       const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
       for (size_t i = 0; i < n; i++)
         if (replayed[i] && dev && strcmp(dev, devs[i].name) == 0) {
+          int part = 0;
+          cJSON_ArrayForEach(e, cut) part |= !strcmp(cJSON_GetStringValue(e), dev);
           cJSON_AddBoolToObject(p, "replayed", 1);
-          cJSON_AddBoolToObject(p, "partial_batches", partial[i]);
-          if (partial[i])
-            cJSON_AddStringToObject(p, "replay_note", "the trace's windows were sized for the devices of the run, "
-                                    "whose batches are smaller than this device's: its batches were cut at the "
-                                    "window's end (run with CGPREDICT_DEVICE=all to size windows for every device)");
+          cJSON_AddBoolToObject(p, "partial_batches", part);
+          if (part) {
+            char note[400];
+            snprintf(note, sizeof note, "the trace's windows were sized for the devices of the run, whose batches are "
+                     "smaller than this device's, and did not hold the kernel's grid: its batches were cut at the "
+                     "window's end (a run with CGPREDICT_DEVICE naming %.60s sizes the windows for it)", dev);
+            cJSON_AddStringToObject(p, "replay_note", note);
+          }
         }
     }
+    cJSON_DeleteItemFromObjectCaseSensitive(k, "replay_partial");
   }
 }
 
@@ -433,7 +441,7 @@ static int cmd_report(int argc, char **argv) {
   }
   free(tpartial);
   if (!rc && cgp_report_predict(r, devs, n, err, sizeof err) != 0) rc = 1;
-  if (!rc) mark_replayed(r, devs, replayed, partial, n);
+  if (!rc) mark_replayed(r, devs, replayed, n);
   if (rc) {
     fprintf(stderr, "cgpredict: %s\n", err);
   } else {

@@ -558,7 +558,17 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     tr_launch *l = &r->l[li];
     rt_kernel *k = r->k[l->kid];
     unsigned tpb = l->block[0] * l->block[1] * l->block[2];
-    if (2 * rt_batch_blocks(0, tpb) > l->W) *partial = 1;
+    /* the device's batches cut at the window's end, where the window does not hold the whole grid
+       (a grid the window holds is in one batch either way: exact); said per kernel */
+    if (2 * rt_batch_blocks(0, tpb) > l->W && l->G > l->W) {
+      *partial = 1;
+      cJSON *kj = kernels ? cJSON_GetArrayItem(kernels, (int)l->kid) : NULL, *e;
+      cJSON *list = kj ? cJSON_GetObjectItemCaseSensitive(kj, "replay_partial") : NULL;
+      if (kj && !list) list = cJSON_AddArrayToObject(kj, "replay_partial");
+      int seen = 0;
+      cJSON_ArrayForEach(e, list) seen |= !strcmp(cJSON_GetStringValue(e), dev->name);
+      if (list && !seen) cJSON_AddItemToArray(list, cJSON_CreateString(dev->name));
+    }
     cgp_analysis_set *an = rt_kernel_analyses(k, 0);
     if (!an || !k->site[0]) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
     cgp_analysis_begin_launch(an);
