@@ -7,8 +7,9 @@
    per kernel and device go into the baseline report as the kernel's "block_whatif"; the model
    turns the fastest shape into a suggestion where it gains (model/cgp_report.c), so `cgpredict
    report` and the page show it too. The candidates are the usual ones: a warp's worth or more of
-   threads along x, 64 to 1024 threads. The program's own output from the candidate runs is
-   discarded; the baseline run's goes where the user's would. */
+   threads along x, 64 to 1024 threads. The candidate runs read nothing on their standard input
+   and their output is discarded (a program that reads its input from stdin gets it in the
+   baseline run only: give it as a file); the baseline run's goes where the user's would. */
 #include "cgp_blocks_cmd.h"
 
 #include <cjson/cJSON.h>
@@ -51,9 +52,9 @@ static int run(char **argv, const char *report, const char *block, int quiet) {
       setenv("CGPREDICT_BLOCK", block, 1);
       setenv("CGPREDICT_BLOCK_FORCE", "1", 1);
     }
-    if (quiet) {
-      int fd = open("/dev/null", O_WRONLY);
-      if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); close(fd); }
+    if (quiet) {                                /* a candidate run: nothing read, nothing shown */
+      int fd = open("/dev/null", O_RDWR);
+      if (fd >= 0) { dup2(fd, 0); dup2(fd, 1); dup2(fd, 2); close(fd); }
     }
     execvp(argv[0], argv);
     fprintf(stderr, "cgpredict blocks: cannot run '%s': %s\n", argv[0], strerror(errno));
