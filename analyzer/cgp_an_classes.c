@@ -11,6 +11,7 @@ typedef struct {
   size_t nsid;
   cgp_totals t;
   cgp_site_totals *site;
+  uint64_t out[2 * CGP_WARP];       /* cgp_lines_known's sectors */
 } classes;
 
 static void *create(const cgp_analysis_cfg *cfg) {
@@ -36,6 +37,8 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   if (m->sid < c->nsid) {
     c->site[m->sid].insts[m->cls] += n;
     c->site[m->sid].lanes += n * m->nact;
+    if (m->size <= CGP_SECTOR_BYTES && m->nact <= CGP_WARP)
+      c->site[m->sid].sectors += n * cgp_lines_known(m->addr, m->nact, m->size, CGP_SECTOR_BYTES, m->affine, c->out);
   }
 }
 
@@ -46,6 +49,7 @@ static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
   for (size_t s = 0; s < c->nsid; s++) {
     for (int k = 0; k < CGP_NCLASS; k++) sites[s].insts[k] += c->site[s].insts[k];
     sites[s].lanes += c->site[s].lanes;
+    sites[s].sectors += c->site[s].sectors;
     c->site[s] = (cgp_site_totals){0};
   }
   c->t = (cgp_totals){0};

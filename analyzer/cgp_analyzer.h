@@ -250,9 +250,14 @@ typedef struct {
   double insts[CGP_NCLASS];         /* warp instructions by class */
   double trans, miss, l1_hit;       /* transactions reaching the L2, their misses; L1 hits */
   double lanes;                     /* lane accesses */
+  double sectors;                   /* CGP_SECTOR_BYTES sectors its warp instructions touch (device
+                                       independent: the bytes a warp moves, against lanes x size) */
   double bank_degree_sum;           /* shared sites: sum of conflict degrees */
   double smem_insts;                /* shared-memory warp instructions (tiled sites) */
 } cgp_site_totals;
+
+/* The finest unit a GPU moves global data in: a 32-byte sector (NVIDIA's L1/L2 since Fermi's L2). */
+#define CGP_SECTOR_BYTES 32
 
 /* Packs thread coordinates so that the packed values are ordered as the sequential loop nest
    visits the threads (z, then y, then x): 1-D: x; 2-D: y << 32 | x; 3-D: 21 bits each. Inline:

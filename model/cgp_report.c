@@ -336,12 +336,36 @@ static void add_block_suggestion(cJSON *sug, const cJSON *kernel, const cgp_devi
   cJSON_AddItemToArray(sug, o);
 }
 
+/* Is making the uncoalesced loads coalesced worth saying? Only where one of them moves at least twice
+   the bytes its lanes read (sector_bytes_per_warp_instruction against active lanes x size): a warp
+   split over two or three rows by a narrow block (stencil3d in 16x8x2 blocks: 2.9 lines of 64 B
+   for 105 bytes) is near its minimum already, and the what-if, which gives the moved
+   loads a coalesced load's cost, promised a gain that following it (block(32,8,1)) did not give
+   (issue 30 item 6). A report without the field (older) keeps the suggestion. */
+static int coalescing_pays(const cJSON *kernel) {
+  const cJSON *m;
+  int known = 0;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(kernel, "memory")) {
+    const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "class"));
+    const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "kind"));
+    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(m, "sector_bytes_per_warp_instruction");
+    if (!cls || strcmp(cls, "uncoalesced") || !kind || strcmp(kind, "load")) continue;
+    double lanes = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "active_lanes_per_warp_instruction"));
+    double size = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "size"));
+    if (!cJSON_IsNumber(sec) || !(sec->valuedouble > 0) || !(lanes * size > 0)) return 1;
+    known = 1;
+    if (sec->valuedouble >= 2 * lanes * size) return 1;
+  }
+  return !known;
+}
+
 static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *dev, const kernel_total *base) {
   cJSON *sug = cJSON_AddArrayToObject(pred, "suggestions");
   kernel_total t;
   char err[512];
   /* offered only when it predicts a gain (1 % or more) */
-  if (base->rep_stats.insts[2] > 0 && predict_kernel(kernel, dev, &t, cgp_whatif_coalesce, err, sizeof err) == 0 &&
+  if (base->rep_stats.insts[2] > 0 && coalescing_pays(kernel) &&
+      predict_kernel(kernel, dev, &t, cgp_whatif_coalesce, err, sizeof err) == 0 &&
       t.time_ms > 0 && t.time_ms < 0.99 * base->time_ms) {
     cJSON *o = cJSON_CreateObject();
     char text[400];

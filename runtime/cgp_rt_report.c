@@ -249,6 +249,8 @@ static cJSON *memory_json(const rt_kernel *k) {
     cJSON_AddStringToObject(m, "class", dominant_class(s));
     cJSON_AddNumberToObject(m, "warp_instructions_traced", n);
     cJSON_AddNumberToObject(m, "active_lanes_per_warp_instruction", n > 0 ? s->lanes / n : 0);
+    /* the bytes a warp instruction moves, in whole sectors: against lanes x size, its waste */
+    cJSON_AddNumberToObject(m, "sector_bytes_per_warp_instruction", n > 0 ? s->sectors * CGP_SECTOR_BYTES / n : 0);
     rt_site_stats_json(m, s);
     if (k->mem_kind[i] == CGP_LOAD)
       cJSON_AddNumberToObject(m, "forwarded_from_register", (double)k->forwarded[i]);
