@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Copy the tables benchmarks/polybench/run and speed, benchmarks/gpgpusim/score and
-benchmarks/h100/score, benchmarks/tiles/score, benchmarks/fpga/score and benchmarks/fpga-choice/score
-wrote (results.md, speed.md, gpgpusim/results.md, h100/results.md, tiles/results.md, fpga/results.md,
+benchmarks/h100/score, benchmarks/tiles/score, benchmarks/fpga/score, benchmarks/fpga/hlsyn_rank and
+benchmarks/fpga-choice/score wrote (results.md, speed.md, gpgpusim/results.md, h100/results.md,
+tiles/results.md, fpga/results.md, fpga/hlsyn_results.md up to its design points,
 fpga-choice/results.md) into README.md,
 between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->, <!-- gpgpusim:begin/end -->,
-<!-- h100:begin/end -->, <!-- tiles:begin/end -->, <!-- fpga:begin/end --> and <!-- fpga-choice:begin/end --> markers. Never type
+<!-- h100:begin/end -->, <!-- tiles:begin/end -->, <!-- fpga:begin/end -->, <!-- hlsyn:begin/end --> and <!-- fpga-choice:begin/end --> markers. Never type
 them in."""
 import os
 import re
@@ -15,7 +16,8 @@ README = os.path.join(ROOT, "README.md")
 TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md",
           "gpgpusim": "benchmarks/gpgpusim/results.md", "h100": "benchmarks/h100/results.md",
           "tiles": "benchmarks/tiles/results.md", "fpga": "benchmarks/fpga/results.md",
-          "fpga-choice": "benchmarks/fpga-choice/results.md"}
+          "hlsyn": "benchmarks/fpga/hlsyn_results.md", "fpga-choice": "benchmarks/fpga-choice/results.md"}
+CUT = {"hlsyn": "\n## "}  # the README takes the per-kernel table, not the per-point ones
 
 
 def main():
@@ -27,7 +29,10 @@ def main():
             print(f"readme-tables: {rel} not found; run the benchmark first", file=sys.stderr)
             continue
         with open(path) as f:
-            table = f.read().strip()
+            table = f.read()
+        if name in CUT:
+            table = table.split(CUT[name])[0]
+        table = table.strip()
         pattern = re.compile(rf"(<!-- {name}:begin -->\n)(?:.*?\n)?(<!-- {name}:end -->)", re.S)
         if not pattern.search(text):
             sys.exit(f"readme-tables: README.md has no {name} markers")
