@@ -1,8 +1,8 @@
 /* cgp_report.h: the report, as JSON (cJSON), shared by the runtime (which writes it at program
    exit) and the driver (`cgpredict report`, which re-runs the model on a saved one).
 
-   Schema "cgpredict-report/1.2" (docs/report.schema.json; 1.2 added runtime.kernels_note, run_id,
-   trace.events, kernels' memory_note and partial): { version, tool_version, kernels: [ { name, file, line, dims,
+   Schema "cgpredict-report/1.3" (docs/report.schema.json; 1.2 added runtime.kernels_note, run_id,
+   trace.events, kernels' memory_note and partial; 1.3 kernels' launch_sampling_note and left_note): { version, tool_version, kernels: [ { name, file, line, dims,
    launches, launches_sampled, grid, block, memory: [...], divergence, warnings,
    samples: [ { launch, weight, grid, blocks, total_warps, analysis: { <device>: stats } } ],
    predictions: [ { device, time_ms, cycles, mwp, cwp, n, b, batch, bound, ... } ] } ] }
@@ -19,7 +19,7 @@
 /* The report's schema, docs/report.schema.json: MAJOR.MINOR; MINOR grows with added fields, MAJOR
    when a field goes or changes meaning. A reader takes every MINOR of its MAJOR ("cgpredict-report/1"
    is 1.0). */
-#define CGP_REPORT_SCHEMA "cgpredict-report/1.2"
+#define CGP_REPORT_SCHEMA "cgpredict-report/1.3"
 #define CGP_REPORT_SCHEMA_MAJOR "cgpredict-report/1"
 
 /* An empty report: version fields and an empty "kernels" array. */

@@ -465,6 +465,13 @@ static cJSON *kernel_json(const rt_kernel *k) {
              (unsigned long long)k->oom_lost);
     cJSON_AddStringToObject(o, "memory_note", note);
   }
+  if (k->left_launches) {
+    char note[400];
+    snprintf(note, sizeof note, "%llu launch(es) left the nest without reaching its end (a longjmp out of it, seen "
+             "when the next marked nest began): each is predicted as the threads that ran before it was left, "
+             "which no GPU launch does", (unsigned long long)k->left_launches);
+    cJSON_AddStringToObject(o, "left_note", note);
+  }
   /* not every warp the sample asked for was traced: the budget, or memory */
   if (k->budget_hit || k->windows_dropped || k->oom_lost) cJSON_AddBoolToObject(o, "partial", 1);
   if (k->iters_skipped) {
@@ -531,6 +538,10 @@ static void write_report(void) {
                "prediction is partial (the report's memory_note)", k->name, (unsigned long long)k->oom_lost);
       rt_tool_failure(m);
     }
+    if (k->left_launches)                       /* the program's doing, not a tool failure: said, not failed */
+      fprintf(stderr, "cgpredict: kernel '%s' (%s:%u): %llu launch(es) left without reaching the nest's end (a "
+              "longjmp out of it?), each predicted as the threads that ran (the report's left_note)\n", k->name,
+              k->file, k->line, (unsigned long long)k->left_launches);
   }
   rt_trace_report(rt);
   char err[2048], msg[2400];

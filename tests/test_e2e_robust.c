@@ -904,3 +904,50 @@ Test(e2e_robust, launches_that_differ_are_said_to_make_launch_sampling_uncertain
   cr_expect_null(cJSON_GetObjectItem(kernel_named(r, "same"), "launch_sampling_note"));
   cJSON_Delete(r);
 }
+
+/* issue 31 item 11: a longjmp out of a marked nest. The runtime sees no exit edge, so the nest
+   stays open: if the program then exits, the message says it exited inside the kernel "or left it
+   by longjmp" (no report, as for an exit inside: the two cannot be told apart); if another nest
+   begins first, the left launch is ended there and was reported as an ordinary launch of the
+   threads that ran (here 101 of 4096), nothing saying it was cut short. It now carries a
+   left_note, said on stderr and in the summary. */
+Test(e2e_robust, a_nest_left_by_longjmp_is_said_so_not_reported_as_a_whole_launch) {
+  write_file("lj.c", "#include <setjmp.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+                     "static jmp_buf env;\n"
+                     "float a[4096];\n"
+                     "static void check(int i) { if (i == 100) longjmp(env, 1); }\n"
+                     "int main(int argc, char **argv) {\n"
+                     "  if (!setjmp(env)) {\n"
+                     "#pragma cgpredict kernel name(first)\n"
+                     "    for (int i = 0; i < 4096; i++) { a[i] = i; check(i); }\n"
+                     "  }\n"
+                     "  if (argc > 1) {\n"
+                     "#pragma cgpredict kernel name(second)\n"
+                     "    for (int i = 0; i < 4096; i++) a[i] += 1;\n"
+                     "  }\n"
+                     "  printf(\"%.0f\\n\", a[100]);\n"
+                     "  return 0;\n"
+                     "}\n");
+  cr_assert_eq(sh("%s cc -o lj lj.c && cc -o plain lj.c -w && ./plain > plain1.txt && ./plain 2 > plain2.txt", CGP_DRIVER),
+               0, "%s", read_file("err.txt"));
+  /* left, then the program exits: no report, the message names both readings */
+  cr_assert_eq(sh("CGPREDICT_REPORT=r.json ./lj"), 0, "%s", read_file("err.txt"));
+  cr_expect_str_eq(read_file("out.txt"), read_file("plain1.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "exited inside kernel 'first'") &&
+                     strstr(read_file("err.txt"), "or left it by longjmp"), "%s", read_file("err.txt"));
+  cr_expect_null(read_file("r.json"), "a report was written for a nest still open at exit");
+  /* left, then another nest: the left launch is reported as what ran, and says so */
+  cr_assert_eq(sh("CGPREDICT_REPORT=r.json ./lj 2"), 0, "%s", read_file("err.txt"));
+  cr_expect_str_eq(read_file("out.txt"), read_file("plain2.txt"));
+  char *err = read_file("err.txt");
+  cr_expect(strstr(err, "kernel 'first' (lj.c:9): 1 launch(es) left without reaching the nest's end") &&
+            strstr(err, "note: 1 launch(es) left the nest"), "%s", err);
+  cJSON *r = report("r.json");
+  cJSON *first = kernel_named(r, "first"), *second = kernel_named(r, "second");
+  cr_expect(cJSON_IsString(cJSON_GetObjectItem(first, "left_note")), "no left_note on the left kernel");
+  cr_expect_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(first, "threads_extent"), 0)->valuedouble, 101);
+  cr_expect_null(cJSON_GetObjectItem(second, "left_note"));
+  cJSON_Delete(r);
+  cr_expect_eq(sh("%s report r.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("out.txt"), "note: 1 launch(es) left the nest"), "%s", read_file("out.txt"));
+}
