@@ -559,7 +559,7 @@ static int hidden_beside(const char *report) {
   return atoi(read_file("hidden.txt"));
 }
 
-/* issue 31 item 2: a run that ends without atexit (_exit, SIGKILL) left its hidden temporaries
+/* issue 31 item 2: a run that ends without atexit (_exit, quick_exit, SIGKILL) left its hidden temporaries
    (.<report>.trace.XXXXXX, up to the trace's cap) for good. Now a temporary has no name until it
    is committed (O_TMPFILE) where the file system allows, so nothing is left at all; and a named
    one (.<report>.trace.<pid>.XXXXXX, where O_TMPFILE is not available) of a process that no
@@ -573,6 +573,7 @@ Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
                     "  printf(\"%.0f\\n\", a[100]);\n"
                     "  fflush(stdout);\n"
                     "  if (argc > 1 && argv[1][0] == 'k') kill(getpid(), SIGKILL);\n"
+                    "  if (argc > 1 && argv[1][0] == 'q') quick_exit(0);\n"
                     "  if (argc > 1) _exit(0);\n"
                     "  return 0;\n"
                     "}\n");
@@ -581,6 +582,11 @@ Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
                read_file("err.txt"));
   cr_assert_str_eq(read_file("out.txt"), "100\n");
   cr_expect_eq(hidden_beside("r.json"), 0, "a run ending in _exit(0) left a temporary");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DIN=d CGPREDICT_HTML=h.html CGPREDICT_REPORT=r.json "
+                  "./x quick"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "100\n");
+  cr_expect_eq(hidden_beside("r.json") + hidden_beside("d.") + hidden_beside("h.html"), 0,
+               "a run ending in quick_exit(0) left a temporary");
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=r.json ./x kill"), 137);
   cr_expect_eq(hidden_beside("r.json"), 0, "a run killed with SIGKILL left a temporary");
   /* a named temporary of a process that has ended (a file system without O_TMPFILE): the next
@@ -950,4 +956,58 @@ Test(e2e_robust, a_nest_left_by_longjmp_is_said_so_not_reported_as_a_whole_launc
   cJSON_Delete(r);
   cr_expect_eq(sh("%s report r.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_expect_not_null(strstr(read_file("out.txt"), "note: 1 launch(es) left the nest"), "%s", read_file("out.txt"));
+}
+
+/* issue 31 item 5: `full` mode under an address-space limit (ulimit -v) dropped the warps whose
+   allocations failed, in silence: a smaller prediction that looked whole. Under every limit tried
+   the program's output and status stay its own, and a report that traced fewer warps than the
+   unlimited run says so (partial, memory_note, stderr); at least one limit must cost warps. */
+Test(e2e_robust, full_mode_under_an_address_space_limit_says_what_it_lost) {
+  if (strstr(plain_cc(), "sanitize"))          /* ASan reserves terabytes of shadow: no ulimit -v */
+    cr_skip_test("an address-space limit cannot be set under AddressSanitizer");
+  write_file("fl.c", "#include <stdio.h>\n"
+                     "#define N 4096\n"
+                     "float a[N], s[N];\n"
+                     "int main(void) {\n"
+                     "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
+                     "#pragma cgpredict kernel name(runs) block(64)\n"
+                     "  for (int i = 0; i < N; i++) {\n"
+                     "    float t = 0;\n"
+                     "    for (int j = 0; j < 400; j++) t += a[(j * j + i) % N];\n"
+                     "    s[i] = t;\n"
+                     "  }\n"
+                     "  double u = 0; for (int i = 0; i < N; i++) u += s[i];\n"
+                     "  printf(\"%.0f\\n\", u);\n"
+                     "  return 0;\n"
+                     "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o fl fl.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *env = "CGPREDICT_QUIET=1 CGPREDICT_TRACE=0 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1";
+  cr_assert_eq(sh("%s CGPREDICT_REPORT=whole.json ./fl", env), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("whole.json");
+  cJSON *k = kernel_named(r, "runs");
+  double whole = num(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0), "traced_warps");
+  cr_assert_null(cJSON_GetObjectItem(k, "memory_note"));
+  cJSON_Delete(r);
+  int cut = 0;
+  for (int mb = 40; mb >= 8; mb -= 2) {
+    int rc = sh("rm -f cut.json; (ulimit -v %d; %s CGPREDICT_REPORT=cut.json ./fl)", mb * 1024, env);
+    if (rc == 127 || rc > 128) break;           /* the program itself cannot start or run there */
+    cr_assert_eq(rc, 0, "%d MiB: exit %d: %s", mb, rc, read_file("err.txt"));
+    cr_assert_str_eq(read_file("out.txt"), "9828000\n", "%d MiB", mb);
+    if (!read_file("cut.json")) {               /* none: then it must say so */
+      cr_expect_not_null(strstr(read_file("err.txt"), "cgpredict"), "%d MiB: no report, nothing said", mb);
+      continue;
+    }
+    r = report("cut.json");
+    k = kernel_named(r, "runs");
+    double traced = num(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0), "traced_warps");
+    if (traced < whole) {
+      cut++;
+      cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(k, "partial")) && cJSON_IsString(cJSON_GetObjectItem(k, "memory_note")),
+                "%d MiB: %g of %g warps traced, not said partial", mb, traced, whole);
+      cr_expect_not_null(strstr(read_file("err.txt"), "out of memory"), "%d MiB: %s", mb, read_file("err.txt"));
+    }
+    cJSON_Delete(r);
+  }
+  cr_expect_gt(cut, 0, "no limit tried cost a warp: the test exercised nothing");
 }
