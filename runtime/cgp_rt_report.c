@@ -626,6 +626,24 @@ static void on_crash(int sig) {
   raise(sig);
 }
 
+/* quick_exit runs no atexit handler, so no report: its own handlers run, and this one says so and
+   removes what a signal would (named temporaries, where the file system has no O_TMPFILE), rather
+   than ending in silence. Async-signal-safe, as quick_exit may be called from a signal handler. */
+static void at_quick_exit_handler(void) {
+  if (getpid() != cgp_rt_g.pid) return;        /* a fork's: nothing of it is ours */
+  const rt_kernel *k = rt_current_kernel();
+  rt_trace_unlink_on_signal();
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (cgp_rt_g.din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
+  put("cgpredict: the program ended by quick_exit");
+  if (k) {
+    put(" inside kernel '");
+    put(k->name);
+    put("'");
+  }
+  put(", which runs no atexit handler; no report written\n");
+}
+
 /* ---- fork (issue 31 item 8) ----------------------------------------------------------------------
 
    A child of fork() inherits the runtime's state: the open trace and din streams (with whatever
@@ -710,6 +728,7 @@ void rt_report_install(void) {
   if (!cgp_rt_g.disabled) load_devices();
   if (cgp_rt_g.disabled) return;
   atexit(at_exit);
+  at_quick_exit(at_quick_exit_handler);
   int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
     struct sigaction old;
