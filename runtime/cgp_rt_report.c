@@ -135,6 +135,21 @@ static void load_devices(void) {
 }
 
 /* CGPREDICT_BLOCK="256,32x32": each shape applies to grids of its own dimensionality. */
+/* A whole number of decimal digits only, at most `max`: strtoul alone also takes leading blanks, a
+   sign and a negated value (-18446744073709551615 is 1), so such values got in. Returns the
+   characters read (0: no digit, or over max); *v the value. */
+static size_t whole_number(const char *s, unsigned long max, unsigned long *v) {
+  size_t n = 0;
+  unsigned long x = 0;
+  for (; s[n] >= '0' && s[n] <= '9'; n++) {
+    unsigned d = (unsigned)(s[n] - '0');
+    if (x > (max - d) / 10) return 0;
+    x = 10 * x + d;
+  }
+  *v = x;
+  return n;
+}
+
 static void parse_env_block(void) {
   const char *env = getenv("CGPREDICT_BLOCK");
   if (!env || !*env) return;
@@ -143,8 +158,9 @@ static void parse_env_block(void) {
     unsigned v[3] = {1, 1, 1}, n = 0;
     char *p = shape, *end;
     while (n < 3) {
-      unsigned long x = strtoul(p, &end, 10);
-      if (end == p || x == 0 || x > 1024) break;
+      unsigned long x = 0;
+      end = p + whole_number(p, 1024, &x);
+      if (end == p || x == 0) break;
       v[n++] = (unsigned)x;
       if (*end != 'x') { p = end; break; }
       p = end + 1;
@@ -166,9 +182,8 @@ static void parse_env(void) {
   if (q && *q && strcmp(q, "0") != 0 && strcmp(q, "1") != 0) fatal_setup("CGPREDICT_QUIET: expected 0 or 1");
   cgp_rt_g.quiet = q && strcmp(q, "1") == 0;
   const char *tmb = getenv("CGPREDICT_TRACE_MB");
-  char *tend = NULL;
-  unsigned long tv = tmb && *tmb ? strtoul(tmb, &tend, 10) : RT_DEFAULT_TRACE_MB;
-  if (tmb && *tmb && (*tend || tv == 0 || tv > (1ul << 22) || *tmb == '-'))
+  unsigned long tv = RT_DEFAULT_TRACE_MB;
+  if (tmb && *tmb && (tmb[whole_number(tmb, 1ul << 22, &tv)] || tmb[0] < '0' || tmb[0] > '9' || tv == 0))
     fatal_setup("CGPREDICT_TRACE_MB: expected a number of MiB, 1 to 4194304");
   cgp_rt_g.trace_cap_bytes = (uint64_t)tv << 20;
   const char *s = getenv("CGPREDICT_SAMPLE");
@@ -187,9 +202,9 @@ static void parse_env(void) {
   if (wi && *wi && strcmp(wi, "0") != 0 && strcmp(wi, "1") != 0) fatal_setup("CGPREDICT_WHATIF: expected 0 or 1");
   cgp_rt_g.whatif = !(wi && strcmp(wi, "0") == 0);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");
-  char *end = NULL;
-  unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_BUDGET_MB;
-  if (mb && *mb && (*end || v == 0 || v > (1ul << 20))) fatal_setup("CGPREDICT_MEMORY_MB: expected a number of MiB, 1 to 1048576");
+  unsigned long v = RT_DEFAULT_BUDGET_MB;
+  if (mb && *mb && (mb[whole_number(mb, 1ul << 20, &v)] || mb[0] < '0' || mb[0] > '9' || v == 0))
+    fatal_setup("CGPREDICT_MEMORY_MB: expected a number of MiB, 1 to 1048576");
   cgp_rt_g.budget_bytes = (size_t)v << 20;
   const char *r = getenv("CGPREDICT_REPORT");
   snprintf(cgp_rt_g.report_path, sizeof cgp_rt_g.report_path, "%s", r && *r ? r : RT_DEFAULT_REPORT);

@@ -519,8 +519,15 @@ Test(e2e_robust, bad_environment_values_are_named_with_the_accepted_forms) {
                           {"CGPREDICT_TRACE_MB=12abc", "CGPREDICT_TRACE_MB: expected a number of MiB"},
                           {"CGPREDICT_TRACE_MB=-5", "CGPREDICT_TRACE_MB: expected a number of MiB"},
                           {"CGPREDICT_BLOCK=256x", "CGPREDICT_BLOCK: '256x' is not a block shape"},
-                          {"CGPREDICT_BLOCK=256,128", "CGPREDICT_BLOCK: '128' is not a block shape"}};
-  for (int i = 0; i < 5; i++) {
+                          {"CGPREDICT_BLOCK=256,128", "CGPREDICT_BLOCK: '128' is not a block shape"},
+                          /* strtoul's leading blanks, signs and negation (-(2^64 - 1) is 1) got these in */
+                          {"CGPREDICT_MEMORY_MB=-18446744073709551615", "CGPREDICT_MEMORY_MB: expected a number of MiB"},
+                          {"CGPREDICT_MEMORY_MB=+8", "CGPREDICT_MEMORY_MB: expected a number of MiB"},
+                          {"CGPREDICT_TRACE_MB=' -18446744073709551615'", "CGPREDICT_TRACE_MB: expected a number of MiB"},
+                          {"CGPREDICT_TRACE_MB=' 8'", "CGPREDICT_TRACE_MB: expected a number of MiB"},
+                          {"CGPREDICT_BLOCK=-18446744073709551615", "CGPREDICT_BLOCK: '-18446744073709551615' is not"},
+                          {"CGPREDICT_BLOCK=+32x8", "CGPREDICT_BLOCK: '+32x8' is not a block shape"}};
+  for (int i = 0; i < (int)(sizeof bad / sizeof *bad); i++) {
     cr_expect_eq(sh("rm -f r.json; %s CGPREDICT_REPORT=r.json ./p", bad[i][0]), 0, "%s", bad[i][0]);
     cr_expect_not_null(strstr(read_file("err.txt"), bad[i][1]), "%s: %s", bad[i][0], read_file("err.txt"));
     cr_expect_null(read_file("r.json"), "%s wrote a report", bad[i][0]);
