@@ -891,6 +891,7 @@ Test(e2e_robust, an_interrupted_fsync_still_writes_the_report) {
   cr_assert_str_eq(read_file("out.txt"), "sum 67115008\n");
   cr_expect_null(strstr(read_file("err.txt"), "cannot write"), "%s", read_file("err.txt"));
   expect_both_kernels("r.json");
+  cr_expect_eq(hidden_beside("r.json"), 0, "a temporary of the report or trace was left");
 }
 
 /* issue 30 item 9: a kernel whose launches behave differently (FFT's stages: here the stride of
