@@ -134,7 +134,6 @@ static void load_devices(void) {
   }
 }
 
-/* CGPREDICT_BLOCK="256,32x32": each shape applies to grids of its own dimensionality. */
 /* A whole number of decimal digits only, at most `max`: strtoul alone also takes leading blanks, a
    sign and a negated value (-18446744073709551615 is 1), so such values got in. Returns the
    characters read (0: no digit, or over max); *v the value. */
@@ -150,6 +149,7 @@ static size_t whole_number(const char *s, unsigned long max, unsigned long *v) {
   return n;
 }
 
+/* CGPREDICT_BLOCK="256,32x32": each shape applies to grids of its own dimensionality. */
 static void parse_env_block(void) {
   const char *env = getenv("CGPREDICT_BLOCK");
   if (!env || !*env) return;
@@ -183,7 +183,7 @@ static void parse_env(void) {
   cgp_rt_g.quiet = q && strcmp(q, "1") == 0;
   const char *tmb = getenv("CGPREDICT_TRACE_MB");
   unsigned long tv = RT_DEFAULT_TRACE_MB;
-  if (tmb && *tmb && (tmb[whole_number(tmb, 1ul << 22, &tv)] || tmb[0] < '0' || tmb[0] > '9' || tv == 0))
+  if (tmb && *tmb && (tmb[whole_number(tmb, 1ul << 22, &tv)] || tv == 0))   /* (0 read: tmb[0] stops it) */
     fatal_setup("CGPREDICT_TRACE_MB: expected a number of MiB, 1 to 4194304");
   cgp_rt_g.trace_cap_bytes = (uint64_t)tv << 20;
   const char *s = getenv("CGPREDICT_SAMPLE");
@@ -203,7 +203,7 @@ static void parse_env(void) {
   cgp_rt_g.whatif = !(wi && strcmp(wi, "0") == 0);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");
   unsigned long v = RT_DEFAULT_BUDGET_MB;
-  if (mb && *mb && (mb[whole_number(mb, 1ul << 20, &v)] || mb[0] < '0' || mb[0] > '9' || v == 0))
+  if (mb && *mb && (mb[whole_number(mb, 1ul << 20, &v)] || v == 0))
     fatal_setup("CGPREDICT_MEMORY_MB: expected a number of MiB, 1 to 1048576");
   cgp_rt_g.budget_bytes = (size_t)v << 20;
   const char *r = getenv("CGPREDICT_REPORT");
