@@ -50,6 +50,11 @@ unsigned cgp_lines(const uint64_t *addr, unsigned n, unsigned elem, unsigned lin
   return cgp_lines_known(addr, n, elem, line_bytes, cgp_affine(addr, n), out);
 }
 
+/* An access's last byte, held at the top of the address space: an address within an element of
+   2^64 (none a program makes; a hostile trace's can be) would otherwise wrap, and the walk from
+   its first line to that "last" one would run on past 2^64 lines, out of out[]. */
+static uint64_t last_byte(uint64_t addr, uint64_t span) { return addr + span >= addr ? addr + span : UINT64_MAX; }
+
 unsigned cgp_lines_known(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, int affine,
                          uint64_t *out) {
   unsigned k = 0;
@@ -76,12 +81,12 @@ unsigned cgp_lines_known(const uint64_t *addr, unsigned n, unsigned elem, unsign
     uint64_t top = 0;                        /* out[k - 1] when k > 0, in a register */
     for (unsigned j = 0; j < n; j++) {
       unsigned l = down ? n - 1 - j : j;
-      uint64_t first = addr[l] >> shift, last = (addr[l] + span) >> shift;
+      uint64_t first = addr[l] >> shift, last = last_byte(addr[l], span) >> shift;
       if (first == last && k && first <= top) {
         if (first < top) k = insert_line(out, k, first);
         continue;
       }
-      for (uint64_t m = first;; m++) {         /* (m == UINT64_MAX ends it: no wrap) */
+      for (uint64_t m = first;; m++) {         /* (first <= last: no wrap) */
         if (!k || top < m) out[k++] = m;
         else k = insert_line(out, k, m);
         top = out[k - 1];
@@ -91,7 +96,7 @@ unsigned cgp_lines_known(const uint64_t *addr, unsigned n, unsigned elem, unsign
     return k;
   }
   for (unsigned l = 0; l < n; l++) {
-    uint64_t first = addr[l] / line_bytes, last = (addr[l] + span) / line_bytes;
+    uint64_t first = addr[l] / line_bytes, last = last_byte(addr[l], span) / line_bytes;
     for (uint64_t m = first;; m++) {
       k = insert_line(out, k, m);
       if (m == last) break;

@@ -771,6 +771,8 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     if (note) fprintf(f, "    note: %s\n", note);
     note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "launch_sampling_note"));
     if (note) fprintf(f, "    note: %s\n", note);
+    note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "left_note"));
+    if (note) fprintf(f, "    note: %s\n", note);
     launch_note(f, k);
   }
   host_sync_note(f, report);

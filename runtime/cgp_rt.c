@@ -1079,7 +1079,11 @@ void cgp_rt_kernel_begin(const char *desc) {
     }
     rt_owner = 1;
   }
-  if (L.active) end_nest();                   /* the previous nest was left without its exit */
+  if (L.active) {                             /* the previous nest was left without its exit (a
+                                                 longjmp): what ran is its launch, and the report says so */
+    L.k->left_launches++;
+    end_nest();
+  }
   rt_report_install();
   if (cgp_rt_g.disabled) return;
   rt_kernel *k = rt_kernel_for(desc);

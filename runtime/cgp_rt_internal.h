@@ -119,6 +119,8 @@ typedef struct rt_kernel {
   int deps_partial, budget_hit;
   int windows_dropped;       /* over budget in a backward sweep: the GPU's last blocks were dropped */
   uint64_t oom_lost;         /* warps, windows or lanes of analysed launches lost to a failed allocation */
+  uint64_t left_launches;    /* launches left without the nest's exit (a longjmp out of it), ended when
+                                the next nest began: each stands for the threads that ran */
   uint64_t iters_skipped;    /* leaf-loop iterations of traced threads not traced (sampling) */
   uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;

@@ -134,6 +134,21 @@ static void load_devices(void) {
   }
 }
 
+/* A whole number of decimal digits only, at most `max`: strtoul alone also takes leading blanks, a
+   sign and a negated value (-18446744073709551615 is 1), so such values got in. Returns the
+   characters read (0: no digit, or over max); *v the value. */
+static size_t whole_number(const char *s, unsigned long max, unsigned long *v) {
+  size_t n = 0;
+  unsigned long x = 0;
+  for (; s[n] >= '0' && s[n] <= '9'; n++) {
+    unsigned d = (unsigned)(s[n] - '0');
+    if (x > (max - d) / 10) return 0;
+    x = 10 * x + d;
+  }
+  *v = x;
+  return n;
+}
+
 /* CGPREDICT_BLOCK="256,32x32": each shape applies to grids of its own dimensionality. */
 static void parse_env_block(void) {
   const char *env = getenv("CGPREDICT_BLOCK");
@@ -143,8 +158,9 @@ static void parse_env_block(void) {
     unsigned v[3] = {1, 1, 1}, n = 0;
     char *p = shape, *end;
     while (n < 3) {
-      unsigned long x = strtoul(p, &end, 10);
-      if (end == p || x == 0 || x > 1024) break;
+      unsigned long x = 0;
+      end = p + whole_number(p, 1024, &x);
+      if (end == p || x == 0) break;
       v[n++] = (unsigned)x;
       if (*end != 'x') { p = end; break; }
       p = end + 1;
@@ -166,9 +182,8 @@ static void parse_env(void) {
   if (q && *q && strcmp(q, "0") != 0 && strcmp(q, "1") != 0) fatal_setup("CGPREDICT_QUIET: expected 0 or 1");
   cgp_rt_g.quiet = q && strcmp(q, "1") == 0;
   const char *tmb = getenv("CGPREDICT_TRACE_MB");
-  char *tend = NULL;
-  unsigned long tv = tmb && *tmb ? strtoul(tmb, &tend, 10) : RT_DEFAULT_TRACE_MB;
-  if (tmb && *tmb && (*tend || tv == 0 || tv > (1ul << 22) || *tmb == '-'))
+  unsigned long tv = RT_DEFAULT_TRACE_MB;
+  if (tmb && *tmb && (tmb[whole_number(tmb, 1ul << 22, &tv)] || tv == 0))   /* (0 read: tmb[0] stops it) */
     fatal_setup("CGPREDICT_TRACE_MB: expected a number of MiB, 1 to 4194304");
   cgp_rt_g.trace_cap_bytes = (uint64_t)tv << 20;
   const char *s = getenv("CGPREDICT_SAMPLE");
@@ -187,9 +202,9 @@ static void parse_env(void) {
   if (wi && *wi && strcmp(wi, "0") != 0 && strcmp(wi, "1") != 0) fatal_setup("CGPREDICT_WHATIF: expected 0 or 1");
   cgp_rt_g.whatif = !(wi && strcmp(wi, "0") == 0);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");
-  char *end = NULL;
-  unsigned long v = mb && *mb ? strtoul(mb, &end, 10) : RT_DEFAULT_BUDGET_MB;
-  if (mb && *mb && (*end || v == 0 || v > (1ul << 20))) fatal_setup("CGPREDICT_MEMORY_MB: expected a number of MiB, 1 to 1048576");
+  unsigned long v = RT_DEFAULT_BUDGET_MB;
+  if (mb && *mb && (mb[whole_number(mb, 1ul << 20, &v)] || v == 0))
+    fatal_setup("CGPREDICT_MEMORY_MB: expected a number of MiB, 1 to 1048576");
   cgp_rt_g.budget_bytes = (size_t)v << 20;
   const char *bf = getenv("CGPREDICT_BLOCK_FORCE");
   if (bf && *bf && strcmp(bf, "0") != 0 && strcmp(bf, "1") != 0) fatal_setup("CGPREDICT_BLOCK_FORCE: expected 0 or 1");
@@ -531,6 +546,13 @@ static cJSON *kernel_json(const rt_kernel *k) {
              (unsigned long long)k->oom_lost);
     cJSON_AddStringToObject(o, "memory_note", note);
   }
+  if (k->left_launches) {
+    char note[400];
+    snprintf(note, sizeof note, "%llu launch(es) left the nest without reaching its end (a longjmp out of it, seen "
+             "when the next marked nest began): each is predicted as the threads that ran before it was left, "
+             "which no GPU launch does", (unsigned long long)k->left_launches);
+    cJSON_AddStringToObject(o, "left_note", note);
+  }
   /* not every warp the sample asked for was traced: the budget, or memory */
   if (k->budget_hit || k->windows_dropped || k->oom_lost) cJSON_AddBoolToObject(o, "partial", 1);
   if (k->iters_skipped) {
@@ -597,6 +619,10 @@ static void write_report(void) {
                "prediction is partial (the report's memory_note)", k->name, (unsigned long long)k->oom_lost);
       rt_tool_failure(m);
     }
+    if (k->left_launches)                       /* the program's doing, not a tool failure: said, not failed */
+      fprintf(stderr, "cgpredict: kernel '%s' (%s:%u): %llu launch(es) left without reaching the nest's end (a "
+              "longjmp out of it?), each predicted as the threads that ran (the report's left_note)\n", k->name,
+              k->file, k->line, (unsigned long long)k->left_launches);
   }
   cJSON *host = program_host_json();
   if (host) cJSON_AddItemToObject(r, "host", host);
@@ -683,6 +709,24 @@ static void on_crash(int sig) {
   raise(sig);
 }
 
+/* quick_exit runs no atexit handler, so no report: its own handlers run, and this one says so and
+   removes what a signal would (named temporaries, where the file system has no O_TMPFILE), rather
+   than ending in silence. Async-signal-safe, as quick_exit may be called from a signal handler. */
+static void at_quick_exit_handler(void) {
+  if (getpid() != cgp_rt_g.pid) return;        /* a fork's: nothing of it is ours */
+  const rt_kernel *k = rt_current_kernel();
+  rt_trace_unlink_on_signal();
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (cgp_rt_g.din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
+  put("cgpredict: the program ended by quick_exit");
+  if (k) {
+    put(" inside kernel '");
+    put(k->name);
+    put("'");
+  }
+  put(", which runs no atexit handler; no report written\n");
+}
+
 /* ---- fork (issue 31 item 8) ----------------------------------------------------------------------
 
    A child of fork() inherits the runtime's state: the open trace and din streams (with whatever
@@ -767,6 +811,7 @@ void rt_report_install(void) {
   if (!cgp_rt_g.disabled) load_devices();
   if (cgp_rt_g.disabled) return;
   atexit(at_exit);
+  at_quick_exit(at_quick_exit_handler);
   int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
     struct sigaction old;

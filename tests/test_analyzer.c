@@ -177,6 +177,23 @@ Test(classify, lines_and_classes_agree_with_the_brute_force_reference) {
   cr_assert(affine > 1500 && affine < 3500, "%u of 4000 warps on one stride: both paths taken", affine);
 }
 
+/* An access within an element of 2^64 (a hostile trace's address: the trace fuzzer's fast
+   configuration found it in 30 s) touches the lines up to the top of the address space and no
+   further: its last byte wrapped to near 0, and the walk from its first line ran on past 2^64
+   lines, writing beyond out[] (heap-buffer-overflow in the cache analysis's unit buffer). */
+Test(classify, an_access_at_the_top_of_the_address_space_stays_within_its_lines) {
+  const unsigned lines[] = {32, 48};                 /* the shift path and the division path */
+  for (unsigned i = 0; i < 2; i++) {
+    uint64_t a[3] = {UINT64_MAX - 2, UINT64_MAX - 100, UINT64_MAX - 2}, out[2 * 3 * 8] = {0};
+    for (unsigned n = 1; n <= 3; n++) {
+      unsigned k = cgp_lines_known(a, n, 16, lines[i], 0, out);
+      cr_assert(k >= 1 && k <= 3, "line %u, %u lanes: %u lines (at most two each, three in all)", lines[i], n, k);
+      cr_assert_eq(out[k - 1], UINT64_MAX / lines[i], "line %u: the last line is the top one", lines[i]);
+      for (unsigned j = 1; j < k; j++) cr_assert_lt(out[j - 1], out[j]);
+    }
+  }
+}
+
 /* cgp_log2(v) is the least s with 2^s >= v (0 for v <= 1): against that definition, on every
    v below 2^16, each power of two and its neighbours, and the top of the range. */
 Test(classify, log2_is_the_least_power_of_two_at_or_above) {

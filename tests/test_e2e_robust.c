@@ -519,8 +519,15 @@ Test(e2e_robust, bad_environment_values_are_named_with_the_accepted_forms) {
                           {"CGPREDICT_TRACE_MB=12abc", "CGPREDICT_TRACE_MB: expected a number of MiB"},
                           {"CGPREDICT_TRACE_MB=-5", "CGPREDICT_TRACE_MB: expected a number of MiB"},
                           {"CGPREDICT_BLOCK=256x", "CGPREDICT_BLOCK: '256x' is not a block shape"},
-                          {"CGPREDICT_BLOCK=256,128", "CGPREDICT_BLOCK: '128' is not a block shape"}};
-  for (int i = 0; i < 5; i++) {
+                          {"CGPREDICT_BLOCK=256,128", "CGPREDICT_BLOCK: '128' is not a block shape"},
+                          /* strtoul's leading blanks, signs and negation (-(2^64 - 1) is 1) got these in */
+                          {"CGPREDICT_MEMORY_MB=-18446744073709551615", "CGPREDICT_MEMORY_MB: expected a number of MiB"},
+                          {"CGPREDICT_MEMORY_MB=+8", "CGPREDICT_MEMORY_MB: expected a number of MiB"},
+                          {"CGPREDICT_TRACE_MB=' -18446744073709551615'", "CGPREDICT_TRACE_MB: expected a number of MiB"},
+                          {"CGPREDICT_TRACE_MB=' 8'", "CGPREDICT_TRACE_MB: expected a number of MiB"},
+                          {"CGPREDICT_BLOCK=-18446744073709551615", "CGPREDICT_BLOCK: '-18446744073709551615' is not"},
+                          {"CGPREDICT_BLOCK=+32x8", "CGPREDICT_BLOCK: '+32x8' is not a block shape"}};
+  for (int i = 0; i < (int)(sizeof bad / sizeof *bad); i++) {
     cr_expect_eq(sh("rm -f r.json; %s CGPREDICT_REPORT=r.json ./p", bad[i][0]), 0, "%s", bad[i][0]);
     cr_expect_not_null(strstr(read_file("err.txt"), bad[i][1]), "%s: %s", bad[i][0], read_file("err.txt"));
     cr_expect_null(read_file("r.json"), "%s wrote a report", bad[i][0]);
@@ -559,7 +566,7 @@ static int hidden_beside(const char *report) {
   return atoi(read_file("hidden.txt"));
 }
 
-/* issue 31 item 2: a run that ends without atexit (_exit, SIGKILL) left its hidden temporaries
+/* issue 31 item 2: a run that ends without atexit (_exit, quick_exit, SIGKILL) left its hidden temporaries
    (.<report>.trace.XXXXXX, up to the trace's cap) for good. Now a temporary has no name until it
    is committed (O_TMPFILE) where the file system allows, so nothing is left at all; and a named
    one (.<report>.trace.<pid>.XXXXXX, where O_TMPFILE is not available) of a process that no
@@ -573,6 +580,7 @@ Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
                     "  printf(\"%.0f\\n\", a[100]);\n"
                     "  fflush(stdout);\n"
                     "  if (argc > 1 && argv[1][0] == 'k') kill(getpid(), SIGKILL);\n"
+                    "  if (argc > 1 && argv[1][0] == 'q') quick_exit(0);\n"
                     "  if (argc > 1) _exit(0);\n"
                     "  return 0;\n"
                     "}\n");
@@ -581,6 +589,13 @@ Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
                read_file("err.txt"));
   cr_assert_str_eq(read_file("out.txt"), "100\n");
   cr_expect_eq(hidden_beside("r.json"), 0, "a run ending in _exit(0) left a temporary");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_DIN=d CGPREDICT_HTML=h.html CGPREDICT_REPORT=r.json "
+                  "./x quick"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), "100\n");
+  cr_expect_not_null(strstr(read_file("err.txt"), "ended by quick_exit, which runs no atexit handler; no report"),
+                     "quick_exit ended the run in silence: %s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json") + hidden_beside("d.") + hidden_beside("h.html"), 0,
+               "a run ending in quick_exit(0) left a temporary");
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_SAMPLE=full CGPREDICT_REPORT=r.json ./x kill"), 137);
   cr_expect_eq(hidden_beside("r.json"), 0, "a run killed with SIGKILL left a temporary");
   /* a named temporary of a process that has ended (a file system without O_TMPFILE): the next
@@ -623,6 +638,10 @@ Test(e2e_robust, temporaries_of_a_run_ended_by_exit_or_kill_do_not_outlive_it) {
   cr_expect_not_null(strstr(read_file("err.txt"), "cgpredict: removed"), "%s", read_file("err.txt"));
   cr_expect_eq(hidden_beside("r.json"), 0, "the next run left a temporary");
   cJSON_Delete(report("r.json"));
+  /* quick_exit runs its own handlers: the runtime's removes the named temporaries, as a signal's does */
+  cr_assert_eq(sh("%s ./x quick", pre), 0, "%s", read_file("err.txt"));
+  cr_expect_null(strstr(read_file("err.txt"), "cgpredict: removed"), "%s", read_file("err.txt"));
+  cr_expect_eq(hidden_beside("r.json"), 0, "without O_TMPFILE, a run ended by quick_exit left its named temporary");
   cr_assert_eq(sh("rm r.json r.json.trace && LINK_FAILS=1 %s ./x", pre), 0, "%s", read_file("err.txt"));
   cr_expect_eq(sh("test -s r.json && test -s r.json.trace && %s report r.json --device gpgpusim-qv100", CGP_DRIVER), 0,
                "with linkat failing: %s", read_file("err.txt"));
@@ -872,6 +891,7 @@ Test(e2e_robust, an_interrupted_fsync_still_writes_the_report) {
   cr_assert_str_eq(read_file("out.txt"), "sum 67115008\n");
   cr_expect_null(strstr(read_file("err.txt"), "cannot write"), "%s", read_file("err.txt"));
   expect_both_kernels("r.json");
+  cr_expect_eq(hidden_beside("r.json"), 0, "a temporary of the report or trace was left");
 }
 
 /* issue 30 item 9: a kernel whose launches behave differently (FFT's stages: here the stride of
@@ -903,4 +923,105 @@ Test(e2e_robust, launches_that_differ_are_said_to_make_launch_sampling_uncertain
   cr_expect(cJSON_IsString(cJSON_GetObjectItem(kernel_named(r, "stage"), "launch_sampling_note")));
   cr_expect_null(cJSON_GetObjectItem(kernel_named(r, "same"), "launch_sampling_note"));
   cJSON_Delete(r);
+}
+
+/* issue 31 item 11: a longjmp out of a marked nest. The runtime sees no exit edge, so the nest
+   stays open: if the program then exits, the message says it exited inside the kernel "or left it
+   by longjmp" (no report, as for an exit inside: the two cannot be told apart); if another nest
+   begins first, the left launch is ended there and was reported as an ordinary launch of the
+   threads that ran (here 101 of 4096), nothing saying it was cut short. It now carries a
+   left_note, said on stderr and in the summary. */
+Test(e2e_robust, a_nest_left_by_longjmp_is_said_so_not_reported_as_a_whole_launch) {
+  write_file("lj.c", "#include <setjmp.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+                     "static jmp_buf env;\n"
+                     "float a[4096];\n"
+                     "static void check(int i) { if (i == 100) longjmp(env, 1); }\n"
+                     "int main(int argc, char **argv) {\n"
+                     "  if (!setjmp(env)) {\n"
+                     "#pragma cgpredict kernel name(first)\n"
+                     "    for (int i = 0; i < 4096; i++) { a[i] = i; check(i); }\n"
+                     "  }\n"
+                     "  if (argc > 1) {\n"
+                     "#pragma cgpredict kernel name(second)\n"
+                     "    for (int i = 0; i < 4096; i++) a[i] += 1;\n"
+                     "  }\n"
+                     "  printf(\"%.0f\\n\", a[100]);\n"
+                     "  return 0;\n"
+                     "}\n");
+  cr_assert_eq(sh("%s cc -o lj lj.c && cc -o plain lj.c -w && ./plain > plain1.txt && ./plain 2 > plain2.txt", CGP_DRIVER),
+               0, "%s", read_file("err.txt"));
+  /* left, then the program exits: no report, the message names both readings */
+  cr_assert_eq(sh("CGPREDICT_REPORT=r.json ./lj"), 0, "%s", read_file("err.txt"));
+  cr_expect_str_eq(read_file("out.txt"), read_file("plain1.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "exited inside kernel 'first'") &&
+                     strstr(read_file("err.txt"), "or left it by longjmp"), "%s", read_file("err.txt"));
+  cr_expect_null(read_file("r.json"), "a report was written for a nest still open at exit");
+  /* left, then another nest: the left launch is reported as what ran, and says so */
+  cr_assert_eq(sh("CGPREDICT_REPORT=r.json ./lj 2"), 0, "%s", read_file("err.txt"));
+  cr_expect_str_eq(read_file("out.txt"), read_file("plain2.txt"));
+  char *err = read_file("err.txt");
+  cr_expect(strstr(err, "kernel 'first' (lj.c:9): 1 launch(es) left without reaching the nest's end") &&
+            strstr(err, "note: 1 launch(es) left the nest"), "%s", err);
+  cJSON *r = report("r.json");
+  cJSON *first = kernel_named(r, "first"), *second = kernel_named(r, "second");
+  cr_expect(cJSON_IsString(cJSON_GetObjectItem(first, "left_note")), "no left_note on the left kernel");
+  cr_expect_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(first, "threads_extent"), 0)->valuedouble, 101);
+  cr_expect_null(cJSON_GetObjectItem(second, "left_note"));
+  cJSON_Delete(r);
+  cr_expect_eq(sh("%s report r.json", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("out.txt"), "note: 1 launch(es) left the nest"), "%s", read_file("out.txt"));
+}
+
+/* issue 31 item 5: `full` mode under an address-space limit (ulimit -v) dropped the warps whose
+   allocations failed, in silence: a smaller prediction that looked whole. Under every limit tried
+   the program's output and status stay its own, and a report that traced fewer warps than the
+   unlimited run says so (partial, memory_note, stderr); at least one limit must cost warps. */
+Test(e2e_robust, full_mode_under_an_address_space_limit_says_what_it_lost) {
+  if (strstr(plain_cc(), "sanitize"))          /* ASan reserves terabytes of shadow: no ulimit -v */
+    cr_skip_test("an address-space limit cannot be set under AddressSanitizer");
+  write_file("fl.c", "#include <stdio.h>\n"
+                     "#define N 4096\n"
+                     "float a[N], s[N];\n"
+                     "int main(void) {\n"
+                     "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
+                     "#pragma cgpredict kernel name(runs) block(64)\n"
+                     "  for (int i = 0; i < N; i++) {\n"
+                     "    float t = 0;\n"
+                     "    for (int j = 0; j < 400; j++) t += a[(j * j + i) % N];\n"
+                     "    s[i] = t;\n"
+                     "  }\n"
+                     "  double u = 0; for (int i = 0; i < N; i++) u += s[i];\n"
+                     "  printf(\"%.0f\\n\", u);\n"
+                     "  return 0;\n"
+                     "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o fl fl.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *env = "CGPREDICT_QUIET=1 CGPREDICT_TRACE=0 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1";
+  cr_assert_eq(sh("%s CGPREDICT_REPORT=whole.json ./fl", env), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("whole.json");
+  cJSON *k = kernel_named(r, "runs");
+  double whole = num(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0), "traced_warps");
+  cr_assert_null(cJSON_GetObjectItem(k, "memory_note"));
+  cJSON_Delete(r);
+  int cut = 0;
+  for (int mb = 40; mb >= 8; mb -= 2) {
+    int rc = sh("rm -f cut.json; (ulimit -v %d; %s CGPREDICT_REPORT=cut.json ./fl)", mb * 1024, env);
+    if (rc == 127 || rc > 128) break;           /* the program itself cannot start or run there */
+    cr_assert_eq(rc, 0, "%d MiB: exit %d: %s", mb, rc, read_file("err.txt"));
+    cr_assert_str_eq(read_file("out.txt"), "9828000\n", "%d MiB", mb);
+    if (!read_file("cut.json")) {               /* none: then it must say so */
+      cr_expect_not_null(strstr(read_file("err.txt"), "cgpredict"), "%d MiB: no report, nothing said", mb);
+      continue;
+    }
+    r = report("cut.json");
+    k = kernel_named(r, "runs");
+    double traced = num(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0), "traced_warps");
+    if (traced < whole) {
+      cut++;
+      cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(k, "partial")) && cJSON_IsString(cJSON_GetObjectItem(k, "memory_note")),
+                "%d MiB: %g of %g warps traced, not said partial", mb, traced, whole);
+      cr_expect_not_null(strstr(read_file("err.txt"), "out of memory"), "%d MiB: %s", mb, read_file("err.txt"));
+    }
+    cJSON_Delete(r);
+  }
+  cr_expect_gt(cut, 0, "no limit tried cost a warp: the test exercised nothing");
 }

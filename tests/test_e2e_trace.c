@@ -161,7 +161,7 @@ Test(e2e_trace, trace_over_its_cap_is_not_kept_and_said) {
 }
 
 /* A program killed inside a kernel (here by SIGSEGV, then SIGTERM) leaves no temporary trace
-   file beside the report, dies of the same signal and says so. */
+   file beside the report, no din file (whole or partial), dies of the same signal and says so. */
 static void dies_without_leftovers(const char *sig, int signum) {
   char src[1024];
   snprintf(src, sizeof src, "#include <signal.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
@@ -171,11 +171,13 @@ static void dies_without_leftovers(const char *sig, int signum) {
              "  printf(\"%%f\\n\", a[1]);\n  return 0;\n}\n", sig);
   write_file("k.c", src);
   cr_assert_eq(sh("%s build -- cc -O2 -o k k.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  int rc = sh("CGPREDICT_REPORT=r.json ./k");
+  int rc = sh("CGPREDICT_REPORT=r.json CGPREDICT_DIN=d CGPREDICT_DEVICE=jetson-tk1 ./k");
   cr_assert_eq(rc, 128 + signum, "exit status %d: not the signal's", rc);
   cr_assert(strstr(read_file("err.txt"), "inside kernel 'dies'"), "%s", read_file("err.txt"));
   cr_assert_neq(sh("ls -a | grep -q 'r.json.trace'"), 0, "a trace file was left behind");
   cr_assert_neq(sh("test -e r.json"), 0, "a report was written");
+  /* issue 31 item 1: the din file was written in place as the run went, a partial one left */
+  cr_assert_neq(sh("ls -a | grep -q 'd\\.jetson-tk1'"), 0, "a din file (or its temporary) was left behind");
 }
 
 Test(e2e_trace, a_crash_inside_a_kernel_leaves_no_temporary_trace) { dies_without_leftovers("SIGSEGV", 11); }
