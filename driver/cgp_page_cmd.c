@@ -88,7 +88,8 @@ int cgp_page_cmd(int argc, char **argv) {
       return 1;
     }
     if (!j) {                                   /* the first report's version fields head the page */
-      j = cgp_report_new(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "tool_version")));
+      const char *tv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "tool_version"));
+      j = cgp_report_new(tv ? tv : "unknown");
       if (j) cJSON_AddArrayToObject(j, "offload");
     }
     if (!j || join(j, r, argv[i], several) != 0) {
