@@ -11,6 +11,7 @@
    runtime archive and its libraries appended. */
 #include "cgp_build.h"
 #include "cgp_pass.h"
+#include "cgp_fpga_cmd.h"
 #include "cgp_pragma.h"
 
 #include <dirent.h>
@@ -306,7 +307,7 @@ static void note_marked_compiled(void) {
 }
 
 /* Compile one marked source to an object; 0 on success. */
-static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk, const cmdline *c,
+static int compile_marked(const char *src, cgp_kernel_pragma *k, size_t nk, const cmdline *c,
                           const char *tmpdir, int idx, const char *obj) {
   char bc[4200], ibc[4200];
   snprintf(bc, sizeof bc, "%s/%d.bc", tmpdir, idx);
@@ -325,7 +326,17 @@ static int compile_marked(const char *src, const cgp_kernel_pragma *k, size_t nk
   args_free(&a);
   if (rc) return rc;
   char err[8192], warn[8192];
-  if (cgp_pass_instrument_file(bc, ibc, k, nk, err, sizeof err, warn, sizeof warn) != 0) {
+  /* the FPGA side's view of each nest, carried in its descriptor to the run's report */
+  char **fpga = calloc(nk ? nk : 1, sizeof *fpga);
+  if (fpga) cgp_fpga_carry(src, c->pflags.v, c->pflags.n, k, nk, fpga);
+  for (size_t i = 0; i < nk; i++) k[i].fpga_json = fpga ? fpga[i] : NULL;
+  rc = cgp_pass_instrument_file(bc, ibc, k, nk, err, sizeof err, warn, sizeof warn);
+  for (size_t i = 0; i < nk; i++) {
+    free(fpga ? fpga[i] : NULL);
+    k[i].fpga_json = NULL;
+  }
+  free(fpga);
+  if (rc != 0) {
     fprintf(stderr, "%s", err);
     if (err[0] && err[strlen(err) - 1] != '\n') fputc('\n', stderr);
     return 1;

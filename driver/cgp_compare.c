@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cgp_fpga_cmd.h"
+#include "cgp_report.h"
 
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -87,7 +88,7 @@ static int compare_kernel(const cgp_fpga_device *d, const cgp_fpga_result *r, co
   cJSON_ArrayForEach(p, preds) {
     const cJSON *dev = cJSON_GetObjectItem(p, "device"), *ms = cJSON_GetObjectItem(p, "time_ms");
     const cJSON *bound = cJSON_GetObjectItem(p, "bound");
-    if (!cJSON_IsString(dev) || !cJSON_IsNumber(ms)) continue;
+    if (!cJSON_IsString(dev) || !cJSON_IsNumber(ms) || cgp_report_is_fpga(p)) continue;
     const char *b = cJSON_IsString(bound) ? bound->valuestring : "?";
     if (!best || ms->valuedouble < cJSON_GetObjectItem(best, "time_ms")->valuedouble) best = p;
     if (gj) {
@@ -136,6 +137,8 @@ static int compare_kernel(const cgp_fpga_device *d, const cgp_fpga_result *r, co
   } else if (r->est.known) {
     printf("  FPGA %s: %.4g ms (%llu cycles at %.0f MHz%s): %s\n", d->name, r->ms, (unsigned long long)r->est.cycles,
            d->clock_mhz, r->trips_given ? "; trip counts of the mapped loops from the run" : "", why);
+    printf("    (the nest's compute only: a run with %s in CGPREDICT_DEVICE adds the off-chip copies the trace "
+           "measures, docs/model.md 11.14)\n", d->name);
   } else {
     printf("  FPGA %s: unknown: a loop's trip count is neither static nor in the report (loops the kernel maps to "
            "threads only)\n", d->name);

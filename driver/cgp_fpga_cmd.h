@@ -7,30 +7,13 @@
 #include <stddef.h>
 
 #include "cgp_fpga.h"
+#include "cgp_fpga_kernel.h"
+
+struct cgp_kernel_pragma;
+struct cgp_hls_nest;
 
 /* Which design: the pragma's (directives, auto, none; no clause: the search), the baseline, the search. */
 enum { CGP_FPGA_MODE_PRAGMA, CGP_FPGA_MODE_BASELINE, CGP_FPGA_MODE_SEARCH };
-
-/* One kernel's estimate: the nest's loops and arrays as named in the source, the design and what
-   it gives. mode: CGP_FPGA_BASELINE, CGP_FPGA_LIST or CGP_FPGA_AUTO (cgp_pragma.h). */
-typedef struct cgp_fpga_result {
-  char kernel[256], file[1024];
-  unsigned line, n_loops, n_arrays, inner;
-  char names[CGP_FPGA_MAX_LOOPS][CGP_FPGA_NAME];
-  uint64_t trips[CGP_FPGA_MAX_LOOPS];
-  unsigned depth[CGP_FPGA_MAX_LOOPS], loop_line[CGP_FPGA_MAX_LOOPS], ops[CGP_FPGA_MAX_LOOPS];
-  int skip[CGP_FPGA_MAX_LOOPS]; /* another version of an earlier loop, not estimated (cgp_fpga_nest_loop) */
-  char arrays[CGP_FPGA_MAX_ARRAYS][CGP_FPGA_NAME];
-  unsigned ndims[CGP_FPGA_MAX_ARRAYS];
-  int on_chip[CGP_FPGA_MAX_ARRAYS];
-  cgp_fpga_array shape[CGP_FPGA_MAX_ARRAYS];
-  int mode, search_skipped;
-  unsigned trips_given; /* loops whose trips came from `given` (a bit per loop) */
-  cgp_fpga_design design;
-  cgp_fpga_estimate est;
-  cgp_fpga_search_count count;
-  double ms; /* est.cycles at the device's clock (0 when unknown) */
-} cgp_fpga_result;
 
 /* Trip counts from elsewhere (a run's report) for a kernel's loops whose count is not static:
    trips[l] for nest loop l, 0 = none. */
@@ -45,8 +28,19 @@ typedef struct cgp_fpga_trips {
    on stderr. */
 int cgp_fpga_estimate_file(const char *file, const cgp_fpga_device *d, char **flags, int nflags, int mode,
                            const cgp_fpga_trips *given, size_t n_given, cgp_fpga_result **out, size_t *n);
-/* The design in words: "pipeline k, unroll k x4, partition A cyclic 4 (dim 2)", or "baseline (...)". */
-void cgp_fpga_design_text(const cgp_fpga_result *r, char *buf, size_t cap);
+
+/* Kernel k's nest h as the model takes it (n points into h) and r's static fields: names, trips,
+   the design source (mode: CGP_FPGA_MODE_*, with the pragma's clause) and, for directives, the
+   design. 0, or 1 with `file:line:col: error: ...` in err. */
+int cgp_fpga_prepare(const struct cgp_kernel_pragma *k, const struct cgp_hls_nest *h, int mode, cgp_fpga_result *r,
+                     cgp_fpga_nest *n, char *err, size_t errlen);
+
+/* For `cgpredict build`: each of the nk kernels of file as the run's report estimates it on an
+   FPGA, json[i] (malloc'd; NULL when out of memory): the carried nest (cgp_fpga_kernel_to_json),
+   or {"note": why there is none}. Never fails the build: a source the FPGA side cannot take gets
+   the note. */
+void cgp_fpga_carry(const char *file, char **flags, int nflags, const struct cgp_kernel_pragma *k, size_t nk,
+                    char **json);
 
 /* argv: the arguments after `fpga`. Returns the exit status (0, 1 failure, 2 usage). */
 int cgp_fpga_cmd(int argc, char **argv);

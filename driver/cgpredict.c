@@ -267,7 +267,8 @@ static void print_count(FILE *out, cgp_hls_count c) {
 }
 
 /* `report --hls`: what Vivado/Vitis HLS reported for the kernel, said to come from HLS (issue 28:
-   real numbers where the user has them; the FPGA model's own estimate is not in reports yet). */
+   real numbers where the user has them, beside the FPGA model's own estimate when the report
+   has one, docs/model.md 11.7). */
 static void print_hls(FILE *out, const cgp_hls_report *h, const char *hls_path, const cJSON *r, const char *path) {
   int matched = 0;
   const cJSON *k;
@@ -361,7 +362,7 @@ static int cmd_report(int argc, char **argv) {
   }
   char **names = NULL;
   size_t n = 0;
-  int list_oom = 0, fpga_skipped = 0;
+  int list_oom = 0;
   if (devlist && strcmp(devlist, "all") == 0) {
     n = cgp_device_all_names(&names);
   } else if (devlist) {
@@ -376,14 +377,6 @@ static int cmd_report(int argc, char **argv) {
           cgp_hls_free(&hr);
           return 2;
         }
-      char fpath[4200];
-      snprintf(fpath, sizeof fpath, "%s/%s.json", cgp_devices_dir(), t);
-      if (!strchr(t, '/') && cgp_device_file_is_fpga(fpath)) {
-        fprintf(stderr, "cgpredict: --device: %s is an FPGA; FPGA predictions are not in reports yet: skipped%s\n", t,
-                hls ? " (--hls shows the HLS report's numbers)" : "");
-        fpga_skipped = 1;
-        continue;
-      }
       char **bigger = realloc(names, (n + 1) * sizeof *names);
       if (bigger) names = bigger;
       if (!bigger || !(names[n] = strdup(t))) { list_oom = 1; break; }
@@ -391,14 +384,37 @@ static int cmd_report(int argc, char **argv) {
     }
     if (!list) list_oom = 1;
     free(list);
-    if (fpga_skipped && !n && !hls) {
-      fprintf(stderr, "cgpredict: --device names FPGA devices only, and FPGA predictions are not in reports yet: name a "
-              "GPU, or give --hls CSYNTH.xml for an HLS report's numbers\n");
-      cJSON_Delete(r);
-      return 1;
-    }
   } else {
     n = cgp_report_devices(r, &names);
+    char **fn = NULL;
+    size_t nf = cgp_report_fpga_devices(r, &fn);
+    char **bigger = nf ? realloc(names, (n + nf) * sizeof *names) : names;
+    if (nf && !bigger) list_oom = 1;
+    for (size_t i = 0; i < nf; i++)
+      if (bigger) (names = bigger)[n++] = fn[i];
+      else free(fn[i]);
+    free(fn);
+  }
+  /* the FPGAs among them, predicted from the kernels' carried nests (docs/model.md 11.14) */
+  cgp_fpga_device *fdevs = calloc(n ? n : 1, sizeof *fdevs);
+  size_t nfpga = 0;
+  if (!fdevs) list_oom = 1;
+  for (size_t i = 0; i < n && fdevs;) {
+    char fpath[4200];
+    snprintf(fpath, sizeof fpath, "%s/%s.json", cgp_devices_dir(), names[i]);
+    if (strchr(names[i], '/') || !cgp_device_file_is_fpga(fpath)) { i++; continue; }
+    if (cgp_fpga_device_find(names[i], &fdevs[nfpga], err, sizeof err) != 0) {
+      fprintf(stderr, "cgpredict: --device: %s\n", err);
+      cgp_device_names_free(names, n);
+      free(fdevs);
+      cJSON_Delete(r);
+      cgp_hls_free(&hr);
+      return 1;
+    }
+    nfpga++;
+    free(names[i]);
+    memmove(names + i, names + i + 1, (n - i - 1) * sizeof *names);
+    n--;
   }
   cgp_device *devs = calloc(n ? n : 1, sizeof *devs), *todo = calloc(n ? n : 1, sizeof *todo);
   int *replayed = calloc(n ? n : 1, sizeof *replayed), *partial = calloc(n ? n : 1, sizeof *partial);
@@ -441,6 +457,8 @@ static int cmd_report(int argc, char **argv) {
   }
   free(tpartial);
   if (!rc && cgp_report_predict(r, devs, n, err, sizeof err) != 0) rc = 1;
+  if (!rc && cgp_report_predict_fpga(r, fdevs, nfpga) != 0) rc = 1, snprintf(err, sizeof err, "out of memory");
+  free(fdevs);
   if (!rc) mark_replayed(r, devs, replayed, n);
   if (rc) {
     fprintf(stderr, "cgpredict: %s\n", err);

@@ -159,6 +159,19 @@ uint64_t cgp_fpga_bram18k(const cgp_fpga_device *d, const cgp_fpga_array *a);
 /* Flip-flops of an array held in registers (elements x width_bits); 0 otherwise. */
 uint64_t cgp_fpga_array_ff(const cgp_fpga_array *a);
 
+/* ---- Off-chip memory (model/cgp_fpga_mem.c, docs/model.md 11.14) ---- */
+
+/* Bytes one AXI master moves a cycle at the kernel's clock: its data width, unless the board's
+   memory bandwidth over the clock is lower. */
+double cgp_fpga_offchip_bytes_per_cycle(const cgp_fpga_device *d);
+/* Cycles to move `bytes` in `ranges` contiguous pieces between off-chip memory and the design:
+   each piece waits the m_axi latency (burst_setup_cycles) once, its bursts then stream back to
+   back (HLS keeps several bursts outstanding); ranges x setup + ceil(bytes / bytes per cycle).
+   0 bytes: 0. */
+uint64_t cgp_fpga_offchip_cycles(const cgp_fpga_device *d, uint64_t bytes, uint64_t ranges);
+/* BRAM18Ks that hold `bytes` as one unpartitioned array of 32-bit words (cgp_fpga_bram18k). */
+uint64_t cgp_fpga_buffer_bram18k(const cgp_fpga_device *d, uint64_t bytes);
+
 /* ---- Scheduling (model/cgp_fpga_sched.c) ---- */
 
 #define CGP_FPGA_UNLIMITED 0xffffffffu

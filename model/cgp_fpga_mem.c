@@ -8,6 +8,7 @@
    [width, depth] shapes that hold its words at the array's width. */
 #include "cgp_fpga.h"
 
+#include <math.h>
 #include <stdio.h>
 
 int cgp_fpga_array_check(const cgp_fpga_array *a, char *err, size_t errlen) {
@@ -106,4 +107,19 @@ uint64_t cgp_fpga_array_ff(const cgp_fpga_array *a) {
   uint64_t n = a->width_bits;
   for (unsigned k = 0; k < a->ndims; k++) n *= a->dims[k];
   return n;
+}
+
+double cgp_fpga_offchip_bytes_per_cycle(const cgp_fpga_device *d) {
+  double port = d->axi_data_bits / 8.0, ddr = d->offchip_bandwidth_bytes_per_s / (d->clock_mhz * 1e6);
+  return port < ddr ? port : ddr;
+}
+
+uint64_t cgp_fpga_offchip_cycles(const cgp_fpga_device *d, uint64_t bytes, uint64_t ranges) {
+  if (!bytes) return 0;
+  return ranges * d->burst_setup_cycles + (uint64_t)ceil((double)bytes / cgp_fpga_offchip_bytes_per_cycle(d));
+}
+
+uint64_t cgp_fpga_buffer_bram18k(const cgp_fpga_device *d, uint64_t bytes) {
+  cgp_fpga_array a = {.width_bits = 32, .ndims = 1, .dims = {(bytes + 3) / 4 ? (bytes + 3) / 4 : 1}};
+  return bytes ? cgp_fpga_bram18k(d, &a) : 0;
 }

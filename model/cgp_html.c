@@ -70,6 +70,27 @@ static const char *str(const cJSON *o, const char *k) {
 }
 
 /* <td> with a predicted time: the text as the summary prints it, the value whole in data-ms. */
+static void ms_cell(buf *b, double ms, int fastest);
+
+/* An FPGA's row of a kernel's table (after its device cell): its time, and in the other columns
+   the design and what the time is made of (docs/model.md 11.14). */
+static void fpga_row(buf *b, const cJSON *p) {
+  if (!cJSON_IsNumber(get(p, "time_ms"))) {
+    puts_(b, "<td class=\"num\">?</td><td colspan=\"7\">FPGA: ");
+    esc(b, str(p, "note"));
+    puts_(b, "</td></tr>");
+    return;
+  }
+  const cJSON *off = get(p, "offchip"), *res = get(get(p, "estimate"), "resources");
+  ms_cell(b, num(p, "time_ms"), 0);
+  puts_(b, "<td colspan=\"7\">FPGA: ");
+  esc(b, str(p, "design"));
+  putf(b, "; compute %.4g ms, off-chip %.4g ms (%.4g MB, %s); DSP %.0f, BRAM18K %.0f + %.0f for the data%s</td></tr>",
+       num(p, "compute_ms"), num(off, "ms"), (num(off, "bytes_read") + num(off, "bytes_written")) / 1e6,
+       cJSON_IsTrue(get(off, "buffered")) ? "copied in, then out" : "streamed: too large for block RAM", num(res, "dsp"),
+       num(res, "bram18k"), num(off, "buffer_bram18k"), cJSON_IsFalse(get(res, "fits")) ? ", does not fit the device" : "");
+}
+
 static void ms_cell(buf *b, double ms, int fastest) {
   char t[32];
   cgp_report_format_ms(t, sizeof t, ms);
@@ -125,6 +146,7 @@ static void summary(buf *b, const cJSON *report, const cJSON *devs) {
   cJSON_ArrayForEach(k, get(report, "kernels")) {
     const cJSON *preds = get(k, "predictions"), *p, *best = NULL, *worst = NULL;
     cJSON_ArrayForEach(p, preds) {
+      if (!cJSON_IsNumber(get(p, "time_ms"))) continue;     /* an FPGA without a time */
       if (!best || num(p, "time_ms") < num(best, "time_ms")) best = p;
       if (!worst || num(p, "time_ms") > num(worst, "time_ms")) worst = p;
     }
@@ -136,8 +158,8 @@ static void summary(buf *b, const cJSON *report, const cJSON *devs) {
     cJSON_ArrayForEach(d, devs) {
       const cJSON *hit = NULL;
       cJSON_ArrayForEach(p, preds) if (strcmp(str(p, "device"), d->valuestring) == 0) hit = p;
-      if (hit) ms_cell(b, num(hit, "time_ms"), hit == best);
-      else puts_(b, "<td></td>");
+      if (hit && cJSON_IsNumber(get(hit, "time_ms"))) ms_cell(b, num(hit, "time_ms"), hit == best);
+      else puts_(b, hit ? "<td class=\"num\">?</td>" : "<td></td>");
     }
     puts_(b, "<td>");
     if (best) {
@@ -226,7 +248,8 @@ static void offload_summary(buf *b, const cJSON *report) {
 static void comparison(buf *b, const cJSON *report) {
   const cJSON *k, *p;
   int n = 0;
-  cJSON_ArrayForEach(k, get(report, "kernels")) n += cJSON_GetArraySize(get(k, "predictions"));
+  cJSON_ArrayForEach(k, get(report, "kernels")) cJSON_ArrayForEach(p, get(k, "predictions"))
+    n += cJSON_IsNumber(get(p, "time_ms"));
   if (n == 0 || n > 2000) return;
   const char **label = calloc((size_t)n, sizeof *label);
   double *v = calloc((size_t)n, sizeof *v);
@@ -235,6 +258,7 @@ static void comparison(buf *b, const cJSON *report) {
   if (!label || !v || !hi || !text) { free(label); free(v); free(hi); free(text); b->oom = 1; return; }
   int i = 0;
   cJSON_ArrayForEach(k, get(report, "kernels")) cJSON_ArrayForEach(p, get(k, "predictions")) {
+    if (!cJSON_IsNumber(get(p, "time_ms"))) continue;
     snprintf(text[i], sizeof text[i], "%.60s on %.60s", str(k, "name"), str(p, "device"));
     label[i] = text[i];
     v[i] = num(p, "time_ms");
@@ -395,6 +419,10 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
     puts_(b, "<tr><td>");
     esc(b, str(p, "device"));
     puts_(b, "</td>");
+    if (cgp_report_is_fpga(p)) {
+      fpga_row(b, p);
+      continue;
+    }
     ms_cell(b, num(p, "time_ms"), 0);
     putf(b, "<td>%s</td><td class=\"num\">%.2f</td><td class=\"num\">%.2f</td><td class=\"num\">%.0f</td>"
             "<td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.3g</td></tr>",
@@ -422,6 +450,7 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
   }
   block_chart(b, k);
   cJSON_ArrayForEach(p, get(k, "predictions")) {
+    if (cgp_report_is_fpga(p)) continue;
     puts_(b, "<h3>");
     esc(b, str(p, "device"));
     puts_(b, ": where a launch's cycles go</h3>");
@@ -464,8 +493,8 @@ int cgp_report_html(const cJSON *report, const char *report_path, char **out, si
   puts_(&b, STYLE);
   puts_(&b, "</style></head><body><h1>cgpredict report</h1><p class=\"note\">");
   esc(&b, report_path);
-  putf(&b, " (%s, cgpredict %s): %d kernel(s) on %d device(s). Times are the GPU's, summed over each kernel's "
-           "launches; the host's cost of synchronising after each launch is apart.</p>",
+  putf(&b, " (%s, cgpredict %s): %d kernel(s) on %d device(s). Times are each device's (a GPU's or an FPGA's), summed over each "
+           "kernel's launches; the host's cost of synchronising after each launch is apart.</p>",
        str(report, "version"), str(report, "tool_version"), cJSON_GetArraySize(get(report, "kernels")),
        cJSON_GetArraySize(devs));
   summary(&b, report, devs);

@@ -632,7 +632,8 @@ static void launch_note(FILE *f, const cJSON *k) {
     char others[256] = "";
     size_t used = 0;
     cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(k, "predictions"))
-      if (!(pnum(cJSON_GetObjectItemCaseSensitive(q, "detail"), "launch_cycles") > 0) && used < sizeof others)
+      if (!cgp_report_is_fpga(q) && !(pnum(cJSON_GetObjectItemCaseSensitive(q, "detail"), "launch_cycles") > 0) &&
+          used < sizeof others)
         used += (size_t)snprintf(others + used, sizeof others - used, "%s%s", used ? ", " : "",
                                  cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(q, "device")));
     double per = pnum(p, "launches") > 0 ? pnum(p, "time_ms") / pnum(p, "launches") * 1e3 : 0;
@@ -656,6 +657,7 @@ static void not_modelled_note(FILE *f, const cJSON *report) {
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "not_modelled")) {
       int other_has = 0;                            /* another device models it */
       cJSON_ArrayForEach(q, preds) {
+        if (cgp_report_is_fpga(q)) continue;
         int lacks = 0;
         const cJSON *n;
         cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(q, "not_modelled"))
@@ -713,6 +715,49 @@ static void name_widths(const cJSON *report, int *kw, int *dw) {
   if (*dw > 64) *dw = 64;
 }
 
+/* An FPGA's line: its time, then what it is made of (docs/model.md 11.14). */
+static void fpga_line(FILE *f, int kw, const char *name, int dw, const char *dev, const cJSON *p) {
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time_ms");
+  if (!cJSON_IsNumber(t)) {
+    fprintf(f, "  %-*s %-*s %11s  FPGA: %s\n", kw, name, dw, dev, "?",
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "note")));
+    return;
+  }
+  const cJSON *off = cJSON_GetObjectItemCaseSensitive(p, "offchip");
+  const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "estimate"), "resources");
+  char ms[32], cm[32], om[32];
+  cgp_report_format_ms(ms, sizeof ms, t->valuedouble);
+  cgp_report_format_ms(cm, sizeof cm, pnum(p, "compute_ms"));
+  cgp_report_format_ms(om, sizeof om, pnum(off, "ms"));
+  fprintf(f, "  %-*s %-*s %11s  FPGA: %s; compute %s ms, off-chip %s ms (%.0f B, %s); DSP %.0f, BRAM18K %.0f + %.0f "
+          "for the data%s\n",
+          kw, name, dw, dev, ms, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "design")), cm, om,
+          pnum(off, "bytes_read") + pnum(off, "bytes_written"),
+          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(off, "buffered")) ? "copied in, then out"
+                                                                             : "streamed: too large for block RAM",
+          pnum(res, "dsp"), pnum(res, "bram18k"), pnum(off, "buffer_bram18k"),
+          cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(res, "fits")) ? ", does NOT fit the device" : "");
+}
+
+/* With GPUs and FPGAs predicted: the faster kind for this kernel, in numbers. */
+static void fastest_line(FILE *f, const cJSON *k) {
+  const cJSON *p, *best[2] = {NULL, NULL};             /* [0] GPU, [1] FPGA */
+  cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
+    int fp = cgp_report_is_fpga(p);
+    if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "time_ms"))) continue;
+    if (!best[fp] || pnum(p, "time_ms") < pnum(best[fp], "time_ms")) best[fp] = p;
+  }
+  if (!best[0] || !best[1]) return;
+  int w = pnum(best[1], "time_ms") < pnum(best[0], "time_ms");
+  double fast = pnum(best[w], "time_ms"), slow = pnum(best[!w], "time_ms");
+  char a[32], b[32];
+  cgp_report_format_ms(a, sizeof a, fast);
+  cgp_report_format_ms(b, sizeof b, slow);
+  fprintf(f, "    GPU or FPGA: %s, %s %s ms against %s %s %s ms (%.3gx)\n", w ? "the FPGA" : "the GPU",
+          cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(best[w], "device")), a, w ? "the GPU" : "the FPGA",
+          cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(best[!w], "device")), b, fast > 0 ? slow / fast : 0);
+}
+
 void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
   int kw, dw;
   name_widths(report, &kw, &dw);
@@ -722,7 +767,7 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     fprintf(f, "cgpredict: %s (report: %s)\n", why ? why : "the report lists no kernel", path);
     return;
   }
-  fprintf(f, "cgpredict: predicted GPU time per kernel (report: %s)\n", path);
+  fprintf(f, "cgpredict: predicted time per kernel and device (report: %s)\n", path);
   fprintf(f, "  %-*s %-*s %11s  %-15s %7s %6s %4s %3s %7s  %-17s %6s\n", kw, "kernel", dw, "device", "time (ms)",
           "bound", "MWP", "CWP", "N", "B", "batch", "const/coal/uncoal", "L2 hit");
   const cJSON *k;
@@ -731,6 +776,10 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
       const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
+      if (cgp_report_is_fpga(p)) {
+        fpga_line(f, kw, name, dw, dev, p);
+        continue;
+      }
       double share[3], hit;
       class_shares(k, dev, share, &hit);
       char classes[40];
@@ -748,6 +797,7 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(p, "suggestions"))
         fprintf(f, "    suggestion: %s\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "change")));
     }
+    fastest_line(f, k);
     const cJSON *safe = cJSON_GetObjectItemCaseSensitive(k, "parallel_safe");
     if (cJSON_IsFalse(safe)) {
       int deps = 0, exits = 0;

@@ -4,7 +4,8 @@
    Schema "cgpredict-report/1.3" (docs/report.schema.json; 1.2 added runtime.kernels_note, run_id,
    trace.events, kernels' memory_note and partial; 1.3 kernels' launch_sampling_note, left_note,
    host, block_whatif and the memory sites' sector_bytes_per_warp_instruction, predictions'
-   offload, the report's host and offload): { version, tool_version, kernels: [ { name, file, line, dims,
+   offload, the report's host and offload; 1.4 kernels' fpga_nest and FPGA predictions, "kind":
+   "fpga", cgp_report_predict_fpga): { version, tool_version, kernels: [ { name, file, line, dims,
    launches, launches_sampled, grid, block, memory: [...], divergence, warnings,
    samples: [ { launch, weight, grid, blocks, total_warps, analysis: { <device>: stats } } ],
    predictions: [ { device, time_ms, cycles, mwp, cwp, n, b, batch, bound, ... } ] } ] }
@@ -21,7 +22,7 @@
 /* The report's schema, docs/report.schema.json: MAJOR.MINOR; MINOR grows with added fields, MAJOR
    when a field goes or changes meaning. A reader takes every MINOR of its MAJOR ("cgpredict-report/1"
    is 1.0). */
-#define CGP_REPORT_SCHEMA "cgpredict-report/1.3"
+#define CGP_REPORT_SCHEMA "cgpredict-report/1.4"
 #define CGP_REPORT_SCHEMA_MAJOR "cgpredict-report/1"
 
 /* An empty report: version fields and an empty "kernels" array. */
@@ -41,6 +42,16 @@ int cgp_host_data_from_json(const cJSON *host, cgp_host_data *h);
 cJSON *cgp_offload_to_json(const cgp_offload *o);
 /* The summary's lines of the program's offload decision, one per device. */
 void cgp_report_print_offload(FILE *f, const cJSON *report);
+/* FPGA predictions (model/cgp_report_fpga.c, docs/model.md 11.14): append to every kernel's
+   "predictions" one entry per FPGA, {device, kind: "fpga", time_ms, cycles, compute_ms, bound,
+   offchip, design, estimate} from the kernel's "fpga_nest", or {device, kind, note} when it has no
+   time. Call after cgp_report_predict, which replaces the list. 0, or -1 out of memory. */
+struct cgp_fpga_device;
+int cgp_report_predict_fpga(cJSON *report, const struct cgp_fpga_device *devs, size_t n);
+/* The FPGAs a saved report predicted (the first kernel's "fpga" predictions), malloc'd. */
+size_t cgp_report_fpga_devices(const cJSON *report, char ***names);
+/* 1 if a prediction is an FPGA's ("kind": "fpga"), whose fields are not a GPU's. */
+int cgp_report_is_fpga(const cJSON *prediction);
 /* Devices a saved report was analysed for (names of the first sample's "analysis"), malloc'd. */
 size_t cgp_report_devices(const cJSON *report, char ***names);
 /* Write atomically (cgp_write_file_atomic: temporary file beside `path`, fsync, rename); nothing

@@ -22,7 +22,10 @@
      carried[]: scalars carried from one thread to the next: file, line, column, type, variable,
                source_type
      exits[]:  early exits from mapped loops: file, line, column, loop_line (absent from an older
-               pass's descriptor: none) */
+               pass's descriptor: none)
+     fpga:     the nest as the FPGA model takes it (model/cgp_fpga_kernel.h, the carried form), or
+               {note} saying why there is none (absent: built without it); the runtime copies it
+               into the report kernel's "fpga_nest" */
 #ifndef CGP_ABI_H
 #define CGP_ABI_H
 

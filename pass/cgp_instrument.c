@@ -898,6 +898,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddNumberToObject(d, "dims", n->dims);
   cJSON_AddBoolToObject(d, "dims_given", k->dims != 0);
   cJSON_AddItemToObject(d, "block", uint_array(k->block, 3));
+  if (k->fpga_json) cJSON_AddRawToObject(d, "fpga", k->fpga_json);
   cJSON *steps = cJSON_CreateArray();
   for (unsigned i = 0; i < n->dims; i++) cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)n->step[i]));
   cJSON_AddItemToObject(d, "iv_step", steps);

@@ -41,6 +41,9 @@ typedef struct cgp_kernel_pragma {
   int fpga;                   /* CGP_FPGA_*: no clause, directives, auto (the search), none (the baseline) */
   unsigned n_knobs;
   cgp_fpga_knob knobs[CGP_PRAGMA_MAX_KNOBS];
+  /* Not the scanner's: the kernel's FPGA nest as JSON (model/cgp_fpga_kernel.h), which the driver
+     computes and the pass copies into the descriptor's "fpga"; NULL: none. Owned by whoever set it. */
+  const char *fpga_json;
 } cgp_kernel_pragma;
 
 /* Scan one C source and every header it includes, as the preprocessor sees them with the given

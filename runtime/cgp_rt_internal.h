@@ -147,6 +147,8 @@ typedef struct {
   int whatif;                             /* analyse what-if tilings (CGPREDICT_WHATIF, default 1) */
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;
+  struct cgp_fpga_device *fpga;               /* FPGAs named (docs/model.md 11.14): predicted at exit */
+  size_t nfpga;
   cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */
   cgp_l2 *l2_whatif[RT_MAX_DEVICES];      /* the what-if tilings' L2, likewise (docs/model.md 8c) */
   FILE *din[RT_MAX_DEVICES];              /* CGPREDICT_DIN: each device's L2 stream, din format, */

@@ -34,19 +34,32 @@ static void fatal_setup(const char *msg) {
   cgp_rt_g.disabled = 1;
 }
 
-/* FPGA devices named in CGPREDICT_DEVICE: skipped, said so (issue 28: not in reports yet). */
-static unsigned fpga_skipped;
-
-/* One device by name into the next slot; 0 on success (an FPGA is skipped), else the tool is
-   disabled. */
+/* One device by name into the next slot; 0 on success, else the tool is disabled. An FPGA goes
+   to the FPGA list: the trace is a GPU's; the FPGA's estimate comes from the kernel's nest at exit. */
 static int add_device(const char *name) {
   char err[1024], msg[1200], path[4200];
   snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
   if (!strchr(name, '/') && cgp_device_file_is_fpga(path)) {
-    if (!cgp_rt_g.quiet)
-      fprintf(stderr, "cgpredict: CGPREDICT_DEVICE: %s is an FPGA; FPGA predictions are not in reports yet: skipped\n",
-              name);
-    fpga_skipped++;
+    for (size_t i = 0; i < cgp_rt_g.nfpga; i++)
+      if (strcmp(cgp_rt_g.fpga[i].name, name) == 0) {
+        snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: '%.200s' named twice", name);
+        fatal_setup(msg);
+        return -1;
+      }
+    cgp_fpga_device *more = cgp_rt_g.nfpga < RT_MAX_DEVICES
+                            ? realloc(cgp_rt_g.fpga, (cgp_rt_g.nfpga + 1) * sizeof *more) : NULL;
+    if (!more) {
+      snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: more than %d FPGA devices, or out of memory", RT_MAX_DEVICES);
+      fatal_setup(msg);
+      return -1;
+    }
+    cgp_rt_g.fpga = more;
+    if (cgp_fpga_device_find(name, &cgp_rt_g.fpga[cgp_rt_g.nfpga], err, sizeof err) != 0) {
+      snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
+      fatal_setup(msg);
+      return -1;
+    }
+    cgp_rt_g.nfpga++;
     return 0;
   }
   if (cgp_rt_g.ndev == RT_MAX_DEVICES) {
@@ -88,9 +101,9 @@ static void load_devices(void) {
   if (cgp_rt_g.disabled) return;
   if (!cgp_rt_g.ndev) {
     char msg[4200];
-    if (fpga_skipped)
-      snprintf(msg, sizeof msg, "CGPREDICT_DEVICE names FPGA devices only, and FPGA predictions are not in reports yet: "
-               "name a GPU too");
+    if (cgp_rt_g.nfpga)
+      snprintf(msg, sizeof msg, "CGPREDICT_DEVICE names FPGA devices only: name a GPU too (the run traces the "
+               "kernels as a GPU runs them; the FPGA estimate needs the run's trip counts and bytes)");
     else
       snprintf(msg, sizeof msg, "no device files found in %s (set CGPREDICT_DEVICES_DIR)", cgp_devices_dir());
     fatal_setup(msg);
@@ -532,6 +545,8 @@ static cJSON *kernel_json(const rt_kernel *k) {
   cJSON_AddNumberToObject(dv, "masked_issue_slots_per_warp", k->warps_traced ? k->masked_slots / (double)k->warps_traced : 0);
   dependences_json(o, k);
   cJSON_AddItemToObject(o, "host", host_json(k));
+  const cJSON *fpga = cJSON_GetObjectItemCaseSensitive(k->desc, "fpga");
+  if (fpga) cJSON_AddItemToObject(o, "fpga_nest", cJSON_Duplicate(fpga, 1));
   if (k->windows_dropped)
     cJSON_AddStringToObject(o, "sampling_note", "the trace memory budget (CGPREDICT_MEMORY_MB) was reached in a "
                             "nest that runs its threads backwards (a descending loop): the blocks a GPU runs first "
@@ -629,6 +644,8 @@ static void write_report(void) {
   rt_trace_report(rt);
   char err[2048], msg[2400];
   int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);
+  if (rc == 0 && cgp_report_predict_fpga(r, cgp_rt_g.fpga, cgp_rt_g.nfpga) != 0)
+    rc = -1, snprintf(err, sizeof err, "out of memory predicting the FPGA devices");
   if (rc != 0) {              /* the program's exit goes on as without cgpredict (cgp_rt_file.h) */
     snprintf(msg, sizeof msg, "%s; no report written: this run's analysis is lost", err);
     rt_tool_failure(msg);
