@@ -325,6 +325,50 @@ static void print_hls(FILE *out, const cgp_hls_report *h, const char *hls_path, 
   fputc('\n', out);
 }
 
+/* `report --hls`: the HLS report's latency in place of cgpredict's estimate for the kernel HLS's
+   top function names (docs/model.md 11.7): the prediction of the FPGA whose part is the report's,
+   else a new entry "hls <part>"; said in its note. Nothing when no kernel has that name or HLS gave
+   no worst-case latency. */
+static void apply_hls(cJSON *r, const cgp_hls_report *h, const char *hls_path, const cgp_fpga_device *fdevs,
+                      size_t nfpga) {
+  cJSON *k, *found = NULL;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(r, "kernels"))
+    if (h->top[0] && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "name")), h->top)) found = k;
+  int met = !(h->estimated_clock_ns > h->target_clock_ns);
+  double period = met ? h->target_clock_ns : h->estimated_clock_ns;
+  cJSON *preds = cJSON_GetObjectItemCaseSensitive(found, "predictions");
+  if (!preds || !h->latency_worst.known || !(period > 0)) return;
+  char dev[96];
+  snprintf(dev, sizeof dev, "hls %.60s", h->part[0] ? h->part : "?");
+  for (size_t i = 0; i < nfpga; i++)
+    if (h->part[0] && !strcmp(fdevs[i].part, h->part)) snprintf(dev, sizeof dev, "%s", fdevs[i].name);
+  double launches = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(found, "launches"));
+  if (!(launches >= 1)) launches = 1;
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddStringToObject(p, "device", dev);
+  cJSON_AddStringToObject(p, "kind", "fpga");
+  cJSON_AddNumberToObject(p, "time_ms", (double)h->latency_worst.max * period * 1e-6 * launches);
+  cJSON_AddNumberToObject(p, "cycles", (double)h->latency_worst.max * launches);
+  cJSON_AddNumberToObject(p, "launches", launches);
+  cJSON_AddStringToObject(p, "from_hls", hls_path);
+  char note[1400];
+  snprintf(note, sizeof note, "from HLS, in place of cgpredict's estimate: %.1000s reports a worst-case latency of %llu "
+           "cycles at the %s clock of %.3g ns (part %s), per launch; no off-chip copies added", hls_path,
+           (unsigned long long)h->latency_worst.max, met ? "target" : "estimated", period, h->part[0] ? h->part : "?");
+  cJSON_AddStringToObject(p, "note", note);
+  int at = 0, replaced = 0;
+  cJSON *q;
+  cJSON_ArrayForEach(q, preds) {
+    if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(q, "device")), dev)) {
+      cJSON_ReplaceItemInArray(preds, at, p);
+      replaced = 1;
+      break;
+    }
+    at++;
+  }
+  if (!replaced) cJSON_AddItemToArray(preds, p);
+}
+
 static int cmd_report(int argc, char **argv) {
   const char *path = NULL, *devlist = NULL, *trace = NULL, *html = NULL, *hls = NULL;
   int json = 0;
@@ -342,11 +386,6 @@ static int cmd_report(int argc, char **argv) {
     else { fprintf(stderr, "cgpredict report: unexpected argument '%s'\n%s", argv[i], usage); return 2; }
   }
   if (!path) { fprintf(stderr, "cgpredict report: which report file?\n%s", usage); return 2; }
-  if (hls && json) {
-    fprintf(stderr, "cgpredict report: --hls with --json: the report's JSON has no FPGA entry yet; run without --json "
-            "to see the HLS numbers beside the GPU predictions\n");
-    return 2;
-  }
   char err[8600];
   cgp_hls_report hr = {0};
   if (hls && cgp_hls_read(hls, &hr, err, sizeof err) != 0) {
@@ -458,6 +497,7 @@ static int cmd_report(int argc, char **argv) {
   free(tpartial);
   if (!rc && cgp_report_predict(r, devs, n, err, sizeof err) != 0) rc = 1;
   if (!rc && cgp_report_predict_fpga(r, fdevs, nfpga) != 0) rc = 1, snprintf(err, sizeof err, "out of memory");
+  if (!rc && hls) apply_hls(r, &hr, hls, fdevs, nfpga);
   free(fdevs);
   if (!rc) mark_replayed(r, devs, replayed, n);
   if (rc) {

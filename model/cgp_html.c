@@ -75,8 +75,10 @@ static void ms_cell(buf *b, double ms, int fastest);
 /* An FPGA's row of a kernel's table (after its device cell): its time, and in the other columns
    the design and what the time is made of (docs/model.md 11.14). */
 static void fpga_row(buf *b, const cJSON *p) {
-  if (!cJSON_IsNumber(get(p, "time_ms"))) {
-    puts_(b, "<td class=\"num\">?</td><td colspan=\"7\">FPGA: ");
+  if (!cJSON_IsNumber(get(p, "time_ms")) || get(p, "from_hls")) {
+    if (cJSON_IsNumber(get(p, "time_ms"))) ms_cell(b, num(p, "time_ms"), 0);
+    else puts_(b, "<td class=\"num\">?</td>");
+    puts_(b, "<td colspan=\"7\">FPGA: ");
     esc(b, str(p, "note"));
     puts_(b, "</td></tr>");
     return;

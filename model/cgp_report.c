@@ -718,8 +718,10 @@ static void name_widths(const cJSON *report, int *kw, int *dw) {
 /* An FPGA's line: its time, then what it is made of (docs/model.md 11.14). */
 static void fpga_line(FILE *f, int kw, const char *name, int dw, const char *dev, const cJSON *p) {
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time_ms");
-  if (!cJSON_IsNumber(t)) {
-    fprintf(f, "  %-*s %-*s %11s  FPGA: %s\n", kw, name, dw, dev, "?",
+  if (!cJSON_IsNumber(t) || cJSON_GetObjectItemCaseSensitive(p, "from_hls")) {
+    char ms[32] = "?";
+    if (cJSON_IsNumber(t)) cgp_report_format_ms(ms, sizeof ms, t->valuedouble);
+    fprintf(f, "  %-*s %-*s %11s  FPGA: %s\n", kw, name, dw, dev, ms,
             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "note")));
     return;
   }
