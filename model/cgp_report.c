@@ -189,6 +189,38 @@ typedef struct {
   cgp_kernel_stats rep_stats;
 } kernel_total;
 
+/* The launches sample s stands for, each at its own grid (docs/model.md 4d): "launch_grids" holds
+   [mean blocks, launches] runs; each run is predicted with the sample's per-warp stats, its
+   blocks and warps scaled from the sample's by its grid over the sample's (the sample's own grid
+   gives the sample's prediction). Without the field (a report
+   of schema 1.4 or older) *ms and *cycles stay weight x the sample's. */
+static int launch_grids_time(const cJSON *s, const cgp_device *dev, const cgp_kernel_stats *st, double *ms,
+                             double *cycles, char *err, size_t errlen) {
+  const cJSON *lg = cJSON_GetObjectItemCaseSensitive(s, "launch_grids"), *e;
+  double own = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "blocks"));   /* the sample's grid */
+  if (!cJSON_IsArray(lg) || cJSON_GetArraySize(lg) == 0 || st->blocks == 0 || !(own >= 1)) return 0;
+  double sum_ms = 0, sum_cycles = 0;
+  cJSON_ArrayForEach(e, lg) {
+    double b = cJSON_GetNumberValue(cJSON_GetArrayItem(e, 0)), n = cJSON_GetNumberValue(cJSON_GetArrayItem(e, 1));
+    if (!(b >= 1 && b <= CGP_REPORT_MAX_TOTAL && n >= 0 && n <= CGP_REPORT_MAX_TOTAL))
+      return snprintf(err, errlen, "launch_grids: an entry is not [blocks >= 1, launches >= 0]"), -1;
+    cgp_kernel_stats g = *st;                  /* the sample's own grid gives its stats unchanged */
+    if (b != own) {
+      g.blocks = (uint64_t)llround((double)st->blocks * b / own);
+      g.total_warps = (uint64_t)llround((double)st->total_warps * b / own);
+      if (!g.blocks) g.blocks = 1;
+      if (!g.total_warps) g.total_warps = 1;
+    }
+    cgp_prediction p;
+    if (cgp_predict(dev, &g, &p, err, errlen) != 0) return -1;
+    sum_ms += n * p.time_ms;
+    sum_cycles += n * p.cycles;
+  }
+  *ms = sum_ms;
+  *cycles = sum_cycles;
+  return 0;
+}
+
 /* Sum the samples' predictions, each weighted by the launches it stands for, from each sample's
    `key` ("analysis", or "analysis_tiled": the what-if tiling's, docs/model.md 8c). */
 static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_device *dev, kernel_total *t,
@@ -216,10 +248,15 @@ static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_dev
       snprintf(err, errlen, "device '%s': %s", dev->name, e);
       return -1;
     }
-    t->time_ms += w * p.time_ms;
-    t->cycles += w * p.cycles;
+    double ms = w * p.time_ms, cycles = w * p.cycles;
+    if (launch_grids_time(s, dev, &st, &ms, &cycles, e, sizeof e) != 0) {
+      snprintf(err, errlen, "device '%s': %s", dev->name, e);
+      return -1;
+    }
+    t->time_ms += ms;
+    t->cycles += cycles;
     t->launches += w;
-    if (w * p.time_ms >= t->rep_score) { t->rep_score = w * p.time_ms; t->rep = p; t->rep_stats = st; }
+    if (ms >= t->rep_score) { t->rep_score = ms; t->rep = p; t->rep_stats = st; }
   }
   return 0;
 }

@@ -5,7 +5,7 @@
    trace.events, kernels' memory_note and partial; 1.3 kernels' launch_sampling_note, left_note,
    host, block_whatif and the memory sites' sector_bytes_per_warp_instruction, predictions'
    offload, the report's host and offload; 1.4 kernels' fpga_nest and FPGA predictions, "kind":
-   "fpga", cgp_report_predict_fpga): { version, tool_version, kernels: [ { name, file, line, dims,
+   "fpga", cgp_report_predict_fpga; samples' launch_grids): { version, tool_version, kernels: [ { name, file, line, dims,
    launches, launches_sampled, grid, block, memory: [...], divergence, warnings,
    samples: [ { launch, weight, grid, blocks, total_warps, analysis: { <device>: stats } } ],
    predictions: [ { device, time_ms, cycles, mwp, cwp, n, b, batch, bound, ... } ] } ] }

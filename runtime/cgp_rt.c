@@ -1157,6 +1157,7 @@ static void finish_launch(void) {
     if (gb[d] > k->gridblocks_max[d]) k->gridblocks_max[d] = gb[d];
   }
   if (L.traced) rt_trace_launch_end(G);
+  if (!L.sampled) rt_record_stood_for(k, G);   /* stood for by the latest sample, with its own grid */
   if (!L.traced || G == 0) return;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_window_launch_end(k, d, G);
   if (k->fp) rt_footprint_launch_end(k->fp, G);
@@ -1185,6 +1186,7 @@ static void finish_launch(void) {
     k->masked_slots += L.wstat[w][0].tot.masked_slots;
   }
   rt_record_launch(k, &s);
+  rt_record_stood_for(k, G);
   rt_record_deps(k, s.launch, L.deps);
 }
 

@@ -52,8 +52,19 @@ typedef struct {
   cgp_totals tot_tiled;      /* the what-if tiling's (docs/model.md 8c), when the kernel has one */
 } rt_wstat;
 
+/* The launches a sample stands for, by their own grids (docs/model.md 4d): `count` launches of
+   `blocks` blocks in all (each entry a run of consecutive launches; equal grids share one entry;
+   when RT_STOOD_MAX are full, neighbours merge pairwise, so an entry's grid is the mean of its
+   launches'). */
+#define RT_STOOD_MAX 64
+typedef struct {
+  double blocks, count;
+} rt_stood;
+
 /* One sampled launch, per device per-warp averages ready for the model. */
 typedef struct {
+  unsigned nstood;
+  rt_stood stood[RT_STOOD_MAX];
   uint64_t launch;
   uint64_t grid[3], gridblocks[3], blocks, total_warps, threads;
   double traced_warps;
@@ -223,6 +234,8 @@ rt_kernel *rt_kernel_new(const char *desc);
 void rt_kernel_free(rt_kernel *k);
 void rt_resolve_block(const rt_kernel *k, unsigned block[3]);
 void rt_record_launch(rt_kernel *k, const rt_sample *s);
+/* A launch of G blocks (G > 0), sampled or not, into the launches the latest sample stands for. */
+void rt_record_stood_for(rt_kernel *k, uint64_t G);
 void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d);
 /* A device's L2 transaction unit (sector, else line) and a new, empty L2 of its geometry. */
 unsigned rt_l2_unit(const cgp_device *d);

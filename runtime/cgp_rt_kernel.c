@@ -552,3 +552,22 @@ void rt_record_launch(rt_kernel *k, const rt_sample *s) {
   }
   k->samples[k->nsamples++] = *s;
 }
+
+void rt_record_stood_for(rt_kernel *k, uint64_t G) {
+  if (!k->nsamples || !G) return;
+  rt_sample *s = &k->samples[k->nsamples - 1];
+  rt_stood *last = s->nstood ? &s->stood[s->nstood - 1] : NULL;
+  if (last && last->blocks == (double)G * last->count) {   /* the same grid as the run before it */
+    last->blocks += (double)G;
+    last->count += 1;
+    return;
+  }
+  if (s->nstood == RT_STOOD_MAX) {                          /* neighbours merge: half as many */
+    for (unsigned i = 0; i < RT_STOOD_MAX / 2; i++) {
+      s->stood[i].blocks = s->stood[2 * i].blocks + s->stood[2 * i + 1].blocks;
+      s->stood[i].count = s->stood[2 * i].count + s->stood[2 * i + 1].count;
+    }
+    s->nstood = RT_STOOD_MAX / 2;
+  }
+  s->stood[s->nstood++] = (rt_stood){(double)G, 1};
+}

@@ -391,6 +391,11 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
   cJSON_AddNumberToObject(o, "blocks", (double)s->blocks);
   cJSON_AddNumberToObject(o, "total_warps", (double)s->total_warps);
   cJSON_AddNumberToObject(o, "traced_warps", s->traced_warps);
+  cJSON *lg = cJSON_AddArrayToObject(o, "launch_grids");   /* [mean blocks, launches] (docs/model.md 4d) */
+  for (unsigned j = 0; j < s->nstood; j++) {
+    double e[2] = {s->stood[j].blocks / s->stood[j].count, s->stood[j].count};
+    cJSON_AddItemToArray(lg, cJSON_CreateDoubleArray(e, 2));
+  }
   cJSON *an = cJSON_AddObjectToObject(o, "analysis");
   for (size_t d = 0; d < cgp_rt_g.ndev; d++)
     cJSON_AddItemToObject(an, cgp_rt_g.dev[d].name, cgp_report_stats_to_json(&s->stats[d]));

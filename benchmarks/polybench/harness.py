@@ -48,6 +48,20 @@ def run_cpu(cmd, env=None, cwd=None):
                 out.read().decode(errors="replace"), err.read().decode(errors="replace"))
 
 
+def run_wall_cpu(cmd, env=None, cwd=None):
+    """Run a command; return (exit status, wall seconds, CPU seconds (user + system), stdout, stderr)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (proc.returncode, wall, usage.ru_utime + usage.ru_stime,
+                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+
+
 def build_tool(build_dir):
     subprocess.run(["cmake", "-S", ROOT, "-B", build_dir], check=True,
                    stdout=subprocess.DEVNULL)

@@ -1,0 +1,48 @@
+/* End-to-end: the launches a sample stands for, recorded with their own grids (docs/model.md 4d).
+   Ten launches of a 1-D kernel in blocks of 256 over n = 256 x (10 - launch) elements: grids of
+   10, 9, ... 1 blocks. Launches 0, 1, 2, 4 and 8 are analysed; launch 4 stands for launches 4 to
+   7 (6, 5, 4 and 3 blocks), launch 8 for 8 and 9 (2 and 1). */
+#include "e2e_util.h"
+
+TestSuite(e2e_launches, .init = setup, .fini = teardown, .timeout = 300);
+
+static const char *const SRC =
+  "#include <stdio.h>\n"
+  "#include <stdlib.h>\n"
+  "static void scale(int n, float *a) {\n"
+  "#pragma cgpredict kernel name(scale) dims(1) block(256)\n"
+  "  for (int i = 0; i < n; i++) a[i] = 2.0f * a[i];\n"
+  "}\n"
+  "int main(void) {\n"
+  "  float *a = calloc(2560, sizeof *a);\n"
+  "  for (int l = 0; l < 10; l++) scale(256 * (10 - l), a);\n"
+  "  printf(\"%g\\n\", a[0]);\n"
+  "  return 0;\n"
+  "}\n";
+
+Test(e2e_launches, a_sample_stands_for_each_launch_at_its_own_grid) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/k.c", dir);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(SRC, f);
+  fclose(f);
+  cr_assert_eq(sh("%s build -- cc -O2 -o k k.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./k"), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("r.json"), *k = kernel_named(r, "scale"), *samples = cJSON_GetObjectItem(k, "samples");
+  cr_assert_eq(cJSON_GetArraySize(samples), 5);
+  const double want4[4][2] = {{6, 1}, {5, 1}, {4, 1}, {3, 1}}, want8[2][2] = {{2, 1}, {1, 1}};
+  cJSON *s4 = cJSON_GetArrayItem(samples, 3), *s8 = cJSON_GetArrayItem(samples, 4);
+  cr_assert_eq(num(s4, "launch"), 4);
+  cJSON *g4 = cJSON_GetObjectItem(s4, "launch_grids"), *g8 = cJSON_GetObjectItem(s8, "launch_grids");
+  cr_assert_eq(cJSON_GetArraySize(g4), 4);
+  cr_assert_eq(cJSON_GetArraySize(g8), 2);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      cr_expect_eq(cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetArrayItem(g4, i), j)), want4[i][j], "[%d][%d]", i, j);
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++)
+      cr_expect_eq(cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetArrayItem(g8, i), j)), want8[i][j], "[%d][%d]", i, j);
+  cr_expect_eq(num(s4, "weight"), 4);
+  cJSON_Delete(r);
+}
