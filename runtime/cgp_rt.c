@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +55,8 @@ void cgp_rt_block_seen_at(uint64_t *p) {
 }
 
 #define RT_MAX_HOISTED 64
+#define RT_LAUNCH_TOLERANCE 0.02  /* two analysed launches differ: predicted times, by more (5b) */
+#define RT_DENSE_SPACING 16       /* then a sample stands for at most ~1/16 more launches */
 #define ROW(y, z) ((int64_t)(((uint64_t)(z) << 32) | (uint32_t)(y)))
 #define NEVER INT64_MAX
 
@@ -1066,8 +1069,53 @@ void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void 
 
 static void end_nest(void);
 
-static int launch_sampled(uint64_t launch) {
-  return cgp_rt_g.sample_mode == 2 || launch == 0 || (launch & (launch - 1)) == 0;
+static int launch_sampled(const rt_kernel *k, uint64_t launch) {
+  return cgp_rt_g.sample_mode == 2 || launch == k->next_sampled;
+}
+
+/* Two analysed launches of one kernel differ when the model, on device 0, predicts the second's
+   per-warp behaviour at the first's grid (its blocks, its warps scaled by the same factor, as
+   docs/model.md 5b scales a run of launches) more than RT_LAUNCH_TOLERANCE away from the first's
+   time: what the launches do, not only how many threads they have. */
+static int launches_differ(const cgp_kernel_stats *a, const cgp_kernel_stats *b) {
+  if (!a->blocks || !b->blocks) return a->blocks != b->blocks;
+  cgp_kernel_stats at = *b;
+  at.blocks = a->blocks;
+  at.total_warps = (uint64_t)llround((double)b->total_warps * (double)a->blocks / (double)b->blocks);
+  if (!at.total_warps) at.total_warps = 1;
+  cgp_prediction pa, pb;
+  char err[256];
+  if (cgp_predict(&cgp_rt_g.dev[0], a, &pa, err, sizeof err) || cgp_predict(&cgp_rt_g.dev[0], &at, &pb, err, sizeof err))
+    return 0;
+  return fabs(pa.time_ms - pb.time_ms) > RT_LAUNCH_TOLERANCE * fmax(pa.time_ms, pb.time_ms);
+}
+
+/* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7, 15 ... (2n + 1: not the
+   powers of two, which are the launches where an index the launch number drives, a column k,
+   falls on an alignment boundary, so that every sample would be the unusual launch of its run)
+   while the analysed launches agree; once two in a row differ (launches_differ; launch 0 is left
+   out, as the first launch of a kernel finds the caches cold), every launch n + max(1, n / RT_DENSE_SPACING) from then on, so that no
+   sample stands for more than about 1 / RT_DENSE_SPACING more launches (docs/model.md 5b). */
+static void plan_next_sample(rt_kernel *k, uint64_t n) {
+  if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n &&
+      launches_differ(&k->samples[k->nsamples - 1].stats[0], &k->samples[k->nsamples - 2].stats[0]))
+    k->dense = 1;
+  uint64_t step = k->dense ? n / RT_DENSE_SPACING : n + 1;
+  k->next_sampled = n + (step ? step : 1);
+}
+
+/* Another kernel, launched among the last launches of every kernel, analyses its next launch:
+   this launch (of whatever kernel) warms the caches for it too, so that an analysed launch finds
+   in the L2 what the launches of the other kernels just before it leave there, as a full trace
+   does (docs/model.md 4c, 5b). */
+static int another_expects(const rt_kernel *k) {
+  for (size_t i = 0; i < cgp_rt_g.nkernels; i++) {
+    const rt_kernel *x = cgp_rt_g.kernels[i];
+    if (x != k && x->launches && x->launches == x->next_sampled &&
+        cgp_rt_g.launches - x->last_global <= cgp_rt_g.nkernels)
+      return 1;
+  }
+  return 0;
 }
 
 void cgp_rt_kernel_begin(const char *desc) {
@@ -1120,10 +1168,11 @@ void cgp_rt_kernel_begin(const char *desc) {
   rt_run_limit = 2 * cgp_rt_g.budget_bytes;   /* hard limit: a lane that would grow past it is cut */
   L.active = 1;
   cgp_rt_fold = cgp_rt_g.fold && !cgp_rt_g.sample_iterations;
-  L.sampled = launch_sampled(k->launches++);
+  L.sampled = launch_sampled(k, k->launches++);
   /* the launch before an analysed one is traced for the caches alone, so that the analysed launch
      finds in the L2 what this one leaves there (docs/model.md section 4c) */
-  L.warming = !L.sampled && cgp_rt_g.sample_mode != 2 && launch_sampled(k->launches);
+  L.warming = !L.sampled && cgp_rt_g.sample_mode != 2 && (launch_sampled(k, k->launches) || another_expects(k));
+  k->last_global = cgp_rt_g.launches++;
   L.traced = L.sampled || L.warming;
   unsigned b[3];
   rt_resolve_block(k, b);
@@ -1144,7 +1193,15 @@ void cgp_rt_kernel_begin(const char *desc) {
   if (L.traced) rt_trace_launch_begin(k, k->launches - 1, b, L.W, L.warming ? 2 : cgp_rt_g.sample_mode == 2);
 }
 
+static void record_launch(void);
+
+/* The launch's grid, its sample when analysed, and the next launch to analyse. */
 static void finish_launch(void) {
+  record_launch();
+  if (L.sampled) plan_next_sample(L.k, L.k->launches - 1);
+}
+
+static void record_launch(void) {
   rt_kernel *k = L.k;
   uint64_t gx = (uint64_t)(L.maxx + 1 + L.bx - 1) / L.bx, gy = (uint64_t)(L.maxy + 1 + L.by - 1) / L.by;
   uint64_t gz = (uint64_t)(L.maxz + 1 + L.bz - 1) / L.bz;

@@ -117,6 +117,9 @@ typedef struct rt_kernel {
                                  numbers: a block's sites, numbered in order, are in program order */
   int all_quiet;              /* no site has a forwarding check (mem_fwd all RT_FWD_NONE) */
   uint64_t launches;
+  uint64_t next_sampled;      /* the next launch to analyse (docs/model.md 5b) */
+  uint64_t last_global;       /* cgp_rt_g.launches when it last began */
+  int dense;                  /* analysed launches differ: launches analysed closer together */
   rt_sample *samples;
   size_t nsamples, capsamples;
   cgp_analysis_cfg cfg[RT_MAX_DEVICES];
@@ -172,6 +175,7 @@ typedef struct {
   uint64_t trace_cap_bytes;               /* CGPREDICT_TRACE_MB (parse_env), read where the trace opens */
   rt_kernel **kernels;
   size_t nkernels;
+  uint64_t launches;                      /* every kernel's launches, in program order */
   char report_path[4096];
   uint64_t traced_accesses, traced_threads;
   uint64_t folded_iterations;             /* loop iterations issued at once (cgp_rt_loop) */

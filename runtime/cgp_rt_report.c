@@ -407,7 +407,8 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
   return o;
 }
 
-/* Launch sampling (launches 0, 1, 2, 4, 8, ... analysed, each standing for those up to the next)
+/* Launch sampling (launches 0, 1, 3, 7, 15 ... analysed, closer once they differ, each standing
+   for those up to the next: docs/model.md 5b)
    assumes launches between two analysed ones behave like the first. When the analysed launches'
    class mix (constant / coalesced / uncoalesced loads, device 0) differs by more than 10 points,
    the launches do not all behave alike (FFT's stages) and the unanalysed ones are estimated: the
