@@ -19,8 +19,10 @@
      block_seen: true if the body's blocks may mark themselves in cgp_rt_block_seen instead of
                calling cgp_rt_bb (below; absent: false). Only for a body with no loop, acyclic,
                and at most CGP_FLAT_EVENTS sites and blocks in all
-     carried[]: scalars carried from one thread to the next: file, line, column, type, variable,
-               source_type
+     carried[]: scalars carried from one thread to the next: file, line, column (of the update),
+               type, variable, source_type, origin ("variable" | "memory" | "temporary"), form
+               ("reduction" | "recurrence"), op (a reduction's: "+" "*" "min" "max" "&" "|" "^");
+               origin, form and op are absent from an older pass's descriptor
      exits[]:  early exits from mapped loops: file, line, column, loop_line (absent from an older
                pass's descriptor: none) */
 #ifndef CGP_ABI_H

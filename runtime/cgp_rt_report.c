@@ -306,8 +306,24 @@ static cJSON *coords(const rt_kernel *k, uint64_t key) {
   return a;
 }
 
+/* The remedy of a carried scalar by the form the pass found (absent from an older pass's
+   descriptor: either). */
+static const char *carried_remedy(const cJSON *c, const char *remedy) {
+  const char *form = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "form"));
+  if (form && strcmp(form, "reduction") == 0)
+    return "a reduction carried in a register from one thread to the next: threads cannot see each other's "
+           "registers; in CUDA each thread combines its value into the result with an atomic operation "
+           "(atomicAdd, atomicMax, ...), or a tree reduction (per-block partial results in shared memory, then "
+           "one more pass)";
+  if (form && strcmp(form, "recurrence") == 0)
+    return "a recurrence: each thread needs the value the previous thread computed (an index, a state), which "
+           "threads cannot see: not parallel as written; restructure the algorithm (each thread finds its own "
+           "starting value)";
+  return remedy;
+}
+
 /* One dependence of `kind` per entry of the descriptor's array `key`, a location the pass found
-   (first and second alike), with its remedy. */
+   (first and second alike), with its remedy (a carried scalar's: by its form). */
 static void pass_dependences(cJSON *list, const cJSON *desc, const char *key, const char *kind, const char *remedy) {
   const cJSON *c;
   cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(desc, key)) {
@@ -315,7 +331,7 @@ static void pass_dependences(cJSON *list, const cJSON *desc, const char *key, co
     cJSON_AddStringToObject(e, "kind", kind);
     cJSON_AddItemToObject(e, "first", cJSON_Duplicate(c, 1));
     cJSON_AddItemToObject(e, "second", cJSON_Duplicate(c, 1));
-    cJSON_AddStringToObject(e, "remedy", remedy);
+    cJSON_AddStringToObject(e, "remedy", strcmp(kind, "carried") == 0 ? carried_remedy(c, remedy) : remedy);
     cJSON_AddItemToArray(list, e);
   }
 }
