@@ -71,8 +71,8 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMTargetDataRef td;
   LLVMTypeRef i8p, i32, i64, voidt;
-  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_bb_inline, t_end, t_flush, t_fast_end;
-  LLVMValueRef f_begin, f_thread, f_flush, f_bb, f_end, f_hoisted, f_fast_end;
+  LLVMTypeRef t_begin, t_begin_step, t_thread, t_mem, t_bb, t_bb_inline, t_end, t_flush, t_fast_end;
+  LLVMValueRef f_begin, f_begin_step, f_thread, f_flush, f_bb, f_end, f_hoisted, f_fast_end;
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
   msgbuf err, warn;
@@ -88,6 +88,12 @@ typedef struct {
   unsigned order;                   /* position among the sites of its block */
 } mem_site;
 
+/* A mapped loop's step known only at run time: phi + value (phi - value when negate). */
+typedef struct {
+  LLVMValueRef value;
+  int negate;
+} run_time_step;
+
 /* One marked nest being instrumented. */
 typedef struct {
   const cgp_kernel_pragma *k;
@@ -95,7 +101,8 @@ typedef struct {
   cgp_loop *mapped[CGP_MAX_DIMS];   /* [0] outermost */
   unsigned dims;
   LLVMValueRef iv[CGP_MAX_DIMS];    /* [0] = x (innermost mapped loop) */
-  long long step[CGP_MAX_DIMS];
+  long long step[CGP_MAX_DIMS];      /* 0: known at run time, run_step */
+  run_time_step run_step[CGP_MAX_DIMS];
   int may_alias;                    /* the reading: marker calls are the sites */
   mem_site *mem; size_t nmem;       /* sites of the thread body, in block order, then the loads
                                        hoisted out of it (between mapped loops) */
@@ -246,6 +253,8 @@ static void declare_hooks(pass_ctx *pc) {
   LLVMTypeRef p_thread[3] = {pc->i64, pc->i64, pc->i64};
   LLVMTypeRef p_mem[3] = {pc->i32, pc->i8p, pc->i8p};
   pc->t_begin = LLVMFunctionType(pc->voidt, &pc->i8p, 1, 0);
+  LLVMTypeRef p_begin_step[4] = {pc->i8p, pc->i64, pc->i64, pc->i64};
+  pc->t_begin_step = LLVMFunctionType(pc->voidt, p_begin_step, 4, 0);
   pc->t_thread = LLVMFunctionType(pc->i32, p_thread, 3, 0);
   pc->t_mem = LLVMFunctionType(pc->voidt, p_mem, 3, 0);
   LLVMTypeRef i8pp = LLVMPointerType(pc->i8p, 0);
@@ -254,7 +263,8 @@ static void declare_hooks(pass_ctx *pc) {
   pc->t_bb = LLVMFunctionType(pc->voidt, &pc->i32, 1, 0);
   pc->t_end = LLVMFunctionType(pc->voidt, NULL, 0, 0);
   pc->t_fast_end = LLVMFunctionType(pc->voidt, &pc->i64, 1, 0);
-  pc->f_begin = declare_hook(pc, "cgp_rt_kernel_begin", pc->t_begin);
+  pc->f_begin = declare_hook(pc, CGP_HOOK_KERNEL_BEGIN, pc->t_begin);
+  pc->f_begin_step = declare_hook(pc, CGP_HOOK_KERNEL_BEGIN_STEP, pc->t_begin_step);
   pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
   pc->f_flush = flush_hook(pc, declare_hook(pc, CGP_HOOK_MEM_BLOCK, pc->t_flush));
   pc->f_bb = bb_hook(pc, declare_hook(pc, "cgp_rt_bb", pc->t_bb));
@@ -359,28 +369,53 @@ static int choose_mapped_loops(pass_ctx *pc, nest *n, cgp_loop *loops, size_t nl
   return 0;
 }
 
+/* Is v the same in every iteration of loop l: a constant, an argument, or an instruction outside l? */
+static int loop_invariant(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v) {
+  if (LLVMIsAInstruction(v)) return !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))];
+  return LLVMIsAConstant(v) || LLVMIsAArgument(v) || LLVMIsAGlobalValue(v);
+}
+
 /* The integer induction variable of a loop: a header phi whose value from each latch is
-   phi +/- constant. */
-static LLVMValueRef induction_variable(const cgp_cfg *cfg, const cgp_loop *l, long long *step) {
+   phi +/- constant (*step), or, where run_time is not NULL, phi +/- a value fixed before the
+   loop `outer` (the nest) is entered: *step 0, run_time->value the value, run_time->negate for
+   phi - value (a step known only at run time, `i += m + m`). A constant step is preferred. */
+static LLVMValueRef induction_variable(const cgp_cfg *cfg, const cgp_loop *l, long long *step, const cgp_loop *outer,
+                                       run_time_step *run_time) {
   LLVMBasicBlockRef h = cfg->bb[l->header];
-  for (LLVMValueRef phi = LLVMGetFirstInstruction(h); phi && LLVMIsAPHINode(phi);
-       phi = LLVMGetNextInstruction(phi)) {
-    if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind) continue;
-    int ok = 1;
-    for (unsigned k = 0; k < LLVMCountIncoming(phi) && ok; k++) {
-      size_t from = cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k));
-      if (!l->in[from]) continue;
-      LLVMValueRef v = LLVMGetIncomingValue(phi, k);
-      ok = 0;
-      if (!LLVMIsAInstruction(v)) break;
-      LLVMOpcode op = LLVMGetInstructionOpcode(v);
-      if ((op != LLVMAdd && op != LLVMSub) || LLVMGetOperand(v, 0) != phi) break;
-      LLVMValueRef c = LLVMGetOperand(v, 1);
-      if (!LLVMIsAConstantInt(c)) break;
-      *step = LLVMConstIntGetSExtValue(c) * (op == LLVMSub ? -1 : 1);
-      ok = *step != 0;
+  for (int want_constant = 1; want_constant >= 0; want_constant--) {
+    if (!want_constant && !run_time) break;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(h); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi)) {
+      if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind) continue;
+      int ok = 1;
+      run_time_step rt = {NULL, 0};
+      for (unsigned k = 0; k < LLVMCountIncoming(phi) && ok; k++) {
+        size_t from = cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k));
+        if (!l->in[from]) continue;
+        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+        ok = 0;
+        if (!LLVMIsAInstruction(v)) break;
+        LLVMOpcode op = LLVMGetInstructionOpcode(v);
+        if ((op != LLVMAdd && op != LLVMSub) || LLVMGetOperand(v, 0) != phi) break;
+        LLVMValueRef c = LLVMGetOperand(v, 1);
+        if (want_constant) {
+          if (!LLVMIsAConstantInt(c)) break;
+          *step = LLVMConstIntGetSExtValue(c) * (op == LLVMSub ? -1 : 1);
+          ok = *step != 0;
+        } else {                                   /* the same invariant value from every latch */
+          if (LLVMIsAConstant(c) || !loop_invariant(cfg, outer, c) || (rt.value && (rt.value != c ||
+              rt.negate != (op == LLVMSub))))
+            break;
+          rt.value = c;
+          rt.negate = op == LLVMSub;
+          ok = 1;
+        }
+      }
+      if (ok && !want_constant && !rt.value) ok = 0;
+      if (!ok) continue;
+      if (!want_constant) { *step = 0; *run_time = rt; }
+      return phi;
     }
-    if (ok) return phi;
   }
   return NULL;
 }
@@ -880,7 +915,7 @@ static void mark_block(pass_ctx *pc, size_t bid) {
 static int tile_loop(const cgp_cfg *cfg, const body_shape *bs, unsigned tile) {
   for (size_t l = 0; l < bs->ninner && tile; l++) {
     long long step = 0;
-    if (induction_variable(cfg, bs->inner[l], &step) && step == (long long)tile) return (int)l;
+    if (induction_variable(cfg, bs->inner[l], &step, NULL, NULL) && step == (long long)tile) return (int)l;
   }
   return -1;
 }
@@ -1183,12 +1218,31 @@ out:
   return made;
 }
 
-/* A new block on the edge from -> to, holding a call to `hook`; phis of `to` are retargeted. */
+/* A new block on the edge from -> to, holding a call to `hook`; phis of `to` are retargeted.
+   With steps (the nest's run-time steps, kernel_begin_step): the call's arguments after arg[0] are
+   the three steps, computed in that block. */
 static void hook_on_edge(pass_ctx *pc, nest *n, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
                          LLVMTypeRef ty, LLVMValueRef hook, LLVMValueRef *arg, unsigned nargs) {
   LLVMBasicBlockRef e = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(from), "cgp.edge");
   LLVMMoveBasicBlockAfter(e, from);
   LLVMPositionBuilderAtEnd(pc->b, e);
+  LLVMValueRef args[4];
+  if (hook == pc->f_begin_step) {               /* the steps of x, y, z, as i64 */
+    args[0] = arg[0];
+    for (unsigned d = 0; d < CGP_MAX_DIMS; d++) {
+      if (d >= n->dims || n->step[d]) {
+        args[1 + d] = LLVMConstInt(pc->i64, d < n->dims ? (unsigned long long)n->step[d] : 1, 1);
+        continue;
+      }
+      LLVMValueRef v = n->run_step[d].value;
+      if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) < 64) v = LLVMBuildSExt(pc->b, v, pc->i64, "cgp.step");
+      else if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64) v = LLVMBuildTrunc(pc->b, v, pc->i64, "cgp.step");
+      if (n->run_step[d].negate) v = LLVMBuildSub(pc->b, LLVMConstInt(pc->i64, 0, 0), v, "cgp.step");
+      args[1 + d] = v;
+    }
+    arg = args;
+    nargs = 4;
+  }
   LLVMBuildCall2(pc->b, ty, hook, arg, nargs, "");
   LLVMBuildBr(pc->b, to);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
@@ -1205,10 +1259,13 @@ static void insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc) {
   const cgp_loop *l0 = n->mapped[0];
   LLVMPositionBuilderBefore(pc->b, first_non_phi(cfg->bb[0]));
   LLVMValueRef str = LLVMBuildGlobalStringPtr(pc->b, desc, "cgp.kernel");
+  int run_time = 0;                               /* a step known at run time: kernel_begin_step */
+  for (unsigned d = 0; d < n->dims; d++) run_time |= !n->step[d];
   for (size_t p = 0; p < cfg->npred[l0->header]; p++) {
     size_t pb = cfg->pred[l0->header][p];
     if (!l0->in[pb])
-      hook_on_edge(pc, n, cfg->bb[pb], cfg->bb[l0->header], pc->t_begin, pc->f_begin, &str, 1);
+      hook_on_edge(pc, n, cfg->bb[pb], cfg->bb[l0->header], run_time ? pc->t_begin_step : pc->t_begin,
+                   run_time ? pc->f_begin_step : pc->f_begin, &str, 1);
   }
   for (size_t b = 0; b < cfg->n; b++) {
     if (!l0->in[b]) continue;
@@ -1249,12 +1306,6 @@ static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
         }
       }
     }
-}
-
-/* Is v the same in every iteration of loop l: a constant, an argument, or an instruction outside l? */
-static int loop_invariant(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v) {
-  if (LLVMIsAInstruction(v)) return !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))];
-  return LLVMIsAConstant(v) || LLVMIsAArgument(v) || LLVMIsAGlobalValue(v);
 }
 
 /* Is phi stepped by a loop-invariant amount each iteration (an integer or pointer induction
@@ -1876,11 +1927,12 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   if (choose_mapped_loops(pc, &n, loops, nl, l0) != 0) goto out;
   for (unsigned d = 0; d < n.dims; d++) {
     const cgp_loop *l = n.mapped[n.dims - 1 - d];
-    n.iv[d] = induction_variable(cfg, l, &n.step[d]);
+    n.iv[d] = induction_variable(cfg, l, &n.step[d], n.mapped[0], &n.run_step[d]);
     if (!n.iv[d]) {
       NEST_ERROR(pc, &n, "kernel '%s': the mapped loop at line %u:%u has no integer induction "
-                 "variable (a thread index must be an integer counter stepped by the same constant every "
-                 "iteration: is the counter also changed in the body, or stepped by a variable?)",
+                 "variable (a thread index must be an integer counter stepped by the same amount every "
+                 "iteration, a constant or a value fixed before the nest: is the counter also changed in the "
+                 "body, or stepped by a value the nest computes?)",
                  k->name, l->line, l->col);
       goto out;
     }

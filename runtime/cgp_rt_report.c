@@ -569,6 +569,13 @@ static cJSON *kernel_json(const rt_kernel *k) {
              "which no GPU launch does", (unsigned long long)k->left_launches);
     cJSON_AddStringToObject(o, "left_note", note);
   }
+  if (k->bad_step_launches) {
+    char note[400];
+    snprintf(note, sizeof note, "%llu launch(es) began with a mapped loop's run-time step of 0: no thread "
+             "mapping (thread t handles i = lo + t * step), so they ran as the program wrote them, untraced, and "
+             "are not in the prediction", (unsigned long long)k->bad_step_launches);
+    cJSON_AddStringToObject(o, "step_note", note);
+  }
   /* not every warp the sample asked for was traced: the budget, or memory */
   if (k->budget_hit || k->windows_dropped || k->oom_lost) cJSON_AddBoolToObject(o, "partial", 1);
   if (k->iters_skipped) {

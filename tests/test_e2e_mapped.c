@@ -1,4 +1,5 @@
-/* End-to-end, issue 30: mapped loops as users write them. An inner range whose length is
+/* End-to-end, issue 30: mapped loops as users write them. A mapped loop stepped by a run-time
+   value (thread t handles i = lo + t * step, the CUDA mapping), an inner range whose length is
    known only at run time (the induction expressions the optimizer makes of it carry nothing), and
    carried scalars told apart as a reduction or a recurrence, at the line of their update. */
 #include "e2e_util.h"
@@ -17,6 +18,12 @@ static cJSON *build_and_run(const char *src, const char *args) {
   cr_assert_str_eq(read_file("out.txt"), plain_out);
   free(plain_out);
   return report("r.json");
+}
+
+static cJSON *first_sample(cJSON *k) { return cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0); }
+
+static double extent_x(cJSON *k) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItem(first_sample(k), "threads_extent"), 0)->valuedouble;
 }
 
 static const char *str(cJSON *o, const char *key) {
@@ -44,6 +51,72 @@ static int count_kind(cJSON *k, const char *kind) {
 }
 
 TestSuite(e2e_mapped, .init = setup, .fini = teardown, .timeout = 300);
+
+/* `i += m + m` with m = 2 from the command line: thread t handles i = 3 + 4t, as with a constant
+   step of 4 (the coordinate is i / step: threads 0 .. 1023 of 4093 / 4). The same kernel with the
+   constant step gives the same threads, extent and transactions. */
+Test(e2e_mapped, a_loop_stepped_by_a_run_time_value_maps_one_thread_per_step) {
+  const char *fmt = "#include <stdio.h>\n"
+                    "#include <stdlib.h>\n"
+                    "#define N 4096\n"
+                    "float a[N], b[N];\n"
+                    "int main(int argc, char **argv) {\n"
+                    "  int m = argc > 1 ? atoi(argv[1]) : 1, lo = 3, hi = N;\n"
+                    "  for (int i = 0; i < N; i++) a[i] = i %% 7;\n"
+                    "#pragma cgpredict kernel name(strided)\n"
+                    "  for (int i = lo; i < hi; i += %s)\n"
+                    "    b[i] = 2 * a[i];\n"
+                    "  double t = 0; for (int i = 0; i < N; i++) t += b[i];\n"
+                    "  printf(\"%%.1f %%d\\n\", t, m);\n"
+                    "  return 0;\n"
+                    "}\n";
+  char src[2048];
+  snprintf(src, sizeof src, fmt, "m + m");
+  cJSON *r = build_and_run(src, "2");
+  cJSON *k = kernel_named(r, "strided");
+  cr_assert_eq(num(first_sample(k), "threads"), 1024, "i = 3, 7, ..., 4095");
+  cr_assert_eq(extent_x(k), 1024, "thread coordinates i / 4: 0 .. 1023");
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")));
+  double tx = num(site(k, 10, "store", "b"), "transactions_per_warp");
+  double load = num(site(k, 10, "load", "a"), "transactions_per_warp");
+  cJSON_Delete(r);
+
+  snprintf(src, sizeof src, fmt, "4");
+  r = build_and_run(src, "2");
+  k = kernel_named(r, "strided");
+  cr_assert_eq(num(first_sample(k), "threads"), 1024);
+  cr_assert_eq(extent_x(k), 1024);
+  cr_assert_float_eq(num(site(k, 10, "store", "b"), "transactions_per_warp"), tx, 1e-9);
+  cr_assert_float_eq(num(site(k, 10, "load", "a"), "transactions_per_warp"), load, 1e-9);
+  cJSON_Delete(r);
+}
+
+/* A run-time step of 0: the loop runs as the program wrote it (here until its break), the runtime
+   says on stderr that the step is 0 and the launch has no CUDA mapping, and does not trace it. */
+Test(e2e_mapped, a_run_time_step_of_zero_is_said_and_the_program_runs_unchanged) {
+  cJSON *r = build_and_run("#include <stdio.h>\n"
+                           "#include <stdlib.h>\n"
+                           "#define N 64\n"
+                           "int b[N];\n"
+                           "int main(int argc, char **argv) {\n"
+                           "  int s = argc > 1 ? atoi(argv[1]) : 1;\n"
+                           "#pragma cgpredict kernel name(stuck)\n"
+                           "  for (int i = 0; i < N; i += s) {\n"
+                           "    b[i] += 1;\n"
+                           "    if (b[i] > 5) break;\n"
+                           "  }\n"
+                           "  printf(\"%d %d\\n\", b[0], b[1]);\n"
+                           "  return 0;\n"
+                           "}\n",
+                           "0");
+  cr_assert_str_eq(read_file("out.txt"), "6 0\n");
+  cr_assert(strstr(read_file("err.txt"), "kernel 'stuck'") && strstr(read_file("err.txt"), "step is 0 at run time"),
+            "%s", read_file("err.txt"));
+  cJSON *k = kernel_named(r, "stuck");
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "samples")), 0, "no launch traced");
+  cr_assert(strstr(str(k, "step_note"), "1 launch(es)"), "%s", str(k, "step_note"));
+  cJSON_Delete(r);
+}
 
 /* Rows of m elements, m known at run time: the optimizer keeps the inner loop's start lo = i * m
    in a register stepped by m each row (a rotated bound, no variable of the source). Each thread
