@@ -633,8 +633,16 @@ static void write_report(void) {
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   if (!cgp_rt_g.nkernels)
     cJSON_AddStringToObject(rt, "kernels_note", RT_NO_NEST_NOTE);
+  char step_note[1024] = "";
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) {
     const rt_kernel *k = cgp_rt_g.kernels[i];
+    if (!k->launches && k->bad_step_launches) {  /* never a launch to predict: said, not listed */
+      size_t used = strlen(step_note);
+      snprintf(step_note + used, sizeof step_note - used, "%skernel '%.100s' (%.200s:%u): %llu launch(es) with a "
+               "mapped loop's run-time step of 0, run untraced; not listed", used ? "; " : "", k->name, k->file,
+               k->line, (unsigned long long)k->bad_step_launches);
+      continue;
+    }
     cJSON_AddItemToArray(kernels, kernel_json(k));
     if (k->oom_lost) {                          /* on stderr too, whatever CGPREDICT_QUIET says */
       char m[300];
@@ -647,6 +655,7 @@ static void write_report(void) {
               "longjmp out of it?), each predicted as the threads that ran (the report's left_note)\n", k->name,
               k->file, k->line, (unsigned long long)k->left_launches);
   }
+  if (step_note[0]) cJSON_AddStringToObject(rt, "step_note", step_note);
   cJSON *host = program_host_json();
   if (host) cJSON_AddItemToObject(r, "host", host);
   rt_trace_report(rt);
