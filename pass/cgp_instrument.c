@@ -25,7 +25,8 @@
          call @cgp_rt_hoisted(i32 sid, i8* addr, i8* base)   (charged to each thread of the row);
      - before entering the nest: call @cgp_rt_kernel_begin(i8* descriptor) with a JSON descriptor
        of the kernel (sites, blocks with PTX counts, inner loops, carried scalars, mapping;
-       docs/pipeline.md lists the keys);
+       docs/pipeline.md lists the keys), or, when a mapped loop steps by a value known only at run
+       time, @cgp_rt_kernel_begin_step(i8* descriptor, i64 sx, i64 sy, i64 sz) with the steps;
      - on every exit from the nest: call @cgp_rt_kernel_end();
      - deletes every marker left (outside marked nests, of noalias nests).
    The hooks' meaning is specified in runtime/cgp_rt.h. */
@@ -1585,9 +1586,7 @@ static int is_dbg_call(LLVMValueRef i) {
 /* Inside loop l, the first llvm.dbg.value call: with want != NULL, the variable (its metadata
    operand) of one that describes value want; else, where one gives variable var a value computed
    in l other than a phi (an assignment), the instruction with the assignment's line. NULL if none. */
-static LLVMValueRef dbg_value_variable(pass_ctx *pc, const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef want,
-                                       LLVMValueRef var) {
-  (void)pc;
+static LLVMValueRef dbg_value_variable(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef want, LLVMValueRef var) {
   size_t len;
   for (size_t b = 0; b < cfg->n; b++) {
     if (!l->in[b]) continue;
@@ -1624,9 +1623,9 @@ static LLVMValueRef dbg_value_variable(pass_ctx *pc, const cgp_cfg *cfg, const c
    receives back to the phi; NULL if neither has a line. */
 static LLVMValueRef carried_update(pass_ctx *pc, const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi,
                                    LLVMValueRef from) {
-  LLVMValueRef var = dbg_value_variable(pc, cfg, l, LLVMMetadataAsValue(pc->ctx, LLVMValueAsMetadata(phi)), NULL);
+  LLVMValueRef var = dbg_value_variable(cfg, l, LLVMMetadataAsValue(pc->ctx, LLVMValueAsMetadata(phi)), NULL);
   if (var) {
-    LLVMValueRef at = dbg_value_variable(pc, cfg, l, NULL, var);
+    LLVMValueRef at = dbg_value_variable(cfg, l, NULL, var);
     if (at) return at;
   }
   /* no variable, or no assignment of it in l: walk back from the value received */
