@@ -4,7 +4,8 @@
    a descriptor of another version with a message asking to rebuild.
 
    Descriptor (ABI 2):
-     name, file, line, for_line, for_column, dims, dims_given, block[3], iv_step[dims], can_skip,
+     name, file, line, for_line, for_column, dims, dims_given, block[3], iv_step[dims] (each mapped
+     loop's step, [0] the innermost's; 0: a step known only at run time, below), can_skip,
      shared[] (array names of the pragma's shared()), shared_pad[] (their pad(n), 0 none), tile, tile_loop (index into loops[] of the
      loop stepping by tile, -1: none; docs/model.md 8b), warnings[],
      mem[]:    per memory site (its sid is its index): file, line, column, kind ("load" | "store" |
@@ -19,8 +20,10 @@
      block_seen: true if the body's blocks may mark themselves in cgp_rt_block_seen instead of
                calling cgp_rt_bb (below; absent: false). Only for a body with no loop, acyclic,
                and at most CGP_FLAT_EVENTS sites and blocks in all
-     carried[]: scalars carried from one thread to the next: file, line, column, type, variable,
-               source_type
+     carried[]: scalars carried from one thread to the next: file, line, column (of the update),
+               type, variable, source_type, origin ("variable" | "memory" | "temporary"), form
+               ("reduction" | "recurrence"), op (a reduction's: "+" "*" "min" "max" "&" "|" "^");
+               origin, form and op are absent from an older pass's descriptor
      exits[]:  early exits from mapped loops: file, line, column, loop_line (absent from an older
                pass's descriptor: none)
      fpga:     the nest as the FPGA model takes it (model/cgp_fpga_kernel.h, the carried form), or
@@ -32,6 +35,15 @@
 #define CGP_ABI_VERSION 2
 
 #define CGP_HOOK_KERNEL_BEGIN "cgp_rt_kernel_begin"
+/* A nest with a mapped loop stepped by a value fixed before the nest but not at compile time
+   (`i += m + m`) has 0 for it in iv_step, and begins with cgp_rt_kernel_begin_step(desc, sx, sy,
+   sz) instead: the steps of the x, y, z loops this launch, as int64_t (a constant step as in
+   iv_step, 1 where not mapped). Thread t of that loop handles i = t * step (+ lo: the coordinate
+   is i / |step|, as for a constant step). The runtime takes a step of 0 as no mapping: the launch
+   is said on stderr and in the report's step_note, and runs untraced. A descriptor without a 0 in
+   iv_step never needs it, so older objects run unchanged; objects using it need this runtime
+   (the stub refuses a runtime without it: "a hook is missing"). */
+#define CGP_HOOK_KERNEL_BEGIN_STEP "cgp_rt_kernel_begin_step"
 #define CGP_HOOK_KERNEL_END "cgp_rt_kernel_end"
 #define CGP_HOOK_THREAD "cgp_rt_thread"     /* its PLAIN answer may grant the next threads */
 #define CGP_HOOK_FAST_END "cgp_rt_fast_end"

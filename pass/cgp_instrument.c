@@ -25,7 +25,8 @@
          call @cgp_rt_hoisted(i32 sid, i8* addr, i8* base)   (charged to each thread of the row);
      - before entering the nest: call @cgp_rt_kernel_begin(i8* descriptor) with a JSON descriptor
        of the kernel (sites, blocks with PTX counts, inner loops, carried scalars, mapping;
-       docs/pipeline.md lists the keys);
+       docs/pipeline.md lists the keys), or, when a mapped loop steps by a value known only at run
+       time, @cgp_rt_kernel_begin_step(i8* descriptor, i64 sx, i64 sy, i64 sz) with the steps;
      - on every exit from the nest: call @cgp_rt_kernel_end();
      - deletes every marker left (outside marked nests, of noalias nests).
    The hooks' meaning is specified in runtime/cgp_rt.h. */
@@ -71,8 +72,8 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMTargetDataRef td;
   LLVMTypeRef i8p, i32, i64, voidt;
-  LLVMTypeRef t_begin, t_thread, t_mem, t_bb, t_bb_inline, t_end, t_flush, t_fast_end;
-  LLVMValueRef f_begin, f_thread, f_flush, f_bb, f_end, f_hoisted, f_fast_end;
+  LLVMTypeRef t_begin, t_begin_step, t_thread, t_mem, t_bb, t_bb_inline, t_end, t_flush, t_fast_end;
+  LLVMValueRef f_begin, f_begin_step, f_thread, f_flush, f_bb, f_end, f_hoisted, f_fast_end;
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
   msgbuf err, warn;
@@ -88,6 +89,12 @@ typedef struct {
   unsigned order;                   /* position among the sites of its block */
 } mem_site;
 
+/* A mapped loop's step known only at run time: phi + value (phi - value when negate). */
+typedef struct {
+  LLVMValueRef value;
+  int negate;
+} run_time_step;
+
 /* One marked nest being instrumented. */
 typedef struct {
   const cgp_kernel_pragma *k;
@@ -95,7 +102,8 @@ typedef struct {
   cgp_loop *mapped[CGP_MAX_DIMS];   /* [0] outermost */
   unsigned dims;
   LLVMValueRef iv[CGP_MAX_DIMS];    /* [0] = x (innermost mapped loop) */
-  long long step[CGP_MAX_DIMS];
+  long long step[CGP_MAX_DIMS];      /* 0: known at run time, run_step */
+  run_time_step run_step[CGP_MAX_DIMS];
   int may_alias;                    /* the reading: marker calls are the sites */
   mem_site *mem; size_t nmem;       /* sites of the thread body, in block order, then the loads
                                        hoisted out of it (between mapped loops) */
@@ -246,6 +254,8 @@ static void declare_hooks(pass_ctx *pc) {
   LLVMTypeRef p_thread[3] = {pc->i64, pc->i64, pc->i64};
   LLVMTypeRef p_mem[3] = {pc->i32, pc->i8p, pc->i8p};
   pc->t_begin = LLVMFunctionType(pc->voidt, &pc->i8p, 1, 0);
+  LLVMTypeRef p_begin_step[4] = {pc->i8p, pc->i64, pc->i64, pc->i64};
+  pc->t_begin_step = LLVMFunctionType(pc->voidt, p_begin_step, 4, 0);
   pc->t_thread = LLVMFunctionType(pc->i32, p_thread, 3, 0);
   pc->t_mem = LLVMFunctionType(pc->voidt, p_mem, 3, 0);
   LLVMTypeRef i8pp = LLVMPointerType(pc->i8p, 0);
@@ -254,7 +264,8 @@ static void declare_hooks(pass_ctx *pc) {
   pc->t_bb = LLVMFunctionType(pc->voidt, &pc->i32, 1, 0);
   pc->t_end = LLVMFunctionType(pc->voidt, NULL, 0, 0);
   pc->t_fast_end = LLVMFunctionType(pc->voidt, &pc->i64, 1, 0);
-  pc->f_begin = declare_hook(pc, "cgp_rt_kernel_begin", pc->t_begin);
+  pc->f_begin = declare_hook(pc, CGP_HOOK_KERNEL_BEGIN, pc->t_begin);
+  pc->f_begin_step = declare_hook(pc, CGP_HOOK_KERNEL_BEGIN_STEP, pc->t_begin_step);
   pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
   pc->f_flush = flush_hook(pc, declare_hook(pc, CGP_HOOK_MEM_BLOCK, pc->t_flush));
   pc->f_bb = bb_hook(pc, declare_hook(pc, "cgp_rt_bb", pc->t_bb));
@@ -359,28 +370,53 @@ static int choose_mapped_loops(pass_ctx *pc, nest *n, cgp_loop *loops, size_t nl
   return 0;
 }
 
+/* Is v the same in every iteration of loop l: a constant, an argument, or an instruction outside l? */
+static int loop_invariant(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v) {
+  if (LLVMIsAInstruction(v)) return !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))];
+  return LLVMIsAConstant(v) || LLVMIsAArgument(v) || LLVMIsAGlobalValue(v);
+}
+
 /* The integer induction variable of a loop: a header phi whose value from each latch is
-   phi +/- constant. */
-static LLVMValueRef induction_variable(const cgp_cfg *cfg, const cgp_loop *l, long long *step) {
+   phi +/- constant (*step), or, where run_time is not NULL, phi +/- a value fixed before the
+   loop `outer` (the nest) is entered: *step 0, run_time->value the value, run_time->negate for
+   phi - value (a step known only at run time, `i += m + m`). A constant step is preferred. */
+static LLVMValueRef induction_variable(const cgp_cfg *cfg, const cgp_loop *l, long long *step, const cgp_loop *outer,
+                                       run_time_step *run_time) {
   LLVMBasicBlockRef h = cfg->bb[l->header];
-  for (LLVMValueRef phi = LLVMGetFirstInstruction(h); phi && LLVMIsAPHINode(phi);
-       phi = LLVMGetNextInstruction(phi)) {
-    if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind) continue;
-    int ok = 1;
-    for (unsigned k = 0; k < LLVMCountIncoming(phi) && ok; k++) {
-      size_t from = cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k));
-      if (!l->in[from]) continue;
-      LLVMValueRef v = LLVMGetIncomingValue(phi, k);
-      ok = 0;
-      if (!LLVMIsAInstruction(v)) break;
-      LLVMOpcode op = LLVMGetInstructionOpcode(v);
-      if ((op != LLVMAdd && op != LLVMSub) || LLVMGetOperand(v, 0) != phi) break;
-      LLVMValueRef c = LLVMGetOperand(v, 1);
-      if (!LLVMIsAConstantInt(c)) break;
-      *step = LLVMConstIntGetSExtValue(c) * (op == LLVMSub ? -1 : 1);
-      ok = *step != 0;
+  for (int want_constant = 1; want_constant >= 0; want_constant--) {
+    if (!want_constant && !run_time) break;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(h); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi)) {
+      if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind) continue;
+      int ok = 1;
+      run_time_step rt = {NULL, 0};
+      for (unsigned k = 0; k < LLVMCountIncoming(phi) && ok; k++) {
+        size_t from = cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k));
+        if (!l->in[from]) continue;
+        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+        ok = 0;
+        if (!LLVMIsAInstruction(v)) break;
+        LLVMOpcode op = LLVMGetInstructionOpcode(v);
+        if ((op != LLVMAdd && op != LLVMSub) || LLVMGetOperand(v, 0) != phi) break;
+        LLVMValueRef c = LLVMGetOperand(v, 1);
+        if (want_constant) {
+          if (!LLVMIsAConstantInt(c)) break;
+          *step = LLVMConstIntGetSExtValue(c) * (op == LLVMSub ? -1 : 1);
+          ok = *step != 0;
+        } else {                                   /* the same invariant value from every latch */
+          if (LLVMIsAConstant(c) || !loop_invariant(cfg, outer, c) || (rt.value && (rt.value != c ||
+              rt.negate != (op == LLVMSub))))
+            break;
+          rt.value = c;
+          rt.negate = op == LLVMSub;
+          ok = 1;
+        }
+      }
+      if (ok && !want_constant && !rt.value) ok = 0;
+      if (!ok) continue;
+      if (!want_constant) { *step = 0; *run_time = rt; }
+      return phi;
     }
-    if (ok) return phi;
   }
   return NULL;
 }
@@ -880,7 +916,7 @@ static void mark_block(pass_ctx *pc, size_t bid) {
 static int tile_loop(const cgp_cfg *cfg, const body_shape *bs, unsigned tile) {
   for (size_t l = 0; l < bs->ninner && tile; l++) {
     long long step = 0;
-    if (induction_variable(cfg, bs->inner[l], &step) && step == (long long)tile) return (int)l;
+    if (induction_variable(cfg, bs->inner[l], &step, NULL, NULL) && step == (long long)tile) return (int)l;
   }
   return -1;
 }
@@ -1184,12 +1220,31 @@ out:
   return made;
 }
 
-/* A new block on the edge from -> to, holding a call to `hook`; phis of `to` are retargeted. */
+/* A new block on the edge from -> to, holding a call to `hook`; phis of `to` are retargeted.
+   With steps (the nest's run-time steps, kernel_begin_step): the call's arguments after arg[0] are
+   the three steps, computed in that block. */
 static void hook_on_edge(pass_ctx *pc, nest *n, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
                          LLVMTypeRef ty, LLVMValueRef hook, LLVMValueRef *arg, unsigned nargs) {
   LLVMBasicBlockRef e = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(from), "cgp.edge");
   LLVMMoveBasicBlockAfter(e, from);
   LLVMPositionBuilderAtEnd(pc->b, e);
+  LLVMValueRef args[4];
+  if (hook == pc->f_begin_step) {               /* the steps of x, y, z, as i64 */
+    args[0] = arg[0];
+    for (unsigned d = 0; d < CGP_MAX_DIMS; d++) {
+      if (d >= n->dims || n->step[d]) {
+        args[1 + d] = LLVMConstInt(pc->i64, d < n->dims ? (unsigned long long)n->step[d] : 1, 1);
+        continue;
+      }
+      LLVMValueRef v = n->run_step[d].value;
+      if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) < 64) v = LLVMBuildSExt(pc->b, v, pc->i64, "cgp.step");
+      else if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64) v = LLVMBuildTrunc(pc->b, v, pc->i64, "cgp.step");
+      if (n->run_step[d].negate) v = LLVMBuildSub(pc->b, LLVMConstInt(pc->i64, 0, 0), v, "cgp.step");
+      args[1 + d] = v;
+    }
+    arg = args;
+    nargs = 4;
+  }
   LLVMBuildCall2(pc->b, ty, hook, arg, nargs, "");
   LLVMBuildBr(pc->b, to);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
@@ -1206,10 +1261,13 @@ static void insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc) {
   const cgp_loop *l0 = n->mapped[0];
   LLVMPositionBuilderBefore(pc->b, first_non_phi(cfg->bb[0]));
   LLVMValueRef str = LLVMBuildGlobalStringPtr(pc->b, desc, "cgp.kernel");
+  int run_time = 0;                               /* a step known at run time: kernel_begin_step */
+  for (unsigned d = 0; d < n->dims; d++) run_time |= !n->step[d];
   for (size_t p = 0; p < cfg->npred[l0->header]; p++) {
     size_t pb = cfg->pred[l0->header][p];
     if (!l0->in[pb])
-      hook_on_edge(pc, n, cfg->bb[pb], cfg->bb[l0->header], pc->t_begin, pc->f_begin, &str, 1);
+      hook_on_edge(pc, n, cfg->bb[pb], cfg->bb[l0->header], run_time ? pc->t_begin_step : pc->t_begin,
+                   run_time ? pc->f_begin_step : pc->f_begin, &str, 1);
   }
   for (size_t b = 0; b < cfg->n; b++) {
     if (!l0->in[b]) continue;
@@ -1252,16 +1310,18 @@ static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
     }
 }
 
-/* Is phi stepped by a constant each iteration (an integer or pointer induction variable)? Each
-   thread can compute such a value from its index: it carries nothing. */
+/* Is phi stepped by a loop-invariant amount each iteration (an integer or pointer induction
+   variable: by a constant, or by a value fixed before the loop, as the start of a row of m
+   elements the optimizer keeps in a register, `lo += m`)? Each thread can compute such a value
+   from its index: it carries nothing. */
 static int affine_phi(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi) {
   for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
     if (!l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) continue;
     LLVMValueRef v = LLVMGetIncomingValue(phi, k);
     if (!LLVMIsAInstruction(v) || LLVMGetOperand(v, 0) != phi) return 0;
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
-    if ((op == LLVMAdd || op == LLVMSub) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) continue;
-    if (op == LLVMGetElementPtr && LLVMGetNumOperands(v) == 2 && LLVMIsAConstantInt(LLVMGetOperand(v, 1)))
+    if ((op == LLVMAdd || op == LLVMSub) && loop_invariant(cfg, l, LLVMGetOperand(v, 1))) continue;
+    if (op == LLVMGetElementPtr && LLVMGetNumOperands(v) == 2 && loop_invariant(cfg, l, LLVMGetOperand(v, 1)))
       continue;
     return 0;
   }
@@ -1307,6 +1367,289 @@ static int recurrence(const cgp_cfg *cfg, const cgp_loop *l, size_t insts, LLVMV
   return found;
 }
 
+/* Does v depend on `target` through instructions of loop l (at most `budget` of them visited)? */
+static int reaches(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v, LLVMValueRef target, unsigned budget) {
+  LLVMValueRef stack[256], seen[256];
+  unsigned top = 0, nseen = 0;
+  stack[top++] = v;
+  while (top) {
+    LLVMValueRef x = stack[--top];
+    if (x == target) return 1;
+    if (!LLVMIsAInstruction(x) || !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(x))]) continue;
+    int again = 0;
+    for (unsigned k = 0; k < nseen && !again; k++) again = seen[k] == x;
+    if (again) continue;
+    if (nseen == 256 || nseen == budget) return 1;                /* unsure: it may */
+    seen[nseen++] = x;
+    for (int o = 0; o < LLVMGetNumOperands(x); o++) {
+      if (top == 256) return 1;
+      stack[top++] = LLVMGetOperand(x, (unsigned)o);
+    }
+  }
+  return 0;
+}
+
+/* A carried value's chain of updates, for carried_form: the instructions of loop l that compute
+   the next value from the phi (through casts, branches' phis, selects), the comparisons of a
+   min/max, the one associative operation they all apply, and the first of them. */
+enum { CHAIN_MAX = 64 };
+typedef struct {
+  const cgp_cfg *cfg;
+  const cgp_loop *l;
+  LLVMValueRef phi;
+  LLVMValueRef m[CHAIN_MAX];
+  unsigned nm;
+  LLVMValueRef cmp[CHAIN_MAX];
+  unsigned ncmp;
+  const char *op;                   /* "+", "*", "&", "|", "^", "min", "max"; NULL: none yet */
+  LLVMValueRef update;              /* the first operation met */
+} chain;
+
+static int chain_member(const chain *c, LLVMValueRef v) {
+  if (v == c->phi) return 1;
+  for (unsigned k = 0; k < c->nm; k++)
+    if (c->m[k] == v) return 1;
+  return 0;
+}
+
+static int chain_op(chain *c, const char *op, LLVMValueRef inst) {
+  if (c->op && strcmp(c->op, op) != 0) return 0;            /* s = s * 2 + a[i]: not one operation */
+  c->op = op;
+  if (!c->update) c->update = inst;
+  return 1;
+}
+
+static int chain_reaches(const chain *c, LLVMValueRef v) { return reaches(c->cfg, c->l, v, c->phi, 256); }
+
+static int chain_add(chain *c, LLVMValueRef v, int depth);
+
+/* Exactly one of v's first two operands depends on the phi: add it (the other is the term). */
+static int chain_one_operand(chain *c, LLVMValueRef v, int depth, int first_only) {
+  int r0 = chain_reaches(c, LLVMGetOperand(v, 0)), r1 = chain_reaches(c, LLVMGetOperand(v, 1));
+  if (r0 == r1 || (first_only && !r0)) return 0;
+  return chain_add(c, LLVMGetOperand(v, r0 ? 0 : 1), depth + 1);
+}
+
+/* A select or branch that keeps the larger (smaller) of a and e, where the comparison cmp of a
+   and e decides: "max" or "min", NULL if it is no such choice. */
+static const char *min_or_max(LLVMValueRef cmp, LLVMValueRef when_true, LLVMValueRef when_false) {
+  if (!cmp || !(LLVMIsAICmpInst(cmp) || LLVMIsAFCmpInst(cmp))) return NULL;
+  LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
+  if (!((when_true == a && when_false == b) || (when_true == b && when_false == a))) return NULL;
+  int greater_first;                                          /* true means a > b (or >=) */
+  if (LLVMIsAICmpInst(cmp)) {
+    switch (LLVMGetICmpPredicate(cmp)) {
+    case LLVMIntSGT: case LLVMIntSGE: case LLVMIntUGT: case LLVMIntUGE: greater_first = 1; break;
+    case LLVMIntSLT: case LLVMIntSLE: case LLVMIntULT: case LLVMIntULE: greater_first = 0; break;
+    default: return NULL;
+    }
+  } else {
+    switch (LLVMGetFCmpPredicate(cmp)) {
+    case LLVMRealOGT: case LLVMRealOGE: case LLVMRealUGT: case LLVMRealUGE: greater_first = 1; break;
+    case LLVMRealOLT: case LLVMRealOLE: case LLVMRealULT: case LLVMRealULE: greater_first = 0; break;
+    default: return NULL;
+    }
+  }
+  return (when_true == a) == greater_first ? "max" : "min";
+}
+
+/* The min/max a merge phi of two values makes: `if (e > m) m = e;` leaves the branch on e > m and
+   a phi of e (from the taken arm) and m. NULL if phi is not one. */
+static const char *phi_min_or_max(LLVMValueRef phi, LLVMValueRef *cmp_out) {
+  if (LLVMCountIncoming(phi) != 2) return NULL;
+  LLVMBasicBlockRef b0 = LLVMGetIncomingBlock(phi, 0), b1 = LLVMGetIncomingBlock(phi, 1);
+  /* one arm is the block holding the branch, the other a block that block branched to first */
+  for (int side = 0; side < 2; side++) {
+    LLVMBasicBlockRef from = side ? b1 : b0, arm = side ? b0 : b1;
+    LLVMValueRef br = LLVMGetBasicBlockTerminator(from);
+    if (LLVMGetInstructionOpcode(br) != LLVMBr || !LLVMIsConditional(br)) continue;
+    LLVMBasicBlockRef t = LLVMValueAsBasicBlock(LLVMGetOperand(br, 2)), f = LLVMValueAsBasicBlock(LLVMGetOperand(br, 1));
+    LLVMBasicBlockRef here = LLVMGetInstructionParent(phi);
+    LLVMValueRef arm_term = LLVMGetBasicBlockTerminator(arm);
+    if (LLVMGetInstructionOpcode(arm_term) != LLVMBr || LLVMIsConditional(arm_term) ||
+        LLVMValueAsBasicBlock(LLVMGetOperand(arm_term, 0)) != here)
+      continue;
+    LLVMValueRef v_from = LLVMGetIncomingValue(phi, side ? 1 : 0), v_arm = LLVMGetIncomingValue(phi, side ? 0 : 1);
+    LLVMValueRef cond = LLVMGetCondition(br);
+    const char *mm = NULL;
+    if (t == arm && f == here) mm = min_or_max(cond, v_arm, v_from);
+    else if (f == arm && t == here) mm = min_or_max(cond, v_from, v_arm);
+    if (mm) { *cmp_out = cond; return mm; }
+  }
+  return NULL;
+}
+
+static int chain_add(chain *c, LLVMValueRef v, int depth) {
+  if (chain_member(c, v)) return 1;
+  if (!LLVMIsAInstruction(v) || !c->l->in[cgp_cfg_index(c->cfg, LLVMGetInstructionParent(v))]) return 0;
+  if (depth > 32 || c->nm == CHAIN_MAX) return 0;
+  c->m[c->nm++] = v;                                /* first: a cycle through an inner loop ends here */
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  switch (op) {
+  case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMFPExt: case LLVMFPTrunc:
+    return chain_add(c, LLVMGetOperand(v, 0), depth + 1);
+  case LLVMAdd: case LLVMFAdd:
+    return chain_op(c, "+", v) && chain_one_operand(c, v, depth, 0);
+  case LLVMSub: case LLVMFSub:                      /* s -= a[i]: a sum of the negated terms */
+    return chain_op(c, "+", v) && chain_one_operand(c, v, depth, 1);
+  case LLVMMul: case LLVMFMul:
+    return chain_op(c, "*", v) && chain_one_operand(c, v, depth, 0);
+  case LLVMAnd: return chain_op(c, "&", v) && chain_one_operand(c, v, depth, 0);
+  case LLVMOr: return chain_op(c, "|", v) && chain_one_operand(c, v, depth, 0);
+  case LLVMXor: return chain_op(c, "^", v) && chain_one_operand(c, v, depth, 0);
+  case LLVMCall: {
+    LLVMValueRef callee = LLVMGetCalledValue(v);
+    size_t len = 0;
+    const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+    const char *mm = NULL;
+    if (!strncmp(name, "llvm.smax.", 10) || !strncmp(name, "llvm.umax.", 10) || !strncmp(name, "llvm.maxnum.", 12) ||
+        !strncmp(name, "llvm.maximum.", 13))
+      mm = "max";
+    else if (!strncmp(name, "llvm.smin.", 10) || !strncmp(name, "llvm.umin.", 10) ||
+             !strncmp(name, "llvm.minnum.", 12) || !strncmp(name, "llvm.minimum.", 13))
+      mm = "min";
+    return mm && chain_op(c, mm, v) && chain_one_operand(c, v, depth, 0);
+  }
+  case LLVMSelect: {
+    LLVMValueRef cond = LLVMGetOperand(v, 0), t = LLVMGetOperand(v, 1), f = LLVMGetOperand(v, 2);
+    const char *mm = min_or_max(cond, t, f);
+    if (mm) {                                       /* m = e > m ? e : m */
+      if (c->ncmp == CHAIN_MAX || !chain_op(c, mm, v)) return 0;
+      c->cmp[c->ncmp++] = cond;
+      int rt = chain_reaches(c, t), rf = chain_reaches(c, f);
+      return rt != rf && chain_add(c, rt ? t : f, depth + 1);
+    }
+    /* a conditional update, chosen by what the phi does not decide: both arms update it */
+    return !chain_reaches(c, cond) && chain_reaches(c, t) && chain_reaches(c, f) && chain_add(c, t, depth + 1) &&
+           chain_add(c, f, depth + 1);
+  }
+  case LLVMPHI: {
+    LLVMValueRef cmp = NULL;
+    const char *mm = LLVMGetInstructionParent(v) != c->cfg->bb[c->l->header] ? phi_min_or_max(v, &cmp) : NULL;
+    if (mm) {                                       /* if (e > m) m = e; */
+      if (c->ncmp == CHAIN_MAX || !chain_op(c, mm, v)) return 0;
+      c->cmp[c->ncmp++] = cmp;
+      int r0 = chain_reaches(c, LLVMGetIncomingValue(v, 0)), r1 = chain_reaches(c, LLVMGetIncomingValue(v, 1));
+      return r0 != r1 && chain_add(c, LLVMGetIncomingValue(v, r0 ? 0 : 1), depth + 1);
+    }
+    /* the branches' join (a conditional update), or an inner loop's header: every value in
+       comes from the phi (the branches' conditions are checked by carried_form: none may read it) */
+    for (unsigned k = 0; k < LLVMCountIncoming(v); k++) {
+      LLVMValueRef in = LLVMGetIncomingValue(v, k);
+      if (!chain_reaches(c, in) || !chain_add(c, in, depth + 1)) return 0;
+    }
+    return 1;
+  }
+  default:
+    return 0;
+  }
+}
+
+/* Is the value carried by header phi of loop l a reduction: x = x op e with op associative (+,
+   *, min, max, &, |, ^; one op throughout, conditionally or not), whose intermediate values
+   the loop uses for nothing else (no comparison, address or store reads them, so no thread needs
+   another's value)? Then *op gets the operation and *update the first instruction applying it. */
+static int carried_reduction(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi, const char **op,
+                             LLVMValueRef *update) {
+  chain *c = calloc(1, sizeof *c);
+  if (!c) return 0;
+  c->cfg = cfg;
+  c->l = l;
+  c->phi = phi;
+  int ok = 1;
+  for (unsigned k = 0; k < LLVMCountIncoming(phi) && ok; k++)
+    if (l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) ok = chain_add(c, LLVMGetIncomingValue(phi, k), 0);
+  ok = ok && c->op;
+  /* every use inside l of the phi or of a value of the chain is the chain's own (or a min/max's
+     comparison): a use outside l is the final value */
+  for (unsigned k = 0; ok && k <= c->nm; k++) {
+    LLVMValueRef v = k < c->nm ? c->m[k] : phi;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u && ok; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (!LLVMIsAInstruction(user) || !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(user))]) continue;
+      int own = chain_member(c, user);
+      for (unsigned j = 0; j < c->ncmp && !own; j++) own = c->cmp[j] == user;
+      ok = own;
+    }
+  }
+  if (ok) { *op = c->op; *update = c->update; }
+  free(c);
+  return ok;
+}
+
+static int is_dbg_call(LLVMValueRef i) {
+  if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  size_t len = 0;
+  return callee && LLVMIsAFunction(callee) && strncmp(LLVMGetValueName2(callee, &len), "llvm.dbg.", 9) == 0;
+}
+
+/* Inside loop l, the first llvm.dbg.value call: with want != NULL, the variable (its metadata
+   operand) of one that describes value want; else, where one gives variable var a value computed
+   in l other than a phi (an assignment), the instruction with the assignment's line. NULL if none. */
+static LLVMValueRef dbg_value_variable(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef want, LLVMValueRef var) {
+  size_t len;
+  for (size_t b = 0; b < cfg->n; b++) {
+    if (!l->in[b]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetNumOperands(i) < 3) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (!LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "llvm.dbg.value") != 0) continue;
+      if (want) {
+        if (LLVMGetOperand(i, 0) == want) return LLVMGetOperand(i, 1);
+        continue;
+      }
+      if (LLVMGetOperand(i, 1) != var) continue;
+      LLVMValueRef md = LLVMGetOperand(i, 0);
+      if (LLVMGetMDNodeNumOperands(md) < 1) continue;               /* !{}: no value */
+      LLVMValueRef v = LLVMGetOperand(md, 0);                       /* the value the metadata wraps */
+      if (!v || !LLVMIsAInstruction(v) || LLVMIsAPHINode(v) || !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))])
+        continue;
+      /* the call's own line is the declaration's: the assignment is the value computed there, or
+         (a value computed earlier, CSE'd: `if (e > m) m = e;`) the code next to the call */
+      if (LLVMGetInstructionParent(v) == cfg->bb[b] && LLVMGetDebugLocLine(v)) return v;
+      for (LLVMValueRef o = LLVMGetPreviousInstruction(i); o; o = LLVMGetPreviousInstruction(o))
+        if (LLVMGetDebugLocLine(o) && !is_dbg_call(o)) return o;
+      for (LLVMValueRef o = LLVMGetNextInstruction(i); o; o = LLVMGetNextInstruction(o))
+        if (LLVMGetDebugLocLine(o) && !is_dbg_call(o)) return o;
+      return LLVMGetDebugLocLine(v) ? v : NULL;
+    }
+  }
+  return NULL;
+}
+
+/* The instruction that updates a carried value: where the source assigns its variable a new
+   value inside l (the llvm.dbg.value of an assignment, not the phis of the header or of a join), else
+   the first computation (not a phi, select or cast) on the way from the value the next iteration
+   receives back to the phi; NULL if neither has a line. */
+static LLVMValueRef carried_update(pass_ctx *pc, const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi,
+                                   LLVMValueRef from) {
+  LLVMValueRef var = dbg_value_variable(cfg, l, LLVMMetadataAsValue(pc->ctx, LLVMValueAsMetadata(phi)), NULL);
+  if (var) {
+    LLVMValueRef at = dbg_value_variable(cfg, l, NULL, var);
+    if (at) return at;
+  }
+  /* no variable, or no assignment of it in l: walk back from the value received */
+  LLVMValueRef stack[64];
+  unsigned top = 0, steps = 0;
+  if (from) stack[top++] = from;
+  while (top && steps++ < 256) {
+    LLVMValueRef v = stack[--top];
+    if (v == phi || !LLVMIsAInstruction(v) || !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))]) continue;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    int pass_through = op == LLVMPHI || op == LLVMSelect || op == LLVMTrunc || op == LLVMZExt || op == LLVMSExt ||
+                       op == LLVMFPExt || op == LLVMFPTrunc;
+    if (!pass_through && LLVMGetDebugLocLine(v)) return v;
+    unsigned first = op == LLVMSelect ? 1 : 0;       /* a select's arms, not its condition */
+    if (op == LLVMPHI) {
+      for (unsigned k = LLVMCountIncoming(v); k-- > 0 && top < 64;) stack[top++] = LLVMGetIncomingValue(v, k);
+    } else {
+      for (int o = LLVMGetNumOperands(v); o-- > (int)first && top < 64;) stack[top++] = LLVMGetOperand(v, (unsigned)o);
+    }
+  }
+  return NULL;
+}
+
 static size_t loop_instructions(const cgp_cfg *cfg, const cgp_loop *l) {
   size_t insts = 0;
   for (size_t b = 0; b < cfg->n; b++)
@@ -1338,7 +1681,12 @@ static cJSON *location_json(LLVMValueRef i, const cgp_loop *l, unsigned *line) {
 }
 
 /* Scalars carried from one iteration of a mapped loop to the next are an inter-thread
-   dependence (a reduction in CUDA): a warning and a "carried" entry each. */
+   dependence: a warning and a "carried" entry each, at the line of the update, telling a reduction
+   (x = x op e, op associative: CUDA combines the threads' values) from a recurrence (each thread
+   needs the previous thread's value). A value with no variable of the source is named by the
+   memory it was loaded from (a global the compiler keeps in a register), else called a value the
+   compiler made; one stepped by a loop-invariant amount is an induction variable (affine_phi),
+   which each thread computes from its index, and carries nothing. */
 static void collect_carried(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
   for (unsigned d = 0; d < n->dims; d++) {
@@ -1352,21 +1700,51 @@ static void collect_carried(pass_ctx *pc, nest *n) {
                        : (tk == LLVMFloatTypeKind || tk == LLVMDoubleTypeKind || tk == LLVMHalfTypeKind) ? "float"
                        : "other";
       char var[64], ctype[64];
+      const char *origin = "variable";
       dbg_variable(pc, phi, var, sizeof var, ctype, sizeof ctype);
+      LLVMValueRef from = NULL, entry = NULL;        /* the values from an iteration and from before l */
+      for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+        if (l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) { if (!from) from = LLVMGetIncomingValue(phi, k); }
+        else if (!entry) entry = LLVMGetIncomingValue(phi, k);
+      }
+      if (!var[0]) {
+        origin = "temporary";
+        if (entry && LLVMIsALoadInst(entry)) {       /* promoted out of memory (LICM): g += a[i] */
+          source_name(pc, LLVMGetOperand(entry, 0), var, sizeof var);
+          if (var[0]) origin = "memory";
+        }
+      }
       if (!ctype[0]) ir_type_name(LLVMTypeOf(phi), ctype, sizeof ctype);
-      /* the location of the value the next iteration receives (s += a[i]: the +=) */
-      LLVMValueRef from = NULL;
-      for (unsigned k = 0; k < LLVMCountIncoming(phi) && !from; k++)
-        if (l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) from = LLVMGetIncomingValue(phi, k);
+      const char *op = NULL;
+      LLVMValueRef update = NULL;
+      int reduction = carried_reduction(cfg, l, phi, &op, &update);
+      /* the location of the update (s += a[i]: the +=; i1++ of merge), not of the header's phi
+         or of the join of branches */
+      LLVMValueRef at = carried_update(pc, cfg, l, phi, from);
+      if (!at && reduction) at = update;
+      if (!at && from && LLVMIsAInstruction(from)) at = from;
       unsigned line;
-      cJSON *c = location_json(from && LLVMIsAInstruction(from) ? from : NULL, l, &line);
+      cJSON *c = location_json(at, l, &line);
       cJSON_AddStringToObject(c, "type", type);
       cJSON_AddStringToObject(c, "variable", var);
       cJSON_AddStringToObject(c, "source_type", ctype);
+      cJSON_AddStringToObject(c, "origin", origin);
+      cJSON_AddStringToObject(c, "form", reduction ? "reduction" : "recurrence");
+      if (reduction) cJSON_AddStringToObject(c, "op", op);
       cJSON_AddItemToArray(n->carried, c);
-      nest_warn(pc, n, line, "%s%s%s (%s) is carried from one iteration of the mapped loop at line %u to the "
-                "next (line %u): threads would depend on each other (a reduction in CUDA)",
-                var[0] ? "'" : "a value", var, var[0] ? "'" : "", ctype, l->line, line);
+      char what[256];
+      if (!strcmp(origin, "variable")) snprintf(what, sizeof what, "'%s' (%s)", var, ctype);
+      else if (!strcmp(origin, "memory"))
+        snprintf(what, sizeof what, "'%s' (%s in memory, kept in a register by the compiler)", var, ctype);
+      else snprintf(what, sizeof what, "a value the compiler made (%s, no variable of the source)", ctype);
+      if (reduction)
+        nest_warn(pc, n, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
+                  "(line %u): threads would depend on each other: a reduction (%s), which CUDA computes with "
+                  "atomic operations or a tree reduction", what, l->line, line, op);
+      else
+        nest_warn(pc, n, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
+                  "(line %u): threads would depend on each other: a recurrence: each thread needs the previous "
+                  "thread's value; not parallel as written", what, l->line, line);
     }
   }
 }
@@ -1549,11 +1927,12 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   if (choose_mapped_loops(pc, &n, loops, nl, l0) != 0) goto out;
   for (unsigned d = 0; d < n.dims; d++) {
     const cgp_loop *l = n.mapped[n.dims - 1 - d];
-    n.iv[d] = induction_variable(cfg, l, &n.step[d]);
+    n.iv[d] = induction_variable(cfg, l, &n.step[d], n.mapped[0], &n.run_step[d]);
     if (!n.iv[d]) {
       NEST_ERROR(pc, &n, "kernel '%s': the mapped loop at line %u:%u has no integer induction "
-                 "variable (a thread index must be an integer counter stepped by the same constant every "
-                 "iteration: is the counter also changed in the body, or stepped by a variable?)",
+                 "variable (a thread index must be an integer counter stepped by the same amount every "
+                 "iteration, a constant or a value fixed before the nest: is the counter also changed in the "
+                 "body, or stepped by a value the nest computes?)",
                  k->name, l->line, l->col);
       goto out;
     }

@@ -127,7 +127,9 @@ static struct {
   unsigned next_l;                        /* its lane */
   unsigned next_end;                      /* lanes l + 1 < next_end of the traced warp have a
                                              right neighbour in it (start_lane) */
-  int unit;                               /* unit_steps(k) */
+  long long step[3];                      /* the mapped loops' steps this launch: the descriptor's,
+                                             or for its iv_step 0 cgp_rt_kernel_begin_step's */
+  int unit;                               /* unit_steps(step) */
   int flat;                               /* rt_shape_flat(k->shape) */
   uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
   int seen_word;                          /* no marks, or all in seen[0] (64 blocks at most) */
@@ -488,9 +490,9 @@ static int32_t plain_run(int64_t x) {
 }
 
 /* 1 if x, y, z are the thread loops' own indices (thread_slow divides the others by their step). */
-static int unit_steps(const rt_kernel *k) {
+static int unit_steps(const long long *step) {
   for (int d = 0; d < 3; d++)
-    if (k->step[d] > 1 || k->step[d] < -1) return 0;
+    if (step[d] > 1 || step[d] < -1) return 0;
   return 1;
 }
 
@@ -684,10 +686,10 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
 static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
   L.fast_hi = INT64_MIN;
   L.next_x = INT64_MIN;
-  rt_kernel *k = L.k;
-  if (k->step[0] > 1 || k->step[0] < -1) x /= k->step[0] < 0 ? -k->step[0] : k->step[0];
-  if (k->step[1] > 1 || k->step[1] < -1) y /= k->step[1] < 0 ? -k->step[1] : k->step[1];
-  if (k->step[2] > 1 || k->step[2] < -1) z /= k->step[2] < 0 ? -k->step[2] : k->step[2];
+  const long long *step = L.step;             /* never 0 nor LLONG_MIN (kernel_begin) */
+  if (step[0] > 1 || step[0] < -1) x /= step[0] < 0 ? -step[0] : step[0];
+  if (step[1] > 1 || step[1] < -1) y /= step[1] < 0 ? -step[1] : step[1];
+  if (step[2] > 1 || step[2] < -1) z /= step[2] < 0 ? -step[2] : step[2];
   finish_lane();
   L.threads++;
   if (x < 0 || y < 0 || z < 0) return CGP_RT_PLAIN;          /* no such CUDA thread */
@@ -1118,7 +1120,35 @@ static int another_expects(const rt_kernel *k) {
   return 0;
 }
 
-void cgp_rt_kernel_begin(const char *desc) {
+/* The steps of this launch: the descriptor's, and for a run-time one (iv_step 0) the value given,
+   which must not be 0 (no thread mapping: the loop does not advance) nor LLONG_MIN (no |step|).
+   0 if one is not usable: the launch is then said on stderr and runs untraced. */
+static int launch_steps(rt_kernel *k, const int64_t *given, long long *step) {
+  for (int d = 0; d < 3; d++) {
+    step[d] = k->step[d] ? k->step[d] : given ? given[d] : 0;
+    if ((unsigned)d < k->dims && (step[d] == 0 || step[d] == LLONG_MIN)) {
+      if (!k->bad_step_launches++)
+        fprintf(stderr, "cgpredict: kernel '%s' (%s:%u): the %s mapped loop's step is %lld at run time: no "
+                "thread mapping (thread t handles i = lo + t * step); the launch runs as the program "
+                "wrote it, untraced (the report's step_note)\n", k->name, k->file, k->line,
+                d == 0 ? "innermost" : d == 1 ? "second" : "third", step[d]);
+      return 0;
+    }
+    if ((unsigned)d >= k->dims || step[d] == 0) step[d] = 1;
+  }
+  return 1;
+}
+
+static void kernel_begin(const char *desc, const int64_t *given);
+
+void cgp_rt_kernel_begin(const char *desc) { kernel_begin(desc, NULL); }
+
+void cgp_rt_kernel_begin_step(const char *desc, int64_t sx, int64_t sy, int64_t sz) {
+  int64_t given[3] = {sx, sy, sz};
+  kernel_begin(desc, given);
+}
+
+static void kernel_begin(const char *desc, const int64_t *given) {
   if (!rt_owner) {
     int idle = 0;
     if (!atomic_compare_exchange_strong(&rt_busy, &idle, 1)) {
@@ -1136,6 +1166,8 @@ void cgp_rt_kernel_begin(const char *desc) {
   if (cgp_rt_g.disabled) return;
   rt_kernel *k = rt_kernel_for(desc);
   if (!k) return;
+  long long step[3];
+  if (!launch_steps(k, given, step)) return;
   cgp_deps *deps = L.deps;
   memset(&L, 0, sizeof L);
   L.next_x = INT64_MIN;
@@ -1147,7 +1179,8 @@ void cgp_rt_kernel_begin(const char *desc) {
   rt_tracker_pause_in(L.tracker, cgp_rt_pause);
   rt_tracker_sample(L.tracker, cgp_rt_g.sample_iterations);
   cgp_deps_reset(L.deps);
-  int down[3] = {k->step[0] < 0, k->step[1] < 0, k->step[2] < 0};
+  memcpy(L.step, step, sizeof step);
+  int down[3] = {step[0] < 0, step[1] < 0, step[2] < 0};
   cgp_deps_order(L.deps, cgp_thread_order_mask((int)k->dims, down));
   rt_deps_checked = 0;
   L.k = k;
@@ -1156,7 +1189,7 @@ void cgp_rt_kernel_begin(const char *desc) {
   L.nbb = k->nbb;
   L.bb_slot = k->bb_slot;
   L.iter = k->iter;
-  L.unit = unit_steps(k);
+  L.unit = unit_steps(L.step);
   L.flat = rt_shape_flat(k->shape);
   L.seen_word = !k->block_seen || k->nbb <= 64;
   L.key_x = k->dims <= 1 ? UINT64_MAX : k->dims == 2 ? 0xffffffffu : 0x1fffff;

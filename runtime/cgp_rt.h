@@ -41,6 +41,11 @@ enum { CGP_RT_PLAIN = 0, CGP_RT_TRACE = 1, CGP_RT_SKIP = 2 };
    failed so far (a report not computed or not written). */
 int cgp_rt_strict_handover(void);
 void cgp_rt_kernel_begin(const char *desc);
+/* The same, for a nest whose descriptor gives a mapped loop's step as 0 in iv_step (known only at
+   run time, cgp_abi.h): sx, sy, sz are the steps of the x, y and z loops this launch (a constant
+   step as in the descriptor, 1 where not mapped). A step of 0 has no thread mapping: the launch
+   is said on stderr and runs untraced. */
+void cgp_rt_kernel_begin_step(const char *desc, int64_t sx, int64_t sy, int64_t sz);
 /* A pseudo-thread starts: x is the innermost mapped loop's index, y and z the next ones out
    (0 when not mapped). Returns CGP_RT_SKIP when the body may be skipped. A CGP_RT_PLAIN answer
    may carry, in bits 2 and up, a count n (at most CGP_RT_MAX_GRANT): threads x + 1 .. x + n of

@@ -136,6 +136,8 @@ typedef struct rt_kernel {
   uint64_t left_launches;    /* launches left without the nest's exit (a longjmp out of it), ended when
                                 the next nest began: each stands for the threads that ran */
   uint64_t iters_skipped;    /* leaf-loop iterations of traced threads not traced (sampling) */
+  uint64_t bad_step_launches; /* launches whose run-time step of a mapped loop was 0 (or LLONG_MIN):
+                                run untraced, said on stderr at the first and in step_note */
   uint64_t grid_max[3], gridblocks_max[3];
   int block_from_env;
   int trace_id;              /* its number in the trace file, -1 before its first traced launch */

@@ -319,8 +319,24 @@ static cJSON *coords(const rt_kernel *k, uint64_t key) {
   return a;
 }
 
+/* The remedy of a carried scalar by the form the pass found (absent from an older pass's
+   descriptor: either). */
+static const char *carried_remedy(const cJSON *c, const char *remedy) {
+  const char *form = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "form"));
+  if (form && strcmp(form, "reduction") == 0)
+    return "a reduction carried in a register from one thread to the next: threads cannot see each other's "
+           "registers; in CUDA each thread combines its value into the result with an atomic operation "
+           "(atomicAdd, atomicMax, ...), or a tree reduction (per-block partial results in shared memory, then "
+           "one more pass)";
+  if (form && strcmp(form, "recurrence") == 0)
+    return "a recurrence: each thread needs the value the previous thread computed (an index, a state), which "
+           "threads cannot see: not parallel as written; restructure the algorithm (each thread finds its own "
+           "starting value)";
+  return remedy;
+}
+
 /* One dependence of `kind` per entry of the descriptor's array `key`, a location the pass found
-   (first and second alike), with its remedy. */
+   (first and second alike), with its remedy (a carried scalar's: by its form). */
 static void pass_dependences(cJSON *list, const cJSON *desc, const char *key, const char *kind, const char *remedy) {
   const cJSON *c;
   cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(desc, key)) {
@@ -328,7 +344,7 @@ static void pass_dependences(cJSON *list, const cJSON *desc, const char *key, co
     cJSON_AddStringToObject(e, "kind", kind);
     cJSON_AddItemToObject(e, "first", cJSON_Duplicate(c, 1));
     cJSON_AddItemToObject(e, "second", cJSON_Duplicate(c, 1));
-    cJSON_AddStringToObject(e, "remedy", remedy);
+    cJSON_AddStringToObject(e, "remedy", strcmp(kind, "carried") == 0 ? carried_remedy(c, remedy) : remedy);
     cJSON_AddItemToArray(list, e);
   }
 }
@@ -574,6 +590,13 @@ static cJSON *kernel_json(const rt_kernel *k) {
              "which no GPU launch does", (unsigned long long)k->left_launches);
     cJSON_AddStringToObject(o, "left_note", note);
   }
+  if (k->bad_step_launches) {
+    char note[400];
+    snprintf(note, sizeof note, "%llu launch(es) began with a mapped loop's run-time step of 0: no thread "
+             "mapping (thread t handles i = lo + t * step), so they ran as the program wrote them, untraced, and "
+             "are not in the prediction", (unsigned long long)k->bad_step_launches);
+    cJSON_AddStringToObject(o, "step_note", note);
+  }
   /* not every warp the sample asked for was traced: the budget, or memory */
   if (k->budget_hit || k->windows_dropped || k->oom_lost) cJSON_AddBoolToObject(o, "partial", 1);
   if (k->iters_skipped) {
@@ -631,8 +654,16 @@ static void write_report(void) {
   cJSON_AddStringToObject(rt, "sample_mode", cgp_rt_g.sample_mode == 0 ? "run" : cgp_rt_g.sample_mode == 1 ? "skip" : "full");
   if (!cgp_rt_g.nkernels)
     cJSON_AddStringToObject(rt, "kernels_note", RT_NO_NEST_NOTE);
+  char step_note[1024] = "";
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) {
     const rt_kernel *k = cgp_rt_g.kernels[i];
+    if (!k->launches && k->bad_step_launches) {  /* never a launch to predict: said, not listed */
+      size_t used = strlen(step_note);
+      snprintf(step_note + used, sizeof step_note - used, "%skernel '%.100s' (%.200s:%u): %llu launch(es) with a "
+               "mapped loop's run-time step of 0, run untraced; not listed", used ? "; " : "", k->name, k->file,
+               k->line, (unsigned long long)k->bad_step_launches);
+      continue;
+    }
     cJSON_AddItemToArray(kernels, kernel_json(k));
     if (k->oom_lost) {                          /* on stderr too, whatever CGPREDICT_QUIET says */
       char m[300];
@@ -645,6 +676,7 @@ static void write_report(void) {
               "longjmp out of it?), each predicted as the threads that ran (the report's left_note)\n", k->name,
               k->file, k->line, (unsigned long long)k->left_launches);
   }
+  if (step_note[0]) cJSON_AddStringToObject(rt, "step_note", step_note);
   cJSON *host = program_host_json();
   if (host) cJSON_AddItemToObject(r, "host", host);
   rt_trace_report(rt);

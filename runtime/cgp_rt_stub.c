@@ -45,6 +45,7 @@ WEAK uint64_t cgp_rt_block_seen[CGP_FLAT_EVENTS / 64];
 static struct {
   int state;                              /* 0: not tried, 1: loaded, -1: not available */
   void (*begin)(const char *);
+  void (*begin_step)(const char *, int64_t, int64_t, int64_t);
   int32_t (*thread)(int64_t, int64_t, int64_t);
   void (*fast_end)(int64_t);
   void (*mem)(uint32_t, const void *, const void *);
@@ -102,6 +103,7 @@ static int load(void) {
   void *h = why ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (h) {
     *(void **)&rt.begin = dlsym(h, "cgp_rt_kernel_begin");
+    *(void **)&rt.begin_step = dlsym(h, "cgp_rt_kernel_begin_step");
     *(void **)&rt.thread = dlsym(h, "cgp_rt_thread");
     *(void **)&rt.fast_end = dlsym(h, "cgp_rt_fast_end");
     *(void **)&rt.mem = dlsym(h, "cgp_rt_mem");
@@ -114,7 +116,7 @@ static int load(void) {
     rt.tracing = dlsym(h, "cgp_rt_tracing");
     *(void **)&rt.handover = dlsym(h, "cgp_rt_strict_handover");
   }
-  if (!h || !rt.begin || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.seen_at ||
+  if (!h || !rt.begin || !rt.begin_step || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.seen_at ||
       !rt.tracing || !rt.handover) {
     fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
             "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
@@ -132,6 +134,12 @@ static int load(void) {
 WEAK void cgp_rt_kernel_begin(const char *desc) {
   if (!load()) return;
   rt.begin(desc);
+  cgp_rt_tracing = *rt.tracing;
+}
+
+WEAK void cgp_rt_kernel_begin_step(const char *desc, int64_t sx, int64_t sy, int64_t sz) {
+  if (!load()) return;
+  rt.begin_step(desc, sx, sy, sz);
   cgp_rt_tracing = *rt.tracing;
 }
 
