@@ -5,7 +5,9 @@ benchmarks/fpga-choice/score wrote (results.md, speed.md, gpgpusim/results.md, h
 tiles/results.md, fpga/results.md, fpga/hlsyn_results.md up to its design points,
 fpga-choice/results.md) into README.md,
 between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->, <!-- gpgpusim:begin/end -->,
-<!-- h100:begin/end -->, <!-- tiles:begin/end -->, <!-- fpga:begin/end -->, <!-- hlsyn:begin/end --> and <!-- fpga-choice:begin/end --> markers. Never type
+<!-- h100:begin/end -->, <!-- tiles:begin/end -->, <!-- fpga:begin/end -->, <!-- hlsyn:begin/end -->,
+<!-- fpga-choice:begin/end -->, <!-- speed-user:begin/end --> (speed-user-standard.md) and
+<!-- vs-full:begin/end --> (vs-full.md) markers. Never type
 them in."""
 import os
 import re
@@ -16,7 +18,8 @@ README = os.path.join(ROOT, "README.md")
 TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md",
           "gpgpusim": "benchmarks/gpgpusim/results.md", "h100": "benchmarks/h100/results.md",
           "tiles": "benchmarks/tiles/results.md", "fpga": "benchmarks/fpga/results.md",
-          "hlsyn": "benchmarks/fpga/hlsyn_results.md", "fpga-choice": "benchmarks/fpga-choice/results.md"}
+          "hlsyn": "benchmarks/fpga/hlsyn_results.md", "fpga-choice": "benchmarks/fpga-choice/results.md",
+          "speed-user": "benchmarks/polybench/speed-user-standard.md", "vs-full": "benchmarks/polybench/vs-full.md"}
 CUT = {"hlsyn": "\n## "}  # the README takes the per-kernel table, not the per-point ones
 
 

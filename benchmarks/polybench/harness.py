@@ -20,46 +20,38 @@ def read_csv(path):
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
-def run_measured(cmd, env=None, cwd=None):
-    """Run a command; return (exit status, wall seconds, peak RSS in MiB, stdout, stderr)."""
+def _run(cmd, env=None, cwd=None):
+    """Run a command; return (exit status, wall seconds, CPU seconds (user + system), peak RSS in
+    MiB, stdout, stderr)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.monotonic() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return (proc.returncode, wall, usage.ru_maxrss / 1024.0,
+        return (os.waitstatus_to_exitcode(status), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0,
                 out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+
+
+def run_measured(cmd, env=None, cwd=None):
+    """Run a command; return (exit status, wall seconds, peak RSS in MiB, stdout, stderr)."""
+    c, wall, _, rss, out, err = _run(cmd, env, cwd)
+    return c, wall, rss, out, err
 
 
 def run_cpu(cmd, env=None, cwd=None):
     """Run a command; return (exit status, CPU seconds (user + system), peak RSS in MiB, stdout,
     stderr). CPU time, not wall time: on a machine shared with other jobs it is what the
     program itself cost."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return (proc.returncode, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0,
-                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+    c, _, cpu, rss, out, err = _run(cmd, env, cwd)
+    return c, cpu, rss, out, err
 
 
 def run_wall_cpu(cmd, env=None, cwd=None):
     """Run a command; return (exit status, wall seconds, CPU seconds (user + system), stdout, stderr)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.monotonic()
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.monotonic() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return (proc.returncode, wall, usage.ru_utime + usage.ru_stime,
-                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+    c, wall, cpu, _, out, err = _run(cmd, env, cwd)
+    return c, wall, cpu, out, err
 
 
 def build_tool(build_dir):
