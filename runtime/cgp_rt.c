@@ -1075,11 +1075,11 @@ static int launch_sampled(const rt_kernel *k, uint64_t launch) {
   return cgp_rt_g.sample_mode == 2 || launch == k->next_sampled;
 }
 
-/* Two analysed launches of one kernel differ when the model, on device 0, predicts the second's
+/* Two analysed launches of one kernel differ on a device when the model predicts the second's
    per-warp behaviour at the first's grid (its blocks, its warps scaled by the same factor, as
    docs/model.md 5b scales a run of launches) more than RT_LAUNCH_TOLERANCE away from the first's
    time: what the launches do, not only how many threads they have. */
-static int launches_differ(const cgp_kernel_stats *a, const cgp_kernel_stats *b) {
+static int launches_differ_on(const cgp_device *dev, const cgp_kernel_stats *a, const cgp_kernel_stats *b) {
   if (!a->blocks || !b->blocks) return a->blocks != b->blocks;
   cgp_kernel_stats at = *b;
   at.blocks = a->blocks;
@@ -1087,9 +1087,15 @@ static int launches_differ(const cgp_kernel_stats *a, const cgp_kernel_stats *b)
   if (!at.total_warps) at.total_warps = 1;
   cgp_prediction pa, pb;
   char err[256];
-  if (cgp_predict(&cgp_rt_g.dev[0], a, &pa, err, sizeof err) || cgp_predict(&cgp_rt_g.dev[0], &at, &pb, err, sizeof err))
-    return 0;
+  if (cgp_predict(dev, a, &pa, err, sizeof err) || cgp_predict(dev, &at, &pb, err, sizeof err)) return 0;
   return fabs(pa.time_ms - pb.time_ms) > RT_LAUNCH_TOLERANCE * fmax(pa.time_ms, pb.time_ms);
+}
+
+/* On any device analysed (the order they are named in does not matter). */
+static int launches_differ(const rt_sample *a, const rt_sample *b) {
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    if (launches_differ_on(&cgp_rt_g.dev[d], &a->stats[d], &b->stats[d])) return 1;
+  return 0;
 }
 
 /* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7, 15 ... (2n + 1: not the
@@ -1100,7 +1106,7 @@ static int launches_differ(const cgp_kernel_stats *a, const cgp_kernel_stats *b)
    sample stands for more than about 1 / RT_DENSE_SPACING more launches (docs/model.md 5b). */
 static void plan_next_sample(rt_kernel *k, uint64_t n) {
   if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n &&
-      launches_differ(&k->samples[k->nsamples - 1].stats[0], &k->samples[k->nsamples - 2].stats[0]))
+      launches_differ(&k->samples[k->nsamples - 1], &k->samples[k->nsamples - 2]))
     k->dense = 1;
   uint64_t step = k->dense ? n / RT_DENSE_SPACING : n + 1;
   k->next_sampled = n + (step ? step : 1);
