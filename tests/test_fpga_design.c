@@ -294,3 +294,50 @@ Test(fpga_design, pipelining_over_a_two_level_nest_unrolls_both_3x3_stencil) {
   cr_expect(strstr(err, "passes 4096 operations"), "%s", err);
   for (int l = 0; l < 3; l++) cgp_fpga_ddg_free(&g[l]);
 }
+
+/* The search over that stencil (c of 5 trips: no unroll of any loop divides its trips but 1).
+   Choices: none (1 design: no loop copied, no partition); c, its window of 49 operations within
+   4096 (none, then filter and orig cyclic on their only dimension by the 9 copies of k1 x k2
+   rounded down to 8, then 4, 2: 4 designs); k1 (none, cyclic 2 from k2's 3 copies: 2); k2 (1):
+   8 designs. The fastest, pipelining c with cyclic 8: filter's elements 0..8 fall in banks
+   0..7 (0 and 8 share bank 0: 2 reads), orig's 8 k1 + k2 in bank k2 (3 reads each): II 2;
+   orig's reads of k1 = 2 go in cycle 1, ready 2, multiplied by 4, added in 4: IL 5,
+   2 x 4 + 5 = 13 (cyclic 4 gives 13 too, with the same operators: the first is kept). The best
+   design pipelining one level, k1 with both arrays cyclic 2 (filter's 0, 1, 2 and orig's k2 in
+   banks 0, 1, 0: II 1; reads in 0, IL 4: 2 + 4 = 6 a run of k1), takes 5 x (1 + 6 + 1) = 40. */
+Test(fpga_design, search_pipelines_a_loop_over_a_two_level_nest_when_faster) {
+  cgp_fpga_device d = book();
+  cgp_fpga_ddg g[3];
+  cgp_fpga_access acc[3][8];
+  cgp_fpga_nest n;
+  stencil(&n, g, acc, 5);
+  cgp_fpga_design best;
+  cgp_fpga_estimate be;
+  cgp_fpga_search_count count;
+  char err[256] = "";
+  cr_assert_eq(cgp_fpga_search(&d, &n, &best, &be, &count, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(count.tried, 8);
+  cr_expect_eq(count.fitting, 8);
+  cr_expect_eq(count.refused, 0);
+  cr_expect_eq(best.pipeline, 0);
+  cr_expect_eq(best.part[0], CGP_PART_CYCLIC);
+  cr_expect_eq(best.factor[0], 8);
+  cr_expect_eq(best.part[1], CGP_PART_CYCLIC);
+  cr_expect_eq(best.factor[1], 8);
+  cr_expect_eq(be.ii[0], 2);
+  cr_expect_eq(be.il[0], 5);
+  cr_expect_eq(be.cycles, 13);
+  cgp_fpga_design ds = best;
+  ds.factor[0] = ds.factor[1] = 4;
+  cgp_fpga_estimate e = eval(&d, &n, &ds);
+  cr_expect_eq(e.cycles, 13);
+  cr_expect_eq(e.dsp, be.dsp);
+  cgp_fpga_design_baseline(&ds);
+  ds.pipeline = 1;
+  ds.part[0] = ds.part[1] = CGP_PART_CYCLIC, ds.factor[0] = ds.factor[1] = 2;
+  e = eval(&d, &n, &ds);
+  cr_expect_eq(e.ii[1], 1);
+  cr_expect_eq(e.il[1], 4);
+  cr_expect_eq(e.cycles, 40);
+  for (int l = 0; l < 3; l++) cgp_fpga_ddg_free(&g[l]);
+}
