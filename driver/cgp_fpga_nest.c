@@ -141,14 +141,12 @@ int cgp_fpga_design_of(const cgp_kernel_pragma *k, const cgp_hls_nest *h, const 
     const cgp_fpga_knob *kn = &k->knobs[q];
     if (kn->kind == CGP_KNOB_PIPELINE)
       for (unsigned c = 0; c < n->n_loops; c++) {
-        if (n->loops[c].parent != ds->pipeline || n->loops[c].skip) continue;
-        int leaf = 1;
-        for (unsigned g = 0; g < n->n_loops; g++) leaf &= n->loops[g].parent != (int)c || n->loops[g].skip;
-        if (!leaf || !n->loops[c].trips)
-          return snprintf(err, errlen, "%s:%u:%u: error: kernel '%s': pipeline(%s): the loops inside a pipelined "
-                          "loop are fully unrolled, and %s %s; pipeline %s or a loop inside it", k->file, kn->line,
-                          kn->col, k->name, kn->name, names[c], !leaf ? "holds loops itself" :
-                          "has no static trip count", !leaf ? names[c] : "an innermost loop"), -1;
+        int in = 0;
+        for (int q = n->loops[c].parent; q >= 0 && !in; q = n->loops[q].parent) in = q == ds->pipeline;
+        if (!in || n->loops[c].skip || n->loops[c].trips) continue;
+        return snprintf(err, errlen, "%s:%u:%u: error: kernel '%s': pipeline(%s): the loops inside a pipelined "
+                        "loop are fully unrolled, and %s has no static trip count; pipeline %s or a loop inside it",
+                        k->file, kn->line, kn->col, k->name, kn->name, names[c], names[c]), -1;
       }
     if (kn->kind != CGP_KNOB_UNROLL) continue;
     int l = find_loop(names, n->n_loops, kn->name), leaf = 1;

@@ -317,8 +317,8 @@ typedef struct cgp_fpga_estimate {
   int fits;
 } cgp_fpga_estimate;
 
-/* Estimate design ds of nest n on d (docs/model.md 11.10). The loops inside a pipelined loop are
-   fully unrolled into its window (they must be innermost loops with known trips); a loop may be
+/* Estimate design ds of nest n on d (docs/model.md 11.10). The loops inside a pipelined loop, at
+   any depth, are fully unrolled into its window (they must have known trips); a loop may be
    unrolled only when it is innermost or pipelined. Nonzero with err for a design out of those
    rules, a window above CGP_FPGA_MAX_WINDOW operations, or a schedule that fails. */
 int cgp_fpga_design_eval(const cgp_fpga_device *d, const cgp_fpga_nest *n, const cgp_fpga_design *ds,

@@ -2,8 +2,9 @@
    estimated with the core (docs/model.md 11.10).
 
    Each loop not inside the pipelined one gets a window: its own operations, then (pipelined)
-   every nested loop's operations copied once per trip (fully unrolled, as HLS does inside a
-   pipelined loop), and that iteration copied `unroll` times. In the copies a dependence of
+   every nested loop's iteration copied once per trip, that iteration holding the loops nested in
+   it the same way, at any depth (fully unrolled, as HLS does inside a pipelined loop), and that
+   whole iteration copied `unroll` times. In the copies a dependence of
    distance d from iteration t - d becomes one within the window when t - d falls in it, else one
    of distance ceil((d - t) / unroll) windows; an induction variable's update (i + 1) is copied
    as i + c, in parallel: its copies depend on the previous window, not on each other. The bank
@@ -90,34 +91,55 @@ static int append_copies(window *w, const cgp_fpga_nest *n, unsigned l, unsigned
   return 0;
 }
 
-/* Copy window a `copies` times into b as iterations of loop l (the unroll of a combined window);
-   a's edges are mapped as append_copies maps a loop's. */
-static int unroll_window(const window *a, const cgp_fpga_nest *n, unsigned l, unsigned copies, window *b) {
+/* Append window a `copies` times to b as iterations of loop l (the unroll of a combined window);
+   a's edges are mapped as append_copies maps a loop's: those from before the first copy are kept
+   when carried is set, else dropped (the copies are a fully unrolled loop's iterations), and so
+   are the induction updates' chains to the previous window. */
+static int unroll_window(const window *a, const cgp_fpga_nest *n, unsigned l, unsigned copies, window *b,
+                         int carried) {
+  unsigned first = b->g.n_nodes, m = a->g.n_nodes;
   for (unsigned c = 0; c < copies; c++)
-    for (unsigned v = 0; v < a->g.n_nodes; v++) {
+    for (unsigned v = 0; v < m; v++) {
       uint32_t it[CGP_FPGA_MAX_LOOPS];
       memcpy(it, a->iter[v], sizeof it);
       it[l] += c;
       if (copy_node(b, n, a->loop[v], a->node[v], it) < 0) return -1;
     }
-  unsigned m = a->g.n_nodes;
   for (unsigned c = 0; c < copies; c++)
     for (unsigned e = 0; e < a->g.n_edges; e++) {
       const cgp_fpga_edge *ed = &a->g.edges[e];
-      unsigned to = c * m + ed->to;
+      unsigned to = first + c * m + ed->to;
       if (ed->distance && a->g.nodes[ed->from].induction && ed->from == ed->to) {
-        if (cgp_fpga_ddg_edge(&b->g, to, to, 1, 0)) return -1;
+        if (carried && cgp_fpga_ddg_edge(&b->g, to, to, 1, 0)) return -1;
         continue;
       }
       int64_t t = (int64_t)c - ed->distance;
       if (t >= 0) {
-        if (cgp_fpga_ddg_edge(&b->g, (unsigned)t * m + ed->from, to, 0, ed->memory)) return -1;
-      } else {
+        if (cgp_fpga_ddg_edge(&b->g, first + (unsigned)t * m + ed->from, to, 0, ed->memory)) return -1;
+      } else if (carried) {
         int64_t back = (-t + copies - 1) / copies, src = t + back * copies;
-        if (cgp_fpga_ddg_edge(&b->g, (unsigned)src * m + ed->from, to, (unsigned)back, ed->memory)) return -1;
+        if (cgp_fpga_ddg_edge(&b->g, first + (unsigned)src * m + ed->from, to, (unsigned)back, ed->memory))
+          return -1;
       }
     }
   return 0;
+}
+
+/* Append `copies` iterations of loop l to w: one iteration is l's own operations and, when
+   nested is set, every loop nested in l fully unrolled (its trips iterations, each one such
+   iteration, at any depth: HLS unrolls every loop inside a pipelined one); the iteration is then
+   copied as unroll_window copies it (carried: l's dependences on iterations before the first
+   copy are kept, else dropped). Iteration numbers from base. */
+static int append_iterations(window *w, const cgp_fpga_nest *n, unsigned l, unsigned copies, const uint32_t *base,
+                             int carried, int nested) {
+  window one = {0};
+  int rc = append_copies(&one, n, l, 1, base, 1);
+  for (unsigned c = 0; !rc && nested && c < n->n_loops; c++)
+    if (n->loops[c].parent == (int)l && !n->loops[c].skip)
+      rc = append_iterations(&one, n, c, (unsigned)n->loops[c].trips, base, 0, 1);
+  if (!rc) rc = unroll_window(&one, n, l, copies, w, carried);
+  window_free(&one);
+  return rc;
 }
 
 /* The array of the design's partition: nest's shape, one dimension partitioned. */
@@ -173,8 +195,6 @@ static int check(const cgp_fpga_nest *n, const cgp_fpga_design *ds, char *err, s
     for (unsigned c = 0; c < n->n_loops; c++) leaf &= n->loops[c].parent != (int)l || n->loops[c].skip;
     if (!ds->unroll[l]) return snprintf(err, errlen, "loop %u: unroll factor 0 (1 = not unrolled)", l), -1;
     if (p >= 0 && inside(n, l, p)) {
-      if (!leaf) return snprintf(err, errlen, "loop %u: pipelining a loop two levels above another is not modelled "
-                                 "(pipeline an innermost loop or its parent)", (unsigned)p), -1;
       if (!n->loops[l].trips) return snprintf(err, errlen, "loop %u: inside the pipelined loop it is fully unrolled, "
                                               "which needs a static trip count", l), -1;
       continue;
@@ -190,17 +210,13 @@ static int check(const cgp_fpga_nest *n, const cgp_fpga_design *ds, char *err, s
 static int schedule_loop(const cgp_fpga_device *d, const cgp_fpga_nest *n, const cgp_fpga_design *ds,
                          const cgp_fpga_array *arr, const unsigned *ports, unsigned l, cgp_fpga_estimate *e,
                          cgp_fpga_usage *u, char *err, size_t errlen) {
-  window one = {0}, w = {0};
+  window w = {0};
   uint32_t zero[CGP_FPGA_MAX_LOOPS] = {0};
-  int p = ds->pipeline, rc = append_copies(&one, n, l, 1, zero, 1);
-  for (unsigned c = 0; !rc && (int)l == p && c < n->n_loops; c++)
-    if (n->loops[c].parent == (int)l && !n->loops[c].skip) rc = append_copies(&one, n, c, (unsigned)n->loops[c].trips, zero, 0);
-  if (!rc) rc = ds->unroll[l] > 1 ? unroll_window(&one, n, l, ds->unroll[l], &w) : (w = one, one = (window){0}, 0);
-  window_free(&one);
+  int p = ds->pipeline, rc = append_iterations(&w, n, l, ds->unroll[l], zero, 1, (int)l == p);
   if (rc) {
     window_free(&w);
-    return snprintf(err, errlen, "loop %u: its window passes %d operations (or memory ran out): a smaller unroll",
-                    l, CGP_FPGA_MAX_WINDOW), -1;
+    return snprintf(err, errlen, "loop %u: its window passes %d operations (or memory ran out): a smaller unroll%s",
+                    l, CGP_FPGA_MAX_WINDOW, (int)l == p ? ", or pipeline a loop inside it" : ""), -1;
   }
   set_banks(&w, n, arr);
   cgp_fpga_limits lim = {.n_arrays = n->n_arrays, .ports = ports, .write_ports = ports};

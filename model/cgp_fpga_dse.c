@@ -1,6 +1,7 @@
 /* cgp_fpga_dse.c: the design search (docs/model.md 11.11). Bounded and deterministic: for each
-   choice of pipelined loop (none; an innermost loop; a loop whose nested loops are all innermost
-   with static trips, so that they unroll into it), each unroll factor u of the target (the
+   choice of pipelined loop (none; an innermost loop; a loop whose nested loops, at any depth, all
+   have static trips, so that they unroll into it, and, when they are more than one level deep,
+   whose window at unroll 1 is within CGP_FPGA_MAX_WINDOW operations), each unroll factor u of the target (the
    pipelined loop, or with none every innermost loop) among the powers of two up to
    CGP_FPGA_SEARCH_MAX_UNROLL that divide its trip count, and each partitioning (none;
    every array the target's window reads or writes cyclic by the copies that index it, on the
@@ -19,11 +20,35 @@ static int is_leaf(const cgp_fpga_nest *n, unsigned l) {
   return 1;
 }
 
-/* Can l be pipelined: an innermost loop, or one whose nested loops are innermost with static trips. */
+static int inside(const cgp_fpga_nest *n, unsigned l, int p) {
+  for (int q = n->loops[l].parent; q >= 0; q = n->loops[q].parent)
+    if (q == p) return 1;
+  return 0;
+}
+
+/* Operations of one iteration of l with every loop nested in it fully unrolled, as the window of
+   l pipelined at unroll 1 holds them (stops counting past CGP_FPGA_MAX_WINDOW). */
+static uint64_t unrolled_ops(const cgp_fpga_nest *n, unsigned l) {
+  uint64_t ops = n->loops[l].ddg->n_nodes;
+  for (unsigned c = 0; c < n->n_loops && ops <= CGP_FPGA_MAX_WINDOW; c++)
+    if (n->loops[c].parent == (int)l && !n->loops[c].skip) {
+      uint64_t t = n->loops[c].trips, o = unrolled_ops(n, c);
+      ops = o && t > (CGP_FPGA_MAX_WINDOW + 1 - ops) / o ? CGP_FPGA_MAX_WINDOW + 1 : ops + t * o;
+    }
+  return ops;
+}
+
+/* Can l be pipelined: every loop inside it, at any depth, has static trips (they unroll into it);
+   when it holds loops two or more levels deep, its window at unroll 1 must also be within
+   CGP_FPGA_MAX_WINDOW operations (an outer loop over a large nest would only be refused). */
 static int pipelinable(const cgp_fpga_nest *n, unsigned l) {
-  for (unsigned c = 0; c < n->n_loops; c++)
-    if (n->loops[c].parent == (int)l && !n->loops[c].skip && (!is_leaf(n, c) || !n->loops[c].trips)) return 0;
-  return !n->loops[l].skip;
+  int deep = 0;
+  for (unsigned c = 0; c < n->n_loops; c++) {
+    if (!inside(n, c, (int)l) || n->loops[c].skip) continue;
+    if (!n->loops[c].trips) return 0;
+    deep |= n->loops[c].parent != (int)l;
+  }
+  return !n->loops[l].skip && (!deep || unrolled_ops(n, l) <= CGP_FPGA_MAX_WINDOW);
 }
 
 /* The element of dimension k an access touches at iteration numbers it. */
@@ -96,10 +121,7 @@ int cgp_fpga_search(const cgp_fpga_device *d, const cgp_fpga_nest *n, cgp_fpga_d
       for (unsigned l = 0; l < n->n_loops; l++) {
         if (n->loops[l].skip) continue;
         int target = p >= 0 ? (int)l == p : is_leaf(n, l);
-        if (p >= 0 && l != (unsigned)p) {
-          int q = n->loops[l].parent;
-          if (q == p) copies[l] = (unsigned)n->loops[l].trips; /* fully unrolled into p */
-        }
+        if (p >= 0 && inside(n, l, p)) copies[l] = (unsigned)n->loops[l].trips; /* fully unrolled into p */
         if (!target) continue;
         if (u > 1 && (!n->loops[l].trips || n->loops[l].trips % u)) ok = 0;
         ds.unroll[l] = u, copies[l] = u;

@@ -249,3 +249,58 @@ Test(driver_fpga, a_loop_the_optimiser_versioned_is_estimated_once) {
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_assert_eq(system(cmd), 0);
 }
+
+/* MachSuite's stencil2d (benchmarks/fpga/stencil2d.c: r 126, c 62, k1 3 holding k2 3; int32 on
+   pointer arguments) on the ZC702 (docs/model.md 11.10, 11.11). The search now pipelines c with
+   k1 and k2 fully unrolled. Designs tried: none (1: k2's 3 trips take no unroll); r not tried
+   (its window, 2 + 62 x (4 + 3 x (5 + 3 x 8)) = 5644 operations, is above 4096); c unrolled 1
+   (none, then filter and orig cyclic by the 9 copies of k1 x k2 rounded to 8, then 4, 2: 4) and
+   2 (none, orig 16 (2 x 9), filter 8, sol 2; caps 32 and 16 change nothing; 8, 4, 2: 5); k1
+   (none, cyclic 2: 2); k2 (1): 13. Kept: c unrolled 2, orig and filter cyclic 4: orig's 18 reads
+   of 64 k1 + c + k2 fall in bank (c + k2) mod 4, 3, 6, 6, 3 of them: II 3 on 2 ports (filter's
+   bank 0 holds elements 0, 4, 8, read by both copies: 6, II 3 too); 31 windows, r: 126 x (1 +
+   3 x 30 + IL + 1). pipeline(c) written in the pragma, unpartitioned: 9 reads of orig on 2
+   ports, II 5; pipeline(r) is refused for its window. */
+Test(driver_fpga, stencil2d_pipelines_c_over_its_two_level_nest) {
+  static char out[65536];
+  cr_assert_eq(run(out, sizeof out, "%s fpga %s/benchmarks/fpga/stencil2d.c --device zc702 --search --json", CGP_DRIVER,
+                   CGP_SOURCE_DIR), 0, "%s", out);
+  cJSON *j = cJSON_Parse(out);
+  cr_assert_not_null(j, "%s", out);
+  cJSON *k = cJSON_GetArrayItem(j, 0), *ds = cJSON_GetObjectItem(k, "design"), *loops = cJSON_GetObjectItem(k, "loops");
+  cr_expect_str_eq(cJSON_GetObjectItem(ds, "pipeline")->valuestring, "c");
+  cr_expect_str_eq(cJSON_GetObjectItem(ds, "summary")->valuestring,
+                   "pipeline c, unroll c x2, partition sol cyclic 2, partition filter cyclic 4, partition orig cyclic 4");
+  cr_expect_eq(cJSON_GetObjectItem(ds, "designs_tried")->valueint, 13);
+  cr_expect_eq(cJSON_GetObjectItem(ds, "designs_refused")->valueint, 0);
+  cJSON *c = cJSON_GetArrayItem(loops, 1);
+  cr_expect_str_eq(cJSON_GetObjectItem(c, "name")->valuestring, "c");
+  cr_expect_eq(cJSON_GetObjectItem(c, "ii")->valueint, 3);
+  for (int l = 2; l < 4; l++) {
+    cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(loops, l), "unroll")->valueint, 3);
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(loops, l), "pipelined")));
+  }
+  double il = cJSON_GetObjectItem(c, "il")->valuedouble;
+  cr_expect_eq(cJSON_GetObjectItem(k, "cycles")->valuedouble, 126 * (1 + 3 * 30 + il + 1));
+  cJSON_Delete(j);
+  char dir[] = "/tmp/cgp-fpga-drv.XXXXXX", path[256], cmd[768];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/stencil_c.c", dir);
+  snprintf(cmd, sizeof cmd, "sed 's/name(stencil2d)/name(stencil2d) fpga(pipeline(c))/' %s/benchmarks/fpga/stencil2d.c > %s",
+           CGP_SOURCE_DIR, path);
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(run(out, sizeof out, "%s fpga %s --device zc702 --json 2>&1", CGP_DRIVER, path), 0, "%s", out);
+  j = cJSON_Parse(out);
+  cr_assert_not_null(j, "%s", out);
+  c = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "loops"), 1);
+  cr_expect_eq(cJSON_GetObjectItem(c, "ii")->valueint, 5);
+  cr_expect_str_eq(cJSON_GetObjectItem(c, "ii_bound_by")->valuestring, "memory ports");
+  cJSON_Delete(j);
+  snprintf(cmd, sizeof cmd, "sed 's/name(stencil2d)/name(stencil2d) fpga(pipeline(r))/' %s/benchmarks/fpga/stencil2d.c > %s",
+           CGP_SOURCE_DIR, path);
+  cr_assert_eq(system(cmd), 0);
+  cr_expect_neq(run(out, sizeof out, "%s fpga %s --device zc702 2>&1", CGP_DRIVER, path), 0, "%s", out);
+  cr_expect(strstr(out, "its window passes 4096 operations"), "%s", out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
+}

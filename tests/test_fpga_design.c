@@ -217,3 +217,127 @@ Test(fpga_design, pipelining_an_outer_loop_unrolls_the_inner_and_refusals_say_wh
   cgp_fpga_ddg_free(&gi);
   cgp_fpga_ddg_free(&gj);
 }
+
+/* A 3 x 3 stencil as MachSuite's stencil2d nests it (docs/model.md 11.10): c (5 trips, its own
+   induction update only) holds k1 (3 trips, its induction update) holding k2 (3 trips: the
+   update, a read of filter[3 k1 + k2] (array 0, 9 elements), a read of orig[8 k1 + c + k2]
+   (array 1, 3 rows of 8), their multiply and temp += that, carried from the previous k2).
+   Loops 0, 1, 2 = c, k1, k2; the arrays are pointer arguments (no BRAM). */
+static void stencil(cgp_fpga_nest *n, cgp_fpga_ddg *g, cgp_fpga_access (*acc)[8], uint64_t c_trips) {
+  for (int l = 0; l < 3; l++) cgp_fpga_ddg_init(&g[l]);
+  for (int l = 0; l < 2; l++) {
+    int iv = node(&g[l], acc[l], CGP_FOP_ADD, CGP_FTYPE_INT, -1);
+    g[l].nodes[iv].induction = 1;
+    edge(&g[l], iv, iv, 1);
+  }
+  reduction(&g[2], acc[2], CGP_FOP_MUL, CGP_FOP_ADD, CGP_FTYPE_INT);
+  acc[2][1] = (cgp_fpga_access){.affine = 1, .coef = {0, 3, 1}};
+  acc[2][2] = (cgp_fpga_access){.affine = 1, .coef = {1, 8, 1}};
+  memset(n, 0, sizeof *n);
+  n->n_loops = 3, n->n_arrays = 2;
+  n->loops[0] = (cgp_fpga_nest_loop){.trips = c_trips, .parent = -1, .ddg = &g[0], .acc = acc[0]};
+  n->loops[1] = (cgp_fpga_nest_loop){.trips = 3, .parent = 0, .ddg = &g[1], .acc = acc[1]};
+  n->loops[2] = (cgp_fpga_nest_loop){.trips = 3, .parent = 1, .ddg = &g[2], .acc = acc[2]};
+  n->arrays[0] = (cgp_fpga_array){.width_bits = 32, .ndims = 1, .dims = {9}};
+  n->arrays[1] = (cgp_fpga_array){.width_bits = 32, .ndims = 1, .dims = {24}};
+}
+
+/* Pipelining c unrolls k1 and, inside each of its copies, k2: the window is c's update, then 3
+   copies of (k1's update, then 3 copies of k2's 5 operations): 1 + 3 x (1 + 3 x 5) = 49. k2's
+   temp chain links its copies within one k1 copy (its first copy has no predecessor); k1's and
+   k2's updates are copied as i + c (no carried edge: those loops restart every window).
+   Unpartitioned: 9 reads of filter and 9 of orig, each on 2 ports: II 5 (memory). In program
+   order the reads of each array take cycles 0, 0, 1, 1, 2, 2, 3, 3, 4 (one slot of each of the
+   5 modulo slots holds at most 2); the last (k1 = 2, k2 = 2) is ready at 5, its multiply at 7,
+   and its add, chained behind the two before it, in 7: IL 8. 11.5: 5 x (5 - 1) + 8 = 28.
+   Both arrays completely partitioned (registers): every read in 0, multiplies ready at 3, each
+   k1 copy's three adds chained in 3: II 1, IL 4, 1 x 4 + 4 = 8.
+   Baseline: k2 IL 4 (reads 0, multiply 1-3, add 3), 3 x 4 = 12; k1: 3 x (1 + 12 + 1) = 42; c:
+   5 x (1 + 42 + 1) = 220. A deeper nest inside a pipelined loop still needs static trips, and a
+   window above 4096 operations is refused: k2 of 1000 trips gives 1 + 3 x (1 + 5000). */
+Test(fpga_design, pipelining_over_a_two_level_nest_unrolls_both_3x3_stencil) {
+  cgp_fpga_device d = book();
+  cgp_fpga_ddg g[3];
+  cgp_fpga_access acc[3][8];
+  cgp_fpga_nest n;
+  stencil(&n, g, acc, 5);
+  cgp_fpga_design ds;
+  cgp_fpga_design_baseline(&ds);
+  cgp_fpga_estimate e = eval(&d, &n, &ds);
+  cr_expect_eq(e.il[2], 4);
+  cr_expect_eq(e.latency[1], 42);
+  cr_expect_eq(e.cycles, 220);
+  ds.pipeline = 0;
+  e = eval(&d, &n, &ds);
+  cr_expect_eq(e.window[0], 49);
+  cr_expect_eq(e.unroll[1], 3);
+  cr_expect_eq(e.unroll[2], 3);
+  cr_expect_eq(e.scheduled[1] + e.scheduled[2], 0);
+  cr_expect_eq(e.ii[0], 5);
+  cr_expect_eq(e.bound[0], CGP_II_MEMORY);
+  cr_expect_eq(e.il[0], 8);
+  cr_expect_eq(e.cycles, 28);
+  ds.part[0] = ds.part[1] = CGP_PART_COMPLETE;
+  e = eval(&d, &n, &ds);
+  cr_expect_eq(e.ii[0], 1);
+  cr_expect_eq(e.il[0], 4);
+  cr_expect_eq(e.cycles, 8);
+  char err[256];
+  cgp_fpga_design_baseline(&ds);
+  ds.pipeline = 0;
+  n.loops[2].trips = 0;
+  cr_expect_neq(cgp_fpga_design_eval(&d, &n, &ds, &e, err, sizeof err), 0);
+  cr_expect(strstr(err, "loop 2: inside the pipelined loop it is fully unrolled, which needs a static trip count"),
+            "%s", err);
+  n.loops[2].trips = 1000;
+  cr_expect_neq(cgp_fpga_design_eval(&d, &n, &ds, &e, err, sizeof err), 0);
+  cr_expect(strstr(err, "passes 4096 operations"), "%s", err);
+  for (int l = 0; l < 3; l++) cgp_fpga_ddg_free(&g[l]);
+}
+
+/* The search over that stencil (c of 5 trips: no unroll of any loop divides its trips but 1).
+   Choices: none (1 design: no loop copied, no partition); c, its window of 49 operations within
+   4096 (none, then filter and orig cyclic on their only dimension by the 9 copies of k1 x k2
+   rounded down to 8, then 4, 2: 4 designs); k1 (none, cyclic 2 from k2's 3 copies: 2); k2 (1):
+   8 designs. The fastest, pipelining c with cyclic 8: filter's elements 0..8 fall in banks
+   0..7 (0 and 8 share bank 0: 2 reads), orig's 8 k1 + k2 in bank k2 (3 reads each): II 2;
+   orig's reads of k1 = 2 go in cycle 1, ready 2, multiplied by 4, added in 4: IL 5,
+   2 x 4 + 5 = 13 (cyclic 4 gives 13 too, with the same operators: the first is kept). The best
+   design pipelining one level, k1 with both arrays cyclic 2 (filter's 0, 1, 2 and orig's k2 in
+   banks 0, 1, 0: II 1; reads in 0, IL 4: 2 + 4 = 6 a run of k1), takes 5 x (1 + 6 + 1) = 40. */
+Test(fpga_design, search_pipelines_a_loop_over_a_two_level_nest_when_faster) {
+  cgp_fpga_device d = book();
+  cgp_fpga_ddg g[3];
+  cgp_fpga_access acc[3][8];
+  cgp_fpga_nest n;
+  stencil(&n, g, acc, 5);
+  cgp_fpga_design best;
+  cgp_fpga_estimate be;
+  cgp_fpga_search_count count;
+  char err[256] = "";
+  cr_assert_eq(cgp_fpga_search(&d, &n, &best, &be, &count, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(count.tried, 8);
+  cr_expect_eq(count.fitting, 8);
+  cr_expect_eq(count.refused, 0);
+  cr_expect_eq(best.pipeline, 0);
+  cr_expect_eq(best.part[0], CGP_PART_CYCLIC);
+  cr_expect_eq(best.factor[0], 8);
+  cr_expect_eq(best.part[1], CGP_PART_CYCLIC);
+  cr_expect_eq(best.factor[1], 8);
+  cr_expect_eq(be.ii[0], 2);
+  cr_expect_eq(be.il[0], 5);
+  cr_expect_eq(be.cycles, 13);
+  cgp_fpga_design ds = best;
+  ds.factor[0] = ds.factor[1] = 4;
+  cgp_fpga_estimate e = eval(&d, &n, &ds);
+  cr_expect_eq(e.cycles, 13);
+  cr_expect_eq(e.dsp, be.dsp);
+  cgp_fpga_design_baseline(&ds);
+  ds.pipeline = 1;
+  ds.part[0] = ds.part[1] = CGP_PART_CYCLIC, ds.factor[0] = ds.factor[1] = 2;
+  e = eval(&d, &n, &ds);
+  cr_expect_eq(e.ii[1], 1);
+  cr_expect_eq(e.il[1], 4);
+  cr_expect_eq(e.cycles, 40);
+  for (int l = 0; l < 3; l++) cgp_fpga_ddg_free(&g[l]);
+}
