@@ -139,7 +139,9 @@ static void nest_warn(pass_ctx *pc, nest *n, unsigned line, const char *fmt, ...
   va_end(ap);
   msg_add(&pc->warn, "%s:%u: warning: kernel '%s': %s", n->k->file, line ? line : n->k->for_line,
           n->k->name, m);
-  cJSON_AddItemToArray(n->warnings, cJSON_CreateString(m));
+  char located[sizeof n->k->file + sizeof m + 32];   /* the report's copy says where too: file:line: text */
+  snprintf(located, sizeof located, "%s:%u: %s", n->k->file, line ? line : n->k->for_line, m);
+  cJSON_AddItemToArray(n->warnings, cJSON_CreateString(located));
 }
 
 /* ---- hooks ---------------------------------------------------------------------------------- */
@@ -921,6 +923,32 @@ static int tile_loop(const cgp_cfg *cfg, const body_shape *bs, unsigned tile) {
   return -1;
 }
 
+/* The locals declared outside nest k that phase 1 found private to each thread (cgp_mark.c,
+   privatize): the module's !cgp.privatized entries of k's name, each variable once. */
+static cJSON *privatized_json(LLVMModuleRef m, const cgp_kernel_pragma *k) {
+  cJSON *a = cJSON_CreateArray();
+  unsigned n = LLVMGetNamedMetadataNumOperands(m, CGP_PRIVATIZED_MD);
+  LLVMValueRef *ops = n ? malloc(n * sizeof *ops) : NULL;
+  if (!ops) return a;
+  LLVMGetNamedMetadataOperands(m, CGP_PRIVATIZED_MD, ops);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef pair[2];
+    if (LLVMGetMDNodeNumOperands(ops[i]) != 2) continue;
+    LLVMGetMDNodeOperands(ops[i], pair);
+    unsigned klen = 0, vlen = 0;
+    const char *kn = LLVMGetMDString(pair[0], &klen), *var = LLVMGetMDString(pair[1], &vlen);
+    if (!kn || !var || klen != strlen(k->name) || strncmp(kn, k->name, klen) != 0) continue;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)vlen, var);
+    int seen = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a) seen |= strcmp(e->valuestring, name) == 0;
+    if (!seen) cJSON_AddItemToArray(a, cJSON_CreateString(name));
+  }
+  free(ops);
+  return a;
+}
+
 static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   const cgp_kernel_pragma *k = n->k;
   const cgp_cfg *cfg = n->cfg;
@@ -967,6 +995,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddItemToObject(d, "carried", cJSON_Duplicate(n->carried, 1));
   cJSON_AddItemToObject(d, "exits", cJSON_Duplicate(n->exits, 1));
   cJSON_AddItemToObject(d, "warnings", cJSON_Duplicate(n->warnings, 1));
+  cJSON_AddItemToObject(d, "privatized", privatized_json(pc->m, k));
   char *s = cJSON_PrintUnformatted(d);
   cJSON_Delete(d);
   return s;

@@ -609,6 +609,8 @@ static cJSON *kernel_json(const rt_kernel *k) {
     cJSON_AddStringToObject(o, "iterations_note", note);
   }
   cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->desc, "warnings"), 1));
+  const cJSON *priv = cJSON_GetObjectItemCaseSensitive(k->desc, "privatized");
+  if (cJSON_GetArraySize(priv) > 0) cJSON_AddItemToObject(o, "privatized", cJSON_Duplicate(priv, 1));
   if (k->nsamples && k->samples[0].has_tiled) tiling_whatif_json(o, k, k->cfg_wi[0].tile);
   launch_sampling_note(o, k);
   cJSON *samples = cJSON_AddArrayToObject(o, "samples");
