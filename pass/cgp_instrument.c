@@ -679,19 +679,33 @@ static size_t member_base(const char *text, size_t c) {
   return c;
 }
 
-static int name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, char *buf, size_t cap) {
+/* A store whose location is an identifier is a struct copied whole (`p = pos[i]`: clang puts the
+   llvm.memcpy at its source, right of the `=`): the element written stands left of that `=`, and
+   the walk starts there (before, the copy's store was named by its source, md/grid's `position`).
+   An identifier followed by `(` is a function or a macro (`MAX(0, b0.x - 1)`: code a macro
+   expands has the location of its name): not what is accessed, so 0, and the caller names the
+   site by its address's variable (debug info) instead. */
+static int name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, int store, char *buf,
+                          size_t cap) {
   char text[4096];
   int found = 0;
   if (!source_line(pc, file, line, text, sizeof text)) return 0;
   size_t n = strlen(text), c = col ? col - 1 : 0;
   if (c >= n) return 0;
+  if (store && IDCHAR(text[c])) {
+    size_t k = c;
+    while (k > 0 && isspace((unsigned char)text[k - 1])) k--;
+    if (k > 1 && text[k - 1] == '=' && !strchr("=!<>+-*/%&|^", text[k - 2])) c = k - 1;
+  }
   if (!IDCHAR(text[c])) {                     /* a store: walk left over spaces and groups */
     c = skip_groups_left(text, c);
     while (c > 0 && IDCHAR(text[c - 1])) c--;
   }
   c = member_base(text, c);
-  size_t e = c;
+  size_t e = c, after;
   while (e < n && IDCHAR(text[e])) e++;
+  for (after = e; after < n && isspace((unsigned char)text[after]); after++) {}
+  if (after < n && text[after] == '(') return 0;
   if (e > c && !isdigit((unsigned char)text[c]) && e - c < cap) {
     snprintf(buf, cap, "%.*s", (int)(e - c), text + c);
     found = 1;
@@ -737,7 +751,8 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   char fbuf[512] = "";
   if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
   char bname[128];
-  if (!name_in_source(pc, fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), bname, sizeof bname))
+  if (!name_in_source(pc, fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), site->kind == CGP_SITE_STORE, bname,
+                      sizeof bname))
     source_name(pc, ptr, bname, sizeof bname);
   cJSON_AddStringToObject(s, "file", fbuf);
   cJSON_AddNumberToObject(s, "line", LLVMGetDebugLocLine(i));
@@ -751,6 +766,9 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   cJSON_AddNumberToObject(s, "order", site->order);
   cJSON_AddNumberToObject(s, "addr_id", (double)id);
   if (site->block < 0) cJSON_AddBoolToObject(s, "hoisted", 1);
+  /* a local declared outside the nest that phase 1 kept shared (cgp_mark.c): its dependences'
+     remedy is a copy per thread, not an atomic */
+  if (LLVMIsAAllocaInst(base) || LLVMIsAAllocaInst(cgp_pass_underlying_base(ptr))) cJSON_AddBoolToObject(s, "local", 1);
   return s;
 }
 

@@ -183,3 +183,103 @@ Test(e2e_private, every_warning_in_the_report_carries_file_and_line) {
   cr_assert(strstr(read_file("summary.txt"), "warning: prog.c:7: "), "%s", read_file("summary.txt"));
   cJSON_Delete(r);
 }
+
+/* The store of a struct copied whole (`last = pos[i]`, an llvm.memcpy located at its source) is
+   named by what it writes, `last`, and its load by `pos`. Before: both were `pos` (md/grid's copy
+   into `p` was reported as a write to `position`, which is never written). */
+Test(e2e_private, a_struct_copy_is_a_write_of_its_destination) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 512\n"
+      "typedef struct { double x, y, z; } vec;\n"
+      "vec pos[N], last;\n"
+      "double out[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) pos[i] = (vec){i, 1, 2};\n"
+      "#pragma cgpredict kernel name(copy)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    last = pos[i];\n"
+      "    out[i] = 2 * last.x;\n"
+      "  }\n"
+      "  printf(\"%.1f %.1f\\n\", out[7], last.x);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "copy");
+  cr_assert_eq(num(site(k, 10, "store", "last"), "size"), 24);
+  cr_assert_eq(num(site(k, 10, "load", "pos"), "size"), 24);
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory"))
+    cr_assert(strcmp(cJSON_GetObjectItem(m, "kind")->valuestring, "store") != 0 ||
+              strcmp(cJSON_GetObjectItem(m, "array")->valuestring, "pos") != 0, "pos is never written");
+  cJSON_Delete(r);
+}
+
+/* Loads inside a macro's expansion (`MAX(a[i], b[i])`: their location is the macro's name) are
+   named by the array they read, not `MAX`. */
+Test(e2e_private, loads_inside_a_macro_are_named_by_their_array) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 512\n"
+      "#define MAX(x, y) ((x) > (y) ? (x) : (y))\n"
+      "float a[N], b[N], c[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) { a[i] = i % 7; b[i] = i % 5; }\n"
+      "#pragma cgpredict kernel name(mx)\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    c[i] = MAX(a[i], b[i]);\n"
+      "  printf(\"%.1f\\n\", c[9]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "mx");
+  site(k, 9, "load", "a");
+  site(k, 9, "load", "b");
+  site(k, 9, "store", "c");
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory"))
+    cr_assert_str_neq(cJSON_GetObjectItem(m, "array")->valuestring, "MAX");
+  cJSON_Delete(r);
+}
+
+/* A scratch array declared outside the nest and indexed by a variable (which the static check
+   cannot follow: it stays shared) gets the remedy its dependences need, a copy per thread; not
+   atomicAdd, which fits a read-modify-write of one shared location by several threads. Before:
+   the generic remedies of a shared array, and a waw whose writer had read the element in an
+   earlier iteration was called a reduction, "use atomicAdd" (md/grid: ten, on b0, b1 and p). */
+Test(e2e_private, a_shared_scratch_array_is_told_to_be_declared_inside_not_atomic) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 256\n"
+      "float a[4 * N], out[N];\n"
+      "static void sums(void) {\n"
+      "  float tmp[4], s;\n"
+      "  int i, j;\n"
+      "#pragma cgpredict kernel name(sums)\n"
+      "  for (i = 0; i < N; i++) {\n"
+      "    for (j = 0; j < 4; j++) tmp[j] = a[4 * i + j];\n"
+      "    s = 0;\n"
+      "    for (j = 0; j < 4; j++) s += tmp[j] * tmp[3 - j];\n"
+      "    out[i] = s;\n"
+      "  }\n"
+      "}\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < 4 * N; i++) a[i] = i % 9;\n"
+      "  sums();\n"
+      "  printf(\"%.1f\\n\", out[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "sums");
+  cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(k, "parallel_safe")));
+  int on_tmp = 0;
+  cJSON *d;
+  cJSON_ArrayForEach(d, cJSON_GetObjectItem(k, "dependences")) {
+    const char *remedy = cJSON_GetObjectItem(d, "remedy")->valuestring;
+    cJSON *f = cJSON_GetObjectItem(d, "first");
+    if (strcmp(cJSON_GetObjectItem(f, "array")->valuestring, "tmp") != 0) continue;
+    on_tmp++;
+    cr_assert_null(strstr(remedy, "atomicAdd"), "%s", remedy);
+    cr_assert(strstr(remedy, "declare it inside the loop"), "%s", remedy);
+    cr_assert(!cJSON_IsTrue(cJSON_GetObjectItem(d, "reduction")));
+  }
+  cr_assert_gt(on_tmp, 0);
+  cJSON_Delete(r);
+}
