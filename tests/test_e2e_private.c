@@ -283,3 +283,34 @@ Test(e2e_private, a_shared_scratch_array_is_told_to_be_declared_inside_not_atomi
   cr_assert_gt(on_tmp, 0);
   cJSON_Delete(r);
 }
+
+/* MachSuite's md/grid itself (tests/data/machsuite-md-grid, unmodified), marked as the user of
+   issue 30 did: `#pragma cgpredict kernel dims(3)` on loop_grid0_x, built as its Makefile builds
+   it. Before: "not parallel as written", 40 dependences (b0's counters, b1, p, q shared; ten
+   "use atomicAdd"; the copy into p named `position`; loads named MAX and MIN), 4 warnings without
+   a line, 1.044 ms on the Jetson TK1. Now: parallel, b0 b1 p q private, no warning, and its
+   harness still says the forces are right. */
+Test(e2e_private, machsuite_md_grid_is_parallel_once_its_scratch_structs_are_private) {
+  cr_assert_eq(sh("cp '%s/tests/data/machsuite-md-grid/'* . && "
+                  "sed -i 's|^  loop_grid0_x:|#pragma cgpredict kernel dims(3)\\n&|' md.c && grep -c cgpredict md.c",
+                  CGP_SOURCE_DIR), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("%s build -- cc -O3 -Wall -Wno-unused-label -I. -o md md.c local_support.c support.c harness.c "
+                  "2>build.txt", CGP_DRIVER), 0, "%s", read_file("build.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./md input.data check.data 2>summary.txt"), 0,
+               "%s", read_file("summary.txt"));
+  cr_assert(strstr(read_file("out.txt"), "Success."), "%s", read_file("out.txt"));
+  cJSON *r = report("r.json");
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "kernels")), 1);
+  cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
+  char *deps = deps_text(k);
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")), "dependences: %s", deps);
+  free(deps);
+  cr_assert(privatized(k, "b0") && privatized(k, "b1") && privatized(k, "p") && privatized(k, "q"));
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "warnings")), 0);
+  const char *none[] = {"b0", "b1", "p", "q", "MAX", "MIN"};
+  for (size_t i = 0; i < sizeof none / sizeof *none; i++) cr_assert(!traced(k, none[i]), "%s traced", none[i]);
+  site(k, 28, "load", "position");
+  site(k, 52, "store", "force");
+  cr_assert(num(prediction(k, "jetson-tk1"), "time_ms") > 0);
+  cJSON_Delete(r);
+}
