@@ -854,6 +854,12 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));
+    const cJSON *priv = cJSON_GetObjectItemCaseSensitive(k, "privatized");
+    if (cJSON_GetArraySize(priv) > 0) {
+      fprintf(f, "    note: private to each thread (declared outside the nest; each iteration writes it before reading it, or it counts a mapped loop):");
+      cJSON_ArrayForEach(w, priv) fprintf(f, " %s", cJSON_GetStringValue(w));
+      fputc('\n', f);
+    }
     const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "sampling_note"));
     if (note) fprintf(f, "    note: %s\n", note);
     note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "memory_note"));

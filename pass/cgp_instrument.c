@@ -139,7 +139,9 @@ static void nest_warn(pass_ctx *pc, nest *n, unsigned line, const char *fmt, ...
   va_end(ap);
   msg_add(&pc->warn, "%s:%u: warning: kernel '%s': %s", n->k->file, line ? line : n->k->for_line,
           n->k->name, m);
-  cJSON_AddItemToArray(n->warnings, cJSON_CreateString(m));
+  char located[sizeof n->k->file + sizeof m + 32];   /* the report's copy says where too: file:line: text */
+  snprintf(located, sizeof located, "%s:%u: %s", n->k->file, line ? line : n->k->for_line, m);
+  cJSON_AddItemToArray(n->warnings, cJSON_CreateString(located));
 }
 
 /* ---- hooks ---------------------------------------------------------------------------------- */
@@ -677,19 +679,33 @@ static size_t member_base(const char *text, size_t c) {
   return c;
 }
 
-static int name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, char *buf, size_t cap) {
+/* A store whose location is an identifier is a struct copied whole (`p = pos[i]`: clang puts the
+   llvm.memcpy at its source, right of the `=`): the element written stands left of that `=`, and
+   the walk starts there (before, the copy's store was named by its source, md/grid's `position`).
+   An identifier followed by `(` is a function or a macro (`MAX(0, b0.x - 1)`: code a macro
+   expands has the location of its name): not what is accessed, so 0, and the caller names the
+   site by its address's variable (debug info) instead. */
+static int name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, int store, char *buf,
+                          size_t cap) {
   char text[4096];
   int found = 0;
   if (!source_line(pc, file, line, text, sizeof text)) return 0;
   size_t n = strlen(text), c = col ? col - 1 : 0;
   if (c >= n) return 0;
+  if (store && IDCHAR(text[c])) {
+    size_t k = c;
+    while (k > 0 && isspace((unsigned char)text[k - 1])) k--;
+    if (k > 1 && text[k - 1] == '=' && !strchr("=!<>+-*/%&|^", text[k - 2])) c = k - 1;
+  }
   if (!IDCHAR(text[c])) {                     /* a store: walk left over spaces and groups */
     c = skip_groups_left(text, c);
     while (c > 0 && IDCHAR(text[c - 1])) c--;
   }
   c = member_base(text, c);
-  size_t e = c;
+  size_t e = c, after;
   while (e < n && IDCHAR(text[e])) e++;
+  for (after = e; after < n && isspace((unsigned char)text[after]); after++) {}
+  if (after < n && text[after] == '(') return 0;
   if (e > c && !isdigit((unsigned char)text[c]) && e - c < cap) {
     snprintf(buf, cap, "%.*s", (int)(e - c), text + c);
     found = 1;
@@ -735,7 +751,8 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   char fbuf[512] = "";
   if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
   char bname[128];
-  if (!name_in_source(pc, fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), bname, sizeof bname))
+  if (!name_in_source(pc, fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), site->kind == CGP_SITE_STORE, bname,
+                      sizeof bname))
     source_name(pc, ptr, bname, sizeof bname);
   cJSON_AddStringToObject(s, "file", fbuf);
   cJSON_AddNumberToObject(s, "line", LLVMGetDebugLocLine(i));
@@ -749,6 +766,9 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   cJSON_AddNumberToObject(s, "order", site->order);
   cJSON_AddNumberToObject(s, "addr_id", (double)id);
   if (site->block < 0) cJSON_AddBoolToObject(s, "hoisted", 1);
+  /* a local declared outside the nest that phase 1 kept shared (cgp_mark.c): its dependences'
+     remedy is a copy per thread, not an atomic */
+  if (LLVMIsAAllocaInst(base) || LLVMIsAAllocaInst(cgp_pass_underlying_base(ptr))) cJSON_AddBoolToObject(s, "local", 1);
   return s;
 }
 
@@ -921,6 +941,32 @@ static int tile_loop(const cgp_cfg *cfg, const body_shape *bs, unsigned tile) {
   return -1;
 }
 
+/* The locals declared outside nest k that phase 1 found private to each thread (cgp_mark.c,
+   privatize): the module's !cgp.privatized entries of k's name, each variable once. */
+static cJSON *privatized_json(LLVMModuleRef m, const cgp_kernel_pragma *k) {
+  cJSON *a = cJSON_CreateArray();
+  unsigned n = LLVMGetNamedMetadataNumOperands(m, CGP_PRIVATIZED_MD);
+  LLVMValueRef *ops = n ? malloc(n * sizeof *ops) : NULL;
+  if (!ops) return a;
+  LLVMGetNamedMetadataOperands(m, CGP_PRIVATIZED_MD, ops);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef pair[2];
+    if (LLVMGetMDNodeNumOperands(ops[i]) != 2) continue;
+    LLVMGetMDNodeOperands(ops[i], pair);
+    unsigned klen = 0, vlen = 0;
+    const char *kn = LLVMGetMDString(pair[0], &klen), *var = LLVMGetMDString(pair[1], &vlen);
+    if (!kn || !var || klen != strlen(k->name) || strncmp(kn, k->name, klen) != 0) continue;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)vlen, var);
+    int seen = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a) seen |= strcmp(e->valuestring, name) == 0;
+    if (!seen) cJSON_AddItemToArray(a, cJSON_CreateString(name));
+  }
+  free(ops);
+  return a;
+}
+
 static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   const cgp_kernel_pragma *k = n->k;
   const cgp_cfg *cfg = n->cfg;
@@ -967,6 +1013,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddItemToObject(d, "carried", cJSON_Duplicate(n->carried, 1));
   cJSON_AddItemToObject(d, "exits", cJSON_Duplicate(n->exits, 1));
   cJSON_AddItemToObject(d, "warnings", cJSON_Duplicate(n->warnings, 1));
+  cJSON_AddItemToObject(d, "privatized", privatized_json(pc->m, k));
   char *s = cJSON_PrintUnformatted(d);
   cJSON_Delete(d);
   return s;

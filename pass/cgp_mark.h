@@ -8,6 +8,9 @@
 /* void cgp_rt_site(i8* addr, i8* base, i32 kind): never reaches the object file. */
 #define CGP_SITE_MARKER "cgp_rt_site"
 #define CGP_SITE_SIZE_MD "cgp.size"         /* !cgp.size !{i32 bytes} on each marker call */
+/* !cgp.privatized !{!"kernel name", !"variable"}: a local declared outside the nest that phase 1
+   found private to each thread (cgp_mark.c, privatize), named in the kernel descriptor */
+#define CGP_PRIVATIZED_MD "cgp.privatized"
 enum { CGP_SITE_LOAD = 0, CGP_SITE_STORE = 1, CGP_SITE_ATOMIC = 2 };
 
 /* The marker's declaration in m (added if missing). */

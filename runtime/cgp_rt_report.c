@@ -349,6 +349,13 @@ static void pass_dependences(cJSON *list, const cJSON *desc, const char *key, co
   }
 }
 
+/* Site sid of k is an access to a local declared outside the nest (the pass's "local"): scratch
+   memory the nest shares only because of where it is declared. */
+static int site_is_local(const rt_kernel *k, uint32_t sid) {
+  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "local"));
+}
+
 /* Dependences through memory (traced threads), and from the pass scalars carried across threads
    and early exits from mapped loops. */
 static void dependences_json(cJSON *o, const rt_kernel *k) {
@@ -364,7 +371,16 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
     cJSON_AddItemToObject(ex, "second_thread", coords(k, d->second_thread));
     cJSON_AddNumberToObject(ex, "launch", (double)k->deps[i].launch);
     cJSON_AddNumberToObject(e, "pairs_seen", (double)d->count);
-    if (d->reduction) {
+    if (site_is_local(k, d->first_sid) || site_is_local(k, d->second_sid)) {
+      const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+          cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)d->second_sid), "array"));
+      char remedy[512];
+      snprintf(remedy, sizeof remedy,
+               "'%s' is a local declared outside the nest, one for all threads: declare it inside the loop "
+               "(private to each thread); a value one iteration leaves for the next must then be passed "
+               "explicitly (a reduction or a recurrence)", a ? a : "");
+      cJSON_AddStringToObject(e, "remedy", remedy);
+    } else if (d->reduction) {
       cJSON_AddBoolToObject(e, "reduction", 1);
       cJSON_AddStringToObject(e, "remedy", "a reduction: every thread adds into one element. In CUDA use atomicAdd "
                               "on it, or a tree reduction (per-block partial sums in shared memory, then one "
@@ -609,6 +625,8 @@ static cJSON *kernel_json(const rt_kernel *k) {
     cJSON_AddStringToObject(o, "iterations_note", note);
   }
   cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->desc, "warnings"), 1));
+  const cJSON *priv = cJSON_GetObjectItemCaseSensitive(k->desc, "privatized");
+  if (cJSON_GetArraySize(priv) > 0) cJSON_AddItemToObject(o, "privatized", cJSON_Duplicate(priv, 1));
   if (k->nsamples && k->samples[0].has_tiled) tiling_whatif_json(o, k, k->cfg_wi[0].tile);
   launch_sampling_note(o, k);
   cJSON *samples = cJSON_AddArrayToObject(o, "samples");
