@@ -186,3 +186,8 @@ void cgp_cfg_loops_free(cgp_loop *loops, size_t n) {
 int cgp_loop_contains(const cgp_loop *outer, const cgp_loop *inner) {
   return outer->in[inner->header] != 0 && outer->nblocks >= inner->nblocks;
 }
+
+int cgp_loop_invariant(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v) {
+  if (LLVMIsAInstruction(v)) return !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))];
+  return LLVMIsAConstant(v) || LLVMIsAArgument(v) || LLVMIsAGlobalValue(v);
+}

@@ -40,5 +40,7 @@ size_t cgp_cfg_loops(const cgp_cfg *cfg, unsigned md_kind, cgp_loop **loops);
 void   cgp_cfg_loops_free(cgp_loop *loops, size_t n);
 /* True iff loop `inner` is nested in (or equal to) loop `outer`. */
 int    cgp_loop_contains(const cgp_loop *outer, const cgp_loop *inner);
+/* Is v the same in every iteration of loop l: a constant, an argument, or an instruction outside l? */
+int    cgp_loop_invariant(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v);
 
 #endif
