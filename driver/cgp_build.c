@@ -11,6 +11,7 @@
    runtime archive and its libraries appended. */
 #include "cgp_build.h"
 #include "cgp_pass.h"
+#include "cgp_abi.h"
 #include "cgp_fpga_cmd.h"
 #include "cgp_pragma.h"
 
@@ -463,7 +464,7 @@ int cgp_build(int argc, char **cmd) {
       for (int i = 1; i < argc && !libomp[0] && !rc; i++) {
         size_t n = strlen(cmd[i]);
         if (n > 2 && strcmp(cmd[i] + n - 2, ".o") == 0 && cmd[i][0] != '-' && object_names(cmd[i], "__kmpc_") &&
-            object_names(cmd[i], "cgp_rt_kernel_begin") && !llvm_openmp_runtime(libomp, sizeof libomp)) {
+            object_names(cmd[i], CGP_HOOK_KERNEL_BEGIN) && !llvm_openmp_runtime(libomp, sizeof libomp)) {
           say_no_libomp(cmd[i]);       /* as for a marked source: the link would only fail on __kmpc_* */
           libomp[0] = '\0';
           rc = 1;

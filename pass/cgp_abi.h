@@ -34,6 +34,11 @@
 
 #define CGP_ABI_VERSION 2
 
+/* Every name the pass emits and the runtime defines begins with it (the pass never instruments a
+   function of that name: the runtime's own, inlined). */
+#define CGP_HOOK_PREFIX "cgp_rt_"
+/* Not a hook: the stub's question to a loaded runtime (runtime/cgp_rt.h). */
+#define CGP_RT_STRICT_HANDOVER "cgp_rt_strict_handover"
 #define CGP_HOOK_KERNEL_BEGIN "cgp_rt_kernel_begin"
 /* A nest with a mapped loop stepped by a value fixed before the nest but not at compile time
    (`i += m + m`) has 0 for it in iv_step, and begins with cgp_rt_kernel_begin_step(desc, sx, sy,

@@ -966,7 +966,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   const cgp_kernel_pragma *k = n->k;
   const cgp_cfg *cfg = n->cfg;
   cJSON *d = cJSON_CreateObject();
-  cJSON_AddNumberToObject(d, "abi", CGP_PASS_ABI);
+  cJSON_AddNumberToObject(d, "abi", CGP_ABI_VERSION);
   cJSON_AddStringToObject(d, "name", k->name);
   cJSON_AddStringToObject(d, "file", k->file);
   cJSON_AddNumberToObject(d, "line", k->pragma_line);

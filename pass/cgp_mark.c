@@ -19,6 +19,7 @@
    would run it, without vectorization, interleaving or unrolling, so that loop shapes and
    !llvm.loop locations match what the second phase (cgp_instrument.c) expects. */
 #include "cgp_pass.h"
+#include "cgp_abi.h"
 #include "cgp_mark.h"
 #include "cgp_cfg.h"
 
@@ -592,7 +593,7 @@ int cgp_pass_prepare_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t 
   unsigned md_dbg = LLVMGetMDKindIDInContext(ctx, "dbg", 3);
   for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
     size_t len = 0;
-    if (LLVMCountBasicBlocks(fn) == 0 || strncmp(LLVMGetValueName2(fn, &len), "cgp_rt_", 7) == 0) continue;
+    if (LLVMCountBasicBlocks(fn) == 0 || strncmp(LLVMGetValueName2(fn, &len), CGP_HOOK_PREFIX, strlen(CGP_HOOK_PREFIX)) == 0) continue;
     mark_function(m, b, fn, marker, md_dbg, k, nk);
   }
   LLVMDisposeBuilder(b);

@@ -9,10 +9,6 @@
 #include <llvm-c/Types.h>
 #include "cgp_pragma.h"
 
-/* Version of the contract between instrumented code and the runtime (hook signatures and the
-   kernel descriptor's JSON schema). */
-#define CGP_PASS_ABI 2
-
 /* Phase 1, on the module clang -O1 -Xclang -disable-llvm-passes made: mark every source-level
    access to non-private memory with a call to cgp_rt_site (the CUDA reading: arrays may alias),
    have the calls a marked nest of k[0..nk) makes inlined there, and the calls of those callees in

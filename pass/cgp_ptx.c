@@ -2,6 +2,7 @@
    A loop iteration in -O1 IR is phi + add + icmp + br: the add, the compare and the conditional
    branch count one each, the phi nothing, as nvcc's PTX for the same loop (add, setp, bra). */
 #include "cgp_pass.h"
+#include "cgp_abi.h"
 
 #include <llvm-c/Core.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static unsigned call_cost(LLVMValueRef inst, int *core) {
   size_t len = 0;
   const char *name = (callee && LLVMIsAFunction(callee)) ? LLVMGetValueName2(callee, &len) : "";
   if (strncmp(name, "llvm.dbg.", 9) == 0 || strncmp(name, "llvm.lifetime.", 14) == 0 ||
-      strncmp(name, "cgp_rt_", 7) == 0)
+      strncmp(name, CGP_HOOK_PREFIX, strlen(CGP_HOOK_PREFIX)) == 0)
     return 0;
   *core = is_math_call(name);
   return 1;

@@ -102,19 +102,19 @@ static int load(void) {
   const char *why = unloadable(path);
   void *h = why ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (h) {
-    *(void **)&rt.begin = dlsym(h, "cgp_rt_kernel_begin");
-    *(void **)&rt.begin_step = dlsym(h, "cgp_rt_kernel_begin_step");
-    *(void **)&rt.thread = dlsym(h, "cgp_rt_thread");
-    *(void **)&rt.fast_end = dlsym(h, "cgp_rt_fast_end");
-    *(void **)&rt.mem = dlsym(h, "cgp_rt_mem");
-    *(void **)&rt.mem_block = dlsym(h, "cgp_rt_mem_block");
-    *(void **)&rt.hoisted = dlsym(h, "cgp_rt_hoisted");
-    *(void **)&rt.bb = dlsym(h, "cgp_rt_bb");
-    *(void **)&rt.loop = dlsym(h, "cgp_rt_loop");
-    *(void **)&rt.end = dlsym(h, "cgp_rt_kernel_end");
+    *(void **)&rt.begin = dlsym(h, CGP_HOOK_KERNEL_BEGIN);
+    *(void **)&rt.begin_step = dlsym(h, CGP_HOOK_KERNEL_BEGIN_STEP);
+    *(void **)&rt.thread = dlsym(h, CGP_HOOK_THREAD);
+    *(void **)&rt.fast_end = dlsym(h, CGP_HOOK_FAST_END);
+    *(void **)&rt.mem = dlsym(h, CGP_HOOK_MEM);
+    *(void **)&rt.mem_block = dlsym(h, CGP_HOOK_MEM_BLOCK);
+    *(void **)&rt.hoisted = dlsym(h, CGP_HOOK_HOISTED);
+    *(void **)&rt.bb = dlsym(h, CGP_HOOK_BB);
+    *(void **)&rt.loop = dlsym(h, CGP_HOOK_LOOP);
+    *(void **)&rt.end = dlsym(h, CGP_HOOK_KERNEL_END);
     *(void **)&rt.seen_at = dlsym(h, CGP_HOOK_BLOCK_SEEN_AT);
-    rt.tracing = dlsym(h, "cgp_rt_tracing");
-    *(void **)&rt.handover = dlsym(h, "cgp_rt_strict_handover");
+    rt.tracing = dlsym(h, CGP_HOOK_TRACING);
+    *(void **)&rt.handover = dlsym(h, CGP_RT_STRICT_HANDOVER);
   }
   if (!h || !rt.begin || !rt.begin_step || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.seen_at ||
       !rt.tracing || !rt.handover) {
