@@ -187,6 +187,20 @@ static int copy_accesses(LLVMValueRef i, LLVMValueRef ptr[2], int kind[2], unsig
   return 1;
 }
 
+/* The memory instruction i's accesses: a load, store or atomic (one), or a memcpy/memmove's read
+   and write (two); *bytes their size. 0 when i accesses no memory. */
+static int inst_accesses(LLVMTargetDataRef td, LLVMValueRef i, LLVMValueRef ptrs[2], int kinds[2], unsigned *n,
+                         unsigned long long *bytes) {
+  *n = 1;
+  *bytes = 0;
+  kinds[0] = cgp_pass_access_kind(i, &ptrs[0]);
+  if (kinds[0] >= 0) {
+    *bytes = cgp_pass_access_size(td, i);
+    return 1;
+  }
+  return copy_accesses(i, ptrs, kinds, n, bytes);
+}
+
 /* ---- privatisation (docs/pipeline.md "Scratch locals declared outside the nest") ---------------- */
 
 /* A use of the alloca's address that lets it escape: anything but a load from it, a store to it,
@@ -409,11 +423,9 @@ static size_t privatize(LLVMModuleRef m, LLVMValueRef fn, const cgp_kernel_pragm
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); ok && i; i = LLVMGetNextInstruction(i)) {
         LLVMValueRef ptrs[2];
         int kinds[2];
-        unsigned n = 1;
-        unsigned long long bytes = 0;
-        kinds[0] = cgp_pass_access_kind(i, &ptrs[0]);
-        if (kinds[0] >= 0) bytes = cgp_pass_access_size(td, i);
-        else if (!copy_accesses(i, ptrs, kinds, &n, &bytes)) continue;
+        unsigned n;
+        unsigned long long bytes;
+        if (!inst_accesses(td, i, ptrs, kinds, &n, &bytes)) continue;
         for (unsigned j = 0; j < n; j++) {
           if (cgp_pass_underlying_base(ptrs[j]) != a) continue;
           if (kinds[j] == CGP_SITE_ATOMIC) { ok = 0; break; }
@@ -479,11 +491,9 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
       LLVMValueRef ptrs[2];
       int kinds[2];
-      unsigned n = 1;
-      unsigned long long bytes = 0;
-      kinds[0] = cgp_pass_access_kind(i, &ptrs[0]);
-      if (kinds[0] >= 0) bytes = cgp_pass_access_size(td, i);
-      else if (!copy_accesses(i, ptrs, kinds, &n, &bytes)) continue;
+      unsigned n;
+      unsigned long long bytes;
+      if (!inst_accesses(td, i, ptrs, kinds, &n, &bytes)) continue;
       for (unsigned a = 0; a < n; a++) {
         LLVMValueRef ptr = ptrs[a], base = cgp_pass_underlying_base(ptr);
         if (kinds[a] == CGP_SITE_LOAD && kernel_argument(ptr)) continue;
