@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgp_fpga.h"
 #include "cgp_report.h"
 
 #define NCAND 8
@@ -156,8 +157,17 @@ int cgp_blocks_cmd(int argc, char **argv) {
   cgp_device *devs = calloc(n ? n : 1, sizeof *devs);
   for (size_t i = 0; i < n && !rc; i++)
     if (!devs || cgp_device_find(names[i], &devs[i], err, sizeof err) != 0) rc = 1;
-  if (!rc && (cgp_report_predict(base, devs, n, err, sizeof err) != 0 || cgp_report_write(base, report, err, sizeof err) != 0))
+  /* the FPGAs the run predicted, predicted again (cgp_report_predict replaces the list) */
+  char **fnames = NULL;
+  size_t nf = cgp_report_fpga_devices(base, &fnames);
+  cgp_fpga_device *fdevs = calloc(nf ? nf : 1, sizeof *fdevs);
+  for (size_t i = 0; i < nf && !rc; i++)
+    if (!fdevs || cgp_fpga_device_find(fnames[i], &fdevs[i], err, sizeof err) != 0) rc = 1;
+  if (!rc && (cgp_report_predict(base, devs, n, err, sizeof err) != 0 || cgp_report_predict_fpga(base, fdevs, nf) != 0 ||
+              cgp_report_write(base, report, err, sizeof err) != 0))
     rc = 1;
+  cgp_device_names_free(fnames, nf);
+  free(fdevs);
   if (rc) fprintf(stderr, "cgpredict blocks: %s\n", devs ? err : "out of memory");
   else {
     fprintf(stderr, "cgpredict blocks: %d candidate runs; the shapes' times are in %s (block_whatif)\n", runs, report);
