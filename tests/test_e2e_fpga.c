@@ -25,6 +25,8 @@ static const char *const SRC =
   "  scale(n, a, b);\n"
   "  waves(n, b, a);\n"
   "  printf(\"%g\\n\", a[n - 1]);\n"
+  "  free(a);\n"
+  "  free(b);\n"
   "  return 0;\n"
   "}\n";
 

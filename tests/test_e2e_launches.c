@@ -17,6 +17,7 @@ static const char *const SRC =
   "  float *a = calloc(2560, sizeof *a);\n"
   "  for (int l = 0; l < 10; l++) scale(256 * (10 - l), a);\n"
   "  printf(\"%g\\n\", a[0]);\n"
+  "  free(a);\n"
   "  return 0;\n"
   "}\n";
 
