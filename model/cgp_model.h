@@ -261,5 +261,8 @@ double cgp_littles_law_cycles(const cgp_device *d, uint64_t total_warps, unsigne
 /* All of the above for one launch. Returns nonzero with a message naming the field on inputs it
    cannot use (negative or non-finite counts, a block that does not fit on the device). */
 int cgp_predict(const cgp_device *dev, const cgp_kernel_stats *k, cgp_prediction *p, char *err, size_t errlen);
+/* The same per-warp behaviour on a grid `factor` times as large (docs/model.md 5b): blocks and
+   warps scaled, rounded, at least 1 each; everything per warp unchanged. */
+cgp_kernel_stats cgp_stats_scaled(const cgp_kernel_stats *k, double factor);
 
 #endif

@@ -197,3 +197,12 @@ int cgp_predict(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *
   }
   return 0;
 }
+
+cgp_kernel_stats cgp_stats_scaled(const cgp_kernel_stats *k, double factor) {
+  cgp_kernel_stats g = *k;
+  g.blocks = (uint64_t)llround((double)k->blocks * factor);
+  g.total_warps = (uint64_t)llround((double)k->total_warps * factor);
+  if (!g.blocks) g.blocks = 1;
+  if (!g.total_warps) g.total_warps = 1;
+  return g;
+}

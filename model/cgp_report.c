@@ -204,13 +204,8 @@ static int launch_grids_time(const cJSON *s, const cgp_device *dev, const cgp_ke
     double b = cJSON_GetNumberValue(cJSON_GetArrayItem(e, 0)), n = cJSON_GetNumberValue(cJSON_GetArrayItem(e, 1));
     if (!(b >= 1 && b <= CGP_REPORT_MAX_TOTAL && n >= 0 && n <= CGP_REPORT_MAX_TOTAL))
       return snprintf(err, errlen, "launch_grids: an entry is not [blocks >= 1, launches >= 0]"), -1;
-    cgp_kernel_stats g = *st;                  /* the sample's own grid gives its stats unchanged */
-    if (b != own) {
-      g.blocks = (uint64_t)llround((double)st->blocks * b / own);
-      g.total_warps = (uint64_t)llround((double)st->total_warps * b / own);
-      if (!g.blocks) g.blocks = 1;
-      if (!g.total_warps) g.total_warps = 1;
-    }
+    /* the sample's own grid gives its stats unchanged */
+    cgp_kernel_stats g = b != own ? cgp_stats_scaled(st, b / own) : *st;
     cgp_prediction p;
     if (cgp_predict(dev, &g, &p, err, errlen) != 0) return -1;
     sum_ms += n * p.time_ms;

@@ -1081,10 +1081,7 @@ static int launch_sampled(const rt_kernel *k, uint64_t launch) {
    time: what the launches do, not only how many threads they have. */
 static int launches_differ_on(const cgp_device *dev, const cgp_kernel_stats *a, const cgp_kernel_stats *b) {
   if (!a->blocks || !b->blocks) return a->blocks != b->blocks;
-  cgp_kernel_stats at = *b;
-  at.blocks = a->blocks;
-  at.total_warps = (uint64_t)llround((double)b->total_warps * (double)a->blocks / (double)b->blocks);
-  if (!at.total_warps) at.total_warps = 1;
+  cgp_kernel_stats at = cgp_stats_scaled(b, (double)a->blocks / (double)b->blocks);
   cgp_prediction pa, pb;
   char err[256];
   if (cgp_predict(dev, a, &pa, err, sizeof err) || cgp_predict(dev, &at, &pb, err, sizeof err)) return 0;

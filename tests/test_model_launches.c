@@ -38,6 +38,13 @@ Test(model_launches, each_launch_is_predicted_at_its_own_grid) {
   cgp_kernel_stats k = {.blocks = 8, .threads_per_block = 256, .total_warps = 64,
                         .insts = {0, 1, 0}, .trans_pw = {0, 2, 0}, .dram_pw = {0, 2.0 / 32, 0},
                         .total_insts = 1000, .core_insts = 900};
+  /* the scaling: half the grid is 4 blocks of 32 warps; a grid too small to round keeps 1 of each */
+  cgp_kernel_stats half = cgp_stats_scaled(&k, 0.5), tiny = cgp_stats_scaled(&k, 0.01);
+  cr_expect_eq(half.blocks, 4);
+  cr_expect_eq(half.total_warps, 32);
+  cr_expect_float_eq(half.total_insts, 1000, 1e-12);
+  cr_expect_eq(tiny.blocks, 1);
+  cr_expect_eq(tiny.total_warps, 1);
   /* the sample's launch and two launches of 4 blocks: 32166 + 2 x 16166 */
   cJSON *r = one_sample_report(&k, 3, "[[8, 1], [4, 2]]");
   cr_expect_float_eq(predicted_cycles(r, &tk1), 64498, 1e-6);
