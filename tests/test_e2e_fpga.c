@@ -30,15 +30,6 @@ static const char *const SRC =
   "  return 0;\n"
   "}\n";
 
-static void write_source(void) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/k.c", dir);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(SRC, f);
-  fclose(f);
-}
-
 /* The kernel named in a JSON array of per-kernel objects. */
 static cJSON *entry(cJSON *arr, const char *name) {
   cJSON *e;
@@ -57,7 +48,7 @@ static cJSON *maybe_prediction(cJSON *k, const char *dev) {
 }
 
 static cJSON *build_and_run(const char *devices) {
-  write_source();
+  write_file("k.c", SRC);
   cr_assert_eq(sh("%s build -- cc -O2 -o k k.c -lm", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=%s CGPREDICT_REPORT=r.json ./k 4096", devices), 0, "%s",
                read_file("err.txt"));
@@ -133,7 +124,7 @@ Test(e2e_fpga, the_summary_chooses_and_report_repredicts_other_fpgas) {
 
 /* FPGAs alone: the run needs a GPU to trace as one, and says so. */
 Test(e2e_fpga, fpga_devices_alone_are_refused_with_the_reason) {
-  write_source();
+  write_file("k.c", SRC);
   cr_assert_eq(sh("%s build -- cc -O2 -o k k.c -lm", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("CGPREDICT_DEVICE=zc702 CGPREDICT_REPORT=r.json ./k 64"), 0);
   cr_expect_not_null(strstr(read_file("err.txt"), "names FPGA devices only: name a GPU too"), "%s", read_file("err.txt"));

@@ -22,12 +22,7 @@ static const char *const SRC =
   "}\n";
 
 Test(e2e_launches, a_sample_stands_for_each_launch_at_its_own_grid) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/k.c", dir);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(SRC, f);
-  fclose(f);
+  write_file("k.c", SRC);
   cr_assert_eq(sh("%s build -- cc -O2 -o k k.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./k"), 0, "%s", read_file("err.txt"));
   cJSON *r = report("r.json"), *k = kernel_named(r, "scale"), *samples = cJSON_GetObjectItem(k, "samples");
@@ -77,12 +72,7 @@ static const char *const WARM_SRC =
   "}\n";
 
 Test(e2e_launches, another_kernels_launch_warms_the_l2_for_an_analysed_one) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/w.c", dir);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(WARM_SRC, f);
-  fclose(f);
+  write_file("w.c", WARM_SRC);
   cr_assert_eq(sh("%s build -- cc -O2 -o w w.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   double hit[2], ms[2];
   const char *modes[] = {"full", "run"};

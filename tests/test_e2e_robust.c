@@ -778,26 +778,31 @@ Test(e2e_robust, full_mode_memory_follows_the_program_not_its_windows) {
                "%ld KB beyond the program's %ld KB", kb[1], kb[0], kb[1] - kb[0] - array_kb, array_kb);
 }
 
+/* A nest of 4096 threads of 400 scattered reads each, 64 a block: enough warps for the memory
+   budget and an address-space limit to cut (two tests below use it). */
+static const char *const runs_src =
+  "#include <stdio.h>\n"
+  "#define N 4096\n"
+  "float a[N], s[N];\n"
+  "int main(void) {\n"
+  "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
+  "#pragma cgpredict kernel name(runs) block(64)\n"
+  "  for (int i = 0; i < N; i++) {\n"
+  "    float t = 0;\n"
+  "    for (int j = 0; j < 400; j++) t += a[(j * j + i) % N];\n"
+  "    s[i] = t;\n"
+  "  }\n"
+  "  double u = 0; for (int i = 0; i < N; i++) u += s[i];\n"
+  "  printf(\"%.0f\\n\", u);\n"
+  "  return 0;\n"
+  "}\n";
+
 /* issue 31 item 5: `full` mode stopped by the memory budget left the blocks after its last window
    unaccounted (each window stood only for itself): a silently smaller prediction (here half).
    The last window now stands for the rest, as in sampled mode, and the kernel is marked partial
    with the budget's note, in the report and on stderr. */
 Test(e2e_robust, full_mode_cut_by_the_budget_stands_for_the_grid_and_says_partial) {
-  write_file("fb.c", "#include <stdio.h>\n"
-                     "#define N 4096\n"
-                     "float a[N], s[N];\n"
-                     "int main(void) {\n"
-                     "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
-                     "#pragma cgpredict kernel name(runs) block(64)\n"
-                     "  for (int i = 0; i < N; i++) {\n"
-                     "    float t = 0;\n"
-                     "    for (int j = 0; j < 400; j++) t += a[(j * j + i) % N];\n"
-                     "    s[i] = t;\n"
-                     "  }\n"
-                     "  double u = 0; for (int i = 0; i < N; i++) u += s[i];\n"
-                     "  printf(\"%.0f\\n\", u);\n"
-                     "  return 0;\n"
-                     "}\n");
+  write_file("fb.c", runs_src);
   cr_assert_eq(sh("%s cc -O2 -o fb fb.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   double t[2];
   for (int c = 0; c < 2; c++) {
@@ -988,21 +993,7 @@ Test(e2e_robust, a_nest_left_by_longjmp_is_said_so_not_reported_as_a_whole_launc
 Test(e2e_robust, full_mode_under_an_address_space_limit_says_what_it_lost) {
   if (strstr(plain_cc(), "sanitize"))          /* ASan reserves terabytes of shadow: no ulimit -v */
     cr_skip_test("an address-space limit cannot be set under AddressSanitizer");
-  write_file("fl.c", "#include <stdio.h>\n"
-                     "#define N 4096\n"
-                     "float a[N], s[N];\n"
-                     "int main(void) {\n"
-                     "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
-                     "#pragma cgpredict kernel name(runs) block(64)\n"
-                     "  for (int i = 0; i < N; i++) {\n"
-                     "    float t = 0;\n"
-                     "    for (int j = 0; j < 400; j++) t += a[(j * j + i) % N];\n"
-                     "    s[i] = t;\n"
-                     "  }\n"
-                     "  double u = 0; for (int i = 0; i < N; i++) u += s[i];\n"
-                     "  printf(\"%.0f\\n\", u);\n"
-                     "  return 0;\n"
-                     "}\n");
+  write_file("fl.c", runs_src);
   cr_assert_eq(sh("%s cc -O2 -o fl fl.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   const char *env = "CGPREDICT_QUIET=1 CGPREDICT_TRACE=0 CGPREDICT_SAMPLE=full CGPREDICT_DEVICE=jetson-tk1";
   cr_assert_eq(sh("%s CGPREDICT_REPORT=whole.json ./fl", env), 0, "%s", read_file("err.txt"));

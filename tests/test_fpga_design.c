@@ -7,27 +7,7 @@
 #include <string.h>
 
 #include "cgp_fpga.h"
-
-static cgp_fpga_device book(void) {
-  cgp_fpga_device d;
-  memset(&d, 0, sizeof d);
-  strcpy(d.name, "kastner");
-  d.clock_mhz = 100;
-  d.dsp = d.bram18k = d.lut = d.ff = 1000000;
-  d.bram_ports = 2, d.bram_write_ports = 1;
-  d.n_bram_configs = 6;
-  unsigned cfg[6][2] = {{1, 16384}, {2, 8192}, {4, 4096}, {9, 2048}, {18, 1024}, {36, 512}};
-  memcpy(d.bram_configs, cfg, sizeof cfg);
-  d.loop_exit_cycles = 1;
-  cgp_fpga_impl t[] = {
-    {CGP_FOP_LOAD, CGP_FTYPE_MEM, 32, 1, 0, 0, 0, 0},     {CGP_FOP_STORE, CGP_FTYPE_MEM, 32, 0, 0, 0, 0, 0},
-    {CGP_FOP_MUL, CGP_FTYPE_INT, 32, 2, 0, 3, 0, 0},      {CGP_FOP_ADD, CGP_FTYPE_INT, 32, 0, 0, 0, 32, 0},
-    {CGP_FOP_FADD, CGP_FTYPE_FLOAT, 32, 4, 0, 2, 0, 0},   {CGP_FOP_FMUL, CGP_FTYPE_FLOAT, 32, 4, 0, 3, 0, 0},
-  };
-  memcpy(d.impls, t, sizeof t);
-  d.n_impls = sizeof t / sizeof *t;
-  return d;
-}
+#include "fpga_book.h"
 
 static int node(cgp_fpga_ddg *g, cgp_fpga_access *acc, cgp_fpga_opkind op, cgp_fpga_type t, int array) {
   int v = cgp_fpga_ddg_add(g, op, t, 32, array, 0);
@@ -79,7 +59,7 @@ static cgp_fpga_estimate eval(const cgp_fpga_device *d, const cgp_fpga_nest *n, 
    chain (5-9, 9-13: IL 14) and the second feeds the first of the next window: II 13 - 5 = 8,
    512 iterations: 8 x 511 + 14 = 4102 again: unrolling does not shorten a recurrence. */
 Test(fpga_design, fadd_recurrence_limits_ii_to_its_latency_and_unrolling_does_not_help) {
-  cgp_fpga_device d = book();
+  cgp_fpga_device d = fpga_book();
   cgp_fpga_ddg g;
   cgp_fpga_access acc[8];
   reduction(&g, acc, CGP_FOP_FMUL, CGP_FOP_FADD, CGP_FTYPE_FLOAT);
@@ -110,7 +90,7 @@ Test(fpga_design, fadd_recurrence_limits_ii_to_its_latency_and_unrolling_does_no
    every read in cycle 0): multiplies 1-3, the adds chained in 3: IL 4, 4 cycles, no BRAM and
    2 x 11 x 32 = 704 flip-flops. */
 Test(fpga_design, fir_11_taps_baseline_pipelined_unrolled_and_partitioned) {
-  cgp_fpga_device d = book();
+  cgp_fpga_device d = fpga_book();
   cgp_fpga_ddg g;
   cgp_fpga_access acc[8];
   reduction(&g, acc, CGP_FOP_MUL, CGP_FOP_ADD, CGP_FTYPE_INT);
@@ -145,7 +125,7 @@ Test(fpga_design, fir_11_taps_baseline_pipelined_unrolled_and_partitioned) {
    multiplies 1-3, adds chained in 3: 4, so 259. Cyclic 2 costs 2 BRAM18Ks per array (2 banks of
    512 words), cyclic 4 four (4 banks of 256). */
 Test(fpga_design, cyclic_partition_matching_the_unroll_gives_ii_1) {
-  cgp_fpga_device d = book();
+  cgp_fpga_device d = fpga_book();
   cgp_fpga_ddg g;
   cgp_fpga_access acc[8];
   reduction(&g, acc, CGP_FOP_MUL, CGP_FOP_ADD, CGP_FTYPE_INT);
@@ -176,7 +156,7 @@ Test(fpga_design, cyclic_partition_matching_the_unroll_gives_ii_1) {
    trips). Pipelining i fully unrolls j into i's window; unrolling i while j is not unrolled, or
    pipelining with j's trip count unknown, is refused with a reason. */
 Test(fpga_design, pipelining_an_outer_loop_unrolls_the_inner_and_refusals_say_why) {
-  cgp_fpga_device d = book();
+  cgp_fpga_device d = fpga_book();
   cgp_fpga_ddg gi, gj;
   cgp_fpga_access ai[2], aj[8];
   reduction(&gj, aj, CGP_FOP_MUL, CGP_FOP_ADD, CGP_FTYPE_INT);
@@ -256,7 +236,7 @@ static void stencil(cgp_fpga_nest *n, cgp_fpga_ddg *g, cgp_fpga_access (*acc)[8]
    5 x (1 + 42 + 1) = 220. A deeper nest inside a pipelined loop still needs static trips, and a
    window above 4096 operations is refused: k2 of 1000 trips gives 1 + 3 x (1 + 5000). */
 Test(fpga_design, pipelining_over_a_two_level_nest_unrolls_both_3x3_stencil) {
-  cgp_fpga_device d = book();
+  cgp_fpga_device d = fpga_book();
   cgp_fpga_ddg g[3];
   cgp_fpga_access acc[3][8];
   cgp_fpga_nest n;
@@ -306,7 +286,7 @@ Test(fpga_design, pipelining_over_a_two_level_nest_unrolls_both_3x3_stencil) {
    design pipelining one level, k1 with both arrays cyclic 2 (filter's 0, 1, 2 and orig's k2 in
    banks 0, 1, 0: II 1; reads in 0, IL 4: 2 + 4 = 6 a run of k1), takes 5 x (1 + 6 + 1) = 40. */
 Test(fpga_design, search_pipelines_a_loop_over_a_two_level_nest_when_faster) {
-  cgp_fpga_device d = book();
+  cgp_fpga_device d = fpga_book();
   cgp_fpga_ddg g[3];
   cgp_fpga_access acc[3][8];
   cgp_fpga_nest n;

@@ -7,29 +7,15 @@
 
 #include "cgp_fpga.h"
 #include "cgp_fpga_kernel.h"
+#include "fpga_book.h"
 #include "cgp_report.h"
 
-/* The book's operators (as tests/test_fpga_design.c: read 1, write 0, multiply 2, add 0, no
-   delays) on a board of 100 MHz with a 64-bit AXI port, 4.264 GB/s of DDR and an m_axi latency
-   of 64 cycles. */
+/* The book's FPGA (tests/fpga_book.h) on a board with a 64-bit AXI port, 4.264 GB/s of DDR and
+   an m_axi latency of 64 cycles. */
 static cgp_fpga_device board(void) {
-  cgp_fpga_device d;
-  memset(&d, 0, sizeof d);
+  cgp_fpga_device d = fpga_book();
   strcpy(d.name, "board");
-  d.clock_mhz = 100;
-  d.dsp = d.bram18k = d.lut = d.ff = 1000000;
-  d.bram_ports = 2, d.bram_write_ports = 1;
-  d.n_bram_configs = 6;
-  unsigned cfg[6][2] = {{1, 16384}, {2, 8192}, {4, 4096}, {9, 2048}, {18, 1024}, {36, 512}};
-  memcpy(d.bram_configs, cfg, sizeof cfg);
-  d.loop_exit_cycles = 1;
   d.offchip_bandwidth_bytes_per_s = 4.264e9, d.axi_data_bits = 64, d.burst_setup_cycles = 64, d.max_burst_beats = 16;
-  cgp_fpga_impl t[] = {
-    {CGP_FOP_LOAD, CGP_FTYPE_MEM, 32, 1, 0, 0, 0, 0}, {CGP_FOP_STORE, CGP_FTYPE_MEM, 32, 0, 0, 0, 0, 0},
-    {CGP_FOP_MUL, CGP_FTYPE_INT, 32, 2, 0, 3, 0, 0},  {CGP_FOP_ADD, CGP_FTYPE_INT, 32, 0, 0, 0, 32, 0},
-  };
-  memcpy(d.impls, t, sizeof t);
-  d.n_impls = sizeof t / sizeof *t;
   return d;
 }
 
