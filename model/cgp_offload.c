@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cgp_json.h"
 #include "cgp_report.h"
 
 double cgp_copy_ms(double bytes, double copies, double bandwidth, double latency_s) {
@@ -49,19 +50,14 @@ const char *cgp_offload_verdict(const cgp_offload *o) {
 
 /* ---- the report's side ----------------------------------------------------------------------- */
 
-static double num(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 int cgp_host_data_from_json(const cJSON *host, cgp_host_data *h) {
   memset(h, 0, sizeof *h);
   if (!cJSON_IsObject(host)) return -1;
-  h->bytes_in = num(host, "bytes_read");
-  h->bytes_out = num(host, "bytes_written");
-  h->copies_in = num(host, "ranges_read");
-  h->copies_out = num(host, "ranges_written");
-  h->cpu_ms = num(host, "cpu_ms");
+  h->bytes_in = cgp_json_num(host, "bytes_read", 0);
+  h->bytes_out = cgp_json_num(host, "bytes_written", 0);
+  h->copies_in = cgp_json_num(host, "ranges_read", 0);
+  h->copies_out = cgp_json_num(host, "ranges_written", 0);
+  h->cpu_ms = cgp_json_num(host, "cpu_ms", 0);
   return 0;
 }
 
@@ -101,7 +97,7 @@ int cgp_report_offload(cJSON *report, const cgp_device *devs, size_t ndev) {
       cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
         const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
         if (!dev || strcmp(dev, devs[d].name)) continue;
-        double g = num(p, "time_ms") + num(p, "host_sync_ms");
+        double g = cgp_json_num(p, "time_ms", 0) + cgp_json_num(p, "host_sync_ms", 0);
         gpu += g;
         any = 1;
         if (!have) { cpu_known = 0; continue; }
@@ -128,32 +124,33 @@ int cgp_report_offload(cJSON *report, const cgp_device *devs, size_t ndev) {
 void cgp_report_print_offload(FILE *f, const cJSON *report) {
   const cJSON *o;
   const cJSON *host = cJSON_GetObjectItemCaseSensitive(report, "host");
-  double mb = (num(host, "bytes_read") + num(host, "bytes_written")) / 1e6;
+  double mb = (cgp_json_num(host, "bytes_read", 0) + cgp_json_num(host, "bytes_written", 0)) / 1e6;
   cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(report, "offload")) {
     const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "device"));
     const char *verdict = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "verdict"));
     char gpu[32], tr[32], cpu[32], pin[32];
-    cgp_report_format_ms(gpu, sizeof gpu, num(o, "gpu_ms"));
-    cgp_report_format_ms(tr, sizeof tr, num(o, "transfer_ms"));
-    cgp_report_format_ms(cpu, sizeof cpu, num(o, "cpu_ms"));
-    cgp_report_format_ms(pin, sizeof pin, num(o, "transfer_pinned_ms"));
+    cgp_report_format_ms(gpu, sizeof gpu, cgp_json_num(o, "gpu_ms", 0));
+    cgp_report_format_ms(tr, sizeof tr, cgp_json_num(o, "transfer_ms", 0));
+    cgp_report_format_ms(cpu, sizeof cpu, cgp_json_num(o, "cpu_ms", 0));
+    cgp_report_format_ms(pin, sizeof pin, cgp_json_num(o, "transfer_pinned_ms", 0));
     if (!dev || !verdict) continue;
     if (!strcmp(verdict, "unknown")) {
       char off[32];
-      cgp_report_format_ms(off, sizeof off, num(o, "offload_ms"));
+      cgp_report_format_ms(off, sizeof off, cgp_json_num(o, "offload_ms", 0));
       fprintf(f, "  offload, %s: kernels %s ms + copies %s ms: worth it if the CPU takes more than %s ms (its time "
               "was not measured: see the kernels' host.cpu_note)\n", dev, gpu, tr, off);
       continue;
     }
     fprintf(f, "  offload, %s: %s (%.2fx): kernels %s ms + copies %s ms against the CPU's %s ms", dev,
-            !strcmp(verdict, "offload") ? "worth it" : "stay on the CPU", num(o, "speedup"), gpu, tr, cpu);
-    double pinned = num(o, "gpu_ms") + num(o, "transfer_pinned_ms");
-    if (num(o, "transfer_ms") > 0)
+            !strcmp(verdict, "offload") ? "worth it" : "stay on the CPU", cgp_json_num(o, "speedup", 0), gpu, tr, cpu);
+    double pinned = cgp_json_num(o, "gpu_ms", 0) + cgp_json_num(o, "transfer_pinned_ms", 0);
+    if (cgp_json_num(o, "transfer_ms", 0) > 0)
       fprintf(f, "; %.1f MB copied, %s", mb, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "transfers")));
     else
       fprintf(f, "; %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "transfers")));
-    if (num(o, "transfer_pinned_ms") < 0.99 * num(o, "transfer_ms") && pinned > 0)
-      fprintf(f, "; from pinned host memory (cudaMallocHost) copies %s ms, %.2fx", pin, num(o, "cpu_ms") / pinned);
+    if (cgp_json_num(o, "transfer_pinned_ms", 0) < 0.99 * cgp_json_num(o, "transfer_ms", 0) && pinned > 0)
+      fprintf(f, "; from pinned host memory (cudaMallocHost) copies %s ms, %.2fx", pin,
+              cgp_json_num(o, "cpu_ms", 0) / pinned);
     fprintf(f, "\n");
   }
 }

@@ -1,5 +1,6 @@
 /* cgp_report.c: from a report's samples to predictions, and the report's file and table. */
 #include "cgp_report.h"
+#include "cgp_json.h"
 #include "cgp_file.h"
 
 #include <errno.h>
@@ -652,7 +653,6 @@ static void class_shares(const cJSON *kernel, const char *dev, double share[3], 
   *hit = tr > 0 ? 100.0 * (1.0 - miss / tr) : 0;
 }
 
-static double pnum(const cJSON *o, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key)); }
 
 /* A kernel the launch floor binds on one device, beside devices whose file models no launch cost
    (docs/model.md section 7b): the latter show it too fast. */
@@ -664,11 +664,13 @@ static void launch_note(FILE *f, const cJSON *k) {
     char others[256] = "";
     size_t used = 0;
     cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(k, "predictions"))
-      if (!cgp_report_is_fpga(q) && !(pnum(cJSON_GetObjectItemCaseSensitive(q, "detail"), "launch_cycles") > 0) &&
+      if (!cgp_report_is_fpga(q) &&
+          !(cgp_json_num(cJSON_GetObjectItemCaseSensitive(q, "detail"), "launch_cycles", NAN) > 0) &&
           used < sizeof others)
         used += (size_t)snprintf(others + used, sizeof others - used, "%s%s", used ? ", " : "",
                                  cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(q, "device")));
-    double per = pnum(p, "launches") > 0 ? pnum(p, "time_ms") / pnum(p, "launches") * 1e3 : 0;
+    double launches = cgp_json_num(p, "launches", NAN);
+    double per = launches > 0 ? cgp_json_num(p, "time_ms", NAN) / launches * 1e3 : 0;
     fprintf(f, "    note: on %s the launch's fixed cost binds (%.2f us a launch in all)", 
             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device")), per);
     if (*others) fprintf(f, "; %s model%s no launch cost (none measured) and show this kernel too fast",
@@ -716,8 +718,8 @@ static void host_sync_note(FILE *f, const cJSON *report) {
     cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(report, "kernels"))
       cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions"))
         if (dev && strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device")), dev) == 0) {
-          ms += pnum(p, "host_sync_ms");
-          launches += pnum(p, "launches");
+          ms += cgp_json_num(p, "host_sync_ms", NAN);
+          launches += cgp_json_num(p, "launches", NAN);
         }
     if (ms > 0)
       fprintf(f, "  host, %s: a program that synchronises after every launch (cudaDeviceSynchronize) adds %.3f ms "
@@ -761,15 +763,15 @@ static void fpga_line(FILE *f, int kw, const char *name, int dw, const char *dev
   const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "estimate"), "resources");
   char ms[32], cm[32], om[32];
   cgp_report_format_ms(ms, sizeof ms, t->valuedouble);
-  cgp_report_format_ms(cm, sizeof cm, pnum(p, "compute_ms"));
-  cgp_report_format_ms(om, sizeof om, pnum(off, "ms"));
+  cgp_report_format_ms(cm, sizeof cm, cgp_json_num(p, "compute_ms", NAN));
+  cgp_report_format_ms(om, sizeof om, cgp_json_num(off, "ms", NAN));
   fprintf(f, "  %-*s %-*s %11s  FPGA: %s; compute %s ms, off-chip %s ms (%.0f B, %s); DSP %.0f, BRAM18K %.0f + %.0f "
           "for the data%s\n",
           kw, name, dw, dev, ms, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "design")), cm, om,
-          pnum(off, "bytes_read") + pnum(off, "bytes_written"),
+          cgp_json_num(off, "bytes_read", NAN) + cgp_json_num(off, "bytes_written", NAN),
           cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(off, "buffered")) ? "copied in, then out"
                                                                              : "streamed: too large for block RAM",
-          pnum(res, "dsp"), pnum(res, "bram18k"), pnum(off, "buffer_bram18k"),
+          cgp_json_num(res, "dsp", NAN), cgp_json_num(res, "bram18k", NAN), cgp_json_num(off, "buffer_bram18k", NAN),
           cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(res, "fits")) ? ", does NOT fit the device" : "");
 }
 
@@ -779,11 +781,11 @@ static void fastest_line(FILE *f, const cJSON *k) {
   cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
     int fp = cgp_report_is_fpga(p);
     if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "time_ms"))) continue;
-    if (!best[fp] || pnum(p, "time_ms") < pnum(best[fp], "time_ms")) best[fp] = p;
+    if (!best[fp] || cgp_json_num(p, "time_ms", NAN) < cgp_json_num(best[fp], "time_ms", NAN)) best[fp] = p;
   }
   if (!best[0] || !best[1]) return;
-  int w = pnum(best[1], "time_ms") < pnum(best[0], "time_ms");
-  double fast = pnum(best[w], "time_ms"), slow = pnum(best[!w], "time_ms");
+  int w = cgp_json_num(best[1], "time_ms", NAN) < cgp_json_num(best[0], "time_ms", NAN);
+  double fast = cgp_json_num(best[w], "time_ms", NAN), slow = cgp_json_num(best[!w], "time_ms", NAN);
   char a[32], b[32];
   cgp_report_format_ms(a, sizeof a, fast);
   cgp_report_format_ms(b, sizeof b, slow);

@@ -11,17 +11,13 @@
 #include <string.h>
 
 #include "cgp_fpga_kernel.h"
-
-static double num(const cJSON *o, const char *key, double dflt) {
-  const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(j) ? j->valuedouble : dflt;
-}
+#include "cgp_json.h"
 
 /* The loops the kernel maps to threads (dims(n): loops 0 .. n-1, loop 0 the slowest) take the
    run's extent where their trip count is not static; a bit per loop given. */
 static unsigned run_trips(const cJSON *kernel, cgp_fpga_result *r, cgp_fpga_nest *n) {
   const cJSON *ext = cJSON_GetObjectItemCaseSensitive(kernel, "threads_extent");
-  int dims = (int)num(kernel, "dims", 0);
+  int dims = (int)cgp_json_num(kernel, "dims", 0);
   unsigned given = 0;
   for (int l = 0; l < dims && l < 3 && l < (int)n->n_loops; l++) {
     const cJSON *e = cJSON_GetArrayItem(ext, dims - 1 - l);
@@ -45,8 +41,8 @@ static cJSON *unknown(const char *device, const char *note) {
 static cJSON *offchip_json(const cgp_fpga_device *d, const cJSON *host, const cgp_fpga_result *r,
                            uint64_t *cycles, int *buffered) {
   const cgp_fpga_estimate *e = &r->est;
-  uint64_t br = (uint64_t)num(host, "bytes_read", 0), bw = (uint64_t)num(host, "bytes_written", 0);
-  uint64_t rr = (uint64_t)num(host, "ranges_read", 0), rw = (uint64_t)num(host, "ranges_written", 0);
+  uint64_t br = (uint64_t)cgp_json_num(host, "bytes_read", 0), bw = (uint64_t)cgp_json_num(host, "bytes_written", 0);
+  uint64_t rr = (uint64_t)cgp_json_num(host, "ranges_read", 0), rw = (uint64_t)cgp_json_num(host, "ranges_written", 0);
   *cycles = cgp_fpga_offchip_cycles(d, br, rr) + cgp_fpga_offchip_cycles(d, bw, rw);
   uint64_t buf = cgp_fpga_buffer_bram18k(d, br + bw), banks = 0;
   for (unsigned a = 0; a < r->n_arrays; a++)     /* a partitioned buffer: a BRAM18K per bank at least */
@@ -101,7 +97,7 @@ static cJSON *predict_one(const cgp_fpga_device *d, const cJSON *kernel) {
     cJSON_AddItemToObject(p, "estimate", cgp_fpga_result_json(d, r));
   }
   if (!p) {
-    double launches = num(kernel, "launches", 1);
+    double launches = cgp_json_num(kernel, "launches", 1);
     uint64_t off;
     int buffered;
     p = cJSON_CreateObject();
