@@ -25,8 +25,8 @@
 
 #include <limits.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1229,15 +1229,17 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   if (L.traced) rt_trace_launch_begin(k, k->launches - 1, b, L.W, L.warming ? 2 : cgp_rt_g.sample_mode == 2);
 }
 
-static void record_launch(void);
+static uint64_t record_launch(void);
 
-/* The launch's grid, its sample when analysed, and the next launch to analyse. */
+/* The launch's grid, its sample when analysed, the launches the latest sample stands for (this
+   one with its own grid), and the next launch to analyse. */
 static void finish_launch(void) {
-  record_launch();
+  rt_record_stood_for(L.k, record_launch());
   if (L.sampled) plan_next_sample(L.k, L.k->launches - 1);
 }
 
-static void record_launch(void) {
+/* Its blocks (0: none ran). */
+static uint64_t record_launch(void) {
   rt_kernel *k = L.k;
   uint64_t gx = (uint64_t)(L.maxx + 1 + L.bx - 1) / L.bx, gy = (uint64_t)(L.maxy + 1 + L.by - 1) / L.by;
   uint64_t gz = (uint64_t)(L.maxz + 1 + L.bz - 1) / L.bz;
@@ -1250,11 +1252,10 @@ static void record_launch(void) {
     if (gb[d] > k->gridblocks_max[d]) k->gridblocks_max[d] = gb[d];
   }
   if (L.traced) rt_trace_launch_end(G);
-  if (!L.sampled) rt_record_stood_for(k, G);   /* stood for by the latest sample, with its own grid */
-  if (!L.traced || G == 0) return;
+  if (!L.traced || G == 0) return G;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_window_launch_end(k, d, G);
   if (k->fp) rt_footprint_launch_end(k->fp, G);
-  if (!L.sampled) return;                       /* a warming launch: the caches only */
+  if (!L.sampled) return G;                     /* a warming launch: the caches only */
   rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L.threads};
   memcpy(s.grid, grid, sizeof grid);
   memcpy(s.gridblocks, gb, sizeof gb);
@@ -1279,8 +1280,8 @@ static void record_launch(void) {
     k->masked_slots += L.wstat[w][0].tot.masked_slots;
   }
   rt_record_launch(k, &s);
-  rt_record_stood_for(k, G);
   rt_record_deps(k, s.launch, L.deps);
+  return G;
 }
 
 static int window_cmp(const void *a, const void *b) {
