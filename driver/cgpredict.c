@@ -131,7 +131,7 @@ static int show_device(const char *name) {
   cgp_fpga_device fd;
   char err[4096], path[4096];
   snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
-  int fpga = !strchr(name, '/') && cgp_device_file_is_fpga(path);
+  int fpga = cgp_device_name_is_fpga(name);
   if (fpga ? cgp_fpga_device_find(name, &fd, err, sizeof err) != 0 : cgp_device_find(name, &d, err, sizeof err) != 0) {
     fprintf(stderr, "cgpredict: %s\n", err);
     return 1;
@@ -439,9 +439,7 @@ static int cmd_report(int argc, char **argv) {
   size_t nfpga = 0;
   if (!fdevs) list_oom = 1;
   for (size_t i = 0; i < n && fdevs;) {
-    char fpath[4200];
-    snprintf(fpath, sizeof fpath, "%s/%s.json", cgp_devices_dir(), names[i]);
-    if (strchr(names[i], '/') || !cgp_device_file_is_fpga(fpath)) { i++; continue; }
+    if (!cgp_device_name_is_fpga(names[i])) { i++; continue; }
     if (cgp_fpga_device_find(names[i], &fdevs[nfpga], err, sizeof err) != 0) {
       fprintf(stderr, "cgpredict: --device: %s\n", err);
       cgp_device_names_free(names, n);

@@ -67,6 +67,8 @@ size_t cgp_fpga_device_all_names(char ***names);
 /* 1 if the regular file at path is a JSON object whose "kind" is "fpga", else 0 (unreadable,
    not JSON, no kind, another kind: 0, so that the GPU loader reports what is wrong with it). */
 int cgp_device_file_is_fpga(const char *path);
+/* 1 if `name` (no '/') names an FPGA device file of the devices folder (cgp_devices_dir()). */
+int cgp_device_name_is_fpga(const char *name);
 
 /* The clock budget chaining may fill: period x (1 - uncertainty), ns (docs/model.md 11.2). */
 double cgp_fpga_budget_ns(const cgp_fpga_device *d);

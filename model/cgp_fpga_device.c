@@ -289,6 +289,12 @@ int cgp_device_file_is_fpga(const char *path) {
   return fpga;
 }
 
+int cgp_device_name_is_fpga(const char *name) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
+  return !strchr(name, '/') && cgp_device_file_is_fpga(path);
+}
+
 static int cmp_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }

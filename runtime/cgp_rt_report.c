@@ -37,9 +37,8 @@ static void fatal_setup(const char *msg) {
 /* One device by name into the next slot; 0 on success, else the tool is disabled. An FPGA goes
    to the FPGA list: the trace is a GPU's; the FPGA's estimate comes from the kernel's nest at exit. */
 static int add_device(const char *name) {
-  char err[1024], msg[1200], path[4200];
-  snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);
-  if (!strchr(name, '/') && cgp_device_file_is_fpga(path)) {
+  char err[1024], msg[1200];
+  if (cgp_device_name_is_fpga(name)) {
     for (size_t i = 0; i < cgp_rt_g.nfpga; i++)
       if (strcmp(cgp_rt_g.fpga[i].name, name) == 0) {
         snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: '%.200s' named twice", name);
