@@ -64,13 +64,7 @@ static void load_classes(const cJSON *k, double pct[3]) {
 static void run_trips(const cJSON *report, const char *name, cgp_fpga_trips *t) {
   memset(t, 0, sizeof *t);
   snprintf(t->kernel, sizeof t->kernel, "%s", name);
-  const cJSON *k = report_kernel(report, name), *dims = cJSON_GetObjectItem(k, "dims");
-  const cJSON *ext = cJSON_GetObjectItem(k, "threads_extent");
-  int n = cJSON_IsNumber(dims) ? dims->valueint : 0;
-  for (int l = 0; l < n && l < 3 && l < CGP_FPGA_MAX_LOOPS; l++) {
-    const cJSON *e = cJSON_GetArrayItem(ext, n - 1 - l);
-    if (cJSON_IsNumber(e) && e->valuedouble >= 1) t->trips[l] = (uint64_t)e->valuedouble;
-  }
+  cgp_report_fpga_run_trips(report_kernel(report, name), t->trips);
 }
 
 static int compare_kernel(const cgp_fpga_device *d, const cgp_fpga_result *r, const cJSON *report, cJSON *json) {

@@ -49,6 +49,10 @@ void cgp_report_print_offload(FILE *f, const cJSON *report);
    time. Call after cgp_report_predict, which replaces the list. 0, or -1 out of memory. */
 struct cgp_fpga_device;
 int cgp_report_predict_fpga(cJSON *report, const struct cgp_fpga_device *devs, size_t n);
+/* The trip counts a report kernel's run gives its nest's loops (0: none): the loops it maps to
+   threads (dims(n): loops 0 .. n - 1, loop 0 the slowest) take threads_extent's (docs/model.md
+   11.12, 11.14). trips has CGP_FPGA_MAX_LOOPS entries. */
+void cgp_report_fpga_run_trips(const cJSON *kernel, uint64_t *trips);
 /* The FPGAs a saved report predicted (the first kernel's "fpga" predictions), malloc'd. */
 size_t cgp_report_fpga_devices(const cJSON *report, char ***names);
 /* 1 if a prediction is an FPGA's ("kind": "fpga"), whose fields are not a GPU's. */

@@ -13,18 +13,23 @@
 #include "cgp_fpga_kernel.h"
 #include "cgp_json.h"
 
-/* The loops the kernel maps to threads (dims(n): loops 0 .. n-1, loop 0 the slowest) take the
-   run's extent where their trip count is not static; a bit per loop given. */
-static unsigned run_trips(const cJSON *kernel, cgp_fpga_result *r, cgp_fpga_nest *n) {
+void cgp_report_fpga_run_trips(const cJSON *kernel, uint64_t *trips) {
   const cJSON *ext = cJSON_GetObjectItemCaseSensitive(kernel, "threads_extent");
   int dims = (int)cgp_json_num(kernel, "dims", 0);
-  unsigned given = 0;
-  for (int l = 0; l < dims && l < 3 && l < (int)n->n_loops; l++) {
-    const cJSON *e = cJSON_GetArrayItem(ext, dims - 1 - l);
-    if (n->loops[l].trips || !cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 9007199254740992.0) continue;
-    n->loops[l].trips = r->trips[l] = (uint64_t)e->valuedouble;
-    given |= 1u << l;
+  for (int l = 0; l < CGP_FPGA_MAX_LOOPS; l++) {
+    const cJSON *e = l < dims && l < 3 ? cJSON_GetArrayItem(ext, dims - 1 - l) : NULL;
+    trips[l] = cJSON_IsNumber(e) && e->valuedouble >= 1 && e->valuedouble <= 9007199254740992.0
+               ? (uint64_t)e->valuedouble : 0;
   }
+}
+
+/* The mapped loops whose trip count is not static take the run's; a bit per loop given. */
+static unsigned run_trips(const cJSON *kernel, cgp_fpga_result *r, cgp_fpga_nest *n) {
+  uint64_t t[CGP_FPGA_MAX_LOOPS];
+  unsigned given = 0;
+  cgp_report_fpga_run_trips(kernel, t);
+  for (unsigned l = 0; l < n->n_loops; l++)
+    if (!n->loops[l].trips && t[l]) n->loops[l].trips = r->trips[l] = t[l], given |= 1u << l;
   return given;
 }
 
