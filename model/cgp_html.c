@@ -75,22 +75,13 @@ static void ms_cell(buf *b, double ms, int fastest);
 /* An FPGA's row of a kernel's table (after its device cell): its time, and in the other columns
    the design and what the time is made of (docs/model.md 11.14). */
 static void fpga_row(buf *b, const cJSON *p) {
-  if (!cJSON_IsNumber(get(p, "time_ms")) || get(p, "from_hls")) {
-    if (cJSON_IsNumber(get(p, "time_ms"))) ms_cell(b, num(p, "time_ms"), 0);
-    else puts_(b, "<td class=\"num\">?</td>");
-    puts_(b, "<td colspan=\"7\">FPGA: ");
-    esc(b, str(p, "note"));
-    puts_(b, "</td></tr>");
-    return;
-  }
-  const cJSON *off = get(p, "offchip"), *res = get(get(p, "estimate"), "resources");
-  ms_cell(b, num(p, "time_ms"), 0);
-  puts_(b, "<td colspan=\"7\">FPGA: ");
-  esc(b, str(p, "design"));
-  putf(b, "; compute %.4g ms, off-chip %.4g ms (%.4g MB, %s); DSP %.0f, BRAM18K %.0f + %.0f for the data%s</td></tr>",
-       num(p, "compute_ms"), num(off, "ms"), (num(off, "bytes_read") + num(off, "bytes_written")) / 1e6,
-       cJSON_IsTrue(get(off, "buffered")) ? "copied in, then out" : "streamed: too large for block RAM", num(res, "dsp"),
-       num(res, "bram18k"), num(off, "buffer_bram18k"), cJSON_IsFalse(get(res, "fits")) ? ", does not fit the device" : "");
+  char text[2048];
+  if (cJSON_IsNumber(get(p, "time_ms"))) ms_cell(b, num(p, "time_ms"), 0);
+  else puts_(b, "<td class=\"num\">?</td>");
+  cgp_report_fpga_text(p, text, sizeof text);
+  puts_(b, "<td colspan=\"7\">");
+  esc(b, text);
+  puts_(b, "</td></tr>");
 }
 
 static void ms_cell(buf *b, double ms, int fastest) {

@@ -749,30 +749,33 @@ static void name_widths(const cJSON *report, int *kw, int *dw) {
   if (*dw > 64) *dw = 64;
 }
 
-/* An FPGA's line: its time, then what it is made of (docs/model.md 11.14). */
-static void fpga_line(FILE *f, int kw, const char *name, int dw, const char *dev, const cJSON *p) {
+void cgp_report_fpga_text(const cJSON *p, char *buf, size_t cap) {
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time_ms");
   if (!cJSON_IsNumber(t) || cJSON_GetObjectItemCaseSensitive(p, "from_hls")) {
-    char ms[32] = "?";
-    if (cJSON_IsNumber(t)) cgp_report_format_ms(ms, sizeof ms, t->valuedouble);
-    fprintf(f, "  %-*s %-*s %11s  FPGA: %s\n", kw, name, dw, dev, ms,
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "note")));
+    snprintf(buf, cap, "FPGA: %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "note")));
     return;
   }
   const cJSON *off = cJSON_GetObjectItemCaseSensitive(p, "offchip");
   const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "estimate"), "resources");
-  char ms[32], cm[32], om[32];
-  cgp_report_format_ms(ms, sizeof ms, t->valuedouble);
+  char cm[32], om[32];
   cgp_report_format_ms(cm, sizeof cm, cgp_json_num(p, "compute_ms", NAN));
   cgp_report_format_ms(om, sizeof om, cgp_json_num(off, "ms", NAN));
-  fprintf(f, "  %-*s %-*s %11s  FPGA: %s; compute %s ms, off-chip %s ms (%.0f B, %s); DSP %.0f, BRAM18K %.0f + %.0f "
-          "for the data%s\n",
-          kw, name, dw, dev, ms, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "design")), cm, om,
-          cgp_json_num(off, "bytes_read", NAN) + cgp_json_num(off, "bytes_written", NAN),
-          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(off, "buffered")) ? "copied in, then out"
-                                                                             : "streamed: too large for block RAM",
-          cgp_json_num(res, "dsp", NAN), cgp_json_num(res, "bram18k", NAN), cgp_json_num(off, "buffer_bram18k", NAN),
-          cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(res, "fits")) ? ", does NOT fit the device" : "");
+  snprintf(buf, cap, "FPGA: %s; compute %s ms, off-chip %s ms (%.0f B, %s); DSP %.0f, BRAM18K %.0f + %.0f for the data%s",
+           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "design")), cm, om,
+           cgp_json_num(off, "bytes_read", NAN) + cgp_json_num(off, "bytes_written", NAN),
+           cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(off, "buffered")) ? "copied in, then out"
+                                                                              : "streamed: too large for block RAM",
+           cgp_json_num(res, "dsp", NAN), cgp_json_num(res, "bram18k", NAN), cgp_json_num(off, "buffer_bram18k", NAN),
+           cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(res, "fits")) ? ", does NOT fit the device" : "");
+}
+
+/* An FPGA's line of the summary: its time, then what it is made of (docs/model.md 11.14). */
+static void fpga_line(FILE *f, int kw, const char *name, int dw, const char *dev, const cJSON *p) {
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time_ms");
+  char ms[32] = "?", text[2048];
+  if (cJSON_IsNumber(t)) cgp_report_format_ms(ms, sizeof ms, t->valuedouble);
+  cgp_report_fpga_text(p, text, sizeof text);
+  fprintf(f, "  %-*s %-*s %11s  %s\n", kw, name, dw, dev, ms, text);
 }
 
 /* With GPUs and FPGAs predicted: the faster kind for this kernel, in numbers. */

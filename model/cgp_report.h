@@ -55,6 +55,10 @@ int cgp_report_predict_fpga(cJSON *report, const struct cgp_fpga_device *devs, s
 void cgp_report_fpga_run_trips(const cJSON *kernel, uint64_t *trips);
 /* The FPGAs a saved report predicted (the first kernel's "fpga" predictions), malloc'd. */
 size_t cgp_report_fpga_devices(const cJSON *report, char ***names);
+/* An FPGA prediction in words, as the summary and the page give it: "FPGA: <design>; compute ..
+   ms, off-chip .. ms (.. B, copied in, then out); DSP .., BRAM18K .. + .. for the data", or
+   "FPGA: <note>" (no time, or HLS's numbers). */
+void cgp_report_fpga_text(const cJSON *prediction, char *buf, size_t cap);
 /* 1 if a prediction is an FPGA's ("kind": "fpga"), whose fields are not a GPU's. */
 int cgp_report_is_fpga(const cJSON *prediction);
 /* Devices a saved report was analysed for (names of the first sample's "analysis"), malloc'd. */
