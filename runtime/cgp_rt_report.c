@@ -34,17 +34,25 @@ static void fatal_setup(const char *msg) {
   cgp_rt_g.disabled = 1;
 }
 
+/* A GPU or FPGA of that name is already in the lists. */
+static int named_before(const char *name) {
+  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
+    if (strcmp(cgp_rt_g.dev[i].name, name) == 0) return 1;
+  for (size_t i = 0; i < cgp_rt_g.nfpga; i++)
+    if (strcmp(cgp_rt_g.fpga[i].name, name) == 0) return 1;
+  return 0;
+}
+
 /* One device by name into the next slot; 0 on success, else the tool is disabled. An FPGA goes
    to the FPGA list: the trace is a GPU's; the FPGA's estimate comes from the kernel's nest at exit. */
 static int add_device(const char *name) {
   char err[1024], msg[1200];
+  if (named_before(name)) {                          /* one report key, one column per device */
+    snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: '%.200s' named twice", name);
+    fatal_setup(msg);
+    return -1;
+  }
   if (cgp_device_name_is_fpga(name)) {
-    for (size_t i = 0; i < cgp_rt_g.nfpga; i++)
-      if (strcmp(cgp_rt_g.fpga[i].name, name) == 0) {
-        snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: '%.200s' named twice", name);
-        fatal_setup(msg);
-        return -1;
-      }
     cgp_fpga_device *more = cgp_rt_g.nfpga < RT_MAX_DEVICES
                             ? realloc(cgp_rt_g.fpga, (cgp_rt_g.nfpga + 1) * sizeof *more) : NULL;
     if (!more) {
@@ -66,12 +74,6 @@ static int add_device(const char *name) {
     fatal_setup(msg);
     return -1;
   }
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
-    if (strcmp(cgp_rt_g.dev[i].name, name) == 0) {   /* one report key, one column per device */
-      snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: '%.200s' named twice", name);
-      fatal_setup(msg);
-      return -1;
-    }
   if (cgp_device_find(name, &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) {
     snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
     fatal_setup(msg);
