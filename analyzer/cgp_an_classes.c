@@ -32,8 +32,12 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   classes *c = self;
   if (!c->counting || m->cls >= CGP_NCLASS || m->space == CGP_SPACE_SHARED) return;
   double n = 1 + m->skipped;
-  if (m->kind == CGP_LOAD) c->t.ld_insts[m->cls] += n;
-  else c->t.st_insts += n;
+  if (m->kind == CGP_LOAD) {
+    c->t.ld_insts[m->cls] += n;
+    if (m->overlap) c->t.ld_overlap[m->cls] += n;
+  } else {
+    c->t.st_insts += n;
+  }
   if (m->sid < c->nsid) {
     c->site[m->sid].insts[m->cls] += n;
     c->site[m->sid].lanes += n * m->nact;
@@ -44,7 +48,10 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
 
 static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
   classes *c = self;
-  for (int k = 0; k < CGP_NCLASS; k++) tot->ld_insts[k] += c->t.ld_insts[k];
+  for (int k = 0; k < CGP_NCLASS; k++) {
+    tot->ld_insts[k] += c->t.ld_insts[k];
+    tot->ld_overlap[k] += c->t.ld_overlap[k];
+  }
   tot->st_insts += c->t.st_insts;
   for (size_t s = 0; s < c->nsid; s++) {
     for (int k = 0; k < CGP_NCLASS; k++) sites[s].insts[k] += c->site[s].insts[k];

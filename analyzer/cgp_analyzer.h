@@ -168,6 +168,8 @@ typedef struct {
                                not trace, which this one stands for (docs/pipeline.md, "Sampling
                                inside a thread"): the analyses count it 1 + skipped times; 0 when
                                every iteration was traced */
+  uint8_t overlap;          /* a load of a loop with no store whose address no load of the loop
+                               computes (the pass's `overlap`, docs/model.md section 5e) */
   uint8_t space;            /* CGP_SPACE_GLOBAL, or CGP_SPACE_SHARED for the tiler's shared-memory
                                instructions, whose addr are byte offsets in the block's shared
                                memory (cgp_tile.c): only the bank analysis counts those */
@@ -242,6 +244,7 @@ typedef struct {
   double smem_insts[CGP_NCLASS], smem_conflict[CGP_NCLASS];   /* conflict: sum of degrees */
   double sync_insts;                /* __syncthreads a tiled kernel's warps meet (cgp_tile.c) */
   double tile_load_insts;           /* its global loads into shared memory (in ld_insts too) */
+  double ld_overlap[CGP_NCLASS];    /* of ld_insts, the sites marked overlap (docs/model.md 5e) */
 } cgp_totals;
 
 /* Per static site, what the analyses measured (device dependent: transactions and misses).

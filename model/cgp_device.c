@@ -76,6 +76,7 @@ static const field fields[] = {
   D(l2_read_bandwidth_bytes_per_s, NONNEG | OPT, BPS_MIN, BPS_MAX),
   D(l2_write_bandwidth_bytes_per_s, NONNEG | OPT, BPS_MIN, BPS_MAX),
   D(host_sync_launch_s, NONNEG | OPT, 1e-9, SECONDS_MAX), U(smem_load_vector_bytes, POS | POW2 | OPT),
+  {"load_overlap", F_UINT, offsetof(cgp_device, load_overlap), POS | OPT, 1, 64},
 };
 #undef U
 #undef W

@@ -59,6 +59,14 @@ double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, do
   return fmax(trans_pw * d->dd_l2, dram_pw * d->dd_dram);
 }
 
+/* Section 5e: a load waits on its own, unless it is one of up to U loads of a store-free loop that
+   the compiler's unrolled body issues before their uses (U = load_overlap): those U wait as one. */
+double cgp_mem_periods(unsigned load_overlap, double insts, double overlap_insts) {
+  double u = load_overlap > 1 ? (double)load_overlap : 1.0;
+  double ov = fmin(fmax(overlap_insts, 0.0), fmax(insts, 0.0));
+  return insts - ov + ov / u;
+}
+
 /* Section 7, Hong & Kim: warps whose memory requests overlap, limited by latency over departure
    delay, by DRAM bandwidth (only bytes that miss the L2 count), and by the warps there are.
    At least 1: one warp always has its own request in flight. */

@@ -56,6 +56,10 @@ typedef struct cgp_device {
   uint64_t l2_keep_bytes;
   double l2_read_bandwidth_bytes_per_s, l2_write_bandwidth_bytes_per_s;
   double host_sync_launch_s;
+  /* Section 5e: the loads of one thread, in a loop with no store, that the hardware has in flight
+     together (the compiler's unroll factor, its loads issued before their uses); 1 = each load
+     waits on its own (also when the device file does not say). */
+  unsigned load_overlap;
 } cgp_device;
 
 /* Bytes one L2 transaction moves to or from DRAM: the sector when the L2 is sectored, else the
@@ -122,6 +126,9 @@ typedef struct cgp_kernel_stats {
   double lsu_wavefronts;
   /* Of those, per global load warp instruction by class (0 = not measured: older reports). */
   double ld_wavefronts_pw[3];
+  /* Section 5e: of insts[c], the loads in a loop with no store whose address no load of that loop
+     computes: up to the device's load_overlap of them wait as one (0 = none, or older reports). */
+  double overlap_insts[3];
 } cgp_kernel_stats;
 
 /* Every quantity of the model for one launch on one device. */
@@ -131,6 +138,9 @@ typedef struct cgp_prediction {
   double occupancy;           /* N * warp_size / max_threads_per_sm */
   double mem_l_c[3], dep_del_c[3];
   double no_mem_insts, mem_cycles, mem_l, departure_delay, comp_cycles;
+  double mem_periods;         /* section 5e: a warp's memory waiting periods (no_mem_insts when no
+                                 load overlaps another), and mlp = no_mem_insts / mem_periods */
+  double mlp;
   double mwp_lat, mwp_bw, mwp, cwp_full, cwp;
   int exec_case;              /* 1: MWP = N = CWP; 2: CWP >= MWP (memory bound); 3: CWP < MWP */
   double sync_cycles;         /* section 8: __syncthreads cost of the launch, in both forms below */
@@ -197,6 +207,9 @@ double cgp_comp_cycles_units(const cgp_device *d, const cgp_kernel_stats *k);
 double cgp_units_cpw(const cgp_device *d, const cgp_kernel_stats *k, const char **unit);
 /* Section 5: departure delay of one warp instruction of class c (CGP_STATS_*). */
 double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
+/* Section 5e: the waiting periods of `insts` load instructions of which `overlap_insts` issue up to
+   load_overlap at a time: insts - ov + ov / load_overlap (ov clamped to [0, insts]). */
+double cgp_mem_periods(unsigned load_overlap, double insts, double overlap_insts);
 /* Section 7: MWP = min(mem_l / departure_delay, bandwidth limit, N), at least 1; writes both limits
    (infinite when not binding: no departure delay, no DRAM bytes). */
 double cgp_mwp(const cgp_device *d, double mem_l, double departure_delay, double dram_bytes_per_mem_inst,

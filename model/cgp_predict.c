@@ -18,6 +18,7 @@ static int check_stats(const cgp_kernel_stats *k, char *err, size_t errlen) {
     {"st_dram_pw", &k->st_dram_pw, 1}, {"masked_slots", &k->masked_slots, 1}, {"l1_trans_pw", k->l1_trans_pw, 3},
     {"l1_hit_pw", k->l1_hit_pw, 3}, {"fp32_insts", &k->fp32_insts, 1}, {"fp64_insts", &k->fp64_insts, 1},
     {"lsu_wavefronts", &k->lsu_wavefronts, 1},
+    {"overlap_insts", k->overlap_insts, 3},
     {"int_insts", &k->int_insts, 1}, {"sfu_insts", &k->sfu_insts, 1},
   };
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
@@ -79,12 +80,24 @@ static void memory_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_pre
   for (int c = 0; c < CGP_STATS_NCLASS; c++) {
     p->mem_l_c[c] = cgp_mem_latency_class_l1(d, c, k->trans_pw[c], k->dram_pw[c], k->l1_trans_pw[c], k->l1_hit_pw[c]);
     p->dep_del_c[c] = cgp_departure_delay_class(d, c, k->trans_pw[c], k->dram_pw[c]);
+    double periods = cgp_mem_periods(d->load_overlap, k->insts[c], k->overlap_insts[c]);
     p->no_mem_insts += k->insts[c];
-    p->mem_cycles += p->mem_l_c[c] * k->insts[c];
+    p->mem_periods += periods;
+    p->mem_cycles += p->mem_l_c[c] * periods;
     dep += p->dep_del_c[c] * k->insts[c];
   }
-  p->mem_l = p->no_mem_insts > 0 ? p->mem_cycles / p->no_mem_insts : 0;
+  /* Section 5e: Hong & Kim's unit of waiting is the period; a warp's period has mlp requests in
+     flight, each leaving after departure_delay */
+  p->mem_l = p->mem_periods > 0 ? p->mem_cycles / p->mem_periods : 0;
   p->departure_delay = p->no_mem_insts > 0 ? dep / p->no_mem_insts : 0;
+  p->mlp = p->mem_periods > 0 ? p->no_mem_insts / p->mem_periods : 1;
+}
+
+/* Section 5e: MWP in periods: a period takes mlp departure delays and moves mlp instructions' bytes. */
+static double period_mwp(const cgp_device *d, const cgp_prediction *p, double dram_bytes, unsigned N, double *mwp_lat,
+                         double *mwp_bw) {
+  return cgp_mwp(d, p->mem_l, p->departure_delay * p->mlp, p->mem_periods > 0 ? dram_bytes / p->mem_periods : 0, N,
+                 mwp_lat, mwp_bw);
 }
 
 /* Sections 6 and 8b: shared-memory instructions are issued like the others (total_insts) and pass
@@ -147,13 +160,12 @@ static double rounds_cycles(const cgp_device *d, const cgp_kernel_stats *k, cgp_
                             unsigned N, unsigned B, uint64_t rounds, int keep, double *paper) {
   double mwp_lat, mwp_bw, cwp_full;
   int exec_case;
-  double mwp = cgp_mwp(d, p->mem_l, p->departure_delay, p->no_mem_insts > 0 ? dram_bytes / p->no_mem_insts : 0, N,
-                       &mwp_lat, &mwp_bw);
+  double mwp = period_mwp(d, p, dram_bytes, N, &mwp_lat, &mwp_bw);
   double cwp = cgp_cwp(p->mem_cycles, p->comp_cycles, N, &cwp_full);
   double sync = cgp_sync_cycles(p->departure_delay, mwp, k->sync_insts, B, rounds);
-  double cycles = sync + cgp_exec_cycles(p->mem_cycles, p->comp_cycles, p->mem_l, p->no_mem_insts, mwp, cwp, N, rounds,
+  double cycles = sync + cgp_exec_cycles(p->mem_cycles, p->comp_cycles, p->mem_l, p->mem_periods, mwp, cwp, N, rounds,
                                          &exec_case);
-  *paper += sync + cgp_exec_cycles_paper(p->mem_cycles, p->comp_cycles, p->mem_l, p->no_mem_insts, mwp, cwp, N, rounds);
+  *paper += sync + cgp_exec_cycles_paper(p->mem_cycles, p->comp_cycles, p->mem_l, p->mem_periods, mwp, cwp, N, rounds);
   if (keep) {
     p->mwp = mwp; p->mwp_lat = mwp_lat; p->mwp_bw = mwp_bw;
     p->cwp = cwp; p->cwp_full = cwp_full;
@@ -178,8 +190,7 @@ int cgp_predict(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *
   p->sync_cycles = cgp_sync_cycles(p->departure_delay, p->mwp, k->sync_insts, p->B, full);
   if (p->tail_blocks) {
     /* the reported MWP, CWP and case stay those of the full rounds */
-    double tail_mwp = cgp_mwp(d, p->mem_l, p->departure_delay, p->no_mem_insts > 0 ? dram_bytes / p->no_mem_insts : 0,
-                              p->tail_N, &ignored, &ignored);
+    double tail_mwp = period_mwp(d, p, dram_bytes, p->tail_N, &ignored, &ignored);
     p->tail_cycles = rounds_cycles(d, k, p, dram_bytes, p->tail_N, p->tail_B, 1, 0, &paper);
     p->sync_cycles += cgp_sync_cycles(p->departure_delay, tail_mwp, k->sync_insts, p->tail_B, 1);
     p->cycles_mwp_cwp += p->tail_cycles;

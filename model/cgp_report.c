@@ -53,6 +53,7 @@ cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s) {
   cJSON_AddNumberToObject(o, "sfu_insts", s->sfu_insts);
   cJSON_AddNumberToObject(o, "lsu_wavefronts", s->lsu_wavefronts);
   cJSON_AddItemToObject(o, "ld_wavefronts_pw", arr3(s->ld_wavefronts_pw));
+  cJSON_AddItemToObject(o, "overlap_insts", arr3(s->overlap_insts));
   return o;
 }
 
@@ -136,7 +137,8 @@ int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, s
       opt_num(o, "fp32_insts", &s->fp32_insts, err, errlen) || opt_num(o, "fp64_insts", &s->fp64_insts, err, errlen) ||
       opt_num(o, "int_insts", &s->int_insts, err, errlen) || opt_num(o, "sfu_insts", &s->sfu_insts, err, errlen) ||
       opt_num(o, "lsu_wavefronts", &s->lsu_wavefronts, err, errlen) ||
-      opt_arr3(o, "ld_wavefronts_pw", s->ld_wavefronts_pw, err, errlen))
+      opt_arr3(o, "ld_wavefronts_pw", s->ld_wavefronts_pw, err, errlen) ||
+      opt_arr3(o, "overlap_insts", s->overlap_insts, err, errlen))
     return -1;
   s->blocks = (uint64_t)blocks;
   s->threads_per_block = (unsigned)tpb;
@@ -154,6 +156,8 @@ static cJSON *prediction_detail(const cgp_prediction *p) {
   cJSON_AddNumberToObject(o, "exec_case", p->exec_case);
   cJSON_AddNumberToObject(o, "no_mem_insts", p->no_mem_insts);
   cJSON_AddNumberToObject(o, "mem_cycles", p->mem_cycles);
+  cJSON_AddNumberToObject(o, "mem_periods", p->mem_periods);
+  cJSON_AddNumberToObject(o, "mlp", p->mlp);
   cJSON_AddNumberToObject(o, "comp_cycles", p->comp_cycles);
   cJSON_AddNumberToObject(o, "mem_l", p->mem_l);
   cJSON_AddNumberToObject(o, "departure_delay", p->departure_delay);
@@ -287,6 +291,8 @@ double cgp_whatif_coalesce(cgp_kernel_stats *s) {
   s->l1_hit_pw[1] = (n1 * s->l1_hit_pw[1] + n2 * units * l1_hit) / n;
   s->insts[1] = n;
   s->insts[2] = 0;
+  s->overlap_insts[1] += s->overlap_insts[2];
+  s->overlap_insts[2] = 0;
   s->trans_pw[2] = s->dram_pw[2] = s->l1_trans_pw[2] = s->l1_hit_pw[2] = s->ld_wavefronts_pw[2] = 0;
   return 1;
 }

@@ -33,6 +33,7 @@
 #include "cgp_pass.h"
 #include "cgp_abi.h"
 #include "cgp_carried.h"
+#include "cgp_overlap.h"
 #include "cgp_cfg.h"
 #include "cgp_clean.h"
 #include "cgp_fold.h"
@@ -907,6 +908,15 @@ static int vary_loop(const pass_ctx *pc, const cgp_cfg *cfg, const body_shape *b
   return bs->loop_of[bs->bid_of[b]];
 }
 
+/* Does the site's load issue with the next iterations' loads (cgp_overlap.c)? Only a load in a
+   loop inside the thread body. */
+static int overlaps(const pass_ctx *pc, const cgp_cfg *cfg, const body_shape *bs, const mem_site *site) {
+  if (site->kind != CGP_SITE_LOAD || site->block < 0 || bs->loop_of[site->block] < 0) return 0;
+  LLVMValueRef ptr, base;
+  site_pointers(pc, site->inst, &ptr, &base);
+  return cgp_overlap_load(cfg, bs->inner[bs->loop_of[site->block]], ptr, pc->f_site);
+}
+
 /* 1 if the body's blocks mark cgp_rt_block_seen instead of calling cgp_rt_bb (cgp_abi.h,
    CGP_HOOK_BLOCK_SEEN): no loop inside the thread loop, no other cycle, so each block runs at most
    once per thread and in reverse postorder, and few enough sites and blocks for the runtime's
@@ -994,6 +1004,7 @@ static char *descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   for (size_t i = 0; i < n->nmem; i++) {
     cJSON *site = mem_site_json(pc, n, &n->mem[i], ids ? ids[i] : i);
     cJSON_AddNumberToObject(site, "vary_loop", vary_loop(pc, cfg, bs, n->mem[i].inst));
+    if (overlaps(pc, cfg, bs, &n->mem[i])) cJSON_AddBoolToObject(site, "overlap", 1);
     cJSON_AddItemToArray(mem, site);
   }
   free(ids);

@@ -40,4 +40,8 @@ typedef struct cgp_ptx_units {
 /* Add inst's PTX-equivalent instructions to *u; returns cgp_pass_ptx_cost(inst). */
 unsigned cgp_pass_ptx_units(LLVMValueRef inst, cgp_ptx_units *u);
 
+/* A call that writes no memory on the GPU: a hook, a debug or lifetime marker, or a math function
+   computed in registers (the table cgp_pass_ptx_cost counts as one instruction). */
+int cgp_pass_call_is_register_only(LLVMValueRef call);
+
 #endif

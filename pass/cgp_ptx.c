@@ -34,15 +34,28 @@ static int fuses_into_fma(LLVMValueRef inst) {
   return op == LLVMFAdd || op == LLVMFSub;
 }
 
-static unsigned call_cost(LLVMValueRef inst, int *core) {
+static const char *callee_name(LLVMValueRef inst) {
   LLVMValueRef callee = LLVMGetCalledValue(inst);
   size_t len = 0;
-  const char *name = (callee && LLVMIsAFunction(callee)) ? LLVMGetValueName2(callee, &len) : "";
-  if (strncmp(name, "llvm.dbg.", 9) == 0 || strncmp(name, "llvm.lifetime.", 14) == 0 ||
-      strncmp(name, CGP_HOOK_PREFIX, strlen(CGP_HOOK_PREFIX)) == 0)
-    return 0;
+  return (callee && LLVMIsAFunction(callee)) ? LLVMGetValueName2(callee, &len) : "";
+}
+
+/* A debug or lifetime marker, or one of our hooks: no instruction of the kernel. */
+static int is_marker_call(const char *name) {
+  return strncmp(name, "llvm.dbg.", 9) == 0 || strncmp(name, "llvm.lifetime.", 14) == 0 ||
+         strncmp(name, CGP_HOOK_PREFIX, strlen(CGP_HOOK_PREFIX)) == 0;
+}
+
+static unsigned call_cost(LLVMValueRef inst, int *core) {
+  const char *name = callee_name(inst);
+  if (is_marker_call(name)) return 0;
   *core = is_math_call(name);
   return 1;
+}
+
+int cgp_pass_call_is_register_only(LLVMValueRef call) {
+  const char *name = callee_name(call);
+  return is_marker_call(name) || is_math_call(name);
 }
 
 unsigned cgp_pass_ptx_cost(LLVMValueRef inst, int *core) {

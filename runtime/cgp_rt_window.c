@@ -91,7 +91,7 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
       continue;
     }
     uint32_t sid = ev.id;
-    cgp_warp_mem m = {.sid = sid, .kind = k->mem_kind[sid], .nact = (uint8_t)ev.nact,
+    cgp_warp_mem m = {.sid = sid, .kind = k->mem_kind[sid], .overlap = k->mem_overlap[sid], .nact = (uint8_t)ev.nact,
                       .warp_threads = (uint8_t)threads, .size = k->mem_size[sid], .addr = ev.addr,
                       .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm,
                       .skipped = ev.skipped};
@@ -268,6 +268,7 @@ void rt_launch_stats_sum(const cgp_totals *sum_in, unsigned tpb, cgp_kernel_stat
   for (int c = 0; c < CGP_NCLASS; c++) {
     double n = sum.ld_insts[c];
     st->insts[c] = n / w;
+    st->overlap_insts[c] = sum.ld_overlap[c] / w;
     st->trans_pw[c] = n > 0 ? sum.ld_trans[c] / n : 0;
     st->dram_pw[c] = n > 0 ? sum.ld_dram[c] / n : 0;
     st->l1_trans_pw[c] = n > 0 ? sum.l1_trans[c] / n : 0;

@@ -173,6 +173,43 @@ Test(model, case1_too_few_warps_is_occupancy_bound) {
   cr_expect_str_eq(p.bound, "occupancy");
 }
 
+/* Section 5e: a warp's waiting periods. */
+Test(model, overlapping_loads_wait_as_one_period) {
+  cr_expect_float_eq(cgp_mem_periods(4, 10, 8), 4, EPS);     /* 2 alone + 8 / 4 */
+  cr_expect_float_eq(cgp_mem_periods(1, 10, 8), 10, EPS);    /* a device that overlaps none */
+  cr_expect_float_eq(cgp_mem_periods(0, 10, 8), 10, EPS);    /* a file that does not say */
+  cr_expect_float_eq(cgp_mem_periods(4, 10, 20), 2.5, EPS);  /* at most every load overlaps */
+  cr_expect_float_eq(cgp_mem_periods(4, 10, 0), 10, EPS);
+}
+
+Test(model, overlapping_loads_shorten_a_warps_memory_time) {
+  /* case1_too_few_warps_is_occupancy_bound's launch with 8 of its 10 loads in a store-free loop, on
+     the TK1 (load_overlap 4): periods = 2 + 8 / 4 = 4, mlp = 2.5. mem_l 166, mem_cycles = 664.
+     MWP_lat = 166 / (4 x 2.5) = 16.6; DRAM bytes per period 40 / 4 = 10: MWP_bw = 17.5235 x 166 / 10
+     = 290.9; MWP = N = 2. comp 50: CWP_full = 714 / 50 -> 2. Case 1: 664 + 50 + 50 / 4 x 1 = 726.5
+     (1715 with no overlap). */
+  cr_assert_eq(tk1.load_overlap, 4);
+  cgp_kernel_stats k = {.blocks = 1, .threads_per_block = 64, .total_warps = 2,
+                        .insts = {0, 10, 0}, .trans_pw = {0, 2, 0}, .dram_pw = {0, 2.0 / 32, 0},
+                        .overlap_insts = {0, 8, 0}, .total_insts = 100, .core_insts = 60};
+  cgp_prediction p;
+  char err[256];
+  cr_assert_eq(cgp_predict(&tk1, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_float_eq(p.mem_periods, 4, EPS);
+  cr_expect_float_eq(p.mlp, 2.5, EPS);
+  cr_expect_float_eq(p.mem_cycles, 664, EPS);
+  cr_expect_float_eq(p.mwp_lat, 16.6, 1e-9);
+  cr_expect(rel(p.mwp_bw, 17.5235 * 166 / 10) < 1e-3, "mwp_bw %g", p.mwp_bw);
+  cr_expect_eq(p.exec_case, 1);
+  cr_expect_float_eq(p.cycles, 726.5, 1e-6);
+  /* the same on a device whose loads each wait on their own: the plain case, 1715 */
+  cgp_device one = tk1;
+  one.load_overlap = 1;
+  cr_assert_eq(cgp_predict(&one, &k, &p, err, sizeof err), 0, "%s", err);
+  cr_expect_float_eq(p.cycles, 1715, 1e-6);
+  cr_expect_float_eq(p.mlp, 1, EPS);
+}
+
 Test(model, case3_compute_hides_memory) {
   /* 8 blocks of 256 threads: N = 64, one round. 1 coalesced load: mem 166, MWP = 166/4 = 41.5.
      comp = 0.5 x 1000 = 500: CWP = 666/500 = 1.332 < 41.5. Case 3: 166 + 500 x 64 = 32166.

@@ -412,6 +412,61 @@ Test(pass, only_one_block_loops_with_affine_addresses_are_folded) {
   }
 }
 
+/* docs/model.md section 5e: a load in a loop that stores nothing (in the CUDA stream: an
+   accumulator in a register) issues with the next iterations' loads, `overlap`; not in a loop that
+   stores every iteration (y[i] +=), nor a load whose address another load of the loop gives
+   (A[i][idx[k]]: idx[k] overlaps, A does not), nor across a call that may write memory, nor a load
+   in no loop of the thread body. */
+static int overlap_of(cJSON *d, const char *array, const char *kind) {
+  int found = -1;
+  for (int s = 0; s < cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem")); s++) {
+    cJSON *x = site(d, s);
+    if (strcmp(str(x, "array"), array) != 0 || strcmp(str(x, "kind"), kind) != 0) continue;
+    cr_assert_eq(found, -1, "one %s of %s", kind, array);
+    found = cJSON_IsTrue(cJSON_GetObjectItem(x, "overlap"));
+  }
+  cr_assert_neq(found, -1, "a %s of %s", kind, array);
+  return found;
+}
+
+Test(pass, loads_of_a_store_free_loop_overlap) {
+  static const char *src =
+    "float A[64][64], x[64], y[64], z[64];\n"
+    "int idx[64];\n"
+    "float g(float);\n"
+    "void f(void) {\n"
+    "  for (int i = 0; i < 64; i++) { float s = 0; for (int k = 0; k < 64; k++) s += A[i][k] * x[k]; y[i] = s + z[i]; }\n"
+    "  for (int i = 0; i < 64; i++) for (int k = 0; k < 64; k++) y[i] += A[i][k] * x[k];\n"
+    "  for (int i = 0; i < 64; i++) { float s = 0; for (int k = 0; k < 64; k++) s += A[i][idx[k]]; y[i] = s; }\n"
+    "  for (int i = 0; i < 64; i++) { float s = 0; for (int k = 0; k < 64; k++) s += g(A[i][k]); y[i] = s; }\n"
+    "}\n";
+  const char *names[4] = {"register", "global", "indirect", "call"};
+  for (int which = 0; which < 4; which++) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m;
+    cJSON *d = instrument(ctx, src, pragma(names[which], 5 + (unsigned)which, 3, 1), &m, NULL, 0);
+    switch (which) {
+    case 0:
+      cr_expect(overlap_of(d, "A", "load") && overlap_of(d, "x", "load"), "the k loop stores nothing");
+      cr_expect(!overlap_of(d, "z", "load"), "z[i] is in no loop of the thread");
+      break;
+    case 1:
+      cr_expect(!overlap_of(d, "A", "load") && !overlap_of(d, "x", "load") && !overlap_of(d, "y", "load"),
+                "y[i] is stored every iteration");
+      break;
+    case 2:
+      cr_expect(overlap_of(d, "idx", "load"), "idx[k]'s address is the loop's counter");
+      cr_expect(!overlap_of(d, "A", "load"), "A's address is a loaded value");
+      break;
+    default:
+      cr_expect(!overlap_of(d, "A", "load"), "g may write memory");
+    }
+    cJSON_Delete(d);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+}
+
 Test(pass, loop_invariant_load_is_traced_in_every_thread) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m;
