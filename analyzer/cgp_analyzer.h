@@ -404,15 +404,20 @@ void cgp_footprint_event(uint64_t lo, uint64_t hi, int64_t delta, double skipped
 
 /* One site's range over a launch's traced batches, each noted with the block number its batch
    ends at; cgp_extent_final carries the range from the first batch to the last on to `blocks`,
-   the grid's end (0: no batch noted). */
+   the grid's end (0: no batch noted). A 2-D grid's range grows a row of blocks at a time (a
+   staircase in the block number), so when two batches ending at the end of a row of blocks
+   (`row_end`; every batch of a 1-D grid) were noted, the slope is theirs. */
 typedef struct {
-  uint64_t lo, hi;                              /* over every batch noted */
   uint64_t first_end, first_lo, first_hi;       /* the batch ending first */
   uint64_t last_end, last_lo, last_hi;          /* the batch ending last */
   uint64_t batches;
+} cgp_extent_track;
+typedef struct {
+  uint64_t lo, hi;                              /* over every batch noted */
+  cgp_extent_track all, rows;                   /* every batch; those ending a row of blocks */
 } cgp_extent;
 void cgp_extent_reset(cgp_extent *e);
-void cgp_extent_note(cgp_extent *e, uint64_t end_block, uint64_t lo, uint64_t hi);
+void cgp_extent_note(cgp_extent *e, uint64_t end_block, uint64_t lo, uint64_t hi, int row_end);
 int cgp_extent_final(const cgp_extent *e, uint64_t blocks, uint64_t *lo, uint64_t *hi);
 
 /* A set of byte ranges, each byte once: sorted, disjoint [lo, hi). Past CGP_RANGES_MAX ranges

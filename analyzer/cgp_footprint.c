@@ -42,44 +42,51 @@ void cgp_extent_reset(cgp_extent *e) {
   e->lo = UINT64_MAX;
 }
 
-void cgp_extent_note(cgp_extent *e, uint64_t end_block, uint64_t lo, uint64_t hi) {
+static void track_note(cgp_extent_track *t, uint64_t end_block, uint64_t lo, uint64_t hi) {
+  if (!t->batches || end_block < t->first_end) {
+    t->first_end = end_block;
+    t->first_lo = lo;
+    t->first_hi = hi;
+  } else if (end_block == t->first_end) {       /* the same batch again (another window's turn) */
+    if (lo < t->first_lo) t->first_lo = lo;
+    if (hi > t->first_hi) t->first_hi = hi;
+  }
+  if (!t->batches || end_block > t->last_end) {
+    t->last_end = end_block;
+    t->last_lo = lo;
+    t->last_hi = hi;
+  } else if (end_block == t->last_end) {
+    if (lo < t->last_lo) t->last_lo = lo;
+    if (hi > t->last_hi) t->last_hi = hi;
+  }
+  t->batches++;
+}
+
+void cgp_extent_note(cgp_extent *e, uint64_t end_block, uint64_t lo, uint64_t hi, int row_end) {
   if (lo >= hi) return;
-  if (!e->batches || end_block < e->first_end) {
-    e->first_end = end_block;
-    e->first_lo = lo;
-    e->first_hi = hi;
-  } else if (end_block == e->first_end) {       /* the same batch again (another window's turn) */
-    if (lo < e->first_lo) e->first_lo = lo;
-    if (hi > e->first_hi) e->first_hi = hi;
-  }
-  if (!e->batches || end_block > e->last_end) {
-    e->last_end = end_block;
-    e->last_lo = lo;
-    e->last_hi = hi;
-  } else if (end_block == e->last_end) {
-    if (lo < e->last_lo) e->last_lo = lo;
-    if (hi > e->last_hi) e->last_hi = hi;
-  }
+  track_note(&e->all, end_block, lo, hi);
+  if (row_end) track_note(&e->rows, end_block, lo, hi);
   if (lo < e->lo) e->lo = lo;
   if (hi > e->hi) e->hi = hi;
-  e->batches++;
 }
 
 int cgp_extent_final(const cgp_extent *e, uint64_t blocks, uint64_t *lo, uint64_t *hi) {
-  if (!e->batches || e->lo >= e->hi) return 0;
+  if (!e->all.batches || e->lo >= e->hi) return 0;
   *lo = e->lo;
   *hi = e->hi;
-  if (blocks <= e->last_end || e->last_end <= e->first_end) return 1;
-  double span = (double)(e->last_end - e->first_end), ahead = (double)(blocks - e->last_end);
-  double up = ((double)e->last_hi - (double)e->first_hi) / span * ahead;
-  double down = ((double)e->first_lo - (double)e->last_lo) / span * ahead;
+  /* from the batches ending rows of blocks when two did (the grid ends a row too), else from all */
+  const cgp_extent_track *t = e->rows.last_end > e->rows.first_end ? &e->rows : &e->all;
+  if (blocks <= t->last_end || t->last_end <= t->first_end) return 1;
+  double span = (double)(t->last_end - t->first_end), ahead = (double)(blocks - t->last_end);
+  double up = ((double)t->last_hi - (double)t->first_hi) / span * ahead;
+  double down = ((double)t->first_lo - (double)t->last_lo) / span * ahead;
   if (up > 0) {
-    double h = (double)e->last_hi + up;
+    double h = (double)t->last_hi + up;
     uint64_t x = h >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)h;
     if (x > *hi) *hi = x;
   }
   if (down > 0) {
-    double l = (double)e->last_lo - down;
+    double l = (double)t->last_lo - down;
     uint64_t x = l <= 0 ? 0 : (uint64_t)l;
     if (x < *lo) *lo = x;
   }

@@ -82,6 +82,8 @@ static struct {
                                              batches are complete only at the nest's end */
   uint64_t drop_from;                     /* blocks from here on are not traced: their windows
                                              made room for earlier ones (drop_windows_after) */
+  unsigned windows;                       /* windows closed this launch */
+  int stop;                               /* why tracing stopped before the grid's end: RT_STOP_* */
   int64_t prev_x;
   unsigned bx, by, bz, tpb;
   uint64_t W;
@@ -394,6 +396,48 @@ static void fold_windows(void) {
   L.nwstat -= n;
 }
 
+static int pending_from_block(const rt_pending *p, const void *arg);
+
+/* Section "Sampling" of docs/pipeline.md: the window just closed (the last of L.wstat) agrees with
+   the running estimate of the windows after the launch's first on every device, from the
+   RT_CONVERGE_MIN_WINDOWS-th window on, in an analysed launch whose sweep goes forward (run and
+   skip modes; `full` traces every block). */
+static int window_converged(void) {
+  if (cgp_rt_g.sample_mode == 2 || !L.sampled || L.unordered || L.over_budget || L.windows < RT_CONVERGE_MIN_WINDOWS ||
+      L.nwstat != L.windows)            /* folded windows (beyond 72): the estimate is mixed in */
+    return 0;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+    cgp_totals est = {0};
+    for (size_t w = 1; w + 1 < L.nwstat; w++) {
+      const double *src = (const double *)&L.wstat[w][d].tot;
+      double *dst = (double *)&est;
+      for (size_t f = 0; f < sizeof est / sizeof(double); f++) dst[f] += src[f];
+    }
+    if (!rt_window_agrees(&L.wstat[L.nwstat - 1][d].tot, &est)) return 0;
+  }
+  return 1;
+}
+
+/* Window i (just analysed, the last of L.wstat) stands for the rest of the grid: the windows opened
+   after it are dropped with their warps, and no later block is traced. */
+static void stop_after(size_t i) {
+  rt_window *w = &L.win[i];
+  w->region_end = UINT64_MAX;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+    L.wstat[L.nwstat - 1][d].region_end = UINT64_MAX;
+    L.k->skip_to[d] = UINT64_MAX;                /* the blocks it stands for age the L2 */
+  }
+  L.drop_from = w->start + w->size;
+  while (L.nwin > i + 1) {
+    rt_window *later = &L.win[--L.nwin];
+    size_t bytes = rt_window_free_below(later, later->nblk);
+    L.stored -= bytes < L.stored ? bytes : L.stored;
+    rt_window_release(later);
+  }
+  flush_pending_if(pending_from_block, &L.drop_from);
+  L.stop = RT_STOP_CONVERGED;
+}
+
 static void close_window(size_t i) {
   double paused = plain_pause();
   rt_window *w = &L.win[i];
@@ -411,6 +455,8 @@ static void close_window(size_t i) {
     memset(out, 0, sizeof *ns);
     for (size_t d = 0; d < cgp_rt_g.ndev; d++)
       rt_window_finish(L.k, w, d, L.tpb, warms(w), deps_for(d, w), &out[d]);
+    L.windows++;
+    if (window_converged()) stop_after(i);
     fold_windows();
   } else {
     lost_to_memory();
@@ -465,6 +511,7 @@ static void on_row_change(int64_t row) {
   if (!L.gdx_known) {
     L.gdx = (uint64_t)(L.maxx + 1 + L.bx - 1) / L.bx;
     L.gdx_known = 1;
+    if (L.k->fp) rt_footprint_row_blocks(L.k->fp, L.gdx);
   }
   if (!L.gdy_known && (row >> 32) != (L.cur_row >> 32)) {
     L.gdy = (uint64_t)(L.maxy + 1 + L.by - 1) / L.by;
@@ -502,7 +549,7 @@ static int unit_steps(const long long *step) {
    cgp_rt_thread answers them with a count and a compare (the stencils' per-thread cost). */
 static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
   if (!L.unit) return untraced();
-  int64_t hi = L.traced ? L.out_hi[0] : INT64_MAX, row = ROW(y, z);
+  int64_t hi = L.traced && L.stop != RT_STOP_CONVERGED ? L.out_hi[0] : INT64_MAX, row = ROW(y, z);
   if (!L.unordered)
     for (size_t i = 0; i < L.nwin; i++) {
       const rt_window *w = &L.win[i];
@@ -708,7 +755,7 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
     plain_resume(paused);
   }
   if (L.nwin) advance_windows(row, x);
-  if (!L.traced) return untraced_from(x, y, z);
+  if (!L.traced || L.stop == RT_STOP_CONVERGED) return untraced_from(x, y, z);
   if (x < L.out_hi[0] && x >= L.out_lo[0] && y < L.out_hi[1] && y >= L.out_lo[1] && z < L.out_hi[2] &&
       z >= L.out_lo[2])
     return untraced_from(x, y, z);              /* the block of the last thread outside the sample */
@@ -1226,6 +1273,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
     }
   }
   L.W = 2 * most;                             /* one batch to warm the caches, one to measure */
+  if (k->fp) rt_footprint_row_blocks(k->fp, k->dims <= 1 ? 1 : 0);   /* a 2-D row: once known */
   if (L.traced) rt_trace_launch_begin(k, k->launches - 1, b, L.W, L.warming ? 2 : cgp_rt_g.sample_mode == 2);
 }
 
@@ -1265,6 +1313,8 @@ static uint64_t record_launch(void) {
   if (cgp_rt_g.sample_mode == 2 && L.over_budget && L.nwstat)
     for (size_t d = 0; d < cgp_rt_g.ndev; d++) L.wstat[L.nwstat - 1][d].region_end = UINT64_MAX;
   s.traced_warps = L.fold_traced;
+  s.windows = L.windows;
+  s.stop = L.stop ? L.stop : L.over_budget ? RT_STOP_BUDGET : RT_STOP_GRID;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
     cgp_totals sum = L.fold[d], sum_tiled = L.fold_tiled[d];
     for (size_t w = 0; w < L.nwstat; w++)

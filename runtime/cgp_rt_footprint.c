@@ -20,6 +20,7 @@ struct rt_footprint {
   cgp_extent *ext;                              /* per site, over the launch's batches */
   cgp_ranges read, written;                     /* the kernel's, over its launches */
   int lost;                                     /* a range could not be kept (out of memory) */
+  uint64_t row_blocks;                          /* blocks in a row of the grid (0: not known yet) */
 };
 
 rt_footprint *rt_footprint_new(size_t nsites, const uint8_t *kind) {
@@ -84,9 +85,12 @@ void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint
   if (hi > f->hi[sid]) f->hi[sid] = hi;
 }
 
+void rt_footprint_row_blocks(rt_footprint *f, uint64_t blocks) { f->row_blocks = blocks; }
+
 void rt_footprint_batch_end(rt_footprint *f, uint64_t end_block) {
+  int row_end = f->row_blocks && end_block % f->row_blocks == 0;
   for (size_t s = 0; s < f->nsites; s++)
-    if (f->lo[s] < f->hi[s]) cgp_extent_note(&f->ext[s], end_block, f->lo[s], f->hi[s]);
+    if (f->lo[s] < f->hi[s]) cgp_extent_note(&f->ext[s], end_block, f->lo[s], f->hi[s], row_end);
   rt_footprint_batch_begin(f);
 }
 
@@ -100,6 +104,7 @@ void rt_footprint_launch_end(rt_footprint *f, uint64_t blocks) {
     }
     cgp_extent_reset(&f->ext[s]);
   }
+  f->row_blocks = 0;
 }
 
 const cgp_ranges *rt_footprint_read(const rt_footprint *f) { return &f->read; }

@@ -17,6 +17,9 @@ void rt_footprint_free(rt_footprint *f);
 void rt_footprint_batch_begin(rt_footprint *f);
 void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint64_t *addr, unsigned nact,
                         unsigned size, double skipped);
+/* The launch's rows of blocks are `blocks` long (1 for a 1-D grid): a batch ending at a multiple
+   ends a row (cgp_extent_note). Until told, no batch does; reset at each launch's end. */
+void rt_footprint_row_blocks(rt_footprint *f, uint64_t blocks);
 void rt_footprint_batch_end(rt_footprint *f, uint64_t end_block);
 /* A traced launch of `blocks` blocks ends: its sites' ranges join the kernel's sets. */
 void rt_footprint_launch_end(rt_footprint *f, uint64_t blocks);

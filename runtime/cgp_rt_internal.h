@@ -52,6 +52,15 @@ typedef struct {
   cgp_totals tot_tiled;      /* the what-if tiling's (docs/model.md 8c), when the kernel has one */
 } rt_wstat;
 
+/* Why a launch's tracing stopped: at the grid's end (the windows' schedule ran out), once a
+   window agreed with the running estimate (cgp_rt_converge.c), or at the memory budget. */
+enum { RT_STOP_GRID = 0, RT_STOP_CONVERGED = 1, RT_STOP_BUDGET = 2 };
+#define RT_CONVERGE_MIN_WINDOWS 3
+
+/* cgp_rt_converge.c: 1 if a window's totals agree with the running estimate's (sums over the
+   windows before it) within the tolerances of docs/pipeline.md, "Sampling". */
+int rt_window_agrees(const cgp_totals *w, const cgp_totals *est);
+
 /* The launches a sample stands for, by their own grids (docs/model.md 4d): `count` launches of
    `blocks` blocks in all (each entry a run of consecutive launches; equal grids share one entry;
    when RT_STOOD_MAX are full, neighbours merge pairwise, so an entry's grid is the mean of its
@@ -68,6 +77,8 @@ typedef struct {
   uint64_t launch;
   uint64_t grid[3], gridblocks[3], blocks, total_warps, threads;
   double traced_warps;
+  unsigned windows;                         /* windows of blocks traced */
+  int stop;                                 /* why the last one was the last: RT_STOP_* */
   cgp_kernel_stats stats[RT_MAX_DEVICES];
   int has_tiled;                            /* the what-if tiling was analysed: */
   cgp_kernel_stats tiled[RT_MAX_DEVICES];   /* its stats (docs/model.md 8c) */

@@ -424,6 +424,9 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
   cJSON_AddNumberToObject(o, "blocks", (double)s->blocks);
   cJSON_AddNumberToObject(o, "total_warps", (double)s->total_warps);
   cJSON_AddNumberToObject(o, "traced_warps", s->traced_warps);
+  cJSON_AddNumberToObject(o, "windows", s->windows);
+  static const char *const stops[] = {"grid", "converged", "budget"};
+  cJSON_AddStringToObject(o, "stop", stops[s->stop]);
   cJSON *lg = cJSON_AddArrayToObject(o, "launch_grids");   /* [mean blocks, launches] (docs/model.md 4d) */
   for (unsigned j = 0; j < s->nstood; j++) {
     double e[2] = {s->stood[j].blocks / s->stood[j].count, s->stood[j].count};

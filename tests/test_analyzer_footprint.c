@@ -72,24 +72,51 @@ Test(footprint, a_range_moving_with_the_blocks_is_carried_to_the_grids_end) {
      16 x 4096; a grid of 64 blocks reaches 64 x 4096 */
   cgp_extent e;
   cgp_extent_reset(&e);
-  cgp_extent_note(&e, 8, 0, 8 * 4096);
-  cgp_extent_note(&e, 16, 8 * 4096, 16 * 4096);
+  cgp_extent_note(&e, 8, 0, 8 * 4096, 1);
+  cgp_extent_note(&e, 16, 8 * 4096, 16 * 4096, 1);
   uint64_t lo, hi;
   cr_assert(cgp_extent_final(&e, 64, &lo, &hi));
   cr_expect_eq(lo, 0);
   cr_expect_eq(hi, 64 * 4096);
   /* a range every batch reads whole (GEMM's B) stays as it is */
   cgp_extent_reset(&e);
-  cgp_extent_note(&e, 8, 0, 1 << 20);
-  cgp_extent_note(&e, 16, 0, 1 << 20);
+  cgp_extent_note(&e, 8, 0, 1 << 20, 1);
+  cgp_extent_note(&e, 16, 0, 1 << 20, 1);
   cr_assert(cgp_extent_final(&e, 64, &lo, &hi));
   cr_expect_eq(hi, 1 << 20);
   /* every block traced: nothing to carry */
   cgp_extent_reset(&e);
-  cgp_extent_note(&e, 8, 0, 100);
-  cgp_extent_note(&e, 16, 100, 200);
+  cgp_extent_note(&e, 8, 0, 100, 1);
+  cgp_extent_note(&e, 16, 100, 200, 1);
   cr_assert(cgp_extent_final(&e, 16, &lo, &hi));
   cr_expect_eq(hi, 200);
   cgp_extent_reset(&e);
   cr_expect_not(cgp_extent_final(&e, 16, &lo, &hi));                      /* no batch: none */
+}
+
+Test(footprint, a_2d_grid_is_carried_by_whole_rows_of_blocks) {
+  /* C[i][j] of a 512 x 512 float matrix (rows of 2048 bytes) in blocks of 32 x 8: 16 blocks a row
+     of blocks, each row of blocks 8 rows of C (16384 bytes). Batches of 8 blocks ending at 8 and
+     16 (window 0), 48 and 80 (the measured halves of windows 32 and 64). A batch's range ends at
+     the last row it reaches, up to its last column: block 7 ends row 7 at byte 7 x 2048 + 8 x 128
+     = 15360, block 15 row 7's end, 16384; block 47 row 23's end, 49152; block 79 row 39's end,
+     81920. The slope from the first batch to the last (66560 bytes over 72 blocks) carries 81920
+     to 954,595 by block 1024, 9 % short; the slope between the batches ending rows (16, 48, 80:
+     65536 bytes over 64 blocks, 1024 a block) carries it to 1024 x 1024 = 1,048,576, C's end. */
+  cgp_extent e;
+  cgp_extent_reset(&e);
+  cgp_extent_note(&e, 8, 0, 15360, 0);
+  cgp_extent_note(&e, 16, 0, 16384, 1);
+  cgp_extent_note(&e, 48, 32768, 49152, 1);
+  cgp_extent_note(&e, 80, 65536, 81920, 1);
+  uint64_t lo, hi;
+  cr_assert(cgp_extent_final(&e, 1024, &lo, &hi));
+  cr_expect_eq(lo, 0);
+  cr_expect_eq(hi, 1048576);
+  /* with no row's end among them, the slope of all batches, as a 1-D grid's */
+  cgp_extent_reset(&e);
+  cgp_extent_note(&e, 8, 0, 15360, 0);
+  cgp_extent_note(&e, 80, 65536, 81920, 0);
+  cr_assert(cgp_extent_final(&e, 1024, &lo, &hi));
+  cr_expect_eq(hi, 81920 + (uint64_t)(66560.0 / 72 * 944));
 }

@@ -94,3 +94,69 @@ Test(e2e_launches, another_kernels_launch_warms_the_l2_for_an_analysed_one) {
   cr_expect_float_eq(hit[1], hit[0], 0.02, "run %g, full %g", hit[1], hit[0]);
   cr_expect(fabs(ms[1] - ms[0]) <= 0.03 * ms[0], "run %g ms, full %g ms", ms[1], ms[0]);
 }
+
+/* A launch stops tracing once a window agrees with the running estimate (docs/pipeline.md,
+   "Sampling"). `scale` over 1024 blocks of 256 on the TK1 (windows of 16 blocks at 0, 32, 64,
+   128 ... 512): every block alike, so the third window (64) agrees with the second (32) and stands
+   for the rest; `full` traces all 64 windows, and the time is the same within 2 %. `tri`'s thread
+   i sums i / 256 + 1 elements: its per-warp work grows with the block, no window agrees with the
+   ones before it, and all six are traced. */
+static const char *const STOP_SRC =
+  "#include <stdio.h>\n"
+  "#include <stdlib.h>\n"
+  "#define N (256 * 1024)\n"
+  "static void scale(float *b, const float *a) {\n"
+  "#pragma cgpredict kernel name(scale) dims(1) block(256)\n"
+  "  for (int i = 0; i < N; i++) b[i] = 3.0f * a[i];\n"
+  "}\n"
+  "static void tri(float *b, const float *a) {\n"
+  "#pragma cgpredict kernel name(tri) dims(1) block(256)\n"
+  "  for (int i = 0; i < N; i++) {\n"
+  "    float s = 0;\n"
+  "    for (int j = 0; j <= i / 256; j++) s += a[j];\n"
+  "    b[i] = s;\n"
+  "  }\n"
+  "}\n"
+  "int main(void) {\n"
+  "  float *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);\n"
+  "  for (int i = 0; i < N; i++) a[i] = (float)(i % 7);\n"
+  "  scale(b, a);\n"
+  "  tri(b, a);\n"
+  "  printf(\"%g\\n\", b[N - 1]);\n"
+  "  free(a);\n"
+  "  free(b);\n"
+  "  return 0;\n"
+  "}\n";
+
+Test(e2e_launches, a_launch_stops_tracing_once_a_window_agrees_with_the_ones_before) {
+  write_file("s.c", STOP_SRC);
+  cr_assert_eq(sh("%s build -- cc -O2 -o s s.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  double ms[2][2];
+  const char *modes[] = {"full", "run"};
+  for (int m = 0; m < 2; m++) {
+    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_SAMPLE=%s CGPREDICT_REPORT=r.json ./s",
+                    modes[m]), 0, "%s", read_file("err.txt"));
+    cJSON *r = report("r.json");
+    const char *names[2] = {"scale", "tri"};
+    for (int n = 0; n < 2; n++) {
+      cJSON *k = kernel_named(r, names[n]), *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
+      ms[n][m] = num(prediction(k, "jetson-tk1"), "time_ms");
+      const char *stop = cJSON_GetStringValue(cJSON_GetObjectItem(s, "stop"));
+      cr_assert(stop, "%s: the sample says why it stopped", names[n]);
+      if (m == 0) {
+        cr_expect_str_eq(stop, "grid", "%s: full traces the grid", names[n]);
+        cr_expect_eq(num(s, "windows"), 64, "%s: 1024 blocks in windows of 16", names[n]);
+      } else if (n == 0) {
+        cr_expect_str_eq(stop, "converged");
+        cr_expect_eq(num(s, "windows"), 3, "windows 0, 32 and 64");
+        cr_expect_eq(num(s, "traced_warps"), (16 + 8 + 8) * 8,
+                     "counted: the first window's 16 blocks, the second batch of 8 of the others, 8 warps a block");
+      } else {
+        cr_expect_str_eq(stop, "grid", "tri's windows never agree");
+        cr_expect_eq(num(s, "windows"), 6, "windows at 0, 32, 64, 128, 256 and 512");
+      }
+    }
+    cJSON_Delete(r);
+  }
+  cr_expect(fabs(ms[0][1] - ms[0][0]) <= 0.02 * ms[0][0], "scale: run %g ms, full %g ms", ms[0][1], ms[0][0]);
+}

@@ -43,13 +43,17 @@ static void expect_copies_follow_the_equation(cJSON *k, cJSON *o) {
 Test(e2e_offload, gemm_copies_its_three_matrices_in_and_one_out_as_sampled_in_run_mode) {
   /* N = 512: 1 MiB a matrix; the k loop (512 iterations) is sampled inside threads and the grid
      by windows, so both extrapolations are at work; A, B, C read, C written. The carry along the
-     grid is linear in the block number, which a 2-D grid's rows of blocks are not quite: measured
-     +2.6 % read, +3.8 % written; 5 % allowed */
+     grid is linear in the block number, which a 2-D grid's rows of blocks are not quite (a
+     staircase: cgp_extent_final takes the slope between batches ending rows of blocks when there
+     are two, and here, 32 x 32 blocks in batches of 2 on the TK1, no batch ends a row of 16). Since
+     a launch stops at the window that agrees with the ones before (its third, block 20 of 256,
+     docs/pipeline.md "Sampling"), the carry reaches 12 times further than the batches: measured
+     -3.6 % read, -5.4 % written (+2.6 % and +3.8 % with windows up to block 132); 8 % allowed */
   cJSON *r = run_gemm(512, "run");
   cJSON *k = kernel_named(r, "gemm"), *h = cJSON_GetObjectItem(k, "host");
   double mat = 512.0 * 512 * 4;
-  cr_expect_float_eq(num(h, "bytes_read"), 3 * mat, 0.05 * 3 * mat, "read %.0f", num(h, "bytes_read"));
-  cr_expect_float_eq(num(h, "bytes_written"), mat, 0.05 * mat, "written %.0f", num(h, "bytes_written"));
+  cr_expect_float_eq(num(h, "bytes_read"), 3 * mat, 0.08 * 3 * mat, "read %.0f", num(h, "bytes_read"));
+  cr_expect_float_eq(num(h, "bytes_written"), mat, 0.08 * mat, "written %.0f", num(h, "bytes_written"));
   cr_expect_eq(num(h, "ranges_read"), 3);
   cr_expect_eq(num(h, "ranges_written"), 1);
   cr_expect_eq(num(h, "threads"), 512 * 512);

@@ -1,0 +1,68 @@
+/* When a window agrees with the running estimate of the ones before it (runtime/cgp_rt_converge.c,
+   docs/pipeline.md "Sampling"): per-warp instructions and transactions per load within 2 %, hit
+   rates within 2 points, counts under 0.01 per warp taken as equal. Each case by hand. */
+#include <criterion/criterion.h>
+
+#include "cgp_rt_internal.h"
+
+/* 100 warps: per warp 10 coalesced loads of 2 transactions, a quarter missing the L2; 1 store of
+   2 transactions; 40 instructions. */
+static cgp_totals base(void) {
+  cgp_totals t = {.warps = 100, .total_insts = 4000, .st_insts = 100, .st_trans = 200, .st_dram = 50};
+  t.ld_insts[1] = 1000;
+  t.ld_trans[1] = 2000;
+  t.ld_dram[1] = 500;
+  return t;
+}
+
+Test(converge, equal_windows_agree) {
+  cgp_totals a = base(), b = base();
+  cr_expect(rt_window_agrees(&a, &b));
+  b.warps = 300;                       /* three windows' sums: the same per warp */
+  b.total_insts = 12000; b.st_insts = 300; b.st_trans = 600; b.st_dram = 150;
+  b.ld_insts[1] = 3000; b.ld_trans[1] = 6000; b.ld_dram[1] = 1500;
+  cr_expect(rt_window_agrees(&a, &b));
+}
+
+Test(converge, loads_per_warp_within_two_percent) {
+  cgp_totals a = base(), b = base();
+  b.ld_insts[1] = 1019; b.ld_trans[1] = 2038; b.ld_dram[1] = 509.5;   /* 10.19 a warp: 1.9 % */
+  cr_expect(rt_window_agrees(&a, &b));
+  b.ld_insts[1] = 1025; b.ld_trans[1] = 2050; b.ld_dram[1] = 512.5;   /* 10.25: 2.4 % */
+  cr_expect(!rt_window_agrees(&a, &b));
+}
+
+Test(converge, transactions_per_load_and_hit_rates) {
+  cgp_totals a = base(), b = base();
+  b.ld_trans[1] = 2030; b.ld_dram[1] = 507.5;  /* 2.03 a load (1.5 %), the same miss rate */
+  cr_expect(rt_window_agrees(&a, &b));
+  b.ld_trans[1] = 2050; b.ld_dram[1] = 512.5;  /* 2.05: 2.4 % */
+  cr_expect(!rt_window_agrees(&a, &b));
+  b = base();
+  b.ld_dram[1] = 530;                          /* miss rate 26.5 % against 25 %: 1.5 points */
+  cr_expect(rt_window_agrees(&a, &b));
+  b.ld_dram[1] = 560;                          /* 28 %: 3 points */
+  cr_expect(!rt_window_agrees(&a, &b));
+  b = base();
+  a.l1_trans[1] = b.l1_trans[1] = 4000;        /* L1: 50 % hits against 53 % */
+  a.l1_hit[1] = 2000; b.l1_hit[1] = 2120;
+  cr_expect(!rt_window_agrees(&a, &b));
+  b = base();
+  b.st_dram = 60;                              /* stores' misses 30 % against 25 % */
+  cr_expect(!rt_window_agrees(&a, &b));
+}
+
+Test(converge, a_class_used_less_than_once_in_a_hundred_warps_is_noise) {
+  cgp_totals a = base(), b = base();
+  a.ld_insts[2] = 0.5; a.ld_trans[2] = 16;     /* 0.005 a warp against 0.009, 32 transactions */
+  b.ld_insts[2] = 0.9; b.ld_trans[2] = 10;
+  cr_expect(rt_window_agrees(&a, &b));
+  b.ld_insts[2] = 2;                           /* 0.02 a warp: counts, and is 4 times a's */
+  cr_expect(!rt_window_agrees(&a, &b));
+}
+
+Test(converge, an_empty_window_agrees_with_nothing) {
+  cgp_totals a = base(), none = {0};
+  cr_expect(!rt_window_agrees(&none, &a));
+  cr_expect(!rt_window_agrees(&a, &none));
+}
