@@ -46,7 +46,6 @@ static cJSON *report_kernel(const cJSON *report, const char *name) {
 
 /* Shares (percent) of the kernel's traced global-load warp instructions: constant, coalesced, uncoalesced. */
 static void load_classes(const cJSON *k, double pct[3]) {
-  static const char *const names[3] = {"constant", "coalesced", "uncoalesced"};
   double n[3] = {0}, all = 0;
   const cJSON *m;
   cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory")) {
@@ -55,7 +54,7 @@ static void load_classes(const cJSON *k, double pct[3]) {
     if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "load") || !cJSON_IsString(cls) || !cJSON_IsNumber(w))
       continue;
     for (int c = 0; c < 3; c++)
-      if (!strcmp(cls->valuestring, names[c])) n[c] += w->valuedouble, all += w->valuedouble;
+      if (!strcmp(cls->valuestring, cgp_stats_class_name(c))) n[c] += w->valuedouble, all += w->valuedouble;
   }
   for (int c = 0; c < 3; c++) pct[c] = all > 0 ? 100.0 * n[c] / all : 0;
 }

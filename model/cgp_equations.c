@@ -28,8 +28,12 @@ unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsi
 }
 
 /* Section 2 [choice: ceil, a partial round still costs a round]. */
+uint64_t cgp_round_blocks(const cgp_device *d, unsigned active_blocks) {
+  return (uint64_t)active_blocks * d->no_sm;
+}
+
 uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_blocks) {
-  uint64_t per_round = (uint64_t)active_blocks * d->no_sm;
+  uint64_t per_round = cgp_round_blocks(d, active_blocks);
   return per_round ? (blocks + per_round - 1) / per_round : 0;
 }
 
@@ -59,6 +63,15 @@ double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, do
   return fmax(trans_pw * d->dd_l2, dram_pw * d->dd_dram);
 }
 
+const char *cgp_stats_class_name(int c) {
+  static const char *const names[CGP_STATS_NCLASS] = {"constant", "coalesced", "uncoalesced"};
+  return c >= 0 && c < CGP_STATS_NCLASS ? names[c] : "?";
+}
+
+double cgp_dram_bytes_per_cycle_sm(const cgp_device *d) {
+  return d->dram_bandwidth_bytes_per_s / (d->no_sm * d->freq_hz);
+}
+
 /* Section 5e: a load waits on its own, unless it is one of up to U loads of a store-free loop that
    the compiler's unrolled body issues before their uses (U = load_overlap): those U wait as one. */
 double cgp_mem_periods(unsigned load_overlap, double insts, double overlap_insts) {
@@ -72,7 +85,7 @@ double cgp_mem_periods(unsigned load_overlap, double insts, double overlap_insts
    At least 1: one warp always has its own request in flight. */
 double cgp_mwp(const cgp_device *d, double mem_l, double departure_delay, double dram_bytes_per_mem_inst,
                unsigned N, double *mwp_lat, double *mwp_bw) {
-  double bytes_per_cycle = d->dram_bandwidth_bytes_per_s / (d->no_sm * d->freq_hz);
+  double bytes_per_cycle = cgp_dram_bytes_per_cycle_sm(d);
   *mwp_lat = departure_delay > 0 ? mem_l / departure_delay : INFINITY;
   *mwp_bw = dram_bytes_per_mem_inst > 0 && mem_l > 0 ? bytes_per_cycle / (dram_bytes_per_mem_inst / mem_l) : INFINITY;
   double m = fmin(fmin(*mwp_lat, *mwp_bw), (double)N);
@@ -154,7 +167,7 @@ double cgp_units_cpw(const cgp_device *d, const cgp_kernel_stats *k, const char 
 /* Section 9, Volkov / Gajger: cycles one SM must spend per warp, whatever the latency hiding. */
 double cgp_throughput_cpw(const cgp_device *d, const cgp_kernel_stats *k, double dram_bytes_per_warp,
                           double *cpw_cores, double *cpw_issue, double *cpw_dram) {
-  double bytes_per_cycle = d->dram_bandwidth_bytes_per_s / (d->no_sm * d->freq_hz);
+  double bytes_per_cycle = cgp_dram_bytes_per_cycle_sm(d);
   *cpw_cores = k->core_insts * d->warp_size / d->cores_per_sm;
   *cpw_issue = k->total_insts / ((double)d->schedulers_per_sm * d->issue_per_scheduler);
   *cpw_dram = dram_bytes_per_warp / bytes_per_cycle;

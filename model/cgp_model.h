@@ -91,6 +91,10 @@ const char *cgp_devices_dir(void);
    the analyzer's cgp_class, named apart so that this header stands alone. */
 enum { CGP_STATS_CONST = 0, CGP_STATS_COAL = 1, CGP_STATS_UNCOAL = 2, CGP_STATS_NCLASS = 3 };
 
+/* "constant", "coalesced" or "uncoalesced": the report's name of class c (CGP_STATS_*), "?" for
+   another value. The model's one table of them (the analyzer has its own, cgp_class_name). */
+const char *cgp_stats_class_name(int c);
+
 /* What the analyzer measured for one launch; per-warp quantities are averages over the warps
    with at least one active thread. Classes: [0] constant, [1] coalesced, [2] uncoalesced. */
 typedef struct cgp_kernel_stats {
@@ -187,6 +191,8 @@ double cgp_whatif_coalesce(cgp_kernel_stats *s);
 /* Section 2: active blocks per SM, B = min of the four limits (registers only when known). */
 unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsigned smem_per_block,
                            unsigned regs_per_thread);
+/* Section 2: the blocks of one round (a batch), B on each of the no_sm SMs. */
+uint64_t cgp_round_blocks(const cgp_device *d, unsigned active_blocks);
 /* Section 2: rounds of B * no_sm blocks, ceil(blocks / (B * no_sm)). */
 uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_blocks);
 /* Section 5, eqs. 1-8: memory latency of one warp instruction of class c (CGP_STATS_*), from its
@@ -207,6 +213,8 @@ double cgp_comp_cycles_units(const cgp_device *d, const cgp_kernel_stats *k);
 double cgp_units_cpw(const cgp_device *d, const cgp_kernel_stats *k, const char **unit);
 /* Section 5: departure delay of one warp instruction of class c (CGP_STATS_*). */
 double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
+/* DRAM bytes one SM may move per core cycle: its share of the device's bandwidth (sections 7, 9). */
+double cgp_dram_bytes_per_cycle_sm(const cgp_device *d);
 /* Section 5e: the waiting periods of `insts` load instructions of which `overlap_insts` issue up to
    load_overlap at a time: insts - ov + ov / load_overlap (ov clamped to [0, insts]). */
 double cgp_mem_periods(unsigned load_overlap, double insts, double overlap_insts);

@@ -9,7 +9,6 @@
 
 /* Every per-warp count must be a finite non-negative number; names the first that is not. */
 static int check_stats(const cgp_kernel_stats *k, char *err, size_t errlen) {
-  static const char *const cls[CGP_STATS_NCLASS] = {"constant", "coalesced", "uncoalesced"};
   const struct { const char *name; const double *v; int n; } f[] = {
     {"insts", k->insts, 3}, {"trans_pw", k->trans_pw, 3}, {"dram_pw", k->dram_pw, 3},
     {"total_insts", &k->total_insts, 1}, {"core_insts", &k->core_insts, 1}, {"sync_insts", &k->sync_insts, 1},
@@ -25,7 +24,7 @@ static int check_stats(const cgp_kernel_stats *k, char *err, size_t errlen) {
     for (int c = 0; c < f[i].n; c++)
       if (!isfinite(f[i].v[c]) || f[i].v[c] < 0) {
         snprintf(err, errlen, "kernel stats: field \"%s\"%s%s: expected a finite non-negative number, got %g",
-                 f[i].name, f[i].n > 1 ? " " : "", f[i].n > 1 ? cls[c] : "", f[i].v[c]);
+                 f[i].name, f[i].n > 1 ? " " : "", f[i].n > 1 ? cgp_stats_class_name(c) : "", f[i].v[c]);
         return -1;
       }
   return 0;
@@ -56,7 +55,7 @@ static int occupancy_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_p
              k->threads_per_block, k->smem_per_block, k->regs_per_thread, d->name);
     return -1;
   }
-  uint64_t per_round = (uint64_t)bmax * d->no_sm;
+  uint64_t per_round = cgp_round_blocks(d, bmax);
   p->batch = cgp_batches(d, k->blocks, bmax);
   if (k->blocks <= per_round) {
     uint64_t blocks_per_sm = (k->blocks + d->no_sm - 1) / d->no_sm;

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const class_keys[3] = {"constant", "coalesced", "uncoalesced"};
 
 cJSON *cgp_report_new(const char *tool_version) {
   cJSON *r = cJSON_CreateObject();
@@ -166,7 +165,7 @@ static cJSON *prediction_detail(const cgp_prediction *p) {
   cJSON_AddNumberToObject(o, "cwp_full", p->cwp_full);
   cJSON *mc = cJSON_AddObjectToObject(o, "per_class");
   for (int c = 0; c < 3; c++) {
-    cJSON *x = cJSON_AddObjectToObject(mc, class_keys[c]);
+    cJSON *x = cJSON_AddObjectToObject(mc, cgp_stats_class_name(c));
     cJSON_AddNumberToObject(x, "mem_l", p->mem_l_c[c]);
     cJSON_AddNumberToObject(x, "dep_del", p->dep_del_c[c]);
   }

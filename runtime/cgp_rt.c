@@ -1265,7 +1265,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   L.cur_row = 0;
   uint64_t most = 1;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    uint64_t per_batch = (uint64_t)rt_active_blocks(&cgp_rt_g.dev[d], L.tpb) * cgp_rt_g.dev[d].no_sm;
+    uint64_t per_batch = rt_batch_blocks(d, L.tpb);
     if (per_batch > most) most = per_batch;
     if (L.traced && rt_kernel_analyses(k, d)) {
       cgp_analysis_begin_launch(k->an[d]);

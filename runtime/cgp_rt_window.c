@@ -69,7 +69,7 @@ unsigned rt_active_blocks(const cgp_device *d, unsigned tpb) {
 
 uint64_t rt_batch_blocks(size_t d, unsigned tpb) {
   const cgp_device *dev = &cgp_rt_g.dev[d];
-  return (uint64_t)rt_active_blocks(dev, tpb) * dev->no_sm;
+  return cgp_round_blocks(dev, rt_active_blocks(dev, tpb));
 }
 
 uint64_t rt_deps_checked;
