@@ -255,8 +255,7 @@ void rt_record_launch(rt_kernel *k, const rt_sample *s);
 /* A launch of G blocks (G > 0), sampled or not, into the launches the latest sample stands for. */
 void rt_record_stood_for(rt_kernel *k, uint64_t G);
 void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d);
-/* A device's L2 transaction unit (sector, else line) and a new, empty L2 of its geometry. */
-unsigned rt_l2_unit(const cgp_device *d);
+/* A new, empty L2 of the device's geometry, in its transaction units (cgp_transaction_bytes). */
 cgp_l2 *rt_device_l2(const cgp_device *d);
 /* The analyses of kernel k for device d (created at first use); NULL when out of memory. */
 cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d);

@@ -441,10 +441,8 @@ static cgp_l2_index l2_index_of(const cgp_device *d) {
   return CGP_L2_FULLY_ASSOCIATIVE;
 }
 
-unsigned rt_l2_unit(const cgp_device *d) { return d->l2_sector_bytes ? d->l2_sector_bytes : d->l2_line_bytes; }
-
 cgp_l2 *rt_device_l2(const cgp_device *d) {
-  return cgp_l2_new(cgp_l2_capacity_bytes(d), rt_l2_unit(d), d->l2_assoc * (d->l2_line_bytes / rt_l2_unit(d)), l2_index_of(d));
+  return cgp_l2_new(cgp_l2_capacity_bytes(d), cgp_transaction_bytes(d), d->l2_assoc * (d->l2_line_bytes / cgp_transaction_bytes(d)), l2_index_of(d));
 }
 
 cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
@@ -458,7 +456,7 @@ cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
                           .l1_unit_bytes = dev->l1_sector_bytes ? dev->l1_sector_bytes : dev->l1_line_bytes,
                           .l1_caches_global = dev->l1_caches_global, .wavefront_bytes = dev->l1_line_bytes,
                           .l2_bytes = cgp_l2_capacity_bytes(dev),
-                          .l2_line_bytes = dev->l2_line_bytes, .l2_unit_bytes = rt_l2_unit(dev),
+                          .l2_line_bytes = dev->l2_line_bytes, .l2_unit_bytes = cgp_transaction_bytes(dev),
                           .l2_assoc = dev->l2_assoc, .l2_index = l2_index_of(dev), .l2 = cgp_rt_g.l2[d],
                           .smem_banks = dev->smem_banks, .smem_bank_bytes = dev->smem_bank_bytes,
                           .dims = (int)k->dims, .din = cgp_rt_g.din[d],
