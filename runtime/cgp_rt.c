@@ -398,22 +398,39 @@ static void fold_windows(void) {
 
 static int pending_from_block(const rt_pending *p, const void *arg);
 
+/* The blocks before the grid's first whole row (2-D) or plane (3-D) of blocks: the boundary of a
+   stencil, whose blocks may have fewer threads (a loop from 1) and other neighbours than the rest,
+   so a window there stands for nothing but itself in the convergence test; 0 while not known. */
+static uint64_t first_slab(void) {
+  if (L.k->dims <= 1) return 1;
+  if (!L.gdx_known) return 0;
+  if (L.k->dims == 2) return L.gdx;
+  return L.gdy_known ? L.gdx * L.gdy : 0;
+}
+
 /* Section "Sampling" of docs/pipeline.md: the window just closed (the last of L.wstat) agrees with
-   the running estimate of the windows after the launch's first on every device, from the
-   RT_CONVERGE_MIN_WINDOWS-th window on, in an analysed launch whose sweep goes forward (run and
-   skip modes; `full` traces every block). */
+   the running estimate on every device: the sums of the windows before it past the first row (or
+   plane) of blocks, at least one, and at least RT_CONVERGE_MIN_WINDOWS windows closed, in an
+   analysed launch whose sweep goes forward (run and skip modes; `full` traces every block). */
 static int window_converged(void) {
-  if (cgp_rt_g.sample_mode == 2 || !L.sampled || L.unordered || L.over_budget || L.windows < RT_CONVERGE_MIN_WINDOWS ||
+  uint64_t slab = first_slab();
+  if (!cgp_rt_g.converge || cgp_rt_g.sample_mode == 2 || !L.sampled || L.unordered || L.over_budget ||
+      L.windows < RT_CONVERGE_MIN_WINDOWS || !slab ||
       L.nwstat != L.windows)            /* folded windows (beyond 72): the estimate is mixed in */
     return 0;
+  size_t last = L.nwstat - 1;
+  if (L.wstat[last][0].region_start < slab) return 0;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
     cgp_totals est = {0};
-    for (size_t w = 1; w + 1 < L.nwstat; w++) {
+    size_t n = 0;
+    for (size_t w = 1; w < last; w++) {
+      if (L.wstat[w][d].region_start < slab) continue;
       const double *src = (const double *)&L.wstat[w][d].tot;
       double *dst = (double *)&est;
       for (size_t f = 0; f < sizeof est / sizeof(double); f++) dst[f] += src[f];
+      n++;
     }
-    if (!rt_window_agrees(&L.wstat[L.nwstat - 1][d].tot, &est)) return 0;
+    if (!n || !rt_window_agrees(&L.wstat[last][d].tot, &est)) return 0;
   }
   return 1;
 }

@@ -1,8 +1,9 @@
 /* cgp_rt_converge.c: when a launch's windows have told all there is to tell (docs/pipeline.md,
    "Sampling", and docs/model.md section 5b). A window's per-warp measures are compared with the
-   running estimate of the windows before it (not the launch's first, whose caches start cold):
-   the class mix and instruction counts per warp, the L2 transactions per load of each class, and
-   the L2 and L1 hit rates. Once every one is within its tolerance on every device, the window
+   running estimate of the windows before it (not the launch's first, whose caches start cold,
+   nor any in the grid's first row or plane of blocks: cgp_rt.c): the warps a block has, the class
+   mix and instruction counts per warp, the L2 transactions per load of each class, and the L2
+   and L1 hit rates. Once every one is within its tolerance on every device, the window
    stands for the rest of the grid and no later block is traced. */
 #include "cgp_rt_internal.h"
 
@@ -22,7 +23,8 @@ static int near_rel(double a, double b) {
 static double ratio(double num, double den) { return den > 0 ? num / den : 0; }
 
 int rt_window_agrees(const cgp_totals *w, const cgp_totals *est) {
-  if (!(w->warps > 0) || !(est->warps > 0)) return 0;
+  if (!(w->warps > 0) || !(est->warps > 0) || !(w->blocks > 0) || !(est->blocks > 0)) return 0;
+  if (!near_rel(w->warps / w->blocks, est->warps / est->blocks)) return 0;   /* active warps a block */
   double pw = 1.0 / w->warps, pe = 1.0 / est->warps;
   if (!near_rel(w->total_insts * pw, est->total_insts * pe) || !near_rel(w->st_insts * pw, est->st_insts * pe))
     return 0;

@@ -172,6 +172,8 @@ typedef struct {
   int sample_mode;                        /* 0 run, 1 skip, 2 full */
   int sample_iterations;                  /* sample inside threads (not full, CGPREDICT_ITERATIONS) */
   int fold;                               /* fold affine loops (CGPREDICT_FOLD, default 1) */
+  int converge;                           /* a launch stops tracing once a window agrees
+                                             (CGPREDICT_CONVERGE, default 1; cgp_rt_converge.c) */
   int whatif;                             /* analyse what-if tilings (CGPREDICT_WHATIF, default 1) */
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;

@@ -34,6 +34,19 @@ static void fatal_setup(const char *msg) {
   cgp_rt_g.disabled = 1;
 }
 
+/* An on/off variable: "0" or "1", unset or empty its default; anything else a set-up error. */
+static int switch_var(const char *name, int dflt) {
+  const char *v = getenv(name);
+  if (!v || !*v) return dflt;
+  if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+    char m[128];
+    snprintf(m, sizeof m, "%s: expected 0 or 1", name);
+    fatal_setup(m);
+    return dflt;
+  }
+  return v[0] == '1';
+}
+
 /* A GPU or FPGA of that name is already in the lists. */
 static int named_before(const char *name) {
   for (size_t i = 0; i < cgp_rt_g.ndev; i++)
@@ -209,20 +222,15 @@ static void parse_env(void) {
   if (it && *it && strcmp(it, "sample") != 0 && strcmp(it, "all") != 0)
     fatal_setup("CGPREDICT_ITERATIONS: expected sample or all");
   cgp_rt_g.sample_iterations = cgp_rt_g.sample_mode != 2 && !(it && strcmp(it, "all") == 0);
-  const char *fold = getenv("CGPREDICT_FOLD");
-  if (fold && *fold && strcmp(fold, "0") != 0 && strcmp(fold, "1") != 0) fatal_setup("CGPREDICT_FOLD: expected 0 or 1");
-  cgp_rt_g.fold = !(fold && strcmp(fold, "0") == 0);
-  const char *wi = getenv("CGPREDICT_WHATIF");
-  if (wi && *wi && strcmp(wi, "0") != 0 && strcmp(wi, "1") != 0) fatal_setup("CGPREDICT_WHATIF: expected 0 or 1");
-  cgp_rt_g.whatif = !(wi && strcmp(wi, "0") == 0);
+  cgp_rt_g.fold = switch_var("CGPREDICT_FOLD", 1);
+  cgp_rt_g.whatif = switch_var("CGPREDICT_WHATIF", 1);
+  cgp_rt_g.converge = switch_var("CGPREDICT_CONVERGE", 1);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");
   unsigned long v = RT_DEFAULT_BUDGET_MB;
   if (mb && *mb && (mb[whole_number(mb, 1ul << 20, &v)] || v == 0))
     fatal_setup("CGPREDICT_MEMORY_MB: expected a number of MiB, 1 to 1048576");
   cgp_rt_g.budget_bytes = (size_t)v << 20;
-  const char *bf = getenv("CGPREDICT_BLOCK_FORCE");
-  if (bf && *bf && strcmp(bf, "0") != 0 && strcmp(bf, "1") != 0) fatal_setup("CGPREDICT_BLOCK_FORCE: expected 0 or 1");
-  cgp_rt_g.block_force = bf && strcmp(bf, "1") == 0;
+  cgp_rt_g.block_force = switch_var("CGPREDICT_BLOCK_FORCE", 0);
   const char *r = getenv("CGPREDICT_REPORT");
   snprintf(cgp_rt_g.report_path, sizeof cgp_rt_g.report_path, "%s", r && *r ? r : RT_DEFAULT_REPORT);
   parse_env_block();

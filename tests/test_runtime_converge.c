@@ -5,10 +5,10 @@
 
 #include "cgp_rt_internal.h"
 
-/* 100 warps: per warp 10 coalesced loads of 2 transactions, a quarter missing the L2; 1 store of
-   2 transactions; 40 instructions. */
+/* 100 warps in 25 blocks: per warp 10 coalesced loads of 2 transactions, a quarter missing the
+   L2; 1 store of 2 transactions; 40 instructions. */
 static cgp_totals base(void) {
-  cgp_totals t = {.warps = 100, .total_insts = 4000, .st_insts = 100, .st_trans = 200, .st_dram = 50};
+  cgp_totals t = {.warps = 100, .blocks = 25, .total_insts = 4000, .st_insts = 100, .st_trans = 200, .st_dram = 50};
   t.ld_insts[1] = 1000;
   t.ld_trans[1] = 2000;
   t.ld_dram[1] = 500;
@@ -18,9 +18,19 @@ static cgp_totals base(void) {
 Test(converge, equal_windows_agree) {
   cgp_totals a = base(), b = base();
   cr_expect(rt_window_agrees(&a, &b));
-  b.warps = 300;                       /* three windows' sums: the same per warp */
+  b.warps = 300;                       /* three windows' sums: the same per warp and block */
+  b.blocks = 75;
   b.total_insts = 12000; b.st_insts = 300; b.st_trans = 600; b.st_dram = 150;
   b.ld_insts[1] = 3000; b.ld_trans[1] = 6000; b.ld_dram[1] = 1500;
+  cr_expect(rt_window_agrees(&a, &b));
+}
+
+Test(converge, warps_a_block_within_two_percent) {
+  /* a stencil's first row of blocks, its loop from 1: 7 of 8 warps a block, the same per warp */
+  cgp_totals a = base(), b = base();
+  b.blocks = 25.0 * 8 / 7;
+  cr_expect(!rt_window_agrees(&a, &b));
+  b.blocks = 25.0 * 4 / 4.04;                  /* 4.04 warps a block against 4: 1 % */
   cr_expect(rt_window_agrees(&a, &b));
 }
 
