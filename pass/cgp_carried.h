@@ -1,7 +1,7 @@
 /* cgp_carried.h: what a scalar carried by a mapped loop from one iteration to the next is
    (docs/pipeline.md, "Carried scalars"): an induction variable each thread computes from its
    index, a reduction (x = x op e, op associative) or a recurrence, and where the source updates
-   it. Pure analysis of a loop of cgp_cfg.h; the pass (cgp_instrument.c) turns it into warnings
+   it. Pure analysis of a loop of cgp_cfg.h; the pass (cgp_hazards.c) turns it into warnings
    and the descriptor's "carried" entries. Internal to pass/. */
 #ifndef CGP_CARRIED_H
 #define CGP_CARRIED_H

@@ -830,7 +830,7 @@ static void wrap_after_lane_0(fixture *f, unsigned l, int c) {
 Test(reconverge, a_wrapped_lane_serial_leaves_no_run_open) { record_twice(91, wrap_after_lane_0, "across the wrap"); }
 
 /* Block b of descriptor loop `loop` (-1: none; header: it heads it) entered as the instrumented
-   code enters it (pass/cgp_instrument.c, bb_hook): in a skipped iteration of that very loop, the
+   code enters it (pass/cgp_hooks.c, bb_hook): in a skipped iteration of that very loop, the
    tracker's pause word (rt_tracker_pause_in) is updated inline, as cgp_abi.h allows, and only
    the header that ends the skipping, or a block of another loop, goes to the runtime. *inline_n
    counts the blocks handled inline. */

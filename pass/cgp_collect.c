@@ -1,0 +1,94 @@
+/* cgp_collect.c: what a nest holds: its reading (may_alias or noalias), the memory sites of the
+   thread body block by block, the loads hoisted between mapped loops, and the warnings about calls
+   and stores it cannot trace; then its hazards (cgp_hazards.c). Uses cgp_sites.c and
+   cgp_messages.c. */
+#include "cgp_instrument_internal.h"
+#include "cgp_mark.h"
+#include <stdlib.h>
+
+static void add_site(nest *n, size_t *cap, LLVMValueRef i, int kind, int block, unsigned order) {
+  if (n->nmem == *cap) n->mem = realloc(n->mem, (*cap *= 2) * sizeof *n->mem);
+  n->mem[n->nmem++] = (mem_site){i, kind, block, order};
+}
+
+/* Loads between mapped loops run in every thread in CUDA: a source-level one (may_alias), or
+   one LICM hoisted out of the thread loop (noalias: u1[i] of GEMVER's A[i][j] += u1[i]*v1[j]).
+   The runtime charges them to each thread of the row. Stores and calls there run outside any
+   thread: a warning says so. */
+static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
+  const cgp_cfg *cfg = n->cfg;
+  for (unsigned m = 0; m + 1 < n->dims; m++)
+    for (size_t b = 0; b < cfg->n; b++) {
+      if (!n->mapped[m]->in[b] || n->mapped[m + 1]->in[b]) continue;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+        int kind;
+        if (cgp_site_kind(pc, n, i, &kind) && kind == CGP_SITE_LOAD) {
+          add_site(n, cap, i, kind, -1, 0);
+        } else if ((cgp_site_kind(pc, n, i, &kind)) || cgp_is_real_call(i)) {
+          cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "a store or call between mapped loops runs outside "
+                    "any thread and is not traced");
+        }
+      }
+    }
+}
+
+void cgp_collect_body(pass_ctx *pc, nest *n) {
+  const cgp_cfg *cfg = n->cfg;
+  const cgp_loop *t = n->mapped[n->dims - 1];
+  size_t cap = 16;
+  int bid = 0;
+  n->mem = malloc(cap * sizeof *n->mem);
+  n->nmem = 0;
+  for (size_t b = 0; b < cfg->n; b++) {
+    if (!t->in[b]) continue;
+    unsigned order = 0;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+      int kind;
+      if (cgp_site_kind(pc, n, i, &kind)) {
+        add_site(n, &cap, i, kind, bid, order++);
+      } else if (cgp_is_real_call(i)) {
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        size_t len = 0;
+        const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "(indirect)";
+        int c = 0;
+        cgp_pass_ptx_cost(i, &c);
+        if (!c)
+          cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: its memory "
+                    "accesses are not traced (cgpredict inlines the functions the marked file defines, "
+                    "as nvcc inlines __device__ functions; define it there, or it cannot be inlined: "
+                    "variadic, recursive or indirect)", name);
+      }
+    }
+    bid++;
+  }
+  n->nthread_mem = n->nmem;
+  collect_hoisted(pc, n, &cap);
+  cgp_collect_carried(pc, n);
+  cgp_collect_exits(pc, n);
+}
+
+/* The reading of a nest: noalias when the pragma says so, when the module was not prepared
+   (only the compiled accesses exist), or when every site's base is a `noalias` (C `restrict`)
+   argument; else may_alias, the CUDA reading of pointer arguments. */
+int cgp_reading_may_alias(pass_ctx *pc, const nest *n) {
+  if (!pc->f_site || n->k->noalias) return 0;
+  const cgp_cfg *cfg = n->cfg;
+  unsigned noalias_kind = LLVMGetEnumAttributeKindForName("noalias", 7);
+  size_t sites = 0;
+  for (size_t b = 0; b < cfg->n; b++) {
+    if (!n->mapped[0]->in[b]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+      if (!cgp_is_marker(pc, i)) continue;
+      sites++;
+      LLVMValueRef base = LLVMGetOperand(i, 1);
+      while (LLVMIsABitCastInst(base) || (LLVMIsAConstantExpr(base) && LLVMGetConstOpcode(base) == LLVMBitCast))
+        base = LLVMGetOperand(base, 0);
+      if (!LLVMIsAArgument(base)) return 1;
+      LLVMValueRef fn = LLVMGetParamParent(base);
+      unsigned idx = 0;
+      while (LLVMGetParam(fn, idx) != base) idx++;
+      if (!LLVMGetEnumAttributeAtIndex(fn, idx + 1, noalias_kind)) return 1;
+    }
+  }
+  return sites == 0;
+}
