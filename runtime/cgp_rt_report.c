@@ -212,6 +212,9 @@ static void parse_env(void) {
   const char *fold = getenv("CGPREDICT_FOLD");
   if (fold && *fold && strcmp(fold, "0") != 0 && strcmp(fold, "1") != 0) fatal_setup("CGPREDICT_FOLD: expected 0 or 1");
   cgp_rt_g.fold = !(fold && strcmp(fold, "0") == 0);
+  const char *fast = getenv("CGPREDICT_FAST");
+  if (fast && *fast && strcmp(fast, "0") != 0 && strcmp(fast, "1") != 0) fatal_setup("CGPREDICT_FAST: expected 0 or 1");
+  cgp_rt_g.fast = !(fast && strcmp(fast, "0") == 0);
   const char *wi = getenv("CGPREDICT_WHATIF");
   if (wi && *wi && strcmp(wi, "0") != 0 && strcmp(wi, "1") != 0) fatal_setup("CGPREDICT_WHATIF: expected 0 or 1");
   cgp_rt_g.whatif = !(wi && strcmp(wi, "0") == 0);
