@@ -134,7 +134,6 @@ static struct {
   int unit;                               /* unit_steps(step) */
   int flat;                               /* rt_shape_flat(k->shape) */
   uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
-  int seen_word;                          /* no marks, or all in seen[0] (64 blocks at most) */
   uint64_t key_x;                         /* x's field in cgp_thread_key for the kernel's dims */
   double plain_t0;                        /* untraced threads running since this thread CPU time
                                              (s), < 0: not; */
@@ -713,17 +712,13 @@ static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_
   if (!L.lane || L.unordered || p->arrived + 1 >= p->lanes) return thread_slow(x, y, z);
   rt_tracker *t = L.tracker;                    /* (fast_hi is INT64_MIN: thread_slow set it
                                                    before this warp's first lane began) */
-  if (!t->flat || !L.seen_word || L.nhoist) return lane_next(p, x, y, z);
+  if (!(L.k->fast & RT_FAST_LANE) || !rt_tracker_matrix(t) || L.nhoist) return lane_next(p, x, y, z);
   {
     /* finish_lane and start_lane where the lane records into its warp's matrix (a straight-line
        body: no loop, so no iteration counts, pauses or open runs to reset; its blocks' marks in
        one word), with nothing else to do, and no call: no register to save (LU 256 full under
        callgrind: the lanes' ends and starts 0.87 -> 0.45 G instructions) */
-    rt_flat *f = t->flat;
-    if (L.seen) {
-      rt_flat_mark(f, t->flane, L.seen[0]);
-      L.seen[0] = 0;
-    }
+    if (L.seen) rt_tracker_mark_word(t, L.seen);
     cgp_rt_g.traced_threads++;
     p->arrived++;
     count_fast(x, 1);
@@ -734,9 +729,7 @@ static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_
     p->thread[l] = (uint64_t)x & L.key_x ? p->thread[l - 1] + 1
                                            : cgp_thread_key((int)L.k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
     L.lane = lane;
-    t->lane = lane;
-    t->flane = l;
-    t->frank = 0;
+    rt_tracker_next_lane(t, lane, l);
     lane_begun(l, L.next_end, x);
     return CGP_RT_TRACE;
   }
@@ -880,22 +873,21 @@ static __attribute__((noinline)) void mem_block_rest(uint32_t first, uint32_t co
   for (; k < count; k++) mem_at(first + k, gpu_addr(addr[k], base[k]));
 }
 
-/* cgp_rt_mem_block while the lane records into its warp's matrix (rt_record's first case): the
-   block's sites are written with the matrix's pointers and the lane's last rank held in
-   registers, not reloaded after every store; when the kernel's sites rank in the order of their
-   numbers (sites_ranked), with one program-order test for the block. Until a site is out of
-   program order, which mem_block_rest records. */
+/* cgp_rt_mem_block while the lane records into its warp's matrix (rt_record's first case,
+   RT_FAST_BLOCK): the block's sites are written with the lane's column (rt_column: the matrix's
+   pointers and the lane's last rank) held in registers, not reloaded after every store; with
+   RT_FAST_RANKED, one program-order test for the block. Until a site is out of program order,
+   which mem_block_rest records. */
 static __attribute__((noinline)) void mem_block_checked(uint32_t first, uint32_t count, void *const *addr,
                                                         void *const *base) {
   rt_tracker *t = L.tracker;
-  rt_flat *f = t->flat;
-  const uint32_t *rank = t->s->rank;
-  uint32_t *restrict mask = f->mask, bit = UINT32_C(1) << t->flane, frank = t->frank, i = 0;
-  uint64_t *restrict out = f->addr + t->flane, traced = 0;
+  rt_column c = rt_tracker_column(t);
+  uint32_t *restrict mask = c.mask, i = 0;
+  uint64_t *restrict col = c.col, traced = 0;
   const uint64_t *fwd = L.mem_fwd;
-  int ranked = L.k->sites_ranked;
-  if (ranked && rank[first] <= frank) {       /* one test for the block, before any site's check */
-    mem_block_rest(first, count, addr, base, 0, 0);
+  int ranked = (L.k->fast & RT_FAST_RANKED) != 0;
+  if (ranked && !rt_flat_follows_all(c.rank, &c.last, first, first + count - 1)) {
+    mem_block_rest(first, count, addr, base, 0, 0);   /* one test for the block, before any check */
     return;
   }
   for (; i < count; i++) {
@@ -905,49 +897,42 @@ static __attribute__((noinline)) void mem_block_checked(uint32_t first, uint32_t
       L.k->forwarded[sid]++;
       continue;
     }
-    if (!ranked) {
-      if (rank[sid] <= frank) break;
-      frank = rank[sid];
-    }
-    mask[sid] |= bit;
-    out[(size_t)sid * RT_WARP] = a;
+    if (!ranked && !rt_flat_follows(c.rank, &c.last, sid)) break;
+    rt_flat_store(mask, col, c.bit, sid, a);
     traced++;
   }
-  t->frank = ranked ? rank[first + count - 1] : frank;
+  rt_tracker_column_end(t, &c);
   cgp_rt_g.traced_accesses += traced;
   if (i < count) mem_block_rest(first, count, addr, base, i, 1);
 }
 
 /* The hottest entry point after the thread's. Where the lane records into its warp's matrix, the
    kernel's sites rank in the order of their numbers and none has a forwarding check (a
-   straight-line body's, mostly: quiet_sites), a block's sites are a test and two stores each,
-   with no call but tail calls: no register saved. Else mem_block_checked, or mem_block_rest
-   when the lane is in its record. */
+   straight-line body's, mostly: quiet_sites; RT_FAST_QUIET), a block's sites are a test and two
+   stores each, with no call but tail calls: no register saved. Else mem_block_checked
+   (RT_FAST_BLOCK), or mem_block_rest, the general path, when the lane is in its record. */
 void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base) {
   if (cgp_rt_tracing != 1 || !rt_owner || !L.lane || first >= L.nmem || !count) return;
   if (count > L.nmem - first) count = (uint32_t)(L.nmem - first);
   rt_tracker *t = L.tracker;
-  rt_flat *f = t->flat;
-  if (!f) {
+  unsigned fast = L.k->fast;
+  if (!(fast & RT_FAST_BLOCK) || !rt_tracker_matrix(t)) {
     mem_block_rest(first, count, addr, base, 0, 0);
     return;
   }
-  if (!L.k->sites_ranked || !L.k->all_quiet) {
+  if (!(fast & RT_FAST_QUIET)) {
     mem_block_checked(first, count, addr, base);
     return;
   }
-  const uint32_t *rank = t->s->rank;
-  if (rank[first] <= t->frank) {
+  rt_column c = rt_tracker_column(t);
+  if (!rt_flat_follows_all(c.rank, &c.last, first, first + count - 1)) {
     mem_block_rest(first, count, addr, base, 0, 0);
     return;
   }
-  uint32_t *restrict mask = f->mask, bit = UINT32_C(1) << t->flane;
-  uint64_t *restrict out = f->addr + t->flane;
-  for (uint32_t i = 0; i < count; i++) {
-    mask[first + i] |= bit;
-    out[(size_t)(first + i) * RT_WARP] = gpu_addr(addr[i], base[i]);
-  }
-  t->frank = rank[first + count - 1];
+  uint32_t *restrict mask = c.mask;
+  uint64_t *restrict col = c.col;
+  for (uint32_t i = 0; i < count; i++) rt_flat_store(mask, col, c.bit, first + i, gpu_addr(addr[i], base[i]));
+  rt_tracker_column_end(t, &c);
   cgp_rt_g.traced_accesses += count;
 }
 
@@ -971,7 +956,8 @@ static __attribute__((noinline)) void bb_paused(uint32_t bid) {
 
 void cgp_rt_bb(uint32_t bid) {
   if (!rt_owner || !L.lane) return;
-  if (L.tracker->flat && bid < L.nbb) {         /* a straight-line body: no loop to count, no
+  if (rt_tracker_matrix(L.tracker) && (L.k->fast & RT_FAST_BB) && bid < L.nbb) {
+                                                /* a straight-line body: no loop to count, no
                                                    iteration to skip, only the block to record */
     rt_record(L.tracker, (uint32_t)(L.nmem + bid), 0);
     return;
@@ -1258,7 +1244,6 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   L.iter = k->iter;
   L.unit = unit_steps(L.step);
   L.flat = rt_shape_flat(k->shape);
-  L.seen_word = !k->block_seen || k->nbb <= 64;
   L.key_x = k->dims <= 1 ? UINT64_MAX : k->dims == 2 ? 0xffffffffu : 0x1fffff;
   if (k->block_seen) {                        /* nothing marked yet (a nest left mid-thread took
                                                  its marks in end_nest) */

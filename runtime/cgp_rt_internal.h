@@ -90,6 +90,19 @@ typedef struct {
   uint64_t launch;
 } rt_dep;
 
+/* The recording hot path's specialisations (cgp_rt.c), each built of the tracker's primitives
+   (cgp_rt_record.h, "the matrix's primitives") and each giving what the general path gives; a
+   kernel's are chosen once, by fast_paths (cgp_rt_kernel.c), none under
+   CGPREDICT_FAST=0. All but RT_FAST_BB are for a lane recording into its warp's matrix. */
+#define RT_FAST_LANE 1u       /* lane_right starts the warp's next lane inline (the body's block
+                                 marks, if any, in one word: at most 64 blocks) */
+#define RT_FAST_BLOCK 2u      /* cgp_rt_mem_block writes a block's sites with the lane's column in
+                                 registers (mem_block_checked: forwarding checks, an order test each) */
+#define RT_FAST_RANKED 4u     /* ... one order test for the block: the sites rank in the order of
+                                 their numbers */
+#define RT_FAST_QUIET 8u      /* ... and no forwarding check either: the all-quiet loop */
+#define RT_FAST_BB 16u        /* cgp_rt_bb records a straight-line body's block with no loop to count */
+
 typedef struct rt_kernel {
   const char *desc_ptr;
   cJSON *desc;
@@ -125,9 +138,7 @@ typedef struct rt_kernel {
   double *bb_total, *bb_core, *bb_fp32, *bb_fp64, *bb_int, *bb_sfu;
   rt_shape *shape;
   int block_seen;             /* the body's blocks mark cgp_rt_block_seen (CGP_HOOK_BLOCK_SEEN) */
-  int sites_ranked;           /* flat shape whose thread-body sites' ranks rise with their
-                                 numbers: a block's sites, numbered in order, are in program order */
-  int all_quiet;              /* no site has a forwarding check (mem_fwd all RT_FWD_NONE) */
+  unsigned fast;              /* the hot path's specialisations its lanes take (RT_FAST_*) */
   uint64_t launches;
   uint64_t next_sampled;      /* the next launch to analyse (docs/model.md 5b) */
   uint64_t last_global;       /* cgp_rt_g.launches when it last began */
@@ -174,6 +185,8 @@ typedef struct {
   int fold;                               /* fold affine loops (CGPREDICT_FOLD, default 1) */
   int converge;                           /* a launch stops tracing once a window agrees
                                              (CGPREDICT_CONVERGE, default 1; cgp_rt_converge.c) */
+  int fast;                               /* the hot path's specialisations (CGPREDICT_FAST,
+                                             default 1; 0: the general path everywhere) */
   int whatif;                             /* analyse what-if tilings (CGPREDICT_WHATIF, default 1) */
   cgp_device dev[RT_MAX_DEVICES];
   size_t ndev;

@@ -84,6 +84,24 @@ static int sites_in_rank_order(const rt_shape *s) {
   return 1;
 }
 
+/* The one place the recording hot path's specialisations are chosen (RT_FAST_*, cgp_rt_internal.h):
+   those whose conditions the kernel meets, none under CGPREDICT_FAST=0 (the general path, which
+   each must equal: tests e2e_fast::*). Those for a lane in its warp's matrix need a flat shape;
+   cgp_rt.c still asks whether the lane records into one now (rt_tracker_matrix: the warp may
+   have spilled or found no memory) and, for RT_FAST_LANE, whether loads are hoisted. */
+static unsigned fast_paths(const rt_kernel *k) {
+  if (!cgp_rt_g.fast || !rt_shape_flat(k->shape)) return 0;
+  unsigned fast = RT_FAST_BLOCK | RT_FAST_BB;
+  if (!k->block_seen || k->nbb <= 64) fast |= RT_FAST_LANE;
+  if (sites_in_rank_order(k->shape)) {
+    fast |= RT_FAST_RANKED;
+    int quiet = 1;
+    for (size_t s = 0; s < k->nmem; s++) quiet &= k->mem_fwd[s] == RT_FWD_NONE;
+    if (quiet) fast |= RT_FAST_QUIET;
+  }
+  return fast;
+}
+
 /* The static shape of the thread body, for reconvergent warps (cgp_rt_warp.h). */
 static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
   const cJSON *loops = cJSON_GetObjectItemCaseSensitive(d, "loops");
@@ -418,9 +436,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   int acyclic = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"));
   if (rt_shape_flat(k->shape) && acyclic) quiet_sites(k);
   k->block_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "block_seen"));
-  k->sites_ranked = rt_shape_flat(k->shape) && sites_in_rank_order(k->shape);
-  k->all_quiet = 1;
-  for (size_t s = 0; s < k->nmem; s++) k->all_quiet &= k->mem_fwd[s] == RT_FWD_NONE;
+  k->fast = fast_paths(k);
   if (k->block_seen && (!rt_shape_flat(k->shape) || !acyclic)) {
     fprintf(stderr, "cgpredict: %s:%u: kernel '%s': its descriptor says block_seen of a thread body that is not "
             "straight-line (it has a loop, a cycle, or more than %d sites and blocks): rebuild it with this "

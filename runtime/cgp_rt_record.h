@@ -87,16 +87,69 @@ void rt_record_new(rt_tracker *t, uint32_t e, uint64_t addr, unsigned m);
    lane (an event out of program order: a cycle that is no natural loop). */
 void rt_flat_spill(rt_tracker *t);
 
+/* ---- the matrix's primitives ------------------------------------------------------------------
+   Recording into a warp's matrix is three steps, each one function here: is the event after the
+   lane's last in program order (rt_flat_follows, which makes it the last), its bit and its address
+   (rt_flat_store), and, at the lane's end, its blocks' marks (rt_tracker_mark_word). rt_record's
+   first case is made of them, and so are the runtime's specialisations of the hot path (cgp_rt.c:
+   lane_right's matrix path, cgp_rt_mem_block's loops), which hold the lane's place in registers
+   (rt_column) across a block of sites or start the next lane with no call (rt_tracker_next_lane).
+   Nothing outside the tracker writes its fields or the matrix's but through these. */
+
+/* The warp's matrix the lane records into, or NULL (its record: a loop, no matrix, or spilled). */
+static inline rt_flat *rt_tracker_matrix(const rt_tracker *t) { return t->flat; }
+
+/* 1 if event e comes after the lane's last event (*last, a rank; 0: none) in program order: it is
+   then the last; 0 (nothing changed) if not: the lane must spill. */
+static inline int rt_flat_follows(const uint32_t *rank, uint32_t *last, uint32_t e) {
+  uint32_t r = rank[e];
+  if (r <= *last) return 0;
+  *last = r;
+  return 1;
+}
+
+/* rt_flat_follows for events first..final at once, when their ranks rise with their numbers. */
+static inline int rt_flat_follows_all(const uint32_t *rank, uint32_t *last, uint32_t first, uint32_t final) {
+  if (rank[first] <= *last) return 0;
+  *last = rank[final];
+  return 1;
+}
+
+/* The lane's event e at addr into the matrix: bit `bit` (1 << lane) of e's mask, and the address
+   in the lane's column (the matrix's addresses from the lane's: col[e * RT_WARP]). */
+static inline void rt_flat_store(uint32_t *restrict mask, uint64_t *restrict col, uint32_t bit, uint32_t e,
+                                 uint64_t addr) {
+  mask[e] |= bit;
+  col[(size_t)e * RT_WARP] = addr;
+}
+
+/* A lane's place in its matrix, held in registers across a block of sites: rt_tracker_column
+   takes it from a tracker whose lane records into a matrix (rt_tracker_matrix), events go in by
+   rt_flat_follows(c.rank, &c.last, e) and rt_flat_store(c.mask, c.col, c.bit, e, addr), and
+   rt_tracker_column_end gives the tracker back the lane's last rank; between the two, nothing
+   else may record into the tracker. */
+typedef struct {
+  uint32_t *mask;
+  uint64_t *col;
+  const uint32_t *rank;
+  uint32_t bit, last;
+} rt_column;
+
+static inline rt_column rt_tracker_column(const rt_tracker *t) {
+  rt_flat *f = t->flat;
+  return (rt_column){.mask = f->mask, .col = f->addr + t->flane, .rank = t->s->rank,
+                     .bit = UINT32_C(1) << t->flane, .last = t->frank};
+}
+
+static inline void rt_tracker_column_end(rt_tracker *t, const rt_column *c) { t->frank = c->last; }
+
 /* Event e at addr: the next element of e's open run if it is at the next iteration of the same
    loop instance and on its stride (the second element sets the stride), else a new run. */
 static inline void rt_record(rt_tracker *t, uint32_t e, uint64_t addr) {
   rt_flat *f = t->flat;
   if (f) {                                      /* warp-major: a bit and an address */
-    uint32_t r = t->s->rank[e];
-    if (r > t->frank) {
-      t->frank = r;
-      f->mask[e] |= UINT32_C(1) << t->flane;
-      f->addr[(size_t)e * RT_WARP + t->flane] = addr;
+    if (rt_flat_follows(t->s->rank, &t->frank, e)) {
+      rt_flat_store(f->mask, f->addr + t->flane, UINT32_C(1) << t->flane, e, addr);
       return;
     }
     rt_flat_spill(t);
@@ -183,20 +236,34 @@ static inline void rt_flat_mark(rt_flat *f, unsigned l, uint64_t w) {
    sites), or more than one word of marks (straight into the blocks' masks). */
 void rt_tracker_seen_all(rt_tracker *t, uint64_t *seen);
 
+/* rt_tracker_seen where the lane records into a matrix and the body has at most 64 blocks. */
+static inline void rt_tracker_mark_word(rt_tracker *t, uint64_t *seen) {
+  rt_flat_mark(t->flat, t->flane, seen[0]);
+  seen[0] = 0;
+}
+
 static inline void rt_tracker_seen(rt_tracker *t, uint64_t *seen) {
-  const rt_shape *s = t->s;
-  rt_flat *f = t->flat;
-  if (!f || s->nbb > 64) {
+  if (!t->flat || t->s->nbb > 64) {
     rt_tracker_seen_all(t, seen);
     return;
   }
-  rt_flat_mark(f, t->flane, seen[0]);
-  seen[0] = 0;
+  rt_tracker_mark_word(t, seen);
 }
 
 static inline void rt_tracker_flat(rt_tracker *t, rt_flat *f, unsigned l) {
   if (!f || f->spilled || !t->lane || l >= RT_WARP) return;
   t->flat = f;
+  t->flane = l;
+  t->frank = 0;
+}
+
+/* The lane recording into a matrix (rt_tracker_matrix, its marks taken) ends and lane l < RT_WARP
+   of the same warp starts into it, its record `lane` empty: what rt_tracker_finish,
+   rt_tracker_start(t, lane) and rt_tracker_flat(t, matrix, l) do there. A shape with a matrix
+   has no loop: no pause to leave, no iteration or depth to reset, and no open run is ever read
+   (every event is at depth 0), so the serial need not move. */
+static inline void rt_tracker_next_lane(rt_tracker *t, rt_lane_rec *lane, unsigned l) {
+  t->lane = lane;
   t->flane = l;
   t->frank = 0;
 }

@@ -223,6 +223,7 @@ static void parse_env(void) {
     fatal_setup("CGPREDICT_ITERATIONS: expected sample or all");
   cgp_rt_g.sample_iterations = cgp_rt_g.sample_mode != 2 && !(it && strcmp(it, "all") == 0);
   cgp_rt_g.fold = switch_var("CGPREDICT_FOLD", 1);
+  cgp_rt_g.fast = switch_var("CGPREDICT_FAST", 1);
   cgp_rt_g.whatif = switch_var("CGPREDICT_WHATIF", 1);
   cgp_rt_g.converge = switch_var("CGPREDICT_CONVERGE", 1);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");

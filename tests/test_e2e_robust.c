@@ -516,6 +516,7 @@ Test(e2e_robust, bad_environment_values_are_named_with_the_accepted_forms) {
   write_file("p.c", polite_src);
   cr_assert_eq(sh("%s build -- cc -o p p.c && ./p > plain.txt 2>&1", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   const char *bad[][2] = {{"CGPREDICT_QUIET=yes", "CGPREDICT_QUIET: expected 0 or 1"},
+                          {"CGPREDICT_FAST=yes", "CGPREDICT_FAST: expected 0 or 1"},
                           {"CGPREDICT_TRACE_MB=12abc", "CGPREDICT_TRACE_MB: expected a number of MiB"},
                           {"CGPREDICT_TRACE_MB=-5", "CGPREDICT_TRACE_MB: expected a number of MiB"},
                           {"CGPREDICT_BLOCK=256x", "CGPREDICT_BLOCK: '256x' is not a block shape"},
