@@ -22,7 +22,7 @@ static int near_rel(double a, double b) {
 
 static double ratio(double num, double den) { return den > 0 ? num / den : 0; }
 
-int rt_window_agrees(const cgp_totals *w, const cgp_totals *est) {
+int rt_window_agrees(const cgp_totals *w, const cgp_totals *est) {   /* est: one window or a sum */
   if (!(w->warps > 0) || !(est->warps > 0) || !(w->blocks > 0) || !(est->blocks > 0)) return 0;
   if (!near_rel(w->warps / w->blocks, est->warps / est->blocks)) return 0;   /* active warps a block */
   double pw = 1.0 / w->warps, pe = 1.0 / est->warps;

@@ -55,10 +55,10 @@ typedef struct {
 /* Why a launch's tracing stopped: at the grid's end (the windows' schedule ran out), once a
    window agreed with the running estimate (cgp_rt_converge.c), or at the memory budget. */
 enum { RT_STOP_GRID = 0, RT_STOP_CONVERGED = 1, RT_STOP_BUDGET = 2 };
-#define RT_CONVERGE_MIN_WINDOWS 3
+#define RT_CONVERGE_AGREEMENTS 2   /* three windows alike in a row (cgp_rt.c, window_converged) */
 
-/* cgp_rt_converge.c: 1 if a window's totals agree with the running estimate's (sums over the
-   windows before it) within the tolerances of docs/pipeline.md, "Sampling". */
+/* cgp_rt_converge.c: 1 if a window's totals agree with another's (or with sums over several)
+   within the tolerances of docs/pipeline.md, "Sampling". */
 int rt_window_agrees(const cgp_totals *w, const cgp_totals *est);
 
 /* The launches a sample stands for, by their own grids (docs/model.md 4d): `count` launches of
