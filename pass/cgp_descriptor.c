@@ -63,7 +63,7 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   cJSON_AddNumberToObject(s, "order", site->order);
   cJSON_AddNumberToObject(s, "addr_id", (double)id);
   if (site->block < 0) cJSON_AddBoolToObject(s, "hoisted", 1);
-  /* a local declared outside the nest that phase 1 kept shared (cgp_mark.c): its dependences'
+  /* a local declared outside the nest that phase 1 kept shared (cgp_private.c): its dependences'
      remedy is a copy per thread, not an atomic */
   if (LLVMIsAAllocaInst(base) || LLVMIsAAllocaInst(cgp_pass_underlying_base(ptr))) cJSON_AddBoolToObject(s, "local", 1);
   return s;
@@ -109,8 +109,8 @@ static cJSON *uint_array(const unsigned *v, int n) {
   return a;
 }
 
-/* The locals declared outside nest k that phase 1 found private to each thread (cgp_mark.c,
-   privatize): the module's !cgp.privatized entries of k's name, each variable once. */
+/* The locals declared outside nest k that phase 1 found private to each thread (cgp_private.c,
+   cgp_privatize): the module's !cgp.privatized entries of k's name, each variable once. */
 static cJSON *privatized_json(LLVMModuleRef m, const cgp_kernel_pragma *k) {
   cJSON *a = cJSON_CreateArray();
   unsigned n = LLVMGetNamedMetadataNumOperands(m, CGP_PRIVATIZED_MD);

@@ -9,7 +9,7 @@
 #define CGP_SITE_MARKER "cgp_rt_site"
 #define CGP_SITE_SIZE_MD "cgp.size"         /* !cgp.size !{i32 bytes} on each marker call */
 /* !cgp.privatized !{!"kernel name", !"variable"}: a local declared outside the nest that phase 1
-   found private to each thread (cgp_mark.c, privatize), named in the kernel descriptor */
+   found private to each thread (cgp_private.c, cgp_privatize), named in the kernel descriptor */
 #define CGP_PRIVATIZED_MD "cgp.privatized"
 enum { CGP_SITE_LOAD = 0, CGP_SITE_STORE = 1, CGP_SITE_ATOMIC = 2 };
 

@@ -1,0 +1,110 @@
+/* cgp_pragma_loop.c: one pragma found by the scanner (cgp_pragma.c) made a kernel: its clauses
+   parsed (cgp_pragma_clause.c), the `for` statement it marks found past any labels, its name
+   defaulted and checked unique, one pragma per loop. Calls cgp_pragma_token.c. */
+#include "cgp_pragma.h"
+#include "cgp_pragma_internal.h"
+
+#include <clang-c/Index.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void default_name(cgp_kernel_pragma *k) {
+  const char *base = strrchr(k->file, '/');
+  base = base ? base + 1 : k->file;
+  size_t len = strlen(base);
+  if (len > 2 && strcmp(base + len - 2, ".c") == 0) len -= 2;
+  snprintf(k->name, sizeof k->name, "%.*s_%u", (int)len, base, k->pragma_line);
+}
+
+/* The first token from i on that the compiler keeps (not in a skipped branch or a directive). */
+static unsigned kept_from(const file_scan *fs, unsigned i) {
+  while (i < fs->ntok && (cgp_pragma_is_skipped(&fs->sk, fs->off[i]) || fs->in_directive[i])) i++;
+  return i;
+}
+
+/* The first kept token from found->after on, past any labels (`outer: for`, as HLS code such as
+   MachSuite names every loop), must be the `for` keyword of a for statement. */
+static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
+  scan *s = fs->s;
+  unsigned i = 0;
+  while (i < fs->ntok && fs->off[i] < f->after) i++;
+  i = kept_from(fs, i);
+  for (unsigned colon; i < fs->ntok && clang_getTokenKind(fs->tok[i]) == CXToken_Identifier &&
+                       (colon = kept_from(fs, i + 1)) < fs->ntok && cgp_pragma_spelled(fs, colon, ":");)
+    i = kept_from(fs, colon + 1);
+  if (i >= fs->ntok || !cgp_pragma_spelled(fs, i, "for") || clang_getTokenKind(fs->tok[i]) != CXToken_Keyword) {
+    cgp_pragma_error_at(s, k->file, k->pragma_line, k->pragma_col,
+                        "#pragma cgpredict kernel is not followed by a for loop");
+    return;
+  }
+  clang_getSpellingLocation(clang_getTokenLocation(s->tu, fs->tok[i]), NULL, &k->for_line, &k->for_col, NULL);
+  CXCursor c = clang_getCursor(s->tu, clang_getTokenLocation(s->tu, fs->tok[i]));
+  if (clang_getCursorKind(c) != CXCursor_ForStmt) {
+    if (s->openmp) {                             /* libclang shows no statement inside a construct */
+      cgp_pragma_error_at(s, k->file, k->for_line, k->for_col,
+                          "the marked loop is inside an OpenMP construct (the file is compiled with -fopenmp): "
+                          "OpenMP outlines it and shares its iterations among threads, which cgpredict cannot "
+                          "follow as one grid; mark a serial copy of the nest, or compile this file without "
+                          "-fopenmp (its OpenMP pragmas are then ignored and the loop runs in order; keep "
+                          "-fopenmp when linking if the program calls omp_* functions)");
+      return;
+    }
+    cgp_pragma_error_at(s, k->file, k->for_line, k->for_col,
+                        "the marked 'for' is not a for statement the compiler sees "
+                        "(is the loop itself inside a macro?)");
+    return;
+  }
+  clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, &k->for_end_line, NULL, NULL);
+}
+
+void cgp_pragma_finish(file_scan *fs, const found *f) {
+  scan *s = fs->s;
+  cgp_kernel_pragma *k = calloc(1, sizeof *k);
+  if (!k) { s->failed = 1; return; }
+  snprintf(k->file, sizeof k->file, "%s", fs->name);
+  cgp_pragma_file_pos(s->tu, fs->file, f->offset, &k->pragma_line, &k->pragma_col);
+  size_t at;
+  char msg[512];
+  if (cgp_pragma_parse(f->text, strlen(f->text), k, &at, msg, sizeof msg) != 0) {
+    unsigned line = k->pragma_line, col = k->pragma_col;
+    if (at && f->text_offset != ~0u)
+      cgp_pragma_file_pos(s->tu, fs->file, f->text_offset + (unsigned)at, &line, &col);
+    cgp_pragma_error_at(s, k->file, line, col, "%s", msg);
+    free(k);
+    return;
+  }
+  for (unsigned q = 0; q < k->n_knobs; q++) { /* where each FPGA directive is, for the driver's errors */
+    k->knobs[q].line = k->pragma_line, k->knobs[q].col = k->pragma_col;
+    if (f->text_offset != ~0u)
+      cgp_pragma_file_pos(s->tu, fs->file, f->text_offset + (unsigned)k->knobs[q].at, &k->knobs[q].line,
+                          &k->knobs[q].col);
+  }
+  mark_loop(fs, f, k);
+  int ok = !s->failed;
+  if (ok && !k->name[0]) default_name(k);
+  for (size_t j = 0; ok && j < s->n; j++)
+    if (strcmp(s->out[j].file, k->file) == 0 && s->out[j].for_line == k->for_line &&
+        s->out[j].for_col == k->for_col) {     /* two pragmas stacked on one loop */
+      cgp_pragma_error_at(s, k->file, k->pragma_line, k->pragma_col,
+                          "the loop at line %u:%u is already marked by the pragma at line %u: one #pragma cgpredict "
+                          "kernel per loop nest (put every clause in one)",
+                          k->for_line, k->for_col, s->out[j].pragma_line);
+      ok = 0;
+    }
+  for (size_t j = 0; ok && j < s->n; j++)
+    if (strcmp(s->out[j].name, k->name) == 0) {
+      cgp_pragma_error_at(s, k->file, k->pragma_line, k->pragma_col, "kernel name '%s' is already used at %s%s%u",
+                          k->name, strcmp(s->out[j].file, k->file) ? s->out[j].file : "",
+                          strcmp(s->out[j].file, k->file) ? ":" : "line ", s->out[j].pragma_line);
+      ok = 0;
+    }
+  if (ok && s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 4;
+    cgp_kernel_pragma *bigger = realloc(s->out, cap * sizeof *bigger);
+    if (!bigger) { snprintf(s->err, s->errlen, "cgpredict: out of memory\n"); s->failed = 1; ok = 0; }
+    else { s->out = bigger; s->cap = cap; }
+  }
+  if (ok) s->out[s->n++] = *k;
+  free(k);
+}
