@@ -430,7 +430,8 @@ static int l2_turned_over(size_t d) {
    modes, an analysed launch whose sweep goes forward (`full` traces every block). [Choice: a
    plateau, not a mean, and the L2 turned over: LU's kernel 2 on the TK1 at N = 512 has its misses
    per load at 0.5 in the windows at blocks 32, 64 and 128 and 0.56 from block 256 on, once its
-   blocks have brought 128 KB of new lines; converging at 128 made it -24 % against `full`.] */
+   blocks have brought 128 KB of new lines; converging at 128 made it -27 % against every window
+   traced.] */
 static int window_converged(void) {
   uint64_t slab = first_slab();
   if (!cgp_rt_g.converge || cgp_rt_g.sample_mode == 2 || !L.sampled || L.unordered || L.over_budget || !slab ||
