@@ -39,7 +39,12 @@ static int traced(cJSON *k, const char *array) {
   return 0;
 }
 
-static char *deps_text(cJSON *k) { return cJSON_PrintUnformatted(cJSON_GetObjectItem(k, "dependences")); }
+/* Kernel k is parallel as written; the message lists its dependences when it is not. */
+static void assert_parallel(cJSON *k) {
+  char *deps = cJSON_PrintUnformatted(cJSON_GetObjectItem(k, "dependences"));
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")), "dependences: %s", deps);
+  free(deps);
+}
 
 TestSuite(e2e_private, .init = setup, .fini = teardown, .timeout = 300);
 
@@ -77,9 +82,7 @@ Test(e2e_private, scratch_structs_written_before_read_are_private_to_each_thread
       "  return 0;\n"
       "}\n");
   cJSON *k = kernel_named(r, "md");
-  char *deps = deps_text(k);
-  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")), "dependences: %s", deps);
-  free(deps);
+  assert_parallel(k);
   cr_assert(privatized(k, "p") && privatized(k, "q"));
   cr_assert(!traced(k, "p") && !traced(k, "q"), "a private struct is registers, not memory");
   cr_assert(traced(k, "pos") && traced(k, "force"));
@@ -117,9 +120,7 @@ Test(e2e_private, a_struct_field_counter_of_a_mapped_loop_is_its_induction) {
       "  return 0;\n"
       "}\n");
   cJSON *k = kernel_named(r, "grid");
-  char *deps = deps_text(k);
-  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")), "dependences: %s", deps);
-  free(deps);
+  assert_parallel(k);
   cr_assert(privatized(k, "b0") && privatized(k, "b1"));
   cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "warnings")), 0, "no store between mapped loops");
   cr_assert_eq(num(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0), "threads"), 64 * 64);
@@ -302,9 +303,7 @@ Test(e2e_private, machsuite_md_grid_is_parallel_once_its_scratch_structs_are_pri
   cJSON *r = report("r.json");
   cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "kernels")), 1);
   cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
-  char *deps = deps_text(k);
-  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")), "dependences: %s", deps);
-  free(deps);
+  assert_parallel(k);
   cr_assert(privatized(k, "b0") && privatized(k, "b1") && privatized(k, "p") && privatized(k, "q"));
   cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "warnings")), 0);
   const char *none[] = {"b0", "b1", "p", "q", "MAX", "MIN"};
