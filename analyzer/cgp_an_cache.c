@@ -12,7 +12,9 @@
      (MSHR) and waits as long. In flight means requested by a memory instruction issued on the
      same SM within the last round of its resident warps (the round-robin issue order of
      MODEL.md section 4: a round of N warps' memory instructions takes less than one L2 round
-     trip). It adds no L2 traffic; it is counted as an L1 miss (l1_trans without l1_hit).
+     trip). It adds no L2 traffic; it is counted as an L1 miss (l1_trans without l1_hit), and
+     where the fill it merges with missed the L2, as a wait for DRAM (ld_merged_dram): it
+     waits as long as that fill.
    - An instruction is an L1 hit only when all its units hit: a warp's load completes when its
      last access returns, so its units count as l1_hit all together or not at all (docs/model.md
      section 5c); only the units that missed go to the L2.
@@ -37,6 +39,7 @@
 
 typedef struct {
   uint64_t unit, stamp;
+  int dram;                       /* its L2 reference missed: the fill comes from DRAM */
 } fill;
 
 typedef struct {
@@ -55,6 +58,7 @@ typedef struct {
   double warm_miss, warm_blocks;  /* and of its batches that only warm the caches */
   cgp_site_totals *site;
   uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
+  unsigned char hit2[2 * CGP_WARP * 8 * 4];        /* unit2's L2 results, for L1 fills */
 } cache;
 
 static void *create(const cgp_analysis_cfg *cfg) {
@@ -123,10 +127,24 @@ static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblo
   c->round = sms ? (nwarps + sms - 1) / sms : nwarps;
 }
 
-/* Was `unit` filled on this SM less than a round ago (its data still on the way)? */
-static int in_flight(const cache *c, unsigned sm, uint64_t unit) {
+/* The fill of `unit` on this SM less than a round ago (its data still on the way), or NULL. */
+static const fill *in_flight(const cache *c, unsigned sm, uint64_t unit) {
   const fill *f = &c->fills[(size_t)sm * FILLS + unit % FILLS];
-  return f->unit == unit && f->stamp && c->clock[sm] - f->stamp < c->round;
+  return f->unit == unit && f->stamp && c->clock[sm] - f->stamp < c->round ? f : NULL;
+}
+
+/* Mark the fills of the L1 units in1[0..n1) whose L2 units (l2[0..n2), ascending, with hit[])
+   missed: an L1 lookup that merges with one of them waits for DRAM. */
+static void mark_dram_fills(cache *c, unsigned sm, const uint64_t *in1, unsigned n1, const uint64_t *l2,
+                            const unsigned char *hit, unsigned n2) {
+  unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes, k = 0;
+  for (unsigned i = 0; i < n1; i++) {
+    uint64_t first = in1[i] * a / b, last = (in1[i] * a + a - 1) / b;
+    while (k < n2 && l2[k] < first) k++;
+    int dram = 0;
+    for (unsigned j = k; j < n2 && l2[j] <= last; j++) dram |= !hit[j];
+    c->fills[(size_t)sm * FILLS + in1[i] % FILLS].dram = dram;
+  }
 }
 
 static cgp_l2 *l1_of(cache *c, unsigned sm) {
@@ -174,7 +192,7 @@ static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint
 static void warp_mem(void *self, const cgp_warp_mem *m) {
   cache *c = self;
   const cgp_analysis_cfg *cfg = c->cfg;
-  unsigned n2, hits1 = 0, n1 = 0, miss;
+  unsigned n2, hits1 = 0, n1 = 0, miss, merged_dram = 0, nmiss = 0, sm = 0;
   int whole = 0;                                    /* unit2 holds every L2 unit of every lane */
   if (m->space == CGP_SPACE_SHARED) return;         /* shared memory: the bank analysis's */
   if (m->kind == CGP_ATOMIC) {
@@ -182,17 +200,18 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     for (unsigned l = 0; l < m->nact; l++) c->unit2[n2++] = m->addr[l] / cfg->l2_unit_bytes;
   } else if (m->kind == CGP_LOAD && c->use_l1) {
     n1 = units(m, cfg->l1_unit_bytes, c->unit1);
-    unsigned sm = m->sm % cfg->no_sm;
+    sm = m->sm % cfg->no_sm;
     cgp_l2 *l1 = l1_of(c, sm);
-    unsigned nmiss = 0;
     c->clock[sm]++;
     for (unsigned i = 0; i < n1; i++) {
       uint64_t u = c->unit1[i];
       if (l1 && cgp_l2_access(l1, u)) {
-        hits1 += !in_flight(c, sm, u);              /* a hit on a fill in flight waits for it */
+        const fill *f = in_flight(c, sm, u);       /* a hit on a fill in flight waits for it */
+        hits1 += !f;
+        merged_dram += f && f->dram;
         continue;
       }
-      c->fills[(size_t)sm * FILLS + u % FILLS] = (fill){u, c->clock[sm]};
+      c->fills[(size_t)sm * FILLS + u % FILLS] = (fill){u, c->clock[sm], 0};
       c->unit1[nmiss++] = u;
     }
     if (hits1 != n1) hits1 = 0;                     /* one unit missing: the whole load waits */
@@ -201,7 +220,11 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     n2 = units(m, cfg->l2_unit_bytes, c->unit2);
     whole = (m->size ? m->size : 1) <= cfg->l2_unit_bytes * 7;
   }
-  miss = n2 - cgp_l2_access_many(c->l2, c->unit2, n2);
+  if (nmiss) {                                      /* L1 fills: remember which come from DRAM */
+    miss = n2 - cgp_l2_access_each(c->l2, c->unit2, n2, c->hit2);
+    if (miss) mark_dram_fills(c, sm, c->unit1, nmiss, c->unit2, c->hit2, n2);
+  } else
+    miss = n2 - cgp_l2_access_many(c->l2, c->unit2, n2);
   unsigned wf = wavefronts(c, m, whole, n2);
   if (cfg->din)
     for (unsigned i = 0; i < n2; i++)
@@ -219,6 +242,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     c->t.l1_hit[m->cls] += n * hits1;
     c->t.ld_trans[m->cls] += n * n2;
     c->t.ld_dram[m->cls] += n * miss;
+    c->t.ld_merged_dram[m->cls] += n * merged_dram;
   } else {
     c->t.st_trans += n * n2;
     c->t.st_dram += n * miss;
@@ -238,6 +262,7 @@ static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
     tot->l1_hit[k] += c->t.l1_hit[k];
     tot->ld_trans[k] += c->t.ld_trans[k];
     tot->ld_dram[k] += c->t.ld_dram[k];
+    tot->ld_merged_dram[k] += c->t.ld_merged_dram[k];
   }
   tot->st_trans += c->t.st_trans;
   tot->lsu_wavefronts += c->t.lsu_wavefronts;

@@ -77,6 +77,8 @@ int cgp_l2_access(cgp_l2 *l2, uint64_t line);
    number of hits (lines may be NULL when n is 0). Faster on a large cache: the host cache
    lines that the next references will read are prefetched. */
 unsigned cgp_l2_access_many(cgp_l2 *l2, const uint64_t *lines, unsigned n);
+/* The same, with each line's result in hit[0..n) (1: a hit). */
+unsigned cgp_l2_access_each(cgp_l2 *l2, const uint64_t *lines, unsigned n, unsigned char *hit);
 
 /* 1 if, out of memory, the cache could not record a reference since it was created or reset
    (the reference counted as a miss, and later ones may differ from exact LRU). Only a fully
@@ -245,6 +247,8 @@ typedef struct {
   double sync_insts;                /* __syncthreads a tiled kernel's warps meet (cgp_tile.c) */
   double tile_load_insts;           /* its global loads into shared memory (in ld_insts too) */
   double ld_overlap[CGP_NCLASS];    /* of ld_insts, the sites marked overlap (docs/model.md 5e) */
+  double ld_merged_dram[CGP_NCLASS]; /* L1 lookups merged with a fill in flight that missed the L2
+                                       (they wait for DRAM; docs/model.md 5c) */
 } cgp_totals;
 
 /* Per static site, what the analyses measured (device dependent: transactions and misses).

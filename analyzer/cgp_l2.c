@@ -416,14 +416,28 @@ static inline const void *first_read(const cgp_l2 *c, uint64_t line) {
   return c->tags + set_index(c, line) * c->assoc;
 }
 
-unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) {
+/* The one loop of cgp_l2_access_many and cgp_l2_access_each: hit[i] gets line i's result when
+   hit is not NULL. */
+static inline unsigned access_run(cgp_l2 *c, const uint64_t *lines, unsigned n, unsigned char *hit) {
   unsigned hits = 0, i = 0;
   /* The prefetches are issued here: inside inlined helpers, GCC 12 emitted none of them. */
   for (; c->prefetch && i < n && i < AHEAD; i++) PREFETCH(first_read(c, lines[i]));
   for (i = 0; c->prefetch && i + AHEAD < n; i++) {
     PREFETCH(first_read(c, lines[i + AHEAD]));
-    hits += access(c, lines[i]);
+    int h = access(c, lines[i]);
+    if (hit) hit[i] = (unsigned char)h;
+    hits += (unsigned)h;
   }
-  for (; i < n; i++) hits += access(c, lines[i]);
+  for (; i < n; i++) {
+    int h = access(c, lines[i]);
+    if (hit) hit[i] = (unsigned char)h;
+    hits += (unsigned)h;
+  }
   return hits;
+}
+
+unsigned cgp_l2_access_many(cgp_l2 *c, const uint64_t *lines, unsigned n) { return access_run(c, lines, n, NULL); }
+
+unsigned cgp_l2_access_each(cgp_l2 *c, const uint64_t *lines, unsigned n, unsigned char *hit) {
+  return access_run(c, lines, n, hit);
 }

@@ -48,14 +48,18 @@ double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double
    its L1 lookups that hit; hits are taken as whole warp instructions (temporal reuse), so a
    fraction h of the instructions costs lat_l1 and the rest pay the L2/DRAM latency of their own
    misses, trans_pw / (1 - h) and dram_pw / (1 - h) each (trans_pw and dram_pw count only L1
-   misses, averaged over all of the class's instructions). No L1 for global loads on the device,
-   or nothing looked up: the plain section 5 latency. */
+   misses, averaged over all of the class's instructions). A lookup merged with a fill in flight
+   that missed the L2 waits for DRAM like that fill (merged_pw of them per instruction): it counts
+   with the DRAM transactions here, though it moves no bytes (departure delay and bandwidth take
+   dram_pw alone). No L1 for global loads on the device, or nothing looked up: the plain section 5
+   latency. */
 double cgp_mem_latency_class_l1(const cgp_device *d, int c, double trans_pw, double dram_pw, double l1_trans_pw,
-                                double l1_hit_pw) {
+                                double l1_hit_pw, double merged_pw) {
   if (!d->l1_caches_global || !(l1_trans_pw > 0)) return cgp_mem_latency_class(d, c, trans_pw, dram_pw);
   double h = fmin(fmax(l1_hit_pw / l1_trans_pw, 0.0), 1.0);
   if (h >= 1.0) return d->lat_l1;
-  return h * d->lat_l1 + (1.0 - h) * cgp_mem_latency_class(d, c, trans_pw / (1.0 - h), dram_pw / (1.0 - h));
+  double waits = dram_pw + fmax(merged_pw, 0.0);
+  return h * d->lat_l1 + (1.0 - h) * cgp_mem_latency_class(d, c, trans_pw / (1.0 - h), waits / (1.0 - h));
 }
 
 double cgp_departure_delay_class(const cgp_device *d, int c, double trans_pw, double dram_pw) {

@@ -123,6 +123,9 @@ typedef struct cgp_kernel_stats {
      looked up and L1 hits per load warp instruction, by class. trans_pw then counts only the
      L1 misses that go on to the L2. */
   double l1_trans_pw[3], l1_hit_pw[3];
+  /* Section 5c: of the L1 lookups that missed, those merged with a fill in flight that missed the
+     L2, per load warp instruction: they wait for DRAM but move no bytes (0: none, or older reports). */
+  double merged_dram_pw[3];
   /* Instruction mix per warp by functional unit (PTX-equivalent counts; 0 = not measured). */
   double fp32_insts, fp64_insts, int_insts, sfu_insts;
   /* L1/LSU wavefronts per warp: each memory instruction takes one per distinct 128-byte L1 line
@@ -200,10 +203,11 @@ uint64_t cgp_batches(const cgp_device *d, uint64_t blocks, unsigned active_block
 double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double dram_pw);
 /* Section 5c: the same with a per-SM L1 in front (devices whose l1_caches_global): a fraction
    l1_hit_pw / l1_trans_pw of the instructions hit at lat_l1, the others pay the L2/DRAM latency
-   of trans_pw and dram_pw (L1 misses) concentrated on them. Equal to cgp_mem_latency_class when
+   of trans_pw and dram_pw (L1 misses) concentrated on them; merged_pw lookups merged with a fill
+   that comes from DRAM wait with the DRAM transactions. Equal to cgp_mem_latency_class when
    the device's L1 does not cache global loads or l1_trans_pw is 0. */
 double cgp_mem_latency_class_l1(const cgp_device *d, int c, double trans_pw, double dram_pw, double l1_trans_pw,
-                                double l1_hit_pw);
+                                double l1_hit_pw, double merged_pw);
 /* Section 6b: compute cycles per warp of the instruction mix: sum over units of
    insts_u * max(inst_cycle, warp_size / lanes_u) + the other instructions * inst_cycle
    (= inst_cycle * total_insts when the mix is not measured). */

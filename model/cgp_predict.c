@@ -17,7 +17,7 @@ static int check_stats(const cgp_kernel_stats *k, char *err, size_t errlen) {
     {"st_dram_pw", &k->st_dram_pw, 1}, {"masked_slots", &k->masked_slots, 1}, {"l1_trans_pw", k->l1_trans_pw, 3},
     {"l1_hit_pw", k->l1_hit_pw, 3}, {"fp32_insts", &k->fp32_insts, 1}, {"fp64_insts", &k->fp64_insts, 1},
     {"lsu_wavefronts", &k->lsu_wavefronts, 1},
-    {"overlap_insts", k->overlap_insts, 3},
+    {"overlap_insts", k->overlap_insts, 3}, {"merged_dram_pw", k->merged_dram_pw, 3},
     {"int_insts", &k->int_insts, 1}, {"sfu_insts", &k->sfu_insts, 1},
   };
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
@@ -77,7 +77,8 @@ static int occupancy_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_p
 static void memory_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *p) {
   double dep = 0;
   for (int c = 0; c < CGP_STATS_NCLASS; c++) {
-    p->mem_l_c[c] = cgp_mem_latency_class_l1(d, c, k->trans_pw[c], k->dram_pw[c], k->l1_trans_pw[c], k->l1_hit_pw[c]);
+    p->mem_l_c[c] = cgp_mem_latency_class_l1(d, c, k->trans_pw[c], k->dram_pw[c], k->l1_trans_pw[c], k->l1_hit_pw[c],
+                                            k->merged_dram_pw[c]);
     p->dep_del_c[c] = cgp_departure_delay_class(d, c, k->trans_pw[c], k->dram_pw[c]);
     double periods = cgp_mem_periods(d->load_overlap, k->insts[c], k->overlap_insts[c]);
     p->no_mem_insts += k->insts[c];

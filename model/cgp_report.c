@@ -53,6 +53,7 @@ cJSON *cgp_report_stats_to_json(const cgp_kernel_stats *s) {
   cJSON_AddNumberToObject(o, "lsu_wavefronts", s->lsu_wavefronts);
   cJSON_AddItemToObject(o, "ld_wavefronts_pw", arr3(s->ld_wavefronts_pw));
   cJSON_AddItemToObject(o, "overlap_insts", arr3(s->overlap_insts));
+  cJSON_AddItemToObject(o, "merged_dram_pw", arr3(s->merged_dram_pw));
   return o;
 }
 
@@ -137,7 +138,8 @@ int cgp_report_stats_from_json(const cJSON *o, cgp_kernel_stats *s, char *err, s
       opt_num(o, "int_insts", &s->int_insts, err, errlen) || opt_num(o, "sfu_insts", &s->sfu_insts, err, errlen) ||
       opt_num(o, "lsu_wavefronts", &s->lsu_wavefronts, err, errlen) ||
       opt_arr3(o, "ld_wavefronts_pw", s->ld_wavefronts_pw, err, errlen) ||
-      opt_arr3(o, "overlap_insts", s->overlap_insts, err, errlen))
+      opt_arr3(o, "overlap_insts", s->overlap_insts, err, errlen) ||
+      opt_arr3(o, "merged_dram_pw", s->merged_dram_pw, err, errlen))
     return -1;
   s->blocks = (uint64_t)blocks;
   s->threads_per_block = (unsigned)tpb;
@@ -288,11 +290,15 @@ double cgp_whatif_coalesce(cgp_kernel_stats *s) {
   s->dram_pw[1] = (n1 * s->dram_pw[1] + n2 * tr * miss_rate) / n;
   s->l1_trans_pw[1] = (n1 * s->l1_trans_pw[1] + n2 * units) / n;
   s->l1_hit_pw[1] = (n1 * s->l1_hit_pw[1] + n2 * units * l1_hit) / n;
+  /* the moved loads' lookups merge with DRAM fills as often as the uncoalesced ones' did */
+  double merged = s->l1_trans_pw[2] > 0 ? s->merged_dram_pw[2] / s->l1_trans_pw[2] : 0;
+  s->merged_dram_pw[1] = (n1 * s->merged_dram_pw[1] + n2 * units * merged) / n;
   s->insts[1] = n;
   s->insts[2] = 0;
   s->overlap_insts[1] += s->overlap_insts[2];
   s->overlap_insts[2] = 0;
   s->trans_pw[2] = s->dram_pw[2] = s->l1_trans_pw[2] = s->l1_hit_pw[2] = s->ld_wavefronts_pw[2] = 0;
+  s->merged_dram_pw[2] = 0;
   return 1;
 }
 

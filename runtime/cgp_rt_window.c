@@ -273,6 +273,7 @@ void rt_launch_stats_sum(const cgp_totals *sum_in, unsigned tpb, cgp_kernel_stat
     st->dram_pw[c] = n > 0 ? sum.ld_dram[c] / n : 0;
     st->l1_trans_pw[c] = n > 0 ? sum.l1_trans[c] / n : 0;
     st->l1_hit_pw[c] = n > 0 ? sum.l1_hit[c] / n : 0;
+    st->merged_dram_pw[c] = n > 0 ? sum.ld_merged_dram[c] / n : 0;
     st->ld_wavefronts_pw[c] = n > 0 ? sum.ld_wavefronts[c] / n : 0;
   }
   st->st_insts = sum.st_insts / w;

@@ -363,6 +363,34 @@ Test(stream, l1_hit_on_a_fill_in_flight_waits_for_it) {
   cr_assert_eq(t.l1_trans[CGP_CLASS_COAL], 8 * 4);
   cr_assert_eq(t.l1_hit[CGP_CLASS_COAL], 4 * 4, "only the second round hits");
   cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4, "the merged lookups send nothing to the L2");
+  cr_assert_eq(t.ld_dram[CGP_CLASS_COAL], 4, "the first warp's 4 sectors come from DRAM");
+  cr_assert_eq(t.ld_merged_dram[CGP_CLASS_COAL], 3 * 4, "the three merged warps wait for those fills");
+  cgp_analysis_set_free(s);
+}
+
+/* The same merge, but the row is in the L2 (a first launch read it; the L1 is flushed when the
+   next launch begins): the first warp's fills are L2 hits, so the merged lookups wait no DRAM. */
+Test(stream, a_lookup_merged_with_an_l2_hit_waits_no_dram) {
+  cgp_analysis_cfg cfg = one_sm_l1_cfg();
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  uint64_t a[32];
+  row(0x8000, a);
+  for (int launch = 0; launch < 2; launch++) {
+    cgp_analysis_begin_launch(s);
+    cgp_analysis_begin_batch(s, launch == 1, 4, 1);
+    for (unsigned w = 0; w < 4; w++) {
+      cgp_warp_mem m = mem(0, a, 32, 0);
+      m.warp = w;
+      cgp_analysis_warp_mem(s, &m);
+    }
+  }
+  cgp_totals t = {0};
+  cgp_site_totals site[4] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.ld_trans[CGP_CLASS_COAL], 4);
+  cr_assert_eq(t.ld_dram[CGP_CLASS_COAL], 0, "the row stayed in the L2");
+  cr_assert_eq(t.l1_hit[CGP_CLASS_COAL], 0, "all merged or missed");
+  cr_assert_eq(t.ld_merged_dram[CGP_CLASS_COAL], 0);
   cgp_analysis_set_free(s);
 }
 

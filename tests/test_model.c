@@ -547,6 +547,19 @@ Test(model, stores_add_dram_bytes_not_latency) {
   cr_expect(isinf(p.mwp_bw));
 }
 
+/* Section 5c: 8 warps load the same 4 sectors in one round (a block's redundant warps): the first
+   sends them to the L2, which misses all 4; the other 7 merge with those fills. Per instruction:
+   4 L1 lookups, no hit; trans_pw = dram_pw = 4 / 8 = 0.5; merged 28 / 8 = 3.5. TK1 numbers with an
+   L1 (lat_l2 164, lat_dram 332, dd_dram 10): the instructions wait for 0.5 + 3.5 = 4 DRAM
+   transactions: 164 + 332 + 3 x 10 = 526. Unmerged, 0.5 DRAM transactions take the L2 branch: 164. */
+Test(model, lookups_merged_with_a_dram_fill_wait_for_dram) {
+  cgp_device d = tk1;
+  d.l1_caches_global = 1;
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 0.5, 0.5, 4, 0, 3.5), 526, EPS);
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 0.5, 0.5, 4, 0, 0), 164, EPS);
+  cr_expect_float_eq(cgp_departure_delay_class(&d, CGP_STATS_COAL, 0.5, 0.5), 5, EPS, "no bytes: no departure");
+}
+
 Test(model, l1_hits_cost_lat_l1_and_no_departure_delay) {
   /* A TK1 whose L1 caches global loads (lat_l1 67). Coalesced: 2 L1 lookups, 1 hit, 1 miss going
      on to the L2 (trans_pw 1, no DRAM): h = 0.5; the missing half of the instructions has
@@ -554,10 +567,10 @@ Test(model, l1_hits_cost_lat_l1_and_no_departure_delay) {
      dd = max(1 x 2, 0) = 2. All hits: 67. Without L1 caching: plain 164 (1 transaction). */
   cgp_device d = tk1;
   d.l1_caches_global = 1;
-  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 1, 0, 2, 1), 116.5, EPS);
-  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 0, 0, 2, 2), 67, EPS);
-  cr_expect_float_eq(cgp_mem_latency_class_l1(&tk1, CGP_STATS_COAL, 1, 0, 2, 1), 164, EPS);
-  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 1, 0, 0, 0), 164, EPS, "nothing looked up");
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 1, 0, 2, 1, 0), 116.5, EPS);
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 0, 0, 2, 2, 0), 67, EPS);
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&tk1, CGP_STATS_COAL, 1, 0, 2, 1, 0), 164, EPS);
+  cr_expect_float_eq(cgp_mem_latency_class_l1(&d, CGP_STATS_COAL, 1, 0, 0, 0, 0), 164, EPS, "nothing looked up");
   cgp_kernel_stats k = {.blocks = 8, .threads_per_block = 256, .total_warps = 64, .insts = {0, 1, 0},
                         .trans_pw = {0, 1, 0}, .l1_trans_pw = {0, 2, 0}, .l1_hit_pw = {0, 1, 0}, .total_insts = 4};
   cgp_prediction p;
