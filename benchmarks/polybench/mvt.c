@@ -8,6 +8,10 @@
    .cu does.
    Size: N = 4096, the work size of the CGPredict paper's Table 4 (also PolyBench/GPU's
    default). Override with -DN=....
+   -DREDUNDANT_Y=Y (Y > 1) runs each kernel as the .cu launches it, with 32xY blocks whose Y
+   threads of a column (threadIdx.y) repeat the same i: both kernels become 2-D, y the outer loop
+   of Y iterations, each repeating the accumulation (so the sums grow Y times, where the .cu's
+   racing threads leave one of them; benchmarks/h100/score).
    Data: PolyBench/GPU's formulas. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +20,29 @@
 #ifndef N
 #define N 4096
 #endif
+#ifndef REDUNDANT_Y
+#define REDUNDANT_Y 1
+#endif
 
 static void mvt_kernel1(float (*A)[N], float *x1, float *y1) {
+#if REDUNDANT_Y > 1
+#pragma cgpredict kernel name(mvt1) dims(2)
+  for (int r = 0; r < REDUNDANT_Y; r++)   /* y: the port's threadIdx.y, repeating i's work */
+#else
 #pragma cgpredict kernel name(mvt1) dims(1)
+#endif
   for (int i = 0; i < N; i++)        /* x */
     for (int j = 0; j < N; j++)
       x1[i] += A[i][j] * y1[j];
 }
 
 static void mvt_kernel2(float (*A)[N], float *x2, float *y2) {
+#if REDUNDANT_Y > 1
+#pragma cgpredict kernel name(mvt2) dims(2)
+  for (int r = 0; r < REDUNDANT_Y; r++)   /* y: the port's threadIdx.y, repeating i's work */
+#else
 #pragma cgpredict kernel name(mvt2) dims(1)
+#endif
   for (int i = 0; i < N; i++)        /* x */
     for (int j = 0; j < N; j++)
       x2[i] += A[j][i] * y2[j];
