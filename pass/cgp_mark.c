@@ -21,7 +21,8 @@
    !llvm.loop locations match what the second phase (cgp_instrument.c) expects.
 
    This file is phase 1's driver: the marker, marking each function, inlining the nests' callees
-   and the -O1 pipeline. Which locals are shared or private is cgp_private.c's; what an access is
+   and the -O1 pipeline. Which locals are shared or private is cgp_private.c's, which private
+   arrays are in local memory cgp_local.c's; what an access is
    (its kind, base, size; whether it lies in a nest) is cgp_access.c's (cgp_mark_internal.h). */
 #include "cgp_pass.h"
 #include "cgp_abi.h"
