@@ -65,7 +65,10 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   if (site->block < 0) cJSON_AddBoolToObject(s, "hoisted", 1);
   /* a local declared outside the nest that phase 1 kept shared (cgp_private.c): its dependences'
      remedy is a copy per thread, not an atomic */
-  if (LLVMIsAAllocaInst(base) || LLVMIsAAllocaInst(cgp_pass_underlying_base(ptr))) cJSON_AddBoolToObject(s, "local", 1);
+  if (cgp_site_local_memory(pc, i))          /* a thread's own array: CUDA local memory (cgp_local.c) */
+    cJSON_AddBoolToObject(s, "local_memory", 1);
+  else if (LLVMIsAAllocaInst(base) || LLVMIsAAllocaInst(cgp_pass_underlying_base(ptr)))
+    cJSON_AddBoolToObject(s, "local", 1);
   return s;
 }
 

@@ -118,6 +118,9 @@ int cgp_is_real_call(LLVMValueRef i);
 int cgp_site_kind(const pass_ctx *pc, const nest *n, LLVMValueRef i, int *kind);
 /* Address and base pointer of a site. */
 void cgp_site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LLVMValueRef *base);
+/* Site i is an access to a thread's own array in CUDA local memory (its base alloca carries
+   phase 1's !cgp.local_memory; cgp_local.c). */
+int cgp_site_local_memory(const pass_ctx *pc, LLVMValueRef i);
 
 /* ---- cgp_mapped.c: the mapped loops and their induction variables ----------------------------- */
 

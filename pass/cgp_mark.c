@@ -12,15 +12,17 @@
    may be optimized away). The marker only touches memory the module cannot see
    (inaccessiblememonly) and captures nothing, so the optimizer still keeps user values in
    registers, but it can neither delete, merge nor hoist the markers. Accesses whose underlying
-   object is an alloca (a local scalar or array: a register or local memory on the GPU) are not
-   marked, nor reads of a global scalar (in CUDA a kernel argument), except an access in a nest
-   to a local array or struct declared outside it (cgp_shared_locals). A struct copied whole
+   object is an alloca (a local scalar or array: a register on the GPU) are not marked, nor reads
+   of a global scalar (in CUDA a kernel argument), except an access in a nest to a local array or
+   struct declared outside it (cgp_shared_locals), and an access to a thread's own array indexed
+   by a variable, which is in CUDA local memory (cgp_local.c). A struct copied whole
    (llvm.memcpy) is a load and a store (copy_accesses). Then the -O1 pipeline runs as clang -O1
    would run it, without vectorization, interleaving or unrolling, so that loop shapes and
    !llvm.loop locations match what the second phase (cgp_instrument.c) expects.
 
    This file is phase 1's driver: the marker, marking each function, inlining the nests' callees
-   and the -O1 pipeline. Which locals are shared or private is cgp_private.c's; what an access is
+   and the -O1 pipeline. Which locals are shared or private is cgp_private.c's, which private
+   arrays are in local memory cgp_local.c's; what an access is
    (its kind, base, size; whether it lies in a nest) is cgp_access.c's (cgp_mark_internal.h). */
 #include "cgp_pass.h"
 #include "cgp_abi.h"
@@ -65,12 +67,32 @@ LLVMValueRef cgp_pass_site_marker(LLVMModuleRef m) {
   return f;
 }
 
+/* Some instruction of fn lies in a marked nest: its locals declared outside the nests are the
+   host function's (cgp_shared_locals); a function without one is a nest's callee or no kernel's,
+   whose locals are each call's, so each thread's. */
+static int has_nest(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (cgp_in_nest(i, k, nk)) return 1;
+  return 0;
+}
+
+static int among(const LLVMValueRef *v, size_t n, LLVMValueRef x) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == x) return 1;
+  return 0;
+}
+
 static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef marker,
                           unsigned md_dbg, const cgp_kernel_pragma *k, size_t nk) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   enum { MAX_SHARED = 256 };
   LLVMValueRef shared[MAX_SHARED];
-  size_t nshared = nk ? cgp_shared_locals(fn, k, nk, shared, MAX_SHARED) : 0;
+  /* a function without a nest has no local shared by a nest's threads: its locals are each call's */
+  size_t nshared = nk && has_nest(fn, k, nk) ? cgp_shared_locals(fn, k, nk, shared, MAX_SHARED) : 0;
+  LLVMValueRef outside[MAX_SHARED];          /* declared outside the nests, private or not */
+  size_t noutside = nshared;
+  memcpy(outside, shared, noutside * sizeof *outside);
   nshared = cgp_privatize(m, fn, k, nk, shared, nshared);
   LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
   unsigned md_size = LLVMGetMDKindIDInContext(ctx, CGP_SITE_SIZE_MD, strlen(CGP_SITE_SIZE_MD));
@@ -87,9 +109,14 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
         LLVMValueRef ptr = ptrs[a], base = cgp_pass_underlying_base(ptr);
         if (kinds[a] == CGP_SITE_LOAD && cgp_kernel_argument(ptr)) continue;
         if (LLVMIsAAllocaInst(base)) {
-          size_t j = 0;
-          while (j < nshared && shared[j] != base) j++;
-          if (j == nshared || !cgp_in_nest(i, k, nk)) continue;
+          if (among(shared, nshared, base)) {
+            if (!cgp_in_nest(i, k, nk)) continue;
+          } else if (nk && !among(outside, noutside, base) && cgp_local_memory_alloca(base)) {
+            cgp_local_memory_tag(base);  /* a thread's own array in local memory (cgp_local.c): in
+                                            any function, for a nest's callees are inlined into it */
+          } else {
+            continue;
+          }
         }
         LLVMPositionBuilderBefore(b, i);
         LLVMValueRef args[3] = {LLVMBuildPointerCast(b, ptr, i8p, ""), LLVMBuildPointerCast(b, base, i8p, ""),

@@ -11,6 +11,9 @@
 /* !cgp.privatized !{!"kernel name", !"variable"}: a local declared outside the nest that phase 1
    found private to each thread (cgp_private.c, cgp_privatize), named in the kernel descriptor */
 #define CGP_PRIVATIZED_MD "cgp.privatized"
+/* !cgp.local_memory !{} on an alloca: a thread-private array in CUDA local memory (cgp_local.c),
+   whose accesses phase 1 marked and phase 2 describes as `local_memory` */
+#define CGP_LOCAL_MEMORY_MD "cgp.local_memory"
 enum { CGP_SITE_LOAD = 0, CGP_SITE_STORE = 1, CGP_SITE_ATOMIC = 2 };
 
 /* The marker's declaration in m (added if missing). */
@@ -26,6 +29,9 @@ unsigned long long cgp_pass_site_size(LLVMTargetDataRef td, LLVMValueRef marker)
 /* 1 if paths a and b name the same source file, as the debug info and the pragma scanner spell
    it: compared by base name, since they may spell the directory differently. */
 int cgp_pass_same_file(const char *a, const char *b);
+
+/* Alloca a carries phase 1's !cgp.local_memory (cgp_local.c). */
+int cgp_local_memory_tagged(LLVMValueRef a);
 
 /* The -O1 pipeline of clang -O1 -fno-vectorize -fno-slp-vectorize -fno-unroll-loops on m, as phase 1
    runs it (also run alone, without markers, by the HLS operations of cgp_hls_ops.c). 0 on success. */

@@ -4,7 +4,8 @@
 
    Calls go one way: cgp_mark.c (the marking, the inlining of callees, the -O1 pipeline) calls
    cgp_private.c (shared and private locals) and cgp_access.c (an access's kind, base and size);
-   cgp_private.c calls cgp_access.c, which calls nothing of phase 1. */
+   cgp_private.c calls cgp_access.c, which calls nothing of phase 1; nor does cgp_local.c (which
+   thread-private arrays are in local memory). */
 #ifndef CGP_MARK_INTERNAL_H
 #define CGP_MARK_INTERNAL_H
 
@@ -35,5 +36,12 @@ size_t cgp_shared_locals(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk,
    !cgp.privatized; the number kept. */
 size_t cgp_privatize(LLVMModuleRef m, LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *shared,
                      size_t nshared);
+
+/* ---- cgp_local.c ----------------------------------------------------------------------------- */
+
+/* Alloca a is an array in CUDA local memory: some address computed from it has a variable index. */
+int cgp_local_memory_alloca(LLVMValueRef a);
+/* Tags alloca a with !cgp.local_memory (once). */
+void cgp_local_memory_tag(LLVMValueRef a);
 
 #endif

@@ -48,3 +48,9 @@ void cgp_site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LL
   cgp_pass_access_kind(i, ptr);
   *base = cgp_pass_underlying_base(*ptr);
 }
+
+int cgp_site_local_memory(const pass_ctx *pc, LLVMValueRef i) {
+  LLVMValueRef ptr, base;
+  cgp_site_pointers(pc, i, &ptr, &base);
+  return cgp_local_memory_tagged(cgp_pass_underlying_base(base));
+}

@@ -22,6 +22,7 @@
    since its last store to another address is served from a register, as nvcc does when it
    cannot prove the kernel's pointers distinct, and is not issued. */
 #include "cgp_rt_internal.h"
+#include "cgp_rt_local.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -109,6 +110,7 @@ static struct {
   unsigned nhoist;
   size_t nmem;                            /* k's, and its mem_fwd: cgp_rt_mem reads them here */
   const uint64_t *mem_fwd;
+  const uint8_t *mem_local;               /* k's mem_local when it has a local-memory site, else NULL */
   uint64_t fwd[RT_FWD];                   /* (address, address expression, stamp) held in registers */
   uint32_t fwd_id[RT_FWD], fwd_stamp[RT_FWD];
   size_t nbb;                             /* k's, and its bb_slot and iter: cgp_rt_bb counts headers */
@@ -830,6 +832,23 @@ static inline uint64_t gpu_addr(const void *addr, const void *base) {
   return (uint64_t)(uintptr_t)addr + (b & ~(uint64_t)(RT_HOST_ALIGN - 1)) * (RT_ALLOC_ALIGN / RT_HOST_ALIGN - 1);
 }
 
+/* The GPU address of site sid's access at addr, indexed from base, by the traced lane: a
+   thread's own array in local memory is at its lane's interleaved word (cgp_rt_local.h), in a
+   region of its warp's; anything else is placed by gpu_addr. Out of line: only kernels with a
+   local-memory site call it (site_addr). */
+static __attribute__((noinline)) uint64_t local_addr(uint32_t sid, const void *addr, const void *base) {
+  const rt_pending *p = L.lane_warp;
+  uint64_t warps_per_block = (L.tpb + RT_WARP - 1) / RT_WARP;
+  uint64_t offset = (uint64_t)(uintptr_t)addr - (uint64_t)(uintptr_t)base;
+  return rt_local_address(p->block_id * warps_per_block + p->widx, (unsigned)(L.lane - p->lane), offset,
+                          L.k->mem_size[sid]);
+}
+
+static inline uint64_t site_addr(uint32_t sid, const void *addr, const void *base) {
+  if (__builtin_expect(L.mem_local != NULL, 0) && L.mem_local[sid]) return local_addr(sid, addr, base);
+  return gpu_addr(addr, base);
+}
+
 /* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards
    only what it can prove equal: the same address expression (addr_id), not an address two
    different expressions happen to share (A[i][k] and A[j][k] when i == j), and within one
@@ -874,7 +893,7 @@ static inline int mem_at(uint32_t sid, uint64_t a) {
    thread traces a lane). */
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
   if (cgp_rt_tracing != 1 || !rt_owner || sid >= L.nmem || !L.lane) return;
-  mem_at(sid, gpu_addr(addr, base));
+  mem_at(sid, site_addr(sid, addr, base));
 }
 
 /* cgp_rt_mem_block's sites k.. through mem_at; when `checked`, site k's forwarding check was
@@ -883,10 +902,10 @@ static __attribute__((noinline)) void mem_block_rest(uint32_t first, uint32_t co
                                                      void *const *base, uint32_t k, int checked) {
   if (checked) {
     cgp_rt_g.traced_accesses++;
-    rt_record(L.tracker, first + k, gpu_addr(addr[k], base[k]));
+    rt_record(L.tracker, first + k, site_addr(first + k, addr[k], base[k]));
     k++;
   }
-  for (; k < count; k++) mem_at(first + k, gpu_addr(addr[k], base[k]));
+  for (; k < count; k++) mem_at(first + k, site_addr(first + k, addr[k], base[k]));
 }
 
 /* cgp_rt_mem_block while the lane records into its warp's matrix (rt_record's first case,
@@ -1022,9 +1041,13 @@ static uint64_t loop_iteration(const fold_loop *f, uint64_t t) {
   if (cgp_rt_tracing != 0) cgp_rt_bb(f->bid);
   if (cgp_rt_tracing != 1) return UINT64_MAX;
   uint64_t held = 0;
-  for (uint32_t s = 0; s < f->count; s++)
-    if (mem_at(f->first + s, gpu_addr(f->a0[s], f->base[s]) + t * site_stride(f, s)) && s < RT_FOLD_SITES)
-      held |= UINT64_C(1) << s;
+  for (uint32_t s = 0; s < f->count; s++) {
+    uint32_t sid = f->first + s;
+    uint64_t a = __builtin_expect(L.mem_local != NULL, 0) && L.mem_local[sid]
+                     ? local_addr(sid, (const char *)f->a0[s] + t * site_stride(f, s), f->base[s])
+                     : gpu_addr(f->a0[s], f->base[s]) + t * site_stride(f, s);
+    if (mem_at(sid, a) && s < RT_FOLD_SITES) held |= UINT64_C(1) << s;
+  }
   return held;
 }
 
@@ -1127,7 +1150,8 @@ void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void 
   fold_loop f = {bid, first, count, bid < L.nbb ? L.bb_slot[bid] : 0, a0, a1, base};
   uint64_t t = 0;
   for (; t < n && t < 2; t++) loop_iteration(&f, t);
-  if (bid < L.nbb && count <= RT_FOLD_SITES)
+  if (bid < L.nbb && count <= RT_FOLD_SITES && !L.mem_local)   /* a local word's address moves 32
+                                                                  strides a stride: iterated */
     for (int try = 0; try < RT_FOLD_TRIES && t + 2 < n && cgp_rt_tracing == 1 && L.lane; try++)
       if (fold_periods(&f, n, &t)) break;
   for (; t < n; t++) loop_iteration(&f, t);
@@ -1255,6 +1279,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   L.k = k;
   L.nmem = k->nmem;
   L.mem_fwd = k->mem_fwd;
+  L.mem_local = k->has_local ? k->mem_local : NULL;
   L.nbb = k->nbb;
   L.bb_slot = k->bb_slot;
   L.iter = k->iter;

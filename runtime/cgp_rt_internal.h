@@ -112,6 +112,9 @@ typedef struct rt_kernel {
   size_t nmem, nbb;
   unsigned *mem_size;
   uint8_t *mem_kind, *mem_noalias, *mem_shared;
+  uint8_t *mem_local;         /* per site: the descriptor's `local_memory`, a thread's own array in
+                                 CUDA local memory (cgp_rt_local.h) */
+  int has_local;              /* some site is */
   uint8_t *mem_overlap;       /* per site: the descriptor's `overlap` (docs/model.md section 5e) */
   int32_t *mem_footprint;     /* per site: its tile footprint (docs/model.md 8b), -1 none */
   uint8_t *mem_pad;           /* per site: its array's shared(A pad(n)) */

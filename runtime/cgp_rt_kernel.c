@@ -91,8 +91,11 @@ static int sites_in_rank_order(const rt_shape *s) {
    have spilled or found no memory) and, for RT_FAST_LANE, whether loads are hoisted. */
 static unsigned fast_paths(const rt_kernel *k) {
   if (!cgp_rt_g.fast || !rt_shape_flat(k->shape)) return 0;
-  unsigned fast = RT_FAST_BLOCK | RT_FAST_BB;
+  unsigned fast = RT_FAST_BB;
   if (!k->block_seen || k->nbb <= 64) fast |= RT_FAST_LANE;
+  if (k->has_local) return fast;             /* a local-memory site's address is the lane's own
+                                                (site_addr, cgp_rt.c): the general block path */
+  fast |= RT_FAST_BLOCK;
   if (sites_in_rank_order(k->shape)) {
     fast |= RT_FAST_RANKED;
     int quiet = 1;
@@ -301,7 +304,8 @@ static int whatif_tiling(rt_kernel *k) {
       }
       if ((int)num(m, "vary_loop", -1) != best)
         k->wi_footprint[i] = CGP_TILE_REGISTER;
-      else if (k->mem_kind[i] == CGP_LOAD && !written)
+      else if (k->mem_kind[i] == CGP_LOAD && !written && !k->mem_local[i])   /* a thread's own array
+                                                                                 is no block's tile */
         k->wi_footprint[i] = footprint_of(k, k->wi_footprint, i, &nf);
     }
     i++;
@@ -338,7 +342,7 @@ static void kernel_free(rt_kernel *k) {
   cJSON_Delete(k->desc);
   free(k->mem_footprint); free(k->mem_pad);
   free(k->wi_footprint); free(k->wi_pad); free(k->wi_bb_in); free(k->wi_bb_total); free(k->wi_bb_core); free(k->wi_bb_int);
-  free(k->mem_size); free(k->mem_kind); free(k->mem_overlap); free(k->mem_noalias); free(k->mem_shared); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
+  free(k->mem_size); free(k->mem_kind); free(k->mem_overlap); free(k->mem_noalias); free(k->mem_shared); free(k->mem_local); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
   free(k->bb_slot); free(k->iter);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
   rt_shape_free(k->shape);
@@ -385,6 +389,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   k->mem_overlap = alloc0(k->nmem, 1);
   k->mem_noalias = alloc0(k->nmem, 1);
   k->mem_shared = alloc0(k->nmem, 1);
+  k->mem_local = alloc0(k->nmem, 1);
   k->forwarded = alloc0(k->nmem, sizeof *k->forwarded);
   k->mem_addr_id = alloc0(k->nmem, sizeof *k->mem_addr_id);
   k->mem_fwd = alloc0(k->nmem, sizeof *k->mem_fwd);
@@ -396,7 +401,7 @@ static rt_kernel *parse_kernel(const char *desc) {
   size_t nloops = (size_t)cJSON_GetArraySize(loops);
   k->bb_slot = alloc0(k->nbb, sizeof *k->bb_slot);
   k->iter = alloc0(nloops + 2, sizeof *k->iter);
-  int ok = k->mem_size && k->mem_kind && k->mem_overlap && k->mem_noalias && k->mem_shared && k->forwarded && k->mem_addr_id && k->mem_fwd &&
+  int ok = k->mem_size && k->mem_kind && k->mem_overlap && k->mem_noalias && k->mem_shared && k->mem_local && k->forwarded && k->mem_addr_id && k->mem_fwd &&
            k->bb_slot && k->iter;
   for (size_t c = 0; c < 6; c++) ok &= (*cols[c] = alloc0(k->nbb, sizeof **cols[c])) != NULL;
   if (!ok) { kernel_free(k); return NULL; }
@@ -409,11 +414,15 @@ static rt_kernel *parse_kernel(const char *desc) {
     k->mem_overlap[i] = k->mem_kind[i] == CGP_LOAD && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "overlap"));
     k->mem_noalias[i] = strcmp(str(m, "reading"), "noalias") == 0;
     k->mem_shared[i] = in_shared(d, str(m, "array"));
+    k->mem_local[i] = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "local_memory"));
+    k->has_local |= k->mem_local[i];
     double id = num(m, "addr_id", (double)i);
     k->mem_addr_id[i] = id >= 0 && id < (double)k->nmem ? (uint32_t)id : (uint32_t)i;
     double vary = num(m, "vary_loop", -1);
     uint64_t slot = vary >= 0 && vary < (double)nloops ? (uint64_t)vary + 1 : 0;
-    k->mem_fwd[i] = k->mem_noalias[i] ? RT_FWD_NONE
+    /* local memory is its own state space, which no global access aliases: a local store drops no
+       value held of a global address, and a local load is issued (no forwarding check) */
+    k->mem_fwd[i] = k->mem_noalias[i] || k->mem_local[i] ? RT_FWD_NONE
                                       : (slot << RT_FWD_SLOT_SHIFT | (uint64_t)k->mem_addr_id[i] << 2 | (k->mem_kind[i] + 1u));
     i++;
   }

@@ -301,6 +301,11 @@ static cJSON *memory_json(const rt_kernel *k) {
     cJSON *by = cJSON_AddObjectToObject(m, "by_device");
     for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_site_stats_json(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
     cJSON_AddStringToObject(m, "reading_explained", reading_text[k->mem_noalias[i]]);
+    if (k->mem_local[i])
+      cJSON_AddStringToObject(m, "memory_note", "local memory: a per-thread array indexed at run time, which "
+                              "nvcc places in local memory, off-chip like global memory and cached in L1/L2, "
+                              "its 32-bit words interleaved across the warp's threads: coalesced when every "
+                              "lane uses the same index (CUDA C Programming Guide, \"Local Memory\")");
     cJSON_AddItemToArray(arr, m);
     i++;
   }

@@ -1,0 +1,138 @@
+/* End-to-end, issue 30 item 10a (MachSuite's sort/merge, `TYPE temp[SIZE]` in merge()): a
+   thread's own array indexed by a run-time value is in CUDA local memory (pass/cgp_local.c,
+   runtime/cgp_rt_local.h; docs/pipeline.md, "Per-thread arrays in local memory"): its accesses
+   are traced at the interleaved address of their lane, classified like any other, named by the
+   array with a note, and create no dependence and no host copy. Each test failed before: the
+   array was not traced at all (may_alias), or traced at the CPU stack's one address, shared by
+   every thread (noalias: five dependences, 64 bytes of host copy). On the Jetson TK1 a memory
+   transaction is 64 bytes (its l2_sector_bytes). */
+#include "e2e_util.h"
+
+/* Build `src` as prog.c plainly and with cgpredict, run both, compare their output; return the
+   report (TK1). */
+static cJSON *build_and_run(const char *src) {
+  write_file("prog.c", src);
+  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain prog.c"), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("./plain"), 0);
+  char *plain_out = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("%s build -- cc -O2 -o prog prog.c 2>build.txt", CGP_DRIVER), 0, "build failed: %s",
+               read_file("build.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./prog 2>summary.txt"), 0, "%s",
+               read_file("summary.txt"));
+  cr_assert_str_eq(read_file("out.txt"), plain_out);
+  free(plain_out);
+  return report("r.json");
+}
+
+/* Site (line, kind, t-or-temp) is a local-memory access of class `cls` with `trans` transactions
+   per warp instruction, and its note says so. */
+static void assert_local(cJSON *k, int line, const char *kind, const char *array, const char *cls, double trans) {
+  cJSON *m = site(k, line, kind, array);
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(m, "local_memory")), "line %d: not local memory", line);
+  cr_assert_not_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(m, "memory_note")), "local memory"));
+  cr_assert_str_eq(cJSON_GetObjectItem(m, "class")->valuestring, cls, "line %d", line);
+  cr_assert_float_eq(num(m, "transactions_per_warp"), trans, 1e-9, "line %d: %g transactions", line,
+                     num(m, "transactions_per_warp"));
+}
+
+/* One thread per i, 256 a block: t[16] written and read by the loop counter j, the same in every
+   lane, then read at i % 16, which differs from lane to lane. `noalias` gives the reading of the
+   compiled accesses (real loads and stores of t), the default the source-level one's. */
+static const char *per_thread_array(const char *clauses) {
+  static char src[1024];
+  snprintf(src, sizeof src,
+           "#include <stdio.h>\n"
+           "#define N 1024\n"
+           "float in[N], out[N];\n"
+           "int main(void) {\n"
+           "  for (int i = 0; i < N; i++) in[i] = i %% 7;\n"
+           "#pragma cgpredict kernel name(loc) dims(1) block(256)%s\n"
+           "  for (int i = 0; i < N; i++) {\n"
+           "    float t[16];\n"
+           "    for (int j = 0; j < 16; j++) t[j] = in[i] * j;\n"          /* line 9 */
+           "    float s = 0;\n"
+           "    for (int j = 0; j < 16; j++) s += t[j];\n"                  /* line 11 */
+           "    out[i] = s + t[i %% 16];\n"                                 /* line 12 */
+           "  }\n"
+           "  double sum = 0; for (int i = 0; i < N; i++) sum += out[i];\n"
+           "  printf(\"%%g\\n\", sum);\n"
+           "  return 0;\n"
+           "}\n",
+           clauses);
+  return src;
+}
+
+TestSuite(e2e_local, .init = setup, .fini = teardown, .timeout = 300);
+
+/* t[j], j the same in all 32 lanes: lane l's word j is at region + (j * 32 + l) * 4, so a warp
+   covers 128 contiguous bytes, 128-aligned: 2 TK1 transactions, store and load. 16 of each per
+   thread, not forwarded: 32 warps x 16 = 512 warp instructions each. in[i], held in a register
+   across the stores to t (local memory aliases no global array), is loaded once a thread. */
+Test(e2e_local, an_array_indexed_by_the_loop_counter_is_coalesced_local_memory) {
+  cJSON *r = build_and_run(per_thread_array(""));
+  cJSON *k = kernel_named(r, "loc");
+  assert_local(k, 9, "store", "t", "coalesced", 2.0);
+  assert_local(k, 11, "load", "t", "coalesced", 2.0);
+  cr_assert_float_eq(num(site(k, 9, "store", "t"), "warp_instructions_traced"), 512, 1e-9);
+  cr_assert_float_eq(num(site(k, 11, "load", "t"), "warp_instructions_traced"), 512, 1e-9);
+  cr_assert_float_eq(num(site(k, 9, "load", "in"), "warp_instructions_traced"), 32, 1e-9);
+  cJSON_Delete(r);
+}
+
+/* t[i % 16]: lane l reads word (i0 + l) % 16 (i0 a multiple of 32), 16 words of 128-byte rows,
+   lanes l and l + 16 in one row at bytes 4 l and 4 (l + 16): two 64-byte halves apart, so
+   16 rows x 2 = 32 TK1 transactions a warp. */
+Test(e2e_local, an_array_indexed_by_the_thread_is_uncoalesced_local_memory) {
+  cJSON *r = build_and_run(per_thread_array(""));
+  assert_local(kernel_named(r, "loc"), 12, "load", "t", "uncoalesced", 32.0);
+  cJSON_Delete(r);
+}
+
+/* merge()'s shape: a callee's scratch array, inlined into the nest as nvcc inlines a __device__
+   function. temp[k] and temp[RUN - 1 - k] are the same in every lane (k counts from 0 in each
+   thread): coalesced, 2 transactions; v[start + k], 64 floats apart per lane, uncoalesced. */
+Test(e2e_local, a_callees_local_array_is_traced_as_local_memory) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 2048\n"
+      "#define RUN 64\n"
+      "float a[N];\n"
+      "static void reverse_run(float *v, int start) {\n"
+      "  float temp[RUN];\n"
+      "  for (int k = 0; k < RUN; k++) temp[k] = v[start + k];\n"               /* line 7 */
+      "  for (int k = 0; k < RUN; k++) v[start + k] = temp[RUN - 1 - k];\n"     /* line 8 */
+      "}\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) a[i] = i % 13;\n"
+      "#pragma cgpredict kernel name(runs) dims(1) block(32)\n"
+      "  for (int r = 0; r < N / RUN; r++)\n"
+      "    reverse_run(a, r * RUN);\n"
+      "  double s = 0; for (int i = 0; i < N; i++) s += a[i] * (i % 5);\n"
+      "  printf(\"%g\\n\", s);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "runs");
+  assert_local(k, 7, "store", "temp", "coalesced", 2.0);
+  assert_local(k, 8, "load", "temp", "coalesced", 2.0);
+  cr_assert_str_eq(cJSON_GetObjectItem(site(k, 7, "load", "v"), "class")->valuestring, "uncoalesced");
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")));
+  cJSON_Delete(r);
+}
+
+/* With noalias the sites are the compiled loads and stores, t's among them: before, at the one
+   CPU stack address every thread used, five dependences between threads, and t's 64 bytes
+   counted as data the host copies. Now: parallel, no dependence, and the host copies in[] and
+   out[] alone (1024 floats each). */
+Test(e2e_local, local_memory_makes_no_dependence_and_no_host_copy) {
+  cJSON *r = build_and_run(per_thread_array(" noalias"));
+  cJSON *k = kernel_named(r, "loc");
+  char *deps = cJSON_PrintUnformatted(cJSON_GetObjectItem(k, "dependences"));
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")), "dependences: %s", deps);
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "dependences")), 0, "dependences: %s", deps);
+  free(deps);
+  assert_local(k, 9, "store", "t", "coalesced", 2.0);
+  cJSON *host = cJSON_GetObjectItem(k, "host");
+  cr_assert_float_eq(num(host, "bytes_read"), 1024 * 4, 1e-9);
+  cr_assert_float_eq(num(host, "bytes_written"), 1024 * 4, 1e-9);
+  cJSON_Delete(r);
+}
