@@ -7,7 +7,8 @@
    offload, the report's host and offload; 1.4 kernels' fpga_nest and FPGA predictions, "kind":
    "fpga", cgp_report_predict_fpga; samples' launch_grids; 1.5 kernels' privatized, step_note,
    runtime.step_note; 1.6 samples' windows and stop, stats' overlap_insts, predictions'
-   mem_periods and mlp; 1.7 stats' merged_dram_pw): { version, tool_version, kernels: [ { name, file, line, dims,
+   mem_periods and mlp; 1.7 stats' merged_dram_pw, memory sites'
+   local_memory and memory_note): { version, tool_version, kernels: [ { name, file, line, dims,
    launches, launches_sampled, grid, block, memory: [...], divergence, warnings,
    samples: [ { launch, weight, grid, blocks, total_warps, analysis: { <device>: stats } } ],
    predictions: [ { device, time_ms, cycles, mwp, cwp, n, b, batch, bound, ... } ] } ] }
