@@ -19,7 +19,16 @@
      last access returns, so its units count as l1_hit all together or not at all (docs/model.md
      section 5c); only the units that missed go to the L2.
    - Stores and atomics go to the L2 (L1 write-through without allocation); the L2 allocates on
-     write (write-back), so a store miss costs DRAM traffic. An atomic is one L2 operation per
+     write (write-back), so a store miss costs DRAM traffic.
+   - Local memory (a thread's own array, CGP_SPACE_LOCAL) is cached in the L1 of every device
+     that has one, whether or not it caches global loads there: "On devices of compute
+     capability 2.x and higher, all local memory accesses are always cached in L1 and L2"
+     (Nsight Visual Studio Edition, "Memory Statistics - Local"). Its loads take the L1 path of
+     global loads; its stores also allocate their units in the L1 (the PTX ISA: "Data stored to
+     local per-thread memory is cached in L1 and L2 with write-back") [choice: they still go on
+     to the L2, as if written through: a write-back L1 would send them later, on eviction, which
+     is not modelled; this overcounts the L2 stores of a local array that stays in the L1, never
+     undercounts them]. An atomic is one L2 operation per
      lane: same-address atomics serialise there.
    - Each instruction takes LSU wavefronts: one per distinct L1 line (128 bytes) its lanes touch,
      one per lane for an atomic (docs/model.md section 9).
@@ -50,7 +59,8 @@ typedef struct {
   fill *fills;                    /* per SM: FILLS recent fills */
   cgp_l2 *l2, *own_l2;
   cgp_l2 **l1;                    /* per SM, created when first used */
-  int use_l1;
+  int has_l1;                     /* the device has an L1 (local memory goes through it) */
+  int use_l1;                     /* and it caches global loads */
   unsigned wf_bytes;              /* LSU wavefront: the device's, or a 128-byte L1 line */
   int wf_shift;                   /* wf_bytes = L2 unit << wf_shift, both powers of two; -1: not */
   cgp_totals t;
@@ -67,17 +77,18 @@ static void *create(const cgp_analysis_cfg *cfg) {
   c->cfg = cfg;
   c->l2 = cfg->l2;
   if (!c->l2) c->l2 = c->own_l2 = cgp_l2_new(cfg->l2_bytes, cfg->l2_unit_bytes, cfg->l2_assoc, cfg->l2_index);
-  c->use_l1 = cfg->l1_caches_global && cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
+  c->has_l1 = cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
+  c->use_l1 = cfg->l1_caches_global && c->has_l1;
   c->wf_bytes = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128;
   c->wf_shift = cgp_is_pow2(c->wf_bytes) && cgp_is_pow2(cfg->l2_unit_bytes) && c->wf_bytes >= cfg->l2_unit_bytes
                     ? (int)cgp_log2(c->wf_bytes / cfg->l2_unit_bytes) : -1;
-  if (c->use_l1) {
+  if (c->has_l1) {
     c->l1 = calloc(cfg->no_sm, sizeof *c->l1);
     c->clock = calloc(cfg->no_sm, sizeof *c->clock);
     c->fills = calloc((size_t)cfg->no_sm * FILLS, sizeof *c->fills);
   }
   c->site = calloc(cfg->nsid ? cfg->nsid : 1, sizeof *c->site);
-  if (!c->l2 || !c->site || (c->use_l1 && (!c->l1 || !c->clock || !c->fills))) {
+  if (!c->l2 || !c->site || (c->has_l1 && (!c->l1 || !c->clock || !c->fills))) {
     cgp_l2_free(c->own_l2);
     free(c->l1);
     free(c->clock);
@@ -91,7 +102,7 @@ static void *create(const cgp_analysis_cfg *cfg) {
 
 static void flush_l1(void *self) {
   cache *c = self;
-  if (!c->use_l1) return;
+  if (!c->has_l1) return;
   memset(c->fills, 0, (size_t)c->cfg->no_sm * FILLS * sizeof *c->fills);
   for (unsigned s = 0; s < c->cfg->no_sm; s++)
     if (c->l1[s]) cgp_l2_reset(c->l1[s]);
@@ -161,6 +172,13 @@ static unsigned units(const cgp_warp_mem *m, unsigned bytes, uint64_t *out) {
   return cgp_lines_known(m->addr, m->nact, elem, bytes, m->affine, out);
 }
 
+/* A local store's L1 units are allocated in its SM's L1 (header: write-back for local memory). */
+static void local_store_l1(cache *c, const cgp_warp_mem *m) {
+  unsigned sm = m->sm % c->cfg->no_sm, n1 = units(m, c->cfg->l1_unit_bytes, c->unit1);
+  cgp_l2 *l1 = l1_of(c, sm);
+  if (l1) cgp_l2_access_many(l1, c->unit1, n1);
+}
+
 /* Units of 2^shift times the size of the ascending distinct units in[0..n): the units units()
    would give at that size when in[] was not cut (no lane wider than 7 units), from n entries
    instead of every lane (a coalesced warp: 4 sectors, not 32 addresses). */
@@ -198,7 +216,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   if (m->kind == CGP_ATOMIC) {
     n2 = 0;
     for (unsigned l = 0; l < m->nact; l++) c->unit2[n2++] = m->addr[l] / cfg->l2_unit_bytes;
-  } else if (m->kind == CGP_LOAD && c->use_l1) {
+  } else if (m->kind == CGP_LOAD && (c->use_l1 || (m->space == CGP_SPACE_LOCAL && c->has_l1))) {
     n1 = units(m, cfg->l1_unit_bytes, c->unit1);
     sm = m->sm % cfg->no_sm;
     cgp_l2 *l1 = l1_of(c, sm);
@@ -219,6 +237,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   } else {
     n2 = units(m, cfg->l2_unit_bytes, c->unit2);
     whole = (m->size ? m->size : 1) <= cfg->l2_unit_bytes * 7;
+    if (m->space == CGP_SPACE_LOCAL && c->has_l1 && m->kind == CGP_STORE) local_store_l1(c, m);
   }
   if (nmiss) {                                      /* L1 fills: remember which come from DRAM */
     miss = n2 - cgp_l2_access_each(c->l2, c->unit2, n2, c->hit2);
@@ -278,7 +297,7 @@ static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
 
 static void destroy(void *self) {
   cache *c = self;
-  if (c->use_l1)
+  if (c->has_l1)
     for (unsigned s = 0; s < c->cfg->no_sm; s++) cgp_l2_free(c->l1[s]);
   free(c->l1);
   free(c->clock);

@@ -172,12 +172,14 @@ typedef struct {
                                every iteration was traced */
   uint8_t overlap;          /* a load of a loop with no store whose address no load of the loop
                                computes (the pass's `overlap`, docs/model.md section 5e) */
-  uint8_t space;            /* CGP_SPACE_GLOBAL, or CGP_SPACE_SHARED for the tiler's shared-memory
+  uint8_t space;            /* CGP_SPACE_GLOBAL; CGP_SPACE_SHARED for the tiler's shared-memory
                                instructions, whose addr are byte offsets in the block's shared
-                               memory (cgp_tile.c): only the bank analysis counts those */
+                               memory (cgp_tile.c): only the bank analysis counts those;
+                               CGP_SPACE_LOCAL for a thread's own array in local memory, which
+                               every device with an L1 caches there (cgp_an_cache.c) */
 } cgp_warp_mem;
 
-enum { CGP_SPACE_GLOBAL = 0, CGP_SPACE_SHARED = 1 };
+enum { CGP_SPACE_GLOBAL = 0, CGP_SPACE_SHARED = 1, CGP_SPACE_LOCAL = 2 };
 
 /* One execution of a thread-body block by a warp: `nact` of its `warp_threads` lanes. */
 typedef struct {

@@ -55,7 +55,7 @@ double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double
    latency. */
 double cgp_mem_latency_class_l1(const cgp_device *d, int c, double trans_pw, double dram_pw, double l1_trans_pw,
                                 double l1_hit_pw, double merged_pw) {
-  if (!d->l1_caches_global || !(l1_trans_pw > 0)) return cgp_mem_latency_class(d, c, trans_pw, dram_pw);
+  if (!(l1_trans_pw > 0)) return cgp_mem_latency_class(d, c, trans_pw, dram_pw);
   double h = fmin(fmax(l1_hit_pw / l1_trans_pw, 0.0), 1.0);
   if (h >= 1.0) return d->lat_l1;
   double waits = dram_pw + fmax(merged_pw, 0.0);

@@ -205,7 +205,8 @@ double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double
    l1_hit_pw / l1_trans_pw of the instructions hit at lat_l1, the others pay the L2/DRAM latency
    of trans_pw and dram_pw (L1 misses) concentrated on them; merged_pw lookups merged with a fill
    that comes from DRAM wait with the DRAM transactions. Equal to cgp_mem_latency_class when
-   the device's L1 does not cache global loads or l1_trans_pw is 0. */
+   l1_trans_pw is 0 (nothing looked up in an L1: a device whose L1 caches neither global loads
+   nor, for want of any, local memory). */
 double cgp_mem_latency_class_l1(const cgp_device *d, int c, double trans_pw, double dram_pw, double l1_trans_pw,
                                 double l1_hit_pw, double merged_pw);
 /* Section 6b: compute cycles per warp of the instruction mix: sum over units of

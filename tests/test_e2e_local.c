@@ -4,8 +4,9 @@
    are traced at the interleaved address of their lane, classified like any other, named by the
    array with a note, and create no dependence and no host copy. Each test failed before: the
    array was not traced at all (may_alias), or traced at the CPU stack's one address, shared by
-   every thread (noalias: five dependences, 64 bytes of host copy). On the Jetson TK1 a memory
-   transaction is 64 bytes (its l2_sector_bytes). */
+   every thread (noalias: five dependences, 64 bytes of host copy). The sites are checked by the
+   sector bytes a warp instruction touches (device independent); on the Jetson TK1, whose L1
+   caches local memory but not global loads, a local load also looks up the L1 (cgp_an_cache.c). */
 #include "e2e_util.h"
 
 /* Build `src` as prog.c plainly and with cgpredict, run both, compare their output; return the
@@ -24,15 +25,15 @@ static cJSON *build_and_run(const char *src) {
   return report("r.json");
 }
 
-/* Site (line, kind, t-or-temp) is a local-memory access of class `cls` with `trans` transactions
-   per warp instruction, and its note says so. */
-static void assert_local(cJSON *k, int line, const char *kind, const char *array, const char *cls, double trans) {
+/* Site (line, kind, t-or-temp) is a local-memory access of class `cls` whose warp instructions
+   touch `bytes` bytes of 32-byte sectors, and its note says so. */
+static void assert_local(cJSON *k, int line, const char *kind, const char *array, const char *cls, double bytes) {
   cJSON *m = site(k, line, kind, array);
   cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(m, "local_memory")), "line %d: not local memory", line);
   cr_assert_not_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(m, "memory_note")), "local memory"));
   cr_assert_str_eq(cJSON_GetObjectItem(m, "class")->valuestring, cls, "line %d", line);
-  cr_assert_float_eq(num(m, "transactions_per_warp"), trans, 1e-9, "line %d: %g transactions", line,
-                     num(m, "transactions_per_warp"));
+  cr_assert_float_eq(num(m, "sector_bytes_per_warp_instruction"), bytes, 1e-9, "line %d: %g bytes", line,
+                     num(m, "sector_bytes_per_warp_instruction"));
 }
 
 /* One thread per i, 256 a block: t[16] written and read by the loop counter j, the same in every
@@ -65,14 +66,14 @@ static const char *per_thread_array(const char *clauses) {
 TestSuite(e2e_local, .init = setup, .fini = teardown, .timeout = 300);
 
 /* t[j], j the same in all 32 lanes: lane l's word j is at region + (j * 32 + l) * 4, so a warp
-   covers 128 contiguous bytes, 128-aligned: 2 TK1 transactions, store and load. 16 of each per
+   covers 128 contiguous bytes, 128-aligned: 4 sectors, store and load. 16 of each per
    thread, not forwarded: 32 warps x 16 = 512 warp instructions each. in[i], held in a register
    across the stores to t (local memory aliases no global array), is loaded once a thread. */
 Test(e2e_local, an_array_indexed_by_the_loop_counter_is_coalesced_local_memory) {
   cJSON *r = build_and_run(per_thread_array(""));
   cJSON *k = kernel_named(r, "loc");
-  assert_local(k, 9, "store", "t", "coalesced", 2.0);
-  assert_local(k, 11, "load", "t", "coalesced", 2.0);
+  assert_local(k, 9, "store", "t", "coalesced", 128);
+  assert_local(k, 11, "load", "t", "coalesced", 128);
   cr_assert_float_eq(num(site(k, 9, "store", "t"), "warp_instructions_traced"), 512, 1e-9);
   cr_assert_float_eq(num(site(k, 11, "load", "t"), "warp_instructions_traced"), 512, 1e-9);
   cr_assert_float_eq(num(site(k, 9, "load", "in"), "warp_instructions_traced"), 32, 1e-9);
@@ -80,17 +81,19 @@ Test(e2e_local, an_array_indexed_by_the_loop_counter_is_coalesced_local_memory) 
 }
 
 /* t[i % 16]: lane l reads word (i0 + l) % 16 (i0 a multiple of 32), 16 words of 128-byte rows,
-   lanes l and l + 16 in one row at bytes 4 l and 4 (l + 16): two 64-byte halves apart, so
-   16 rows x 2 = 32 TK1 transactions a warp. */
+   lanes l and l + 16 in one row at bytes 4 l and 4 (l + 16): 64 bytes apart, in two sectors, so
+   16 rows x 2 = 32 sectors a warp: 1024 bytes. */
 Test(e2e_local, an_array_indexed_by_the_thread_is_uncoalesced_local_memory) {
   cJSON *r = build_and_run(per_thread_array(""));
-  assert_local(kernel_named(r, "loc"), 12, "load", "t", "uncoalesced", 32.0);
+  assert_local(kernel_named(r, "loc"), 12, "load", "t", "uncoalesced", 1024);
   cJSON_Delete(r);
 }
 
 /* merge()'s shape: a callee's scratch array, inlined into the nest as nvcc inlines a __device__
    function. temp[k] and temp[RUN - 1 - k] are the same in every lane (k counts from 0 in each
-   thread): coalesced, 2 transactions; v[start + k], 64 floats apart per lane, uncoalesced. */
+   thread): coalesced, 4 sectors; v[start + k], 64 floats apart per lane, uncoalesced. On the TK1
+   the L1 caches local memory: the one warp's 64 stores allocate 64 x 128 bytes = 8 KB in its 16 KB
+   L1, so every temp load hits there and sends nothing to the L2. */
 Test(e2e_local, a_callees_local_array_is_traced_as_local_memory) {
   cJSON *r = build_and_run(
       "#include <stdio.h>\n"
@@ -112,8 +115,11 @@ Test(e2e_local, a_callees_local_array_is_traced_as_local_memory) {
       "  return 0;\n"
       "}\n");
   cJSON *k = kernel_named(r, "runs");
-  assert_local(k, 7, "store", "temp", "coalesced", 2.0);
-  assert_local(k, 8, "load", "temp", "coalesced", 2.0);
+  assert_local(k, 7, "store", "temp", "coalesced", 128);
+  assert_local(k, 8, "load", "temp", "coalesced", 128);
+  cr_assert_float_eq(num(site(k, 8, "load", "temp"), "l1_hit_rate"), 1.0, 1e-9);
+  cr_assert_float_eq(num(site(k, 8, "load", "temp"), "transactions_per_warp"), 0, 1e-9);
+  cr_assert_null(cJSON_GetObjectItem(site(k, 7, "load", "v"), "l1_hit_rate"), "global loads skip the TK1's L1");
   cr_assert_str_eq(cJSON_GetObjectItem(site(k, 7, "load", "v"), "class")->valuestring, "uncoalesced");
   cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")));
   cJSON_Delete(r);
@@ -130,7 +136,7 @@ Test(e2e_local, local_memory_makes_no_dependence_and_no_host_copy) {
   cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")), "dependences: %s", deps);
   cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "dependences")), 0, "dependences: %s", deps);
   free(deps);
-  assert_local(k, 9, "store", "t", "coalesced", 2.0);
+  assert_local(k, 9, "store", "t", "coalesced", 128);
   cJSON *host = cJSON_GetObjectItem(k, "host");
   cr_assert_float_eq(num(host, "bytes_read"), 1024 * 4, 1e-9);
   cr_assert_float_eq(num(host, "bytes_written"), 1024 * 4, 1e-9);
