@@ -341,6 +341,15 @@ Test(stream, din_export_replays_to_the_same_misses) {
   cgp_analysis_set_free(s);
 }
 
+/* Warps 0..3 of one SM load the 32 floats at a, in that order. */
+static void four_warps_load(cgp_analysis_set *s, const uint64_t a[32]) {
+  for (unsigned w = 0; w < 4; w++) {
+    cgp_warp_mem m = mem(0, a, 32, 0);
+    m.warp = w;
+    cgp_analysis_warp_mem(s, &m);
+  }
+}
+
 /* MSHR merge: 4 warps on one SM load the same row in one round; the first misses, the other
    three find it in the L1 but still in flight: no L1 hit, no L2 traffic. The next round all
    four hit. */
@@ -351,12 +360,7 @@ Test(stream, l1_hit_on_a_fill_in_flight_waits_for_it) {
   row(0x8000, a);
   cgp_analysis_begin_launch(s);
   cgp_analysis_begin_batch(s, 1, 4, 1);
-  for (int round = 0; round < 2; round++)
-    for (unsigned w = 0; w < 4; w++) {
-      cgp_warp_mem m = mem(0, a, 32, 0);
-      m.warp = w;
-      cgp_analysis_warp_mem(s, &m);
-    }
+  for (int round = 0; round < 2; round++) four_warps_load(s, a);
   cgp_totals t = {0};
   cgp_site_totals site[4] = {0};
   cgp_analysis_results(s, &t, site);
@@ -378,11 +382,7 @@ Test(stream, a_lookup_merged_with_an_l2_hit_waits_no_dram) {
   for (int launch = 0; launch < 2; launch++) {
     cgp_analysis_begin_launch(s);
     cgp_analysis_begin_batch(s, launch == 1, 4, 1);
-    for (unsigned w = 0; w < 4; w++) {
-      cgp_warp_mem m = mem(0, a, 32, 0);
-      m.warp = w;
-      cgp_analysis_warp_mem(s, &m);
-    }
+    four_warps_load(s, a);
   }
   cgp_totals t = {0};
   cgp_site_totals site[4] = {0};

@@ -9,22 +9,6 @@
    caches local memory but not global loads, a local load also looks up the L1 (cgp_an_cache.c). */
 #include "e2e_util.h"
 
-/* Build `src` as prog.c plainly and with cgpredict, run both, compare their output; return the
-   report (TK1). */
-static cJSON *build_and_run(const char *src) {
-  write_file("prog.c", src);
-  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain prog.c"), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("./plain"), 0);
-  char *plain_out = strdup(read_file("out.txt"));
-  cr_assert_eq(sh("%s build -- cc -O2 -o prog prog.c 2>build.txt", CGP_DRIVER), 0, "build failed: %s",
-               read_file("build.txt"));
-  cr_assert_eq(sh("CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./prog 2>summary.txt"), 0, "%s",
-               read_file("summary.txt"));
-  cr_assert_str_eq(read_file("out.txt"), plain_out);
-  free(plain_out);
-  return report("r.json");
-}
-
 /* Site (line, kind, t-or-temp) is a local-memory access of class `cls` whose warp instructions
    touch `bytes` bytes of 32-byte sectors, and its note says so. */
 static void assert_local(cJSON *k, int line, const char *kind, const char *array, const char *cls, double bytes) {
@@ -70,7 +54,7 @@ TestSuite(e2e_local, .init = setup, .fini = teardown, .timeout = 300);
    thread, not forwarded: 32 warps x 16 = 512 warp instructions each. in[i], held in a register
    across the stores to t (local memory aliases no global array), is loaded once a thread. */
 Test(e2e_local, an_array_indexed_by_the_loop_counter_is_coalesced_local_memory) {
-  cJSON *r = build_and_run(per_thread_array(""));
+  cJSON *r = build_run_tk1(per_thread_array(""));
   cJSON *k = kernel_named(r, "loc");
   assert_local(k, 9, "store", "t", "coalesced", 128);
   assert_local(k, 11, "load", "t", "coalesced", 128);
@@ -84,7 +68,7 @@ Test(e2e_local, an_array_indexed_by_the_loop_counter_is_coalesced_local_memory) 
    lanes l and l + 16 in one row at bytes 4 l and 4 (l + 16): 64 bytes apart, in two sectors, so
    16 rows x 2 = 32 sectors a warp: 1024 bytes. */
 Test(e2e_local, an_array_indexed_by_the_thread_is_uncoalesced_local_memory) {
-  cJSON *r = build_and_run(per_thread_array(""));
+  cJSON *r = build_run_tk1(per_thread_array(""));
   assert_local(kernel_named(r, "loc"), 12, "load", "t", "uncoalesced", 1024);
   cJSON_Delete(r);
 }
@@ -95,7 +79,7 @@ Test(e2e_local, an_array_indexed_by_the_thread_is_uncoalesced_local_memory) {
    the L1 caches local memory: the one warp's 64 stores allocate 64 x 128 bytes = 8 KB in its 16 KB
    L1, so every temp load hits there and sends nothing to the L2. */
 Test(e2e_local, a_callees_local_array_is_traced_as_local_memory) {
-  cJSON *r = build_and_run(
+  cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
       "#define N 2048\n"
       "#define RUN 64\n"
@@ -130,7 +114,7 @@ Test(e2e_local, a_callees_local_array_is_traced_as_local_memory) {
    counted as data the host copies. Now: parallel, no dependence, and the host copies in[] and
    out[] alone (1024 floats each). */
 Test(e2e_local, local_memory_makes_no_dependence_and_no_host_copy) {
-  cJSON *r = build_and_run(per_thread_array(" noalias"));
+  cJSON *r = build_run_tk1(per_thread_array(" noalias"));
   cJSON *k = kernel_named(r, "loc");
   char *deps = cJSON_PrintUnformatted(cJSON_GetObjectItem(k, "dependences"));
   cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")), "dependences: %s", deps);

@@ -7,22 +7,6 @@
    dependence. The report's warnings carry file:line. */
 #include "e2e_util.h"
 
-/* Build `src` as prog.c plainly and with cgpredict, run both, compare their output; return the
-   report (TK1). */
-static cJSON *build_and_run(const char *src) {
-  write_file("prog.c", src);
-  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain prog.c"), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("./plain"), 0);
-  char *plain_out = strdup(read_file("out.txt"));
-  cr_assert_eq(sh("%s build -- cc -O2 -o prog prog.c 2>build.txt", CGP_DRIVER), 0, "build failed: %s",
-               read_file("build.txt"));
-  cr_assert_eq(sh("CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./prog 2>summary.txt"), 0, "%s",
-               read_file("summary.txt"));
-  cr_assert_str_eq(read_file("out.txt"), plain_out);
-  free(plain_out);
-  return report("r.json");
-}
-
 /* `name` is in the kernel's "privatized" list. */
 static int privatized(cJSON *k, const char *name) {
   cJSON *e;
@@ -53,7 +37,7 @@ TestSuite(e2e_private, .init = setup, .fini = teardown, .timeout = 300);
    register. Before: 'p' and 'q' were shared memory, with war/waw/raw between every two threads
    (and atomicAdd suggested for them). */
 Test(e2e_private, scratch_structs_written_before_read_are_private_to_each_thread) {
-  cJSON *r = build_and_run(
+  cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
       "#define N 256\n"
       "typedef struct { double x, y, z; } vec;\n"
@@ -94,7 +78,7 @@ Test(e2e_private, scratch_structs_written_before_read_are_private_to_each_thread
    from them each iteration. Before: b0 was shared memory (the stores of b0.y = 0 between the
    mapped loops warned "not traced", b0.y++ a dependence between every two threads). */
 Test(e2e_private, a_struct_field_counter_of_a_mapped_loop_is_its_induction) {
-  cJSON *r = build_and_run(
+  cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
       "#define N 64\n"
       "typedef struct { int x, y; } ivec;\n"
@@ -131,7 +115,7 @@ Test(e2e_private, a_struct_field_counter_of_a_mapped_loop_is_its_induction) {
    kept in a local struct) carries a value from one thread to the next; it stays shared memory,
    traced, with its dependence, and is not listed as private. */
 Test(e2e_private, a_local_read_before_it_is_written_stays_shared) {
-  cJSON *r = build_and_run(
+  cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
       "#define N 1024\n"
       "typedef struct { float sum; int n; } acc;\n"
@@ -162,7 +146,7 @@ Test(e2e_private, a_local_read_before_it_is_written_stays_shared) {
 /* Every warning of the report says where: file:line, as the build's do. Before: "a store or call
    between mapped loops runs outside any thread and is not traced", with no line. */
 Test(e2e_private, every_warning_in_the_report_carries_file_and_line) {
-  cJSON *r = build_and_run(
+  cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
       "#define N 64\n"
       "float a[N][N], c[N];\n"
@@ -189,7 +173,7 @@ Test(e2e_private, every_warning_in_the_report_carries_file_and_line) {
    named by what it writes, `last`, and its load by `pos`. Before: both were `pos` (md/grid's copy
    into `p` was reported as a write to `position`, which is never written). */
 Test(e2e_private, a_struct_copy_is_a_write_of_its_destination) {
-  cJSON *r = build_and_run(
+  cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
       "#define N 512\n"
       "typedef struct { double x, y, z; } vec;\n"
@@ -218,7 +202,7 @@ Test(e2e_private, a_struct_copy_is_a_write_of_its_destination) {
 /* Loads inside a macro's expansion (`MAX(a[i], b[i])`: their location is the macro's name) are
    named by the array they read, not `MAX`. */
 Test(e2e_private, loads_inside_a_macro_are_named_by_their_array) {
-  cJSON *r = build_and_run(
+  cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
       "#define N 512\n"
       "#define MAX(x, y) ((x) > (y) ? (x) : (y))\n"
@@ -247,7 +231,7 @@ Test(e2e_private, loads_inside_a_macro_are_named_by_their_array) {
    the generic remedies of a shared array, and a waw whose writer had read the element in an
    earlier iteration was called a reduction, "use atomicAdd" (md/grid: ten, on b0, b1 and p). */
 Test(e2e_private, a_shared_scratch_array_is_told_to_be_declared_inside_not_atomic) {
-  cJSON *r = build_and_run(
+  cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
       "#define N 256\n"
       "float a[4 * N], out[N];\n"
