@@ -12,7 +12,8 @@
    set of C = capacity/line lines. Every reference takes the next position (1, 2, ...); a line's
    stamp is the position of its latest reference, and bit p of `live` is set iff p is the stamp
    of a resident line. The resident lines are thus the set bits in recency order: the first set
-   bit from `front` is the least recently used line's (found by counting trailing zeros), and a
+   bit from `front` is the least recently used line's (found by counting trailing zeros, past
+   empty words through a second bitmap, `sum`, of the words with a bit set), and a
    line is resident iff its stamp is at or past the front. So a miss evicts by clearing that
    bit and moving the front past it, never touching the victim's own entry: it expires. A hit
    clears its old bit. Once the cache is full, a hit and a miss execute the same stores, with
@@ -71,6 +72,8 @@ struct cgp_l2 {
   uint64_t slots, groups;       /* slots: a power of two; groups: keys in it, at most 3/4 of slots */
   unsigned tshift;              /* 64 - log2 slots */
   uint64_t *live;               /* bit p set iff p is the latest position of a resident line */
+  uint64_t *sum;                /* bit w set iff word w of live has a bit set (lru_pos skips the
+                                   empty words a run of hits leaves behind the front) */
   uint32_t *before;             /* per word of live: its live bits before it (renumbering) */
   uint32_t front, tail, rsize;  /* live bits lie in [front, tail); positions 1..rsize */
   uint32_t resident;
@@ -110,6 +113,7 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
   if (index == CGP_L2_FULLY_ASSOCIATIVE) {
     c->rsize = (uint32_t)(POSITIONS_PER_LINE * lines);
     c->live = malloc((c->rsize / 64 + 1) * sizeof *c->live);
+    c->sum = malloc((c->rsize / 64 / 64 + 1) * sizeof *c->sum);
     c->before = malloc((c->rsize / 64 + 1) * sizeof *c->before);
     uint64_t dense = lines / GL + 1;               /* groups of C resident lines side by side */
     uint64_t want = dense * (dense * 4 * sizeof(group) <= SMALL_TABLE ? 4 : 2);
@@ -120,7 +124,7 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
     c->order = malloc(c->sets * sizeof *c->order);
     c->fill = malloc(c->sets * sizeof *c->fill);
   }
-  if (index == CGP_L2_FULLY_ASSOCIATIVE ? !(c->tab && c->live && c->before) : !(c->tags && c->order && c->fill)) {
+  if (index == CGP_L2_FULLY_ASSOCIATIVE ? !(c->tab && c->live && c->sum && c->before) : !(c->tags && c->order && c->fill)) {
     cgp_l2_free(c);
     return NULL;
   }
@@ -136,6 +140,7 @@ void cgp_l2_reset(cgp_l2 *c) {
     c->groups = 0;
     c->tshift = 64 - cgp_log2(c->slots);
     memset(c->live, 0, (c->rsize / 64 + 1) * sizeof *c->live);
+    memset(c->sum, 0, (c->rsize / 64 / 64 + 1) * sizeof *c->sum);
     c->front = c->tail = 1;
     c->resident = 0;
     c->degraded = 0;
@@ -157,7 +162,7 @@ uint64_t cgp_l2_age(cgp_l2 *c, uint64_t *n) {
 
 void cgp_l2_free(cgp_l2 *c) {
   if (!c) return;
-  free(c->tab); free(c->live); free(c->before); free(c->tags); free(c->order); free(c->fill);
+  free(c->tab); free(c->live); free(c->sum); free(c->before); free(c->tags); free(c->order); free(c->fill);
   free(c);
 }
 
@@ -270,6 +275,18 @@ static inline group *find(cgp_l2 *c, uint64_t key) {
   return &t[i];
 }
 
+/* Set / clear bit p of live, keeping sum: a word's bit there is cleared, without a branch, when
+   its last live bit goes. */
+static inline void live_set(cgp_l2 *c, uint32_t p) {
+  c->live[p / 64] |= BIT(p);
+  c->sum[p / 4096] |= BIT(p / 64);
+}
+
+static inline void live_clear(cgp_l2 *c, uint32_t p) {
+  uint64_t w = c->live[p / 64] &= ~BIT(p);
+  c->sum[p / 4096] &= ~((uint64_t)(w == 0) << (p / 64 % 64));
+}
+
 /* Renumber the live positions 1, 2, ... in order, so that positions fit the bitmap again. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
@@ -286,17 +303,23 @@ static void renumber(cgp_l2 *c) {
     }
   }
   memset(c->live, 0, words * sizeof *c->live);
-  for (uint32_t p = 1; p <= n; p++) c->live[p / 64] |= BIT(p);
+  memset(c->sum, 0, (words / 64 + 1) * sizeof *c->sum);
+  for (uint32_t p = 1; p <= n; p++) live_set(c, p);
   c->front = 1;
   c->tail = n + 1;
 }
 
-/* The first live position from the front: the least recently used line's. */
+/* The first live position from the front: the least recently used line's (one exists). Past
+   the front's own word, `sum` finds the next word with a live bit. */
 static uint32_t lru_pos(const cgp_l2 *c) {
   uint32_t f = c->front;
   uint64_t w = c->live[f / 64] >> (f % 64);
-  while (!w) { f = (f | 63) + 1; w = c->live[f / 64]; }
-  return f + ctz64(w);
+  if (w) return f + ctz64(w);
+  uint32_t wi = f / 64 + 1;
+  uint64_t s = c->sum[wi / 64] >> (wi % 64);
+  while (!s) { wi = (wi | 63) + 1; s = c->sum[wi / 64]; }
+  wi += ctz64(s);
+  return wi * 64 + ctz64(c->live[wi]);
 }
 
 static uint32_t pick(uint32_t mask, uint32_t a, uint32_t b) { return (a & mask) | (b & ~mask); }
@@ -309,11 +332,11 @@ static inline int access_fully(cgp_l2 *c, uint64_t line) {
   int hit = old >= c->front;
   if (c->resident == c->assoc) {                   /* full: no branch on hit or miss */
     uint32_t f = lru_pos(c), is_hit = 0 - (uint32_t)hit, gone = pick(is_hit, old, f);
-    c->live[gone / 64] &= ~BIT(gone);                /* a hit's old position, or the victim's */
+    live_clear(c, gone);                             /* a hit's old position, or the victim's */
     c->front = pick(is_hit, c->front, f + 1);
-  } else if (hit) c->live[old / 64] &= ~BIT(old);
+  } else if (hit) live_clear(c, old);
   else c->resident++;
-  c->live[t / 64] |= BIT(t);
+  live_set(c, t);
   *s = t;
   c->tail = t + 1;
   if (t == c->rsize) renumber(c);
@@ -399,7 +422,8 @@ int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 int cgp_l2_degraded(const cgp_l2 *c) { return c->degraded; }
 
 size_t cgp_l2_bytes(const cgp_l2 *c) {
-  if (c->tab) return sizeof *c + c->slots * sizeof *c->tab + (c->rsize / 64 + 1) * (sizeof *c->live + sizeof *c->before);
+  if (c->tab) return sizeof *c + c->slots * sizeof *c->tab + (c->rsize / 64 + 1) * (sizeof *c->live + sizeof *c->before) +
+                      (c->rsize / 64 / 64 + 1) * sizeof *c->sum;
   return sizeof *c + c->sets * c->assoc * sizeof *c->tags + c->sets * (sizeof *c->order + sizeof *c->fill);
 }
 
