@@ -40,8 +40,9 @@ size_t rt_window_free_below(rt_window *w, uint64_t b) {
   size_t bytes = 0;
   for (; w->freed < b && w->freed < w->nblk; w->freed++) {
     for (size_t i = 0; i < w->nw[w->freed]; i++) {
-      bytes += rt_wwarp_bytes(w->blk[w->freed][i]);
-      rt_wwarp_free(w->blk[w->freed][i]);
+      rt_wwarp *ww = w->blk[w->freed][i];
+      if (!rt_wwarp_shares(ww)) bytes += rt_wwarp_bytes(ww);   /* released by its last holder */
+      rt_wwarp_free(ww);
     }
     free(w->blk[w->freed]);
     w->blk[w->freed] = NULL;
@@ -60,6 +61,20 @@ void rt_window_release(rt_window *w) {
   w->blk = NULL;
   w->nw = NULL;
   w->nblk = 0;
+}
+
+int rt_window_index(uint64_t W, int full, uint64_t id, uint64_t *start, uint64_t *region_end) {
+  if (full) {
+    *start = id / W * W;
+    *region_end = *start + W;
+    return 0;
+  }
+  if (id < W) { *start = 0; *region_end = 2 * W; return 0; }
+  unsigned k = 1;
+  while (k < 62 && (W << (k + 1)) <= id) k++;
+  *start = W << k;
+  *region_end = k < 62 ? W << (k + 1) : UINT64_MAX;
+  return id - *start < W ? (int)k : -1;
 }
 
 unsigned rt_active_blocks(const cgp_device *d, unsigned tpb) {
@@ -152,7 +167,7 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
       lw[i].sm = (unsigned)((b - b0) % no_sm);
     }
   cgp_analysis_begin_batch(an, counting, (unsigned)nw, (unsigned)nblocks);
-  rt_footprint *fp = d == 0 ? k->fp : NULL;     /* device independent: measured once */
+  rt_footprint *fp = d == k->fp_dev ? k->fp : NULL;   /* device independent: measured once */
   for (size_t live = nw; live;) {
     live = 0;
     for (i = 0; i < nw; i++) {
