@@ -379,43 +379,12 @@ static void release_analysed(rt_window *w) {
   L.stored -= bytes < L.stored ? bytes : L.stored;
 }
 
-/* A closed window's stats were kept until the launch ended (finish_launch clamps them to the grid,
-   known only then), which in `full` mode, one window after another, grew without bound: 5.4 KB a
-   window, 1.4 GB for a grid of 4 M blocks (issue 31 item 5). A window is folded into the launch's
-   sums (rt_launch_stats_add, in window order: the same operations, the same bits) once a later
-   window starts at or past the end of the blocks it stands for: then the grid reaches past that
-   end and the clamps change nothing. Not a window the budget cut (it stands on the launch's mean
-   block, known at its end), nor any once `full` mode is over the budget (the last window then
-   stands for the rest of the grid, finish_launch). Windows are folded RT_WSTAT_FOLD at a time,
-   RT_WSTAT_KEEP staying unfolded (the array moves once per RT_WSTAT_FOLD windows). */
-#define RT_WSTAT_KEEP 8
-#define RT_WSTAT_FOLD 64
-
-static int foldable(size_t d, size_t i) {
-  if (L.over_budget && cgp_rt_g.sample_mode == 2) return 0;
-  if (L.dv[d].wstat[i].budget_hit) return 0;
-  return L.dv[d].wstat[L.dv[d].nwstat - 1].region_start >= L.dv[d].wstat[i].region_end;
-}
-
+/* Device d's closed windows folded into its launch sums as the grid passes them
+   (rt_wstat_fold), but not once `full` mode is over the budget (finish_launch). */
 static void fold_windows(size_t d) {
-  rt_wstat *ws = L.dv[d].wstat;
-  if (L.dv[d].nwstat < RT_WSTAT_KEEP + RT_WSTAT_FOLD) return;
-  size_t n = 0;
-  while (L.dv[d].nwstat - n > RT_WSTAT_KEEP && foldable(d, n)) {
-    rt_launch_stats_add(&ws[n], UINT64_MAX, 0, &L.dv[d].fold, &L.dv[d].fold_tiled, d == 0 ? &L.fold_traced : NULL);
-    if (L.sampled && d == 0) {                  /* as finish_launch adds them, in the same order */
-      L.k->warps_traced += (uint64_t)ws[n].tot.warps;
-      L.k->divergent_warps += (uint64_t)ws[n].tot.divergent_warps;
-      L.k->masked_slots += ws[n].tot.masked_slots;
-    }
-    n++;
-  }
-  if (!n) return;
-  memmove(ws, ws + n, (L.dv[d].nwstat - n) * sizeof *ws);
-  L.dv[d].nwstat -= n;
+  rt_wstat_fold(L.dv[d].wstat, &L.dv[d].nwstat, L.over_budget && cgp_rt_g.sample_mode == 2, &L.dv[d].fold,
+                &L.dv[d].fold_tiled, d == 0 ? &L.fold_traced : NULL, L.sampled && d == 0 ? L.k : NULL);
 }
-
-static int pending_from_block(const rt_pending *p, const void *arg);
 
 /* The blocks before the grid's first whole row (2-D) or plane (3-D) of blocks: the boundary of a
    stencil, whose blocks may have fewer threads (a loop from 1) and other neighbours than the rest,
@@ -1362,11 +1331,7 @@ static uint64_t record_launch(void) {
     rt_tile_stats(k, d, &s.stats[d]);
     s.has_tiled |= rt_launch_stats_tiled(k, d, &sum_tiled, L.tpb, &s.tiled[d]);
   }
-  for (size_t w = 0; w < L.dv[0].nwstat; w++) {
-    k->warps_traced += (uint64_t)L.dv[0].wstat[w].tot.warps;
-    k->divergent_warps += (uint64_t)L.dv[0].wstat[w].tot.divergent_warps;
-    k->masked_slots += L.dv[0].wstat[w].tot.masked_slots;
-  }
+  for (size_t w = 0; w < L.dv[0].nwstat; w++) rt_wstat_count(k, &L.dv[0].wstat[w]);
   rt_record_launch(k, &s);
   rt_record_deps(k, s.launch, L.deps);
   return G;

@@ -252,6 +252,13 @@ void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
 void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, cgp_totals *sum, cgp_totals *sum_tiled,
                          double *traced_warps);
 void rt_launch_stats_sum(const cgp_totals *sum, unsigned tpb, cgp_kernel_stats *st);
+/* One device's closed windows ws[0..*n), in block order: those the grid has passed, all but the
+   last few, folded into *fold and *fold_tiled (rt_launch_stats_add; their warps into *traced, if
+   not NULL, and into count's totals, if not NULL) and removed; none while hold. */
+void rt_wstat_fold(rt_wstat *ws, size_t *n, int hold, cgp_totals *fold, cgp_totals *fold_tiled, double *traced,
+                   rt_kernel *count);
+/* A window's traced, divergent warps and masked slots into kernel k's totals (device 0's windows). */
+void rt_wstat_count(rt_kernel *k, const rt_wstat *ws);
 /* sum_tiled (the what-if tiling's sums, rt_launch_stats_add) as the kernel's stats on device d,
    its shared memory included; 0 when device d's analyses of k have no what-if, or one that does
    not stand for tiled code (docs/model.md 8c). */

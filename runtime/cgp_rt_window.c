@@ -269,6 +269,42 @@ void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, c
   if (traced_warps) *traced_warps += ws->tot.warps;
 }
 
+void rt_wstat_count(rt_kernel *k, const rt_wstat *ws) {
+  k->warps_traced += (uint64_t)ws->tot.warps;
+  k->divergent_warps += (uint64_t)ws->tot.divergent_warps;
+  k->masked_slots += ws->tot.masked_slots;
+}
+
+/* A closed window's stats were kept until the launch ended (finish_launch clamps them to the grid,
+   known only then), which in `full` mode, one window after another, grew without bound: 5.4 KB a
+   window, 1.4 GB for a grid of 4 M blocks (issue 31 item 5). A window is folded into the launch's
+   sums (rt_launch_stats_add, in window order: the same operations, the same bits) once a later
+   window starts at or past the end of the blocks it stands for: then the grid reaches past that
+   end and the clamps change nothing. Not a window the budget cut (it stands on the launch's mean
+   block, known at its end), nor any while `hold` (`full` mode over the budget: the last window
+   then stands for the rest of the grid, finish_launch). Windows are folded RT_WSTAT_FOLD at a
+   time, RT_WSTAT_KEEP staying unfolded (the array moves once per RT_WSTAT_FOLD windows). */
+#define RT_WSTAT_KEEP 8
+#define RT_WSTAT_FOLD 64
+
+static int foldable(const rt_wstat *ws, size_t n, size_t i) {
+  return !ws[i].budget_hit && ws[n - 1].region_start >= ws[i].region_end;
+}
+
+void rt_wstat_fold(rt_wstat *ws, size_t *n, int hold, cgp_totals *fold, cgp_totals *fold_tiled, double *traced,
+                   rt_kernel *count) {
+  if (hold || *n < RT_WSTAT_KEEP + RT_WSTAT_FOLD) return;
+  size_t m = 0;
+  while (*n - m > RT_WSTAT_KEEP && foldable(ws, *n, m)) {
+    rt_launch_stats_add(&ws[m], UINT64_MAX, 0, fold, fold_tiled, traced);
+    if (count) rt_wstat_count(count, &ws[m]);   /* as finish_launch adds them, in the same order */
+    m++;
+  }
+  if (!m) return;
+  memmove(ws, ws + m, (*n - m) * sizeof *ws);
+  *n -= m;
+}
+
 void rt_launch_stats_sum(const cgp_totals *sum_in, unsigned tpb, cgp_kernel_stats *st) {
   const cgp_totals sum = *sum_in;
   memset(st, 0, sizeof *st);
