@@ -323,8 +323,11 @@ static int passed(int64_t row, int64_t x, int64_t r, int64_t c) { return row > r
    a warming launch's batches all do (2, docs/model.md section 4c). */
 static int warms(const rt_window *w) { return L.warming ? 2 : cgp_rt_g.sample_mode != 2 && w->start > 0; }
 
-/* The dependence check's: a launch analysed, on its first window (docs/pipeline.md). */
-static cgp_deps *deps_for(size_t d, const rt_window *w) { return L.sampled && d == 0 && w->start == 0 ? L.deps : NULL; }
+/* The dependence check's: a launch analysed, on its first window (docs/pipeline.md), the trace
+   device's (the most blocks: the first window every device shared before issue 30 item 7). */
+static cgp_deps *deps_for(size_t d, const rt_window *w) {
+  return L.sampled && d == L.tdev && w->start == 0 ? L.deps : NULL;
+}
 
 static void window_cells(rt_window *w) {
   cell_of(w->start + w->size - 1, &w->done_row, &w->done_x);
