@@ -1,9 +1,10 @@
 /* cgp_rt.c: the hooks. Pseudo-threads arrive in the sequential program's order, which is
    lexicographic in (z, y, x); this file turns them into warps and blocks and decides what to trace.
 
-   Sampling (docs/pipeline.md, "Sampling"): a launch traces windows of W consecutive blocks (block
-   ids [0, W), [2W, 3W), [4W, 5W), [8W, 9W) ...), W = 2 batches of the device with the most
-   resident blocks; each window stands for the blocks up to the next one. Launches 0, 1, 2, 4,
+   Sampling (docs/pipeline.md, "Sampling"): a launch traces, per device, windows of W consecutive
+   blocks (block ids [0, W), [2W, 3W), [4W, 5W), [8W, 9W) ...), W = 2 of the device's batches, each
+   standing for the blocks up to the next one; a block is traced if it lies in some device's window,
+   and each device analyses only its own windows. Launches 0, 1, 2, 4,
    8 ... of a kernel are analysed, each standing for the launches up to the next one.
    CGPREDICT_SAMPLE=full traces every block of every launch, window after window.
 
@@ -83,12 +84,13 @@ static struct {
                                              batches are complete only at the nest's end */
   uint64_t drop_from;                     /* blocks from here on are not traced: their windows
                                              made room for earlier ones (drop_windows_after) */
-  unsigned windows;                       /* windows closed this launch */
-  unsigned agreed;                        /* windows in a row that agreed with the one before */
-  int stop;                               /* why tracing stopped before the grid's end: RT_STOP_* */
+  int stop;                               /* why tracing stopped before the grid's end: RT_STOP_*
+                                             (RT_STOP_CONVERGED: every device's windows did) */
   int64_t prev_x;
   unsigned bx, by, bz, tpb;
-  uint64_t W;
+  uint64_t W;                             /* the trace device's windows' (rt_trace_launch_begin) */
+  size_t tdev;                            /* the trace device: the one with the most resident
+                                             blocks (the first such), whose windows the trace holds */
   int64_t maxx, maxy, maxz, cur_row;
   uint64_t gdx, gdy;
   int gdx_known, gdy_known;
@@ -99,11 +101,18 @@ static struct {
   size_t npend;
   rt_window *win;
   size_t nwin;
-  rt_wstat (*wstat)[RT_MAX_DEVICES];      /* per closed window not yet folded (fold_windows) */
-  size_t nwstat;
-  cgp_totals fold[RT_MAX_DEVICES];        /* the folded windows' scaled sums, per device */
-  cgp_totals fold_tiled[RT_MAX_DEVICES];  /* and the what-if tiling's (docs/model.md 8c) */
-  double fold_traced;                     /* and their warps (device 0) */
+  struct {                                /* per device: its own windows (issue 30 item 7) */
+    uint64_t W;                           /* 2 of its batches */
+    rt_wstat *wstat;                      /* per closed window not yet folded (fold_windows) */
+    size_t nwstat;
+    unsigned windows;                     /* windows closed this launch */
+    unsigned agreed;                      /* windows in a row that agreed with the one before */
+    uint64_t stop_from;                   /* its windows converged: no block from here on is
+                                             traced for it (stop_after); UINT64_MAX none */
+    cgp_totals fold, fold_tiled;          /* the folded windows' scaled sums, and the what-if
+                                             tiling's (docs/model.md 8c) */
+  } dv[RT_MAX_DEVICES];
+  double fold_traced;                     /* the folded windows' warps (device 0) */
   size_t stored;                          /* bytes of complete warps waiting in windows */
   uint32_t hoist_sid[RT_MAX_HOISTED];     /* cgp_rt_hoisted: issued first by every traced thread */
   uint64_t hoist_addr[RT_MAX_HOISTED];
@@ -194,23 +203,40 @@ static void lost_to_memory(void) {
 }
 
 
-static rt_window *window_of(uint64_t id) {
+/* Device d's window holding block id, or NULL. */
+static rt_window *window_of(size_t d, uint64_t id) {
   for (size_t i = 0; i < L.nwin; i++)
-    if (id >= L.win[i].start && id - L.win[i].start < L.win[i].size) return &L.win[i];
+    if (L.win[i].dev == d && id >= L.win[i].start && id - L.win[i].start < L.win[i].size) return &L.win[i];
   return NULL;
 }
 
+static int held(uint64_t id) {
+  for (size_t i = 0; i < L.nwin; i++)
+    if (id >= L.win[i].start && id - L.win[i].start < L.win[i].size) return 1;
+  return 0;
+}
+
+/* The warp built once, into every device's window holding its block (shared: rt_wwarp_share),
+   its bytes counted once. */
 static void complete_warp(rt_pending *p) {
-  rt_window *win = window_of(p->block_id);
-  if (!win && p->flat) rt_flat_clear(L.k->shape, p->flat);
-  if (win) {
+  rt_window *win[RT_MAX_DEVICES];
+  size_t nwin = 0;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    if ((win[nwin] = window_of(d, p->block_id))) nwin++;
+  if (!nwin && p->flat) rt_flat_clear(L.k->shape, p->flat);
+  if (nwin) {
     rt_wwarp *w = p->flat ? rt_wwarp_build_flat(L.k->shape, p->flat, p->lane, p->active, p->thread)
                           : rt_wwarp_build(L.k->shape, p->lane, p->active, p->thread);
-    uint64_t b = p->block_id - win->start;
-    size_t before = b < win->nblk && win->nw ? win->nw[b] : 0, bytes = w ? rt_wwarp_bytes(w) : 0;
-    if (w) rt_window_put(win, b, w);            /* (frees the warp if out of memory) */
-    if (w && b < win->nblk && win->nw[b] == before + 1) L.stored += bytes;
-    else lost_to_memory();
+    size_t bytes = w ? rt_wwarp_bytes(w) : 0, put = 0;
+    for (size_t i = 1; w && i < nwin; i++) rt_wwarp_share(w);
+    for (size_t i = 0; w && i < nwin; i++) {
+      uint64_t b = p->block_id - win[i]->start;
+      size_t before = b < win[i]->nblk && win[i]->nw ? win[i]->nw[b] : 0;
+      rt_window_put(win[i], b, w);              /* (drops this holder if out of memory) */
+      put += b < win[i]->nblk && win[i]->nw[b] == before + 1;
+    }
+    if (put) L.stored += bytes;
+    if (put < nwin) lost_to_memory();
   }
   for (unsigned l = 0; l < RT_WARP; l++) {
     p->active[l] = 0;
@@ -260,20 +286,16 @@ static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_ro
 
 /* ---- windows --------------------------------------------------------------------------------- */
 
-/* Index of the window holding block `id` (its start and the end of the blocks it stands for), or -1. */
-static int window_index(uint64_t id, uint64_t *start, uint64_t *region_end) {
-  uint64_t W = L.W;
-  if (cgp_rt_g.sample_mode == 2) {
-    *start = id / W * W;
-    *region_end = *start + W;
-    return 0;
-  }
-  if (id < W) { *start = 0; *region_end = 2 * W; return 0; }
-  unsigned k = 1;
-  while (k < 62 && (W << (k + 1)) <= id) k++;
-  *start = W << k;
-  *region_end = k < 62 ? W << (k + 1) : UINT64_MAX;
-  return id - *start < W ? (int)k : -1;
+/* The devices that trace block `id`, a bit each: those whose schedule has a window holding it
+   (start[d] and region_end[d]: the window's start and the end of the blocks it stands for) and
+   whose windows have not converged before it. */
+static unsigned tracing_devices(uint64_t id, uint64_t *start, uint64_t *region_end) {
+  unsigned want = 0;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    if (id < L.dv[d].stop_from &&
+        rt_window_index(L.dv[d].W, cgp_rt_g.sample_mode == 2, id, &start[d], &region_end[d]) >= 0)
+      want |= 1u << d;
+  return want;
 }
 
 /* The last cell (row, x) of block `id` in the sweep; NEVER while the grid's extent is unknown. */
@@ -303,25 +325,28 @@ static int passed(int64_t row, int64_t x, int64_t r, int64_t c) { return row > r
    a warming launch's batches all do (2, docs/model.md section 4c). */
 static int warms(const rt_window *w) { return L.warming ? 2 : cgp_rt_g.sample_mode != 2 && w->start > 0; }
 
-/* The dependence check's: a launch analysed, on its first window (docs/pipeline.md). */
-static cgp_deps *deps_for(size_t d, const rt_window *w) { return L.sampled && d == 0 && w->start == 0 ? L.deps : NULL; }
+/* The dependence check's: a launch analysed, on its first window (docs/pipeline.md), the trace
+   device's (the most blocks: the first window every device shared before issue 30 item 7). */
+static cgp_deps *deps_for(size_t d, const rt_window *w) {
+  return L.sampled && d == L.tdev && w->start == 0 ? L.deps : NULL;
+}
 
 static void window_cells(rt_window *w) {
   cell_of(w->start + w->size - 1, &w->done_row, &w->done_x);
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    uint64_t e = w->next[d] + rt_batch_blocks(d, L.tpb);
-    cell_of(w->start + (e < w->size ? e : w->size) - 1, &w->next_row[d], &w->next_x[d]);
-  }
+  size_t d = w->dev;
+  uint64_t e = w->next[d] + rt_batch_blocks(d, L.tpb);
+  cell_of(w->start + (e < w->size ? e : w->size) - 1, &w->next_row[d], &w->next_x[d]);
 }
 
-static rt_window *open_window(uint64_t start, uint64_t region_end) {
+static rt_window *open_window(size_t d, uint64_t start, uint64_t region_end) {
   rt_window *nw = realloc(L.win, (L.nwin + 1) * sizeof *nw);
   if (!nw) return NULL;
   L.win = nw;
   rt_window *w = &L.win[L.nwin++];
   memset(w, 0, sizeof *w);
+  w->dev = d;
   w->start = start;
-  w->size = L.W;
+  w->size = L.dv[d].W;
   w->region_end = region_end;
   window_cells(w);
   return w;
@@ -343,62 +368,28 @@ static void analyse_next_batch(rt_window *w, size_t d) {
   plain_resume(paused);
 }
 
-/* Release blocks [freed, b) of window w, written to the trace first (cgp_rt_trace.c). */
+/* Release blocks [freed, b) of window w, written to the trace first when it is the trace
+   device's (cgp_rt_trace.c). */
 static size_t free_below(rt_window *w, uint64_t b) {
-  rt_trace_blocks(L.k, w, b);
+  if (w->dev == L.tdev) rt_trace_blocks(L.k, w, b);
   return rt_window_free_below(w, b);
 }
 
-/* Release the blocks every device has analysed (a warming window keeps its first batch, which
+/* Release the blocks its device has analysed (a warming window keeps its first batch, which
    counts after all if no second batch comes). */
 static void release_analysed(rt_window *w) {
-  uint64_t lo = w->size;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    uint64_t keep = warms(w) == 1 && !w->counted[d] ? 0 : w->next[d];
-    if (keep < lo) lo = keep;
-  }
+  size_t d = w->dev;
+  uint64_t lo = warms(w) == 1 && !w->counted[d] ? 0 : w->next[d];
   size_t bytes = free_below(w, lo);
   L.stored -= bytes < L.stored ? bytes : L.stored;
 }
 
-/* A closed window's stats were kept until the launch ended (finish_launch clamps them to the grid,
-   known only then), which in `full` mode, one window after another, grew without bound: 5.4 KB a
-   window, 1.4 GB for a grid of 4 M blocks (issue 31 item 5). A window is folded into the launch's
-   sums (rt_launch_stats_add, in window order: the same operations, the same bits) once a later
-   window starts at or past the end of the blocks it stands for: then the grid reaches past that
-   end and the clamps change nothing. Not a window the budget cut (it stands on the launch's mean
-   block, known at its end), nor any once `full` mode is over the budget (the last window then
-   stands for the rest of the grid, finish_launch). Windows are folded RT_WSTAT_FOLD at a time,
-   RT_WSTAT_KEEP staying unfolded (the array moves once per RT_WSTAT_FOLD windows). */
-#define RT_WSTAT_KEEP 8
-#define RT_WSTAT_FOLD 64
-
-static int foldable(size_t i) {
-  if (L.over_budget && cgp_rt_g.sample_mode == 2) return 0;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-    if (L.wstat[i][d].budget_hit) return 0;
-  return L.wstat[L.nwstat - 1][0].region_start >= L.wstat[i][0].region_end;
+/* Device d's closed windows folded into its launch sums as the grid passes them
+   (rt_wstat_fold), but not once `full` mode is over the budget (finish_launch). */
+static void fold_windows(size_t d) {
+  rt_wstat_fold(L.dv[d].wstat, &L.dv[d].nwstat, L.over_budget && cgp_rt_g.sample_mode == 2, &L.dv[d].fold,
+                &L.dv[d].fold_tiled, d == 0 ? &L.fold_traced : NULL, L.sampled && d == 0 ? L.k : NULL);
 }
-
-static void fold_windows(void) {
-  if (L.nwstat < RT_WSTAT_KEEP + RT_WSTAT_FOLD) return;
-  size_t n = 0;
-  while (L.nwstat - n > RT_WSTAT_KEEP && foldable(n)) {
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-      rt_launch_stats_add(&L.wstat[n][d], UINT64_MAX, 0, &L.fold[d], &L.fold_tiled[d], d == 0 ? &L.fold_traced : NULL);
-    if (L.sampled) {                            /* as finish_launch adds them, in the same order */
-      L.k->warps_traced += (uint64_t)L.wstat[n][0].tot.warps;
-      L.k->divergent_warps += (uint64_t)L.wstat[n][0].tot.divergent_warps;
-      L.k->masked_slots += L.wstat[n][0].tot.masked_slots;
-    }
-    n++;
-  }
-  if (!n) return;
-  memmove(L.wstat, L.wstat + n, (L.nwstat - n) * sizeof *L.wstat);
-  L.nwstat -= n;
-}
-
-static int pending_from_block(const rt_pending *p, const void *arg);
 
 /* The blocks before the grid's first whole row (2-D) or plane (3-D) of blocks: the boundary of a
    stencil, whose blocks may have fewer threads (a loop from 1) and other neighbours than the rest,
@@ -410,66 +401,52 @@ static uint64_t first_slab(void) {
   return L.gdy_known ? L.gdx * L.gdy : 0;
 }
 
-/* Has device d's L2 taken in its capacity of new lines since the launch began, as far as the
-   windows up to the last closed one tell? Each window's L2 misses per block (loads' and stores'
-   DRAM transactions), over the blocks it stands for, the last one's over its own blocks only: until
-   then what a window finds in the L2 is what the launch's start left there, not what it keeps. */
-static int l2_turned_over(size_t d) {
-  double lines = 0, cap = (double)cgp_l2_capacity_bytes(&cgp_rt_g.dev[d]) / cgp_transaction_bytes(&cgp_rt_g.dev[d]);
-  for (size_t w = 0; w < L.nwstat; w++) {
-    const rt_wstat *ws = &L.wstat[w][d];
-    if (!(ws->tot.blocks > 0)) continue;
-    double blocks = w + 1 < L.nwstat ? (double)(L.wstat[w + 1][d].region_start - ws->region_start) : ws->tot.blocks;
-    lines += (ws->tot.ld_dram[0] + ws->tot.ld_dram[1] + ws->tot.ld_dram[2] + ws->tot.st_dram) / ws->tot.blocks * blocks;
-  }
-  return lines >= cap;
-}
-
-/* Section "Sampling" of docs/pipeline.md: the window just closed (the last of L.wstat) is past the
-   grid's first row (or plane) of blocks and agrees, on every device, with the window before it that
-   is past it too, and that one agreed with its own predecessor: three such windows in a row alike,
-   after every device's L2 has taken in its capacity of new lines (l2_turned_over). Run and skip
-   modes, an analysed launch whose sweep goes forward (`full` traces every block). [Choice: a
-   plateau, not a mean, and the L2 turned over: LU's kernel 2 on the TK1 at N = 512 has its misses
-   per load at 0.5 in the windows at blocks 32, 64 and 128 and 0.56 from block 256 on, once its
-   blocks have brought 128 KB of new lines; converging at 128 made it -27 % against every window
-   traced.] */
-static int window_converged(void) {
+/* Device d's windows converged (docs/pipeline.md, "Sampling"; cgp_rt_converge.c): run and skip
+   modes, an analysed launch whose sweep goes forward (`full` traces every block). */
+static int window_converged(size_t d) {
   uint64_t slab = first_slab();
   if (!cgp_rt_g.converge || cgp_rt_g.sample_mode == 2 || !L.sampled || L.unordered || L.over_budget || !slab ||
-      L.nwstat != L.windows)            /* folded windows (beyond 72) */
+      L.dv[d].nwstat != L.dv[d].windows)            /* folded windows (beyond 72) */
     return 0;
-  size_t last = L.nwstat - 1, prev = last - 1;
-  if (last < 2 || L.wstat[prev][0].region_start < slab) {   /* the first window past the row, or none */
-    L.agreed = 0;
-    return 0;
-  }
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-    if (!l2_turned_over(d) || !rt_window_agrees(&L.wstat[last][d].tot, &L.wstat[prev][d].tot)) {
-      L.agreed = 0;
-      return 0;
-    }
-  return ++L.agreed >= RT_CONVERGE_AGREEMENTS;
+  return rt_windows_converged(&cgp_rt_g.dev[d], L.dv[d].wstat, L.dv[d].nwstat, slab, &L.dv[d].agreed);
 }
 
-/* Window i (just analysed, the last of L.wstat) stands for the rest of the grid: the windows opened
-   after it are dropped with their warps, and no later block is traced. */
+static int pending_unheld(const rt_pending *p, const void *arg) {
+  (void)arg;
+  return !held(p->block_id);
+}
+
+/* Window i (just analysed, the last of its device's L.dv[].wstat) stands for the rest of the grid:
+   its device's windows opened after it are dropped with their warps (warps another device's
+   windows hold stay there), and no later block is traced for it; none at all once every device
+   has stopped. */
 static void stop_after(size_t i) {
   rt_window *w = &L.win[i];
+  size_t d = w->dev;
   w->region_end = UINT64_MAX;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    L.wstat[L.nwstat - 1][d].region_end = UINT64_MAX;
-    L.k->skip_to[d] = UINT64_MAX;                /* the blocks it stands for age the L2 */
-  }
-  L.drop_from = w->start + w->size;
-  while (L.nwin > i + 1) {
-    rt_window *later = &L.win[--L.nwin];
+  L.dv[d].wstat[L.dv[d].nwstat - 1].region_end = UINT64_MAX;
+  L.k->skip_to[d] = UINT64_MAX;                  /* the blocks it stands for age the L2 */
+  L.dv[d].stop_from = w->start + w->size;
+  for (size_t j = L.nwin; j-- > i + 1;) {
+    rt_window *later = &L.win[j];
+    if (later->dev != d) continue;
     size_t bytes = rt_window_free_below(later, later->nblk);
     L.stored -= bytes < L.stored ? bytes : L.stored;
     rt_window_release(later);
+    memmove(later, later + 1, (L.nwin - j - 1) * sizeof *L.win);
+    L.nwin--;
   }
-  flush_pending_if(pending_from_block, &L.drop_from);
-  L.stop = RT_STOP_CONVERGED;
+  flush_pending_if(pending_unheld, NULL);
+  int all = 1;
+  for (size_t e = 0; e < cgp_rt_g.ndev; e++) all &= L.dv[e].stop_from != UINT64_MAX;
+  if (all) L.stop = RT_STOP_CONVERGED;
+}
+
+/* Window i is the last its device has open. */
+static int last_of_device(size_t i) {
+  for (size_t j = i + 1; j < L.nwin; j++)
+    if (L.win[j].dev == L.win[i].dev) return 0;
+  return 1;
 }
 
 static void close_window(size_t i) {
@@ -480,24 +457,24 @@ static void close_window(size_t i) {
      window does, finish_launch). Its record in the trace says so, so a replay counts the same.
      Before, a sampled launch cut in its first window stood for that window's region only: a
      2048x2048 grid of 4096 blocks was predicted as 1056 of them. */
-  if (L.over_budget && i == L.nwin - 1) w->region_end = UINT64_MAX;
+  size_t d = w->dev;
+  if (L.over_budget && last_of_device(i)) w->region_end = UINT64_MAX;
   flush_pending_if(pending_in_window, w);
-  rt_wstat (*ns)[RT_MAX_DEVICES] = realloc(L.wstat, (L.nwstat + 1) * sizeof *ns);
+  rt_wstat *ns = realloc(L.dv[d].wstat, (L.dv[d].nwstat + 1) * sizeof *ns);
   if (ns) {
-    L.wstat = ns;
-    rt_wstat *out = L.wstat[L.nwstat++];
-    memset(out, 0, sizeof *ns);
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-      rt_window_finish(L.k, w, d, L.tpb, warms(w), deps_for(d, w), &out[d]);
-    L.windows++;
-    if (window_converged()) stop_after(i);
-    fold_windows();
+    L.dv[d].wstat = ns;
+    rt_wstat *out = &ns[L.dv[d].nwstat++];
+    memset(out, 0, sizeof *out);
+    rt_window_finish(L.k, w, d, L.tpb, warms(w), deps_for(d, w), out);
+    L.dv[d].windows++;
+    if (window_converged(d)) stop_after(i);
+    fold_windows(d);
   } else {
     lost_to_memory();
   }
   size_t bytes = free_below(w, w->nblk);
   L.stored -= bytes < L.stored ? bytes : L.stored;
-  rt_trace_window(w);
+  if (d == L.tdev) rt_trace_window(w);
   rt_window_release(w);
   /* windows stay in the order they opened (block order): each device analyses them, and the
      trace replays them, in that order */
@@ -513,12 +490,12 @@ static void advance_windows(int64_t row, int64_t x) {
     rt_window *w = &L.win[i];
     if (passed(row, x, w->done_row, w->done_x)) { close_window(i); continue; }
     int moved = 0;
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-      while (w->next[d] < w->size && passed(row, x, w->next_row[d], w->next_x[d])) {
-        analyse_next_batch(w, d);
-        window_cells(w);
-        moved = 1;
-      }
+    size_t d = w->dev;
+    while (w->next[d] < w->size && passed(row, x, w->next_row[d], w->next_x[d])) {
+      analyse_next_batch(w, d);
+      window_cells(w);
+      moved = 1;
+    }
     if (moved) release_analysed(w);
     i++;
   }
@@ -588,8 +565,8 @@ static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
     for (size_t i = 0; i < L.nwin; i++) {
       const rt_window *w = &L.win[i];
       if (w->done_row == row && w->done_x < hi) hi = w->done_x + 1;
-      for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-        if (w->next[d] < w->size && w->next_row[d] == row && w->next_x[d] < hi) hi = w->next_x[d] + 1;
+      size_t d = w->dev;
+      if (w->next[d] < w->size && w->next_row[d] == row && w->next_x[d] < hi) hi = w->next_x[d] + 1;
     }
   L.fast_y = y;
   L.fast_z = z;
@@ -787,9 +764,10 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
   if (x < L.out_hi[0] && x >= L.out_lo[0] && y < L.out_hi[1] && y >= L.out_lo[1] && z < L.out_hi[2] &&
       z >= L.out_lo[2])
     return untraced_from(x, y, z);              /* the block of the last thread outside the sample */
-  uint64_t id, start = 0, region_end = 0;
+  uint64_t id, start[RT_MAX_DEVICES], region_end[RT_MAX_DEVICES];
   if (!block_id_of(x, y, z, &id)) return untraced();
-  if (window_index(id, &start, &region_end) < 0) {  /* a block's windows depend only on its id */
+  unsigned want = tracing_devices(id, start, region_end);
+  if (!want) {                                  /* a block's windows depend only on its id */
     L.out_lo[0] = x - x % L.bx; L.out_hi[0] = L.out_lo[0] + L.bx;
     L.out_lo[1] = y - y % L.by; L.out_hi[1] = L.out_lo[1] + L.by;
     L.out_lo[2] = z - z % L.bz; L.out_hi[2] = L.out_lo[2] + L.bz;
@@ -805,11 +783,17 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
     if (L.pend[i].used && L.pend[i].block_id == id && L.pend[i].widx == widx) p = &L.pend[i];
   if (id >= L.drop_from) return untraced();     /* blocks the GPU runs after those kept */
   if (!p && over_budget() && !(L.unordered && drop_windows_after(id))) {
-    rt_window *w = window_of(id);               /* a warp begun is finished; no new one starts */
-    if (w) w->budget_hit = 1;
+    for (size_t d = 0; d < cgp_rt_g.ndev; d++) {  /* a warp begun is finished; no new one starts */
+      rt_window *w = window_of(d, id);
+      if (w) w->budget_hit = 1;
+    }
     return untraced();
   }
-  if (!window_of(id) && !open_window(start, region_end)) { lost_to_memory(); return untraced(); }
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    if ((want >> d & 1) && !window_of(d, id) && !open_window(d, start[d], region_end[d])) {
+      lost_to_memory();
+      return untraced();
+    }
   if (!p) p = pending_for(id, widx, last_row);
   if (!p) { lost_to_memory(); return untraced(); }
   p->lanes = last - widx * RT_WARP + 1;
@@ -1306,16 +1290,22 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   L.tpb = L.bx * L.by * L.bz;
   L.maxx = L.maxy = L.maxz = -1;
   L.cur_row = 0;
-  uint64_t most = 1;
+  uint64_t most = 0;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
     uint64_t per_batch = rt_batch_blocks(d, L.tpb);
-    if (per_batch > most) most = per_batch;
+    L.dv[d].W = 2 * per_batch;                /* one batch to warm the caches, one to measure */
+    L.dv[d].stop_from = UINT64_MAX;
+    if (per_batch > most) {
+      most = per_batch;
+      L.tdev = d;
+    }
     if (L.traced && rt_kernel_analyses(k, d)) {
       cgp_analysis_begin_launch(k->an[d]);
       rt_window_launch_begin(k, d);
     }
   }
-  L.W = 2 * most;                             /* one batch to warm the caches, one to measure */
+  L.W = L.dv[L.tdev].W;
+  k->fp_dev = L.tdev;                         /* the footprint, like the trace, on its windows */
   if (k->fp) rt_footprint_row_blocks(k->fp, k->dims <= 1 ? 1 : 0);   /* a 2-D row: once known */
   if (L.traced) rt_trace_launch_begin(k, k->launches - 1, b, L.W, L.warming ? 2 : cgp_rt_g.sample_mode == 2);
 }
@@ -1353,25 +1343,23 @@ static uint64_t record_launch(void) {
   s.total_warps = G * ((L.tpb + RT_WARP - 1) / RT_WARP);
   /* `full` mode stopped by the budget: the blocks after the last window were not traced, and it
      stands for them, as a sampled launch's last window does */
-  if (cgp_rt_g.sample_mode == 2 && L.over_budget && L.nwstat)
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++) L.wstat[L.nwstat - 1][d].region_end = UINT64_MAX;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+    if (cgp_rt_g.sample_mode == 2 && L.over_budget && L.dv[d].nwstat)
+      L.dv[d].wstat[L.dv[d].nwstat - 1].region_end = UINT64_MAX;
   s.traced_warps = L.fold_traced;
-  s.windows = L.windows;
+  for (size_t d = 0; d < cgp_rt_g.ndev; d++)         /* the device that traced the most windows */
+    if (L.dv[d].windows > s.windows) s.windows = L.dv[d].windows;
   s.stop = L.stop ? L.stop : L.over_budget ? RT_STOP_BUDGET : RT_STOP_GRID;
   for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    cgp_totals sum = L.fold[d], sum_tiled = L.fold_tiled[d];
-    for (size_t w = 0; w < L.nwstat; w++)
-      rt_launch_stats_add(&L.wstat[w][d], G, (double)L.threads / (double)G, &sum, &sum_tiled,
+    cgp_totals sum = L.dv[d].fold, sum_tiled = L.dv[d].fold_tiled;
+    for (size_t w = 0; w < L.dv[d].nwstat; w++)
+      rt_launch_stats_add(&L.dv[d].wstat[w], G, (double)L.threads / (double)G, &sum, &sum_tiled,
                           d == 0 ? &s.traced_warps : NULL);
     rt_launch_stats_sum(&sum, L.tpb, &s.stats[d]);
     rt_tile_stats(k, d, &s.stats[d]);
     s.has_tiled |= rt_launch_stats_tiled(k, d, &sum_tiled, L.tpb, &s.tiled[d]);
   }
-  for (size_t w = 0; w < L.nwstat; w++) {
-    k->warps_traced += (uint64_t)L.wstat[w][0].tot.warps;
-    k->divergent_warps += (uint64_t)L.wstat[w][0].tot.divergent_warps;
-    k->masked_slots += L.wstat[w][0].tot.masked_slots;
-  }
+  for (size_t w = 0; w < L.dv[0].nwstat; w++) rt_wstat_count(k, &L.dv[0].wstat[w]);
   rt_record_launch(k, &s);
   rt_record_deps(k, s.launch, L.deps);
   return G;
@@ -1391,7 +1379,9 @@ static void end_nest(void) {
   /* a sweep that went back kept its windows to the end: analyse them in block order, the order a
      GPU runs its blocks in, whatever order the C loop ran them */
   if (L.unordered) qsort(L.win, L.nwin, sizeof *L.win, window_cmp);
-  if (L.drop_from != UINT64_MAX && L.nwin) L.win[L.nwin - 1].region_end = UINT64_MAX;  /* to the grid's end */
+  if (L.drop_from != UINT64_MAX)                /* each device's last window: to the grid's end */
+    for (size_t i = 0; i < L.nwin; i++)
+      if (last_of_device(i)) L.win[i].region_end = UINT64_MAX;
   while (L.nwin) close_window(0);
   finish_launch();
   for (size_t d = 0; d < cgp_rt_g.ndev; d++)
@@ -1402,7 +1392,7 @@ static void end_nest(void) {
   }
   free(L.pend);
   free(L.win);
-  free(L.wstat);
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) free(L.dv[d].wstat);
   L.k->iters_skipped += rt_tracker_iterations_skipped(L.tracker);
   rt_tracker_free(L.tracker);
   L.active = 0;
@@ -1410,7 +1400,7 @@ static void end_nest(void) {
   cgp_rt_fold = 0;
   L.pend = NULL;
   L.win = NULL;
-  L.wstat = NULL;
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) L.dv[d].wstat = NULL;
   L.tracker = NULL;
 }
 

@@ -12,8 +12,8 @@ typedef struct rt_footprint rt_footprint;
 /* For a kernel of nsites sites of the given kinds (kept, not copied); NULL when out of memory. */
 rt_footprint *rt_footprint_new(size_t nsites, const uint8_t *kind);
 void rt_footprint_free(rt_footprint *f);
-/* A batch of device 0 begins; a warp instruction of it (warp: its number in the batch); the batch
-   ends at block end_block of the launch. */
+/* A batch of the measuring device (rt_kernel.fp_dev) begins; a warp instruction of it (warp: its
+   number in the batch); the batch ends at block end_block of the launch. */
 void rt_footprint_batch_begin(rt_footprint *f);
 void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint64_t *addr, unsigned nact,
                         unsigned size, double skipped);

@@ -30,7 +30,9 @@
    their warps freed once every device has analysed them. */
 typedef struct {
   uint64_t start, size, region_end;
-  rt_wwarp ***blk;           /* blk[b]: the warps of block start + b */
+  size_t dev;                /* the device whose window it is (each has its own: cgp_rt.c) */
+  rt_wwarp ***blk;           /* blk[b]: the warps of block start + b (shared with another device's
+                                window holding the block: rt_wwarp_share) */
   size_t *nw;
   size_t nblk;
   int64_t done_row, done_x;  /* complete once the thread position passes (row, x) */
@@ -60,6 +62,11 @@ enum { RT_STOP_GRID = 0, RT_STOP_CONVERGED = 1, RT_STOP_BUDGET = 2 };
 /* cgp_rt_converge.c: 1 if a window's totals agree with another's (or with sums over several)
    within the tolerances of docs/pipeline.md, "Sampling". */
 int rt_window_agrees(const cgp_totals *w, const cgp_totals *est);
+/* One device's windows ws[0..n) of a launch, the last just closed, in block order: 1 once the
+   launch may stop tracing for it (docs/pipeline.md, "Sampling"): the last three windows, all past
+   the grid's first `slab` blocks, alike in a row (*agreed counts the agreements, reset when one
+   fails) and the device's L2 turned over. */
+int rt_windows_converged(const cgp_device *dev, const rt_wstat *ws, size_t n, uint64_t slab, unsigned *agreed);
 
 /* The launches a sample stands for, by their own grids (docs/model.md 4d): `count` launches of
    `blocks` blocks in all (each entry a run of consecutive launches; equal grids share one entry;
@@ -174,7 +181,8 @@ typedef struct rt_kernel {
      window begins or the launch's grid is known. */
   uint64_t skip_from[RT_MAX_DEVICES], skip_to[RT_MAX_DEVICES];
   /* What the host would copy and what the CPU took (docs/model.md section 12) */
-  struct rt_footprint *fp;    /* the bytes its traced launches read and wrote (cgp_rt_footprint.h) */
+  struct rt_footprint *fp;    /* the bytes its traced launches read and wrote (cgp_rt_footprint.h), */
+  size_t fp_dev;              /* measured on this device's windows (cgp_rt.c: the trace device's) */
   double plain_s;             /* wall time of the threads run untraced, analyses excluded (cgp_rt.c) */
   uint64_t plain_threads;     /* those threads */
   uint64_t threads_all;       /* threads of every launch, traced or not */
@@ -247,6 +255,13 @@ void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
 void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, cgp_totals *sum, cgp_totals *sum_tiled,
                          double *traced_warps);
 void rt_launch_stats_sum(const cgp_totals *sum, unsigned tpb, cgp_kernel_stats *st);
+/* One device's closed windows ws[0..*n), in block order: those the grid has passed, all but the
+   last few, folded into *fold and *fold_tiled (rt_launch_stats_add; their warps into *traced, if
+   not NULL, and into count's totals, if not NULL) and removed; none while hold. */
+void rt_wstat_fold(rt_wstat *ws, size_t *n, int hold, cgp_totals *fold, cgp_totals *fold_tiled, double *traced,
+                   rt_kernel *count);
+/* A window's traced, divergent warps and masked slots into kernel k's totals (device 0's windows). */
+void rt_wstat_count(rt_kernel *k, const rt_wstat *ws);
 /* sum_tiled (the what-if tiling's sums, rt_launch_stats_add) as the kernel's stats on device d,
    its shared memory included; 0 when device d's analyses of k have no what-if, or one that does
    not stand for tiled code (docs/model.md 8c). */
@@ -260,6 +275,10 @@ extern uint64_t rt_deps_checked;
 size_t rt_window_free_below(rt_window *w, uint64_t b);
 void rt_window_release(rt_window *w);
 unsigned rt_active_blocks(const cgp_device *d, unsigned tpb);
+/* A device's window schedule (docs/pipeline.md, "Sampling"), windows of W blocks: the window holding
+   block `id` ([start, start + W), standing for [start, region_end)), its number, or -1 when the
+   block lies between windows. full: windows one after another ([W i, W (i + 1)), 0). */
+int rt_window_index(uint64_t W, int full, uint64_t id, uint64_t *start, uint64_t *region_end);
 /* Blocks resident together on device d: B x no_sm. */
 uint64_t rt_batch_blocks(size_t d, unsigned tpb);
 

@@ -411,6 +411,8 @@ struct rt_wwarp {
   int linear;                  /* every run one element, no two at one point: run k is event k */
   int one_block;               /* run and addr are in w's own allocation (new_linear), of
                                   block_pool class one_block - 1 when it has one */
+  unsigned shares;             /* holders besides the first (rt_wwarp_share; in the padding after
+                                  one_block, so a warp's bytes are what they were) */
   uint64_t *addr;              /* linear: run k's addresses at [seg0, seg0 + nseg), its lanes
                                   those of its mask in ascending order (8 bytes a lane, not 24) */
   uint64_t thread[RT_WARP];
@@ -835,8 +837,16 @@ rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[R
   return w;
 }
 
+void rt_wwarp_share(rt_wwarp *w) { w->shares++; }
+
+unsigned rt_wwarp_shares(const rt_wwarp *w) { return w->shares; }
+
 void rt_wwarp_free(rt_wwarp *w) {
   if (!w) return;
+  if (w->shares) {
+    w->shares--;
+    return;
+  }
   if (w->one_block) {
     pool_put(w, w->one_block - 1);
     return;

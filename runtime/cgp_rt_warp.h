@@ -142,7 +142,12 @@ rt_wwarp *rt_wwarp_build_sorted(const rt_shape *s, const rt_lane_rec lanes[RT_WA
    (and the lane records hold what they would); NULL when out of memory. */
 rt_wwarp *rt_wwarp_build_flat(const rt_shape *s, rt_flat *f, rt_lane_rec lanes[RT_WARP],
                               const uint8_t active[RT_WARP], const uint64_t thread[RT_WARP]);
+/* Frees the warp, or drops one holder of a shared one (rt_wwarp_share): each holder frees it once. */
 void rt_wwarp_free(rt_wwarp *w);
+/* One more holder of w (two devices' windows holding its block: docs/pipeline.md, "Sampling"). */
+void rt_wwarp_share(rt_wwarp *w);
+/* Its holders besides the one freeing it last: 0 when rt_wwarp_free releases it. */
+unsigned rt_wwarp_shares(const rt_wwarp *w);
 size_t rt_wwarp_bytes(const rt_wwarp *w);
 unsigned rt_wwarp_threads(const rt_wwarp *w);           /* lanes that took part */
 /* 1 if every run of the warp has one element and no two share a point (straight-line bodies):

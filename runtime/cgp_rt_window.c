@@ -40,8 +40,9 @@ size_t rt_window_free_below(rt_window *w, uint64_t b) {
   size_t bytes = 0;
   for (; w->freed < b && w->freed < w->nblk; w->freed++) {
     for (size_t i = 0; i < w->nw[w->freed]; i++) {
-      bytes += rt_wwarp_bytes(w->blk[w->freed][i]);
-      rt_wwarp_free(w->blk[w->freed][i]);
+      rt_wwarp *ww = w->blk[w->freed][i];
+      if (!rt_wwarp_shares(ww)) bytes += rt_wwarp_bytes(ww);   /* released by its last holder */
+      rt_wwarp_free(ww);
     }
     free(w->blk[w->freed]);
     w->blk[w->freed] = NULL;
@@ -60,6 +61,20 @@ void rt_window_release(rt_window *w) {
   w->blk = NULL;
   w->nw = NULL;
   w->nblk = 0;
+}
+
+int rt_window_index(uint64_t W, int full, uint64_t id, uint64_t *start, uint64_t *region_end) {
+  if (full) {
+    *start = id / W * W;
+    *region_end = *start + W;
+    return 0;
+  }
+  if (id < W) { *start = 0; *region_end = 2 * W; return 0; }
+  unsigned k = 1;
+  while (k < 62 && (W << (k + 1)) <= id) k++;
+  *start = W << k;
+  *region_end = k < 62 ? W << (k + 1) : UINT64_MAX;
+  return id - *start < W ? (int)k : -1;
 }
 
 unsigned rt_active_blocks(const cgp_device *d, unsigned tpb) {
@@ -154,7 +169,7 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
       lw[i].sm = (unsigned)((b - b0) % no_sm);
     }
   cgp_analysis_begin_batch(an, counting, (unsigned)nw, (unsigned)nblocks);
-  rt_footprint *fp = d == 0 ? k->fp : NULL;     /* device independent: measured once */
+  rt_footprint *fp = d == k->fp_dev ? k->fp : NULL;   /* device independent: measured once */
   for (size_t live = nw; live;) {
     live = 0;
     for (i = 0; i < nw; i++) {
@@ -254,6 +269,42 @@ void rt_launch_stats_add(const rt_wstat *ws, uint64_t G, double block_threads, c
     if (ws->budget_hit) ((cgp_totals *)dst)->blocks += (double)(rend - ws->region_start) - scale * ws->tot.blocks;
   }
   if (traced_warps) *traced_warps += ws->tot.warps;
+}
+
+void rt_wstat_count(rt_kernel *k, const rt_wstat *ws) {
+  k->warps_traced += (uint64_t)ws->tot.warps;
+  k->divergent_warps += (uint64_t)ws->tot.divergent_warps;
+  k->masked_slots += ws->tot.masked_slots;
+}
+
+/* A closed window's stats were kept until the launch ended (finish_launch clamps them to the grid,
+   known only then), which in `full` mode, one window after another, grew without bound: 5.4 KB a
+   window, 1.4 GB for a grid of 4 M blocks (issue 31 item 5). A window is folded into the launch's
+   sums (rt_launch_stats_add, in window order: the same operations, the same bits) once a later
+   window starts at or past the end of the blocks it stands for: then the grid reaches past that
+   end and the clamps change nothing. Not a window the budget cut (it stands on the launch's mean
+   block, known at its end), nor any while `hold` (`full` mode over the budget: the last window
+   then stands for the rest of the grid, finish_launch). Windows are folded RT_WSTAT_FOLD at a
+   time, RT_WSTAT_KEEP staying unfolded (the array moves once per RT_WSTAT_FOLD windows). */
+#define RT_WSTAT_KEEP 8
+#define RT_WSTAT_FOLD 64
+
+static int foldable(const rt_wstat *ws, size_t n, size_t i) {
+  return !ws[i].budget_hit && ws[n - 1].region_start >= ws[i].region_end;
+}
+
+void rt_wstat_fold(rt_wstat *ws, size_t *n, int hold, cgp_totals *fold, cgp_totals *fold_tiled, double *traced,
+                   rt_kernel *count) {
+  if (hold || *n < RT_WSTAT_KEEP + RT_WSTAT_FOLD) return;
+  size_t m = 0;
+  while (*n - m > RT_WSTAT_KEEP && foldable(ws, *n, m)) {
+    rt_launch_stats_add(&ws[m], UINT64_MAX, 0, fold, fold_tiled, traced);
+    if (count) rt_wstat_count(count, &ws[m]);   /* as finish_launch adds them, in the same order */
+    m++;
+  }
+  if (!m) return;
+  memmove(ws, ws + m, (*n - m) * sizeof *ws);
+  *n -= m;
 }
 
 void rt_launch_stats_sum(const cgp_totals *sum_in, unsigned tpb, cgp_kernel_stats *st) {

@@ -231,3 +231,37 @@ Test(e2e_launches, windows_alike_stop_a_launch_only_once_the_l2_turned_over) {
   }
   cr_expect(fabs(ms[1] - ms[0]) <= 0.02 * ms[0], "stopping %g ms, every window %g ms", ms[1], ms[0]);
 }
+
+/* A device's prediction does not depend on which other devices the run analyses (issue 30 item 7,
+   docs/pipeline.md "Sampling"): each device traces its own windows, sized by its own batch, and
+   stops on its own. STOP_SRC's 1024 blocks: the TK1's windows are 16 blocks (0, 32, 64, 128 ...),
+   the H100's 2112, one window for the whole grid; when the windows were 2 batches of the device
+   with the most resident blocks, the TK1 beside the H100 was measured on one window of 1024
+   blocks instead of its own (4 for scale, 6 for tri): tri on the TK1 was 10.26 ms alone and 14.85
+   ms beside the H100. */
+Test(e2e_launches, a_devices_prediction_is_the_same_alone_and_beside_another) {
+  write_file("s.c", STOP_SRC);
+  cr_assert_eq(sh("%s build -- cc -O2 -o s s.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *modes[] = {"run", "skip"}, *sets[] = {"jetson-tk1", "h100-sxm5", "jetson-tk1,h100-sxm5"};
+  const char *names[2] = {"scale", "tri"};
+  for (int m = 0; m < 2; m++) {
+    double ms[3][2][2];                         /* [device set][kernel][device: TK1, H100] */
+    for (int s = 0; s < 3; s++) {
+      cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=%s CGPREDICT_SAMPLE=%s CGPREDICT_REPORT=r.json ./s", sets[s],
+                      modes[m]), 0, "%s", read_file("err.txt"));
+      cJSON *r = report("r.json");
+      for (int n = 0; n < 2; n++) {
+        cJSON *k = kernel_named(r, names[n]);
+        ms[s][n][0] = s != 1 ? num(prediction(k, "jetson-tk1"), "time_ms") : 0;
+        ms[s][n][1] = s != 0 ? num(prediction(k, "h100-sxm5"), "time_ms") : 0;
+      }
+      cJSON_Delete(r);
+    }
+    for (int n = 0; n < 2; n++)
+      for (int d = 0; d < 2; d++) {
+        double alone = ms[d][n][d], beside = ms[2][n][d];
+        cr_expect(fabs(beside - alone) <= 1e-9 * fabs(alone), "%s, %s on the %s: %.9g ms alone, %.9g ms beside the %s",
+                  modes[m], names[n], d ? "H100" : "TK1", alone, beside, d ? "TK1" : "H100");
+      }
+  }
+}

@@ -275,6 +275,35 @@ Test(reconverge, affine_loop_keeps_one_run_per_site) {
   teardown(&f);
 }
 
+/* A warp two devices' windows hold (issue 30 item 7): each holder frees it once, the last frees it
+   (under CGP_SANITIZE a double free or a read after the last would fail), its bytes unchanged. */
+Test(reconverge, a_shared_warp_is_freed_by_its_last_holder) {
+  fixture f;
+  const int mb[] = {1, 1}, bl[] = {-1, 0}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 1}, rpo[] = {0, 1};
+  setup(&f, 2, mb, mo, 2, rpo, bl, 1, lh, lp);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    lane(&f, l);
+    rt_tracker_block(f.t, 0);
+    for (unsigned k = 0; k < 4; k++) {
+      rt_tracker_block(f.t, 1);
+      rt_tracker_access(f.t, 0, A + 4 * k);
+    }
+  }
+  rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+  size_t bytes = rt_wwarp_bytes(w);
+  rt_wwarp_share(w);
+  rt_wwarp_share(w);
+  cr_assert_eq(rt_wwarp_shares(w), 2);
+  cr_assert_eq(rt_wwarp_bytes(w), bytes);
+  rt_wwarp_free(w);
+  rt_wwarp_free(w);
+  cr_assert_eq(rt_wwarp_shares(w), 0, "one holder left");
+  cr_assert_eq(rt_wwarp_threads(w), RT_WARP, "still readable");
+  rt_wwarp_free(w);
+  teardown(&f);
+}
+
 /* The trace's bytes of a warp (rt_wwarp_serialise) read back to a warp that issues the same
    events; every shorter prefix and a lane out of range are refused, never trusted. */
 Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
