@@ -12,7 +12,14 @@
    Bounded memory: an open-addressing table that grows with the addresses seen, to at most
    max_addresses entries; once full, new addresses are not tracked (cgp_deps_partial), tracked
    ones still are, and a bit per 64-byte chunk turns away the rest without probing. A reset
-   (each launch) costs the 128 KiB of those bits, not the table: entries carry its generation. */
+   (each launch) costs the 128 KiB of those bits, not the table: entries carry its generation.
+
+   The analysis (cgp_an_deps, in cgp_kernel_analyses): the check behind the analyzer interface,
+   fed warp memory instructions. Each active lane's global access is checked, but a constant load
+   only by its first two lanes (lanes reading one address: its two earliest readers are all the
+   check keeps of readers), atomics not at all (they are the remedy, not a race), nor local or
+   shared memory (each thread's own; the block's). Past cfg->deps_max_checked lane accesses in a
+   launch it checks no more and says partial. */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -210,3 +217,50 @@ const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n) {
 
 int cgp_deps_partial(const cgp_deps *d) { return d->partial; }
 uint64_t cgp_deps_addresses(const cgp_deps *d) { return d->used; }
+
+/* ---- the analysis ------------------------------------------------------------------------------ */
+
+typedef struct {
+  const cgp_analysis_cfg *cfg;
+  cgp_deps *d;
+  uint64_t checked;              /* lane accesses checked this launch */
+} check;
+
+static void *check_create(const cgp_analysis_cfg *cfg) {
+  check *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->cfg = cfg;
+  if (!(c->d = cgp_deps_new(cfg->deps_max_addresses))) {
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static void check_begin_launch(void *self) {
+  check *c = self;
+  cgp_deps_reset(c->d);
+  cgp_deps_order(c->d, c->cfg->thread_order);
+  c->checked = 0;
+}
+
+static void check_warp_mem(void *self, const cgp_warp_mem *m) {
+  check *c = self;
+  if (m->kind == CGP_ATOMIC || m->space != CGP_SPACE_GLOBAL || c->checked >= c->cfg->deps_max_checked) return;
+  unsigned n = m->cls == CGP_CLASS_CONST && m->kind == CGP_LOAD && m->nact > 2 ? 2 : m->nact;
+  for (unsigned l = 0; l < n; l++) cgp_deps_prefetch(c->d, m->addr[l]);
+  for (unsigned l = 0; l < n; l++) cgp_deps_access(c->d, m->addr[l], m->thread[m->lane[l]], m->sid, m->kind == CGP_STORE);
+  c->checked += n;
+  if (c->checked >= c->cfg->deps_max_checked) c->d->partial = 1;
+}
+
+static void check_destroy(void *self) {
+  check *c = self;
+  cgp_deps_free(c->d);
+  free(c);
+}
+
+const cgp_deps *cgp_an_deps_state(const void *self) { return ((const check *)self)->d; }
+
+const cgp_analysis_ops cgp_an_deps = {.name = "deps", .create = check_create, .begin_launch = check_begin_launch,
+                                      .warp_mem = check_warp_mem, .destroy = check_destroy};

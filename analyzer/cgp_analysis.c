@@ -3,10 +3,13 @@
 
 #include <stdlib.h>
 
-extern const cgp_analysis_ops cgp_an_classes, cgp_an_cache, cgp_an_insts, cgp_an_divergence, cgp_an_bank;
+extern const cgp_analysis_ops cgp_an_classes, cgp_an_cache, cgp_an_insts, cgp_an_divergence, cgp_an_bank,
+    cgp_an_deps;
 
 const cgp_analysis_ops *const cgp_analyses[] = {&cgp_an_classes, &cgp_an_cache, &cgp_an_insts,
                                                 &cgp_an_divergence, &cgp_an_bank, NULL};
+
+const cgp_analysis_ops *const cgp_kernel_analyses[] = {&cgp_an_deps, NULL};
 
 struct cgp_analysis_set {
   size_t n;
@@ -27,6 +30,12 @@ struct cgp_analysis_set {
 const cgp_analysis_set *cgp_analysis_whatif(const cgp_analysis_set *s) { return s ? s->whatif : NULL; }
 
 const cgp_tile *cgp_analysis_tiler(const cgp_analysis_set *s) { return s ? s->tile : NULL; }
+
+const cgp_deps *cgp_analysis_deps(const cgp_analysis_set *s) {
+  for (size_t i = 0; s && i < s->n; i++)
+    if (s->ops[i] == &cgp_an_deps) return cgp_an_deps_state(s->self[i]);
+  return NULL;
+}
 
 static void dispatch_mem(void *ctx, const cgp_warp_mem *m) {
   cgp_analysis_set *s = ctx;

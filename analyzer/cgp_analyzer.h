@@ -7,7 +7,9 @@
    cgp_analysis_ops, a small table of callbacks, as DynamoRIO's drcachesim feeds its tools. Each
    analysis is one file (cgp_an_*.c), knows nothing of the others, and adds its part to a
    cgp_totals, which the runtime turns into the model's per-warp cgp_kernel_stats. A new
-   analysis is a new file and one line in cgp_analyses[]. No function prints or exits. */
+   analysis is a new file and one line in cgp_analyses[] (one set per device), or in
+   cgp_kernel_analyses[] when no device changes what it finds (the dependence check: one set per
+   kernel, read through its own accessor). No function prints or exits. */
 #ifndef CGP_ANALYZER_H
 #define CGP_ANALYZER_H
 
@@ -228,6 +230,12 @@ typedef struct cgp_analysis_cfg_s {
   const struct cgp_analysis_cfg_s *whatif;
   const uint8_t *sid_pad;
   unsigned smem_vector_bytes;       /* widest shared load formed from consecutive reads; 0: none */
+  /* The dependence check (cgp_kernel_analyses): the element addresses it follows per launch, the
+     lane accesses it checks per launch (then: partial), and the launch's thread order
+     (cgp_thread_order_mask), read when a launch begins. */
+  size_t deps_max_addresses;
+  uint64_t deps_max_checked;
+  uint64_t thread_order;
   /* If not NULL, every L2 access is written here in Dinero IV's din format ("0 <hex byte
      address>" for a read, "1 ..." for a write, one per transaction unit, in the order the L2
      sees them), so a classic simulator can check the miss counts (docs/model.md section 4). */
@@ -307,6 +315,9 @@ typedef struct {
 
 /* The analyses of the product, NULL-terminated: classes, cache, insts, divergence, bank. */
 extern const cgp_analysis_ops *const cgp_analyses[];
+/* The analyses of a kernel that no device changes, NULL-terminated: the dependence check
+   (cgp_an_deps.c), fed one device's stream. */
+extern const cgp_analysis_ops *const cgp_kernel_analyses[];
 
 /* ---- Tiling: the stream a shared-memory CUDA port issues (docs/model.md section 8b) ---------- */
 
@@ -399,6 +410,11 @@ void cgp_deps_prefetch(const cgp_deps *d, uint64_t addr);
 const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n);
 int cgp_deps_partial(const cgp_deps *d);
 uint64_t cgp_deps_addresses(const cgp_deps *d);
+/* The dependence check of a set of cgp_kernel_analyses (what it found this launch: partial also
+   when it reached deps_max_checked), or NULL if the set has none. */
+const cgp_deps *cgp_analysis_deps(const cgp_analysis_set *s);
+/* cgp_an_deps's state behind an analysis `self` of it (for cgp_analysis_deps). */
+const cgp_deps *cgp_an_deps_state(const void *self);
 
 /* ---- Footprints: the bytes a kernel reads and writes (cgp_footprint.c; docs/model.md 12) ------- */
 

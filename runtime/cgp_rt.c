@@ -75,6 +75,10 @@ typedef struct {
   rt_flat *flat;             /* a straight-line body's lanes, warp-major (NULL: in lane[]) */
 } rt_pending;
 
+/* The configuration of the kernel's device-independent analyses (L.kan): the dependence check's
+   bounds, and each launch's thread order, set before it begins. */
+static cgp_analysis_cfg kan_cfg = {.deps_max_addresses = RT_DEPS_MAX_ADDRESSES, .deps_max_checked = RT_DEPS_MAX_CHECKED};
+
 static struct {
   rt_kernel *k;
   int active, sampled, over_budget;
@@ -130,7 +134,8 @@ static struct {
                                              ids evicted since): a load whose bit is clear is
                                              not held, with no scan */
   uint64_t threads;
-  cgp_deps *deps;
+  cgp_analysis_set *kan;                  /* the kernel's device-independent analyses (the dependence
+                                             check: cgp_kernel_analyses), with kan_cfg */
   int64_t out_lo[3], out_hi[3];           /* the cells of the last block found outside every
                                              window; out_hi[0] == 0: none */
   int64_t fast_y, fast_z, fast_hi;        /* threads (x, fast_y, fast_z), prev_x < x < fast_hi:
@@ -327,8 +332,8 @@ static int warms(const rt_window *w) { return L.warming ? 2 : cgp_rt_g.sample_mo
 
 /* The dependence check's: a launch analysed, on its first window (docs/pipeline.md), the trace
    device's (the most blocks: the first window every device shared before issue 30 item 7). */
-static cgp_deps *deps_for(size_t d, const rt_window *w) {
-  return L.sampled && d == L.tdev && w->start == 0 ? L.deps : NULL;
+static cgp_analysis_set *deps_for(size_t d, const rt_window *w) {
+  return L.sampled && d == L.tdev && w->start == 0 ? L.kan : NULL;
 }
 
 static void window_cells(rt_window *w) {
@@ -1245,21 +1250,20 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   if (!k) return;
   long long step[3];
   if (!launch_steps(k, given, step)) return;
-  cgp_deps *deps = L.deps;
+  cgp_analysis_set *kan = L.kan;
   memset(&L, 0, sizeof L);
   L.next_x = INT64_MIN;
   L.plain_t0 = -1;
   L.drop_from = UINT64_MAX;
-  L.deps = deps ? deps : cgp_deps_new(RT_DEPS_MAX_ADDRESSES);
+  L.kan = kan ? kan : cgp_analysis_set_new(&kan_cfg, cgp_kernel_analyses);
   L.tracker = rt_tracker_new(k->shape);
-  if (!L.tracker || !L.deps) return;
+  if (!L.tracker || !L.kan) return;
   rt_tracker_pause_in(L.tracker, cgp_rt_pause);
   rt_tracker_sample(L.tracker, cgp_rt_g.sample_iterations);
-  cgp_deps_reset(L.deps);
   memcpy(L.step, step, sizeof step);
   int down[3] = {step[0] < 0, step[1] < 0, step[2] < 0};
-  cgp_deps_order(L.deps, cgp_thread_order_mask((int)k->dims, down));
-  rt_deps_checked = 0;
+  kan_cfg.thread_order = cgp_thread_order_mask((int)k->dims, down);
+  cgp_analysis_begin_launch(L.kan);
   L.k = k;
   L.nmem = k->nmem;
   L.mem_fwd = k->mem_fwd;
@@ -1361,7 +1365,7 @@ static uint64_t record_launch(void) {
   }
   for (size_t w = 0; w < L.dv[0].nwstat; w++) rt_wstat_count(k, &L.dv[0].wstat[w]);
   rt_record_launch(k, &s);
-  rt_record_deps(k, s.launch, L.deps);
+  rt_record_deps(k, s.launch, cgp_analysis_deps(L.kan));
   return G;
 }
 

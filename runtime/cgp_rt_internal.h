@@ -231,15 +231,17 @@ extern rt_global cgp_rt_g;
 /* cgp_rt_window.c: a window's blocks, and their analysis per device */
 void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
 /* Issue the warps of blocks [b0, b1) (offsets in the window) as one batch into kernel k's
-   analyses for device d; deps, if not NULL, sees every access. Returns the warps issued, and
-   their threads in *threads. */
+   analyses for device d; kan (the kernel's device-independent analyses: the dependence check),
+   if not NULL, sees every global access too. Returns the warps issued, and their threads in
+   *threads. */
 size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
-                       cgp_deps *deps, double *threads);
+                       cgp_analysis_set *kan, double *threads);
 /* Device d's next batch of window w (its blocks complete); in a warming window (warms 1) the first
    batch only warms the caches, in a warming launch (warms 2) every batch does. */
-void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps);
+void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_analysis_set *kan);
 /* Window w is complete: device d's remaining batches, then what it measured into out. */
-void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps, rt_wstat *out);
+void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_analysis_set *kan,
+                      rt_wstat *out);
 /* A sampled launch begins for device d: no untraced blocks are pending. */
 void rt_window_launch_begin(rt_kernel *k, size_t d);
 /* The launch of G blocks ends for device d: the blocks after its last window, up to the grid's end,
@@ -269,8 +271,6 @@ int rt_launch_stats_tiled(const rt_kernel *k, size_t d, const cgp_totals *sum_ti
                           cgp_kernel_stats *st);
 /* The shared memory per block a tiled kernel's footprints take on device d (docs/model.md 8b). */
 void rt_tile_stats(const rt_kernel *k, size_t d, cgp_kernel_stats *st);
-/* Lane accesses fed to the dependence check in this launch (cgp_rt_window.c counts, cgp_rt.c resets). */
-extern uint64_t rt_deps_checked;
 /* Release the warps of blocks [freed, b); returns the bytes released. */
 size_t rt_window_free_below(rt_window *w, uint64_t b);
 void rt_window_release(rt_window *w);

@@ -87,7 +87,6 @@ uint64_t rt_batch_blocks(size_t d, unsigned tpb) {
   return cgp_round_blocks(dev, rt_active_blocks(dev, tpb));
 }
 
-uint64_t rt_deps_checked;
 
 typedef struct {
   rt_witer *it;
@@ -96,7 +95,8 @@ typedef struct {
 } live_warp;
 
 /* Events of one warp up to and including its next memory instruction; 0 when it has none left. */
-static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx, cgp_deps *deps, rt_footprint *fp) {
+static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx, cgp_analysis_set *kan,
+                rt_footprint *fp) {
   rt_wevent ev;
   while (rt_witer_next(lw->it, &ev)) {
     unsigned threads = rt_wwarp_threads(lw->w);
@@ -116,16 +116,7 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
     /* a thread's own array in local memory (cgp_rt_local.h): no host copy, no other thread's */
     if (k->mem_local[sid]) return 1;
     if (fp) rt_footprint_event(fp, sid, widx, ev.addr, ev.nact, m.size, ev.skipped);
-    if (deps && m.kind != CGP_ATOMIC && rt_deps_checked < RT_DEPS_MAX_CHECKED) {
-      /* lanes reading one address: its two earliest readers are the first two lanes, which is
-         all the check keeps of readers (cgp_an_deps.c) */
-      unsigned n = m.cls == CGP_CLASS_CONST && m.kind == CGP_LOAD && ev.nact > 2 ? 2 : ev.nact;
-      for (unsigned l = 0; l < n; l++) cgp_deps_prefetch(deps, ev.addr[l]);
-      for (unsigned l = 0; l < n; l++)
-        cgp_deps_access(deps, ev.addr[l], m.thread[ev.lane[l]], sid, m.kind == CGP_STORE);
-      rt_deps_checked += n;
-      if (rt_deps_checked >= RT_DEPS_MAX_CHECKED) k->deps_partial = 1;
-    }
+    if (kan) cgp_analysis_warp_mem(kan, &m);
     return 1;
   }
   return 0;
@@ -143,7 +134,7 @@ static int batch_iters(rt_kernel *k, size_t n) {
 }
 
 size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
-                       cgp_deps *deps, double *threads) {
+                       cgp_analysis_set *kan, double *threads) {
   cgp_analysis_set *an = rt_kernel_analyses(k, d);
   *threads = 0;
   if (!an) return 0;
@@ -174,7 +165,7 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
     live = 0;
     for (i = 0; i < nw; i++) {
       if (!lw[i].it) continue;
-      if (step(k, an, &lw[i], (unsigned)i, deps, fp)) { live++; continue; }
+      if (step(k, an, &lw[i], (unsigned)i, kan, fp)) { live++; continue; }
       cgp_analysis_end_warp(an, (unsigned)i);
       lw[i].it = NULL;
     }
@@ -205,7 +196,7 @@ void rt_window_launch_begin(rt_kernel *k, size_t d) { k->skip_from[d] = k->skip_
 
 void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G) { rt_window_skipped(k, d, G); }
 
-void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps) {
+void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_analysis_set *kan) {
   uint64_t bpb = rt_batch_blocks(d, tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   int counting = warms != 2 && !(warms && b0 == 0);
   if (b0 == 0) {
@@ -215,17 +206,18 @@ void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, in
   /* a batch without warps (blocks the memory budget left untraced) does not count: the window
      then stands on its warming batch, as when no second batch came */
   double threads;
-  size_t issued = rt_window_batch(k, w, d, b0, b1, counting, deps, &threads);
+  size_t issued = rt_window_batch(k, w, d, b0, b1, counting, kan, &threads);
   w->counted[d] += counting && issued > 0;
   if (counting && issued > 0) w->threads_counted[d] += threads;
   w->next[d] = b1;
 }
 
-void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_deps *deps, rt_wstat *out) {
+void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_analysis_set *kan,
+                      rt_wstat *out) {
   cgp_analysis_set *an = rt_kernel_analyses(k, d);
   if (!an) return;
   uint64_t last = w->nblk < w->size ? w->nblk : w->size;
-  while (w->next[d] < last) rt_window_next_batch(k, w, d, tpb, warms, deps);
+  while (w->next[d] < last) rt_window_next_batch(k, w, d, tpb, warms, kan);
   if (warms == 2) {                                  /* a warming launch: nothing counted */
     out->first_counted = w->start + w->size;
   } else if (!w->counted[d] && w->next[d] > 0) {     /* only the warming batch came */

@@ -293,6 +293,38 @@ Test(deps, table_is_bounded) {
   cgp_deps_free(d);
 }
 
+/* The check behind the analyzer interface (cgp_kernel_analyses): a warp whose 32 lanes store to
+   one address is a write-after-write between threads 0 and 1 (site 2, twice); a constant load by
+   32 lanes is checked by its first two only, an atomic not at all; and past deps_max_checked lane
+   accesses the launch's check is partial. Counted: 32 (store) + 2 (constant load) = 34 of a cap
+   of 40, not partial; a second store of 32 lanes passes the cap: partial. A new launch starts over. */
+Test(deps, the_check_as_an_analysis_bounds_the_lanes_it_checks) {
+  cgp_analysis_cfg cfg = {.nsid = 4, .sid_kind = kinds, .dims = 1, .deps_max_addresses = 64, .deps_max_checked = 40};
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_kernel_analyses);
+  cr_assert_not_null(s);
+  uint64_t same[32] = {0};
+  for (unsigned l = 0; l < 32; l++) same[l] = 0x4000;
+  cgp_analysis_begin_launch(s);
+  cgp_warp_mem st = mem(2, same, 32, 0), ld = mem(0, same, 32, 0), at = mem(3, same, 32, 0);
+  cgp_analysis_warp_mem(s, &st);
+  cgp_analysis_warp_mem(s, &ld);
+  cgp_analysis_warp_mem(s, &at);
+  size_t n;
+  const cgp_dep *f = cgp_deps_found(cgp_analysis_deps(s), &n);
+  cr_assert_geq(n, 1);
+  cr_assert_eq(f[0].kind, CGP_DEP_WAW);
+  cr_assert_eq(f[0].first_sid, 2);
+  cr_assert(!cgp_deps_partial(cgp_analysis_deps(s)), "34 of 40 lane accesses");
+  cgp_analysis_warp_mem(s, &st);
+  cr_assert(cgp_deps_partial(cgp_analysis_deps(s)), "66: past the cap");
+  cgp_analysis_begin_launch(s);
+  cgp_deps_found(cgp_analysis_deps(s), &n);
+  cr_assert_eq(n, 0);
+  cr_assert(!cgp_deps_partial(cgp_analysis_deps(s)));
+  cr_assert_null(cgp_analysis_deps(NULL));
+  cgp_analysis_set_free(s);
+}
+
 Test(deps, thread_keys_order_like_the_sequential_nest) {
   uint64_t xyz[3];
   cr_assert_lt(cgp_thread_key(2, 31, 0, 0), cgp_thread_key(2, 0, 1, 0));
