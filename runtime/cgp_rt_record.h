@@ -3,7 +3,7 @@
    Every traced access and block entry of a traced thread comes here. The common case, an
    element that extends the run its event has open, is inline so that cgp_rt_mem and cgp_rt_bb
    reach it without a call (ATAX 8192 full: the two calls and record's frame were 41 % of the
-   CPU); a new run is rt_record_new, out of line. The types are here, not in cgp_rt_warp.c, for
+   CPU); a new run is rt_record_new, out of line. The types are here, not in cgp_rt_lanes.c, for
    that inlining only: nothing outside the runtime's warp code reads their fields. */
 #ifndef CGP_RT_RECORD_H
 #define CGP_RT_RECORD_H

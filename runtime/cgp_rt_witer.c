@@ -1,0 +1,298 @@
+/* cgp_rt_witer.c: issuing a warp's events in program order, lanes at one point together
+   (cgp_rt_warp.h's iterator over a warp of cgp_rt_wwarp.h). */
+#include "cgp_rt_record.h"
+#include "cgp_rt_wwarp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- issuing a warp's events in order ---------------------------------------------------------- */
+
+typedef struct {
+  uint32_t run, i;
+} cursor;
+
+struct rt_witer {
+  const rt_shape *s;
+  const rt_wwarp *w;
+  cursor *heap;              /* the runs under way, n of them from q0; runs start in first-key
+                                order (next_run) */
+  size_t n, q0, next_run;
+  size_t cap;                /* of heap and hold */
+  int reference;             /* heap[] is a binary heap (rt_witer_new_reference), else sorted */
+  cursor *hold;
+};
+
+/* Program order of two (run, element) points: positions level by level, iterations between. */
+int rt_wrun_cmp_points(const rt_shape *s, const rt_wrun *x, uint32_t ai, const rt_wrun *y, uint32_t bi) {
+  cursor a = {0, ai}, b = {0, bi};
+  unsigned mx = s->depth[x->ev], my = s->depth[y->ev], m = mx < my ? mx : my;
+  for (unsigned j = 0;; j++) {
+    uint32_t px = s->pos[x->ev][j], py = s->pos[y->ev][j];
+    if (px != py) return px < py ? -1 : 1;
+    if (j == m) break;
+    uint32_t tx = x->t[j] + (j + 1 == mx ? a.i : 0), ty = y->t[j] + (j + 1 == my ? b.i : 0);
+    if (tx != ty) return tx < ty ? -1 : 1;
+  }
+  return mx == my ? 0 : mx < my ? -1 : 1;
+}
+
+static int cmp_key(const rt_witer *it, cursor a, cursor b) {
+  return rt_wrun_cmp_points(it->s, &it->w->run[a.run], a.i, &it->w->run[b.run], b.i);
+}
+
+/* The order the runs under way leave in: program order, then run (one cursor a run at a time),
+   so both queues below pop the same sequence, even where two runs' lanes meet at one point. */
+static int before(const rt_witer *it, cursor a, cursor b) {
+  int c = cmp_key(it, a, b);
+  return c < 0 || (c == 0 && a.run < b.run);
+}
+
+/* The reference queue: a binary heap. */
+static void sift_down(rt_witer *it, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < it->n && before(it, it->heap[l], it->heap[m])) m = l;
+    if (r < it->n && before(it, it->heap[r], it->heap[m])) m = r;
+    if (m == i) return;
+    cursor c = it->heap[i]; it->heap[i] = it->heap[m]; it->heap[m] = c;
+    i = m;
+  }
+}
+
+static void heap_push(rt_witer *it, cursor c) {
+  size_t i = it->n++;
+  it->heap[i] = c;
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!before(it, it->heap[i], it->heap[p])) break;
+    cursor t = it->heap[i]; it->heap[i] = it->heap[p]; it->heap[p] = t;
+    i = p;
+  }
+}
+
+/* The fast queue: sorted, from heap[q0]. A loop's next element goes after every run of the
+   iteration under way, so a push is mostly one comparison with the last and a pop none (the
+   heap compared about five times an event: GEMM full, 8 % of the CPU); a run that starts
+   mid-queue is placed by binary search. At most one cursor a run: n <= nrun, heap's size. */
+static void sorted_push(rt_witer *it, cursor c) {
+  if (it->q0 + it->n == it->w->nrun) {
+    memmove(it->heap, it->heap + it->q0, it->n * sizeof *it->heap);
+    it->q0 = 0;
+  }
+  cursor *q = it->heap + it->q0;
+  size_t at = it->n;                            /* after the last, or before the first element
+                                                   c goes before (found in [lo, at - 1]) */
+  if (at && before(it, c, q[at - 1])) {
+    size_t lo = 0, hi = at - 1;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (before(it, c, q[mid])) hi = mid; else lo = mid + 1;
+    }
+    at = lo;
+    memmove(q + at + 1, q + at, (it->n - at) * sizeof *q);
+  }
+  q[at] = c;
+  it->n++;
+}
+
+static void push(rt_witer *it, cursor c) {
+  if (it->reference) heap_push(it, c);
+  else sorted_push(it, c);
+}
+
+static cursor front(const rt_witer *it) { return it->heap[it->q0]; }
+
+static cursor pop(rt_witer *it) {
+  cursor c = it->heap[it->q0];
+  if (it->reference) {
+    it->heap[0] = it->heap[--it->n];
+    sift_down(it, 0);
+  } else {
+    it->q0++;
+    it->n--;
+  }
+  return c;
+}
+
+/* Up to PREFETCH_MAX bytes from p, a host cache line at a time. */
+#define PREFETCH_MAX 4096
+static void prefetch_bytes(const void *p, size_t n) {
+  const char *c = p;
+  if (n > PREFETCH_MAX) n = PREFETCH_MAX;
+  for (size_t b = 0; b < n; b += 64) __builtin_prefetch(c + b);
+}
+
+/* The queue's room: at least need (every run of the warp once), and at most about four times
+   it, so that an iterator reused after a large warp does not keep that warp's room (the
+   iterators of every batch index would otherwise keep the largest warp each ever walked). */
+static int queue_room(rt_witer *it, size_t need) {
+  if (need <= it->cap && it->cap <= 4 * need + 256) return 1;
+  if (!need) {
+    free(it->heap);
+    free(it->hold);
+    it->heap = it->hold = NULL;
+    it->cap = 0;
+    return 1;
+  }
+  cursor *heap = realloc(it->heap, need * sizeof *heap);
+  if (!heap) return need <= it->cap;            /* a failed shrink keeps the larger room */
+  it->heap = heap;
+  cursor *hold = realloc(it->hold, need * sizeof *hold);
+  if (!hold) {                                  /* cap: the smaller of the two */
+    if (need < it->cap) it->cap = need;
+    return need <= it->cap;
+  }
+  it->hold = hold;
+  it->cap = need;
+  return 1;
+}
+
+int rt_witer_reset(rt_witer *it, const rt_wwarp *w) {
+  it->w = w;
+  it->n = it->q0 = it->next_run = 0;
+  /* A batch's iterators are set together, then walked round robin: warps built long before
+     (their window waited for a band of blocks), so their first runs and lanes are fetched now. */
+  prefetch_bytes(w->run, w->nrun * sizeof *w->run);
+  if (w->linear) {
+    prefetch_bytes(w->addr, w->nseg * sizeof *w->addr);
+    return queue_room(it, 0);                   /* next_linear needs no queue */
+  }
+  prefetch_bytes(w->seg, w->nseg * sizeof *w->seg);
+  return queue_room(it, w->nrun);
+}
+
+rt_witer *rt_witer_new(const rt_shape *s, const rt_wwarp *w) {
+  rt_witer *it = calloc(1, sizeof *it);
+  if (!it) return NULL;
+  it->s = s;
+  if (w && !rt_witer_reset(it, w)) { rt_witer_free(it); return NULL; }
+  return it;
+}
+
+rt_witer *rt_witer_new_reference(const rt_shape *s, const rt_wwarp *w) {
+  rt_witer *it = rt_witer_new(s, w);
+  if (it) it->reference = 1;
+  return it;
+}
+
+void rt_witer_free(rt_witer *it) {
+  if (!it) return;
+  free(it->heap);
+  free(it->hold);
+  free(it);
+}
+
+/* Lanes of run element c: 0 if one of them is already in ev (then c waits for the next event). */
+static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) {
+  const rt_wrun *r = &it->w->run[c.run];
+  const rt_seg *sg = &it->w->seg[r->seg0];
+  uint32_t mask = 0;
+  if (c.i < r->mincount) {
+    mask = r->lanes;                            /* every lane of the run: the common case */
+  } else {
+    for (uint32_t k = 0; k < r->nseg; k++)
+      if (sg[k].count > c.i) mask |= UINT32_C(1) << sg[k].lane;
+  }
+  if (mask & *present) return 0;
+  *present |= mask;
+  if (r->skipped > ev->skipped) ev->skipped = r->skipped;
+  if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
+    for (uint32_t k = 0; k < r->nseg; k++) {
+      ev->lane[k] = (uint8_t)sg[k].lane;
+      ev->addr[k] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
+    }
+    ev->nact = r->nseg;
+    return 1;
+  }
+  for (uint32_t k = 0; k < r->nseg; k++) {
+    if (sg[k].count <= c.i) continue;
+    unsigned j = ev->nact++;                    /* insertion by lane: lanes in lane order */
+    while (j > 0 && ev->lane[j - 1] > sg[k].lane) {
+      ev->lane[j] = ev->lane[j - 1];
+      ev->addr[j] = ev->addr[j - 1];
+      j--;
+    }
+    ev->lane[j] = (uint8_t)sg[k].lane;
+    ev->addr[j] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
+  }
+  return 1;
+}
+
+/* Start the runs whose first element comes no later than every run under way: runs are sorted by
+   first key (rt_wwarp_build), so the queue holds only the runs of the current loop iterations. */
+static void start_runs(rt_witer *it) {
+  while (it->next_run < it->w->nrun &&
+         (!it->n || cmp_key(it, (cursor){(uint32_t)it->next_run, 0}, front(it)) <= 0)) {
+    push(it, (cursor){(uint32_t)it->next_run++, 0});
+    if (it->next_run < it->w->nrun) {           /* the next run's lanes: read soon, likely cold
+                                                    (2DCONV 4096 full: 10 % less CPU) */
+      const rt_wrun *nr = &it->w->run[it->next_run];
+      prefetch_bytes(&it->w->seg[nr->seg0], nr->nseg * sizeof *it->w->seg);
+    }
+  }
+}
+
+/* Event e as rt_wevent names it: a site, or a block. */
+static void event_of(const rt_witer *it, uint32_t e, rt_wevent *ev) {
+  ev->is_mem = e < it->s->nmem;
+  ev->id = ev->is_mem ? e : (uint32_t)(e - it->s->nmem);
+}
+
+/* A linear warp's next event: run next_run, all its lanes (in lane order: a group's segments are). */
+static int next_linear(rt_witer *it, rt_wevent *ev) {
+  const rt_wwarp *w = it->w;
+  if (it->next_run >= w->nrun) return 0;
+  const rt_wrun *r = &w->run[it->next_run++];
+  const uint64_t *a = &w->addr[r->seg0];
+  if (it->next_run < w->nrun) {                 /* likely cold: the next run's addresses (they
+                                                    follow this run's; at most RT_WARP of them), and
+                                                    the run after it */
+    prefetch_bytes(&a[r->nseg], RT_WARP * sizeof *a);
+    __builtin_prefetch(&w->run[it->next_run + 1]);
+  }
+  event_of(it, r->ev, ev);
+  ev->skipped = r->skipped;
+  ev->nact = r->nseg;
+  if (r->lanes == UINT32_MAX) {                 /* every lane: two block copies */
+    static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                           16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    memcpy(ev->lane, every, sizeof every);
+    memcpy(ev->addr, a, RT_WARP * sizeof *a);
+    return 1;
+  }
+  uint32_t k = 0;
+  for (uint32_t m = r->lanes; m; m &= m - 1, k++) {
+    ev->lane[k] = (uint8_t)__builtin_ctz(m);
+    ev->addr[k] = a[k];
+  }
+  return 1;
+}
+
+int rt_witer_next(rt_witer *it, rt_wevent *ev) {
+  if (it->w->linear) return next_linear(it, ev);
+  start_runs(it);
+  if (!it->n) return 0;
+  size_t nhold = 0;
+  uint32_t present = 0;
+  cursor first = pop(it);
+  const rt_wrun *r = &it->w->run[first.run];
+  event_of(it, r->ev, ev);
+  ev->nact = 0;
+  ev->skipped = 0;
+  take(it, first, ev, &present);
+  if (first.i + 1 < r->maxcount) it->hold[nhold++] = (cursor){first.run, first.i + 1};
+  start_runs(it);                            /* runs starting at this very point join it */
+  while (it->n && cmp_key(it, front(it), first) == 0) {
+    cursor c = pop(it);
+    if (take(it, c, ev, &present)) {
+      if (c.i + 1 < it->w->run[c.run].maxcount) it->hold[nhold++] = (cursor){c.run, c.i + 1};
+    } else {
+      it->hold[nhold++] = c;
+    }
+  }
+  for (size_t i = 0; i < nhold; i++) push(it, it->hold[i]);
+  return 1;
+}
+
