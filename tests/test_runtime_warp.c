@@ -247,12 +247,18 @@ Test(reconverge, nested_loops_issue_in_program_order) {
   teardown(&f);
 }
 
+/* Two sites in one loop: block 0 the thread's entry, block 1 the loop's header and body, sites 0
+   and 1 in it. */
+static void setup_one_loop(fixture *f) {
+  const int mb[] = {1, 1}, bl[] = {-1, 0}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 1}, rpo[] = {0, 1};
+  setup(f, 2, mb, mo, 2, rpo, bl, 1, lh, lp);
+}
+
 /* Bounded memory: an affine loop of any trip count is one run per site and lane. */
 Test(reconverge, affine_loop_keeps_one_run_per_site) {
   fixture f;
-  const int mb[] = {1, 1}, bl[] = {-1, 0}, lh[] = {1}, lp[] = {-1};
-  const unsigned mo[] = {0, 1}, rpo[] = {0, 1};
-  setup(&f, 2, mb, mo, 2, rpo, bl, 1, lh, lp);
+  setup_one_loop(&f);
   for (unsigned l = 0; l < RT_WARP; l++) {
     lane(&f, l);
     rt_tracker_block(f.t, 0);
@@ -279,9 +285,7 @@ Test(reconverge, affine_loop_keeps_one_run_per_site) {
    (under CGP_SANITIZE a double free or a read after the last would fail), its bytes unchanged. */
 Test(reconverge, a_shared_warp_is_freed_by_its_last_holder) {
   fixture f;
-  const int mb[] = {1, 1}, bl[] = {-1, 0}, lh[] = {1}, lp[] = {-1};
-  const unsigned mo[] = {0, 1}, rpo[] = {0, 1};
-  setup(&f, 2, mb, mo, 2, rpo, bl, 1, lh, lp);
+  setup_one_loop(&f);
   for (unsigned l = 0; l < RT_WARP; l++) {
     lane(&f, l);
     rt_tracker_block(f.t, 0);
