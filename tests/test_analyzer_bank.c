@@ -55,18 +55,21 @@ Test(bank, accesses_up_to_8_bytes_take_their_degree) {
 }
 
 /* The fast degree against the reference on random warps: strides, broadcasts, random addresses,
-   element sizes 1 to 16, 4- and 8-byte banks, 16 to 64 banks. */
+   element sizes 1 to 16, 4-, 8- and 12-byte banks, 16 to 64 banks and 24 (the fast form shifts
+   and masks for powers of two, divides otherwise: both against the reference). Descending lanes
+   stay above address 0: a stride that wrapped below it would put the words' banks modulo 2^64,
+   where a bank count that is no power of two differs (no GPU address wraps). */
 Test(bank, fast_degree_equals_the_reference_on_random_warps) {
   uint64_t seed = 12345, a[32];
   for (int t = 0; t < 20000; t++) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     unsigned n = 1 + (unsigned)(seed >> 59), kind = (unsigned)(seed >> 40) % 4;
-    unsigned elem = 1u << ((seed >> 30) % 5), bank_bytes = (seed >> 20) % 2 ? 8 : 4;
-    unsigned banks = 16u << ((seed >> 10) % 3);
+    unsigned elem = 1u << ((seed >> 30) % 5), bank_bytes = (seed >> 20) % 3 == 2 ? 12 : (seed >> 20) % 3 ? 8 : 4;
+    unsigned banks = (seed >> 10) % 4 == 3 ? 24 : 16u << ((seed >> 10) % 4);
     uint64_t stride = (seed >> 45) % 300;
     for (unsigned l = 0; l < n; l++) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      a[l] = kind == 0 ? 4096 + l * stride : kind == 1 ? 4096 : kind == 2 ? (seed >> 33) % 8192 : 8192 - l * stride;
+      a[l] = kind == 0 ? 4096 + l * stride : kind == 1 ? 4096 : kind == 2 ? (seed >> 33) % 8192 : 16384 - l * stride;
     }
     cr_assert_eq(cgp_bank_conflict_degree(a, n, elem, banks, bank_bytes),
                  cgp_bank_conflict_degree_ref(a, n, elem, banks, bank_bytes), "case %d", t);
