@@ -51,8 +51,8 @@ double cgp_mem_latency_class(const cgp_device *d, int c, double trans_pw, double
    misses, averaged over all of the class's instructions). A lookup merged with a fill in flight
    that missed the L2 waits for DRAM like that fill (merged_pw of them per instruction): it counts
    with the DRAM transactions here, though it moves no bytes (departure delay and bandwidth take
-   dram_pw alone). No L1 for global loads on the device, or nothing looked up: the plain section 5
-   latency. */
+   dram_pw alone). Nothing looked up in an L1 (a device whose L1 caches no global loads looks up
+   only local memory there, section 3b): the plain section 5 latency. */
 double cgp_mem_latency_class_l1(const cgp_device *d, int c, double trans_pw, double dram_pw, double l1_trans_pw,
                                 double l1_hit_pw, double merged_pw) {
   if (!(l1_trans_pw > 0)) return cgp_mem_latency_class(d, c, trans_pw, dram_pw);
