@@ -77,12 +77,6 @@ static int has_nest(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk) {
   return 0;
 }
 
-static int among(const LLVMValueRef *v, size_t n, LLVMValueRef x) {
-  for (size_t i = 0; i < n; i++)
-    if (v[i] == x) return 1;
-  return 0;
-}
-
 static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef marker,
                           unsigned md_dbg, const cgp_kernel_pragma *k, size_t nk) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
@@ -109,9 +103,9 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
         LLVMValueRef ptr = ptrs[a], base = cgp_pass_underlying_base(ptr);
         if (kinds[a] == CGP_SITE_LOAD && cgp_kernel_argument(ptr)) continue;
         if (LLVMIsAAllocaInst(base)) {
-          if (among(shared, nshared, base)) {
+          if (cgp_pass_value_in(shared, nshared, base)) {
             if (!cgp_in_nest(i, k, nk)) continue;
-          } else if (nk && !among(outside, noutside, base) && cgp_local_memory_alloca(base)) {
+          } else if (nk && !cgp_pass_value_in(outside, noutside, base) && cgp_local_memory_alloca(base)) {
             cgp_local_memory_tag(base);  /* a thread's own array in local memory (cgp_local.c): in
                                             any function, for a nest's callees are inlined into it */
           } else {

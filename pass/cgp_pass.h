@@ -9,6 +9,14 @@
 #include <llvm-c/Types.h>
 #include "cgp_pragma.h"
 
+/* 1 if x is one of v[0..n): the pass's small lists of values (allocas shared by a nest's threads,
+   a slice's instructions). */
+static inline int cgp_pass_value_in(const LLVMValueRef *v, size_t n, LLVMValueRef x) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == x) return 1;
+  return 0;
+}
+
 /* Phase 1, on the module clang -O1 -Xclang -disable-llvm-passes made: mark every source-level
    access to non-private memory with a call to cgp_rt_site (the CUDA reading: arrays may alias),
    have the calls a marked nest of k[0..nk) makes inlined there, and the calls of those callees in

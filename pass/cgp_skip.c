@@ -5,12 +5,6 @@
 #include "cgp_clean.h"
 #include <stdlib.h>
 
-static int in_list(LLVMValueRef *v, size_t n, LLVMValueRef x) {
-  for (size_t i = 0; i < n; i++)
-    if (v[i] == x) return 1;
-  return 0;
-}
-
 static int pure_op(LLVMValueRef i) {
   switch (LLVMGetInstructionOpcode(i)) {
   case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
@@ -29,7 +23,7 @@ static int slice_add(nest *n, const cgp_loop *t, LLVMValueRef v, LLVMValueRef *b
   size_t blk = cgp_cfg_index(n->cfg, LLVMGetInstructionParent(v));
   if (!t->in[blk]) return 1;                                   /* loop invariant */
   if (LLVMIsAPHINode(v)) return blk == t->header;              /* available at the top */
-  if (in_list(buf, n->nslice, v)) return 1;
+  if (cgp_pass_value_in(buf, n->nslice, v)) return 1;
   if (!pure_op(v) || n->nslice == cap) return 0;
   for (int o = 0; o < LLVMGetNumOperands(v); o++)
     if (!slice_add(n, t, LLVMGetOperand(v, (unsigned)o), buf, cap)) return 0;
@@ -51,7 +45,7 @@ static int body_values_stay_inside(nest *n, const cgp_loop *t, LLVMBasicBlockRef
         if (!LLVMIsAInstruction(user)) return 0;
         LLVMBasicBlockRef ub = LLVMGetInstructionParent(user);
         if (t->in[cgp_cfg_index(n->cfg, ub)]) continue;
-        if (!LLVMIsAPHINode(user) || !in_list(n->slice, n->nslice, i)) return 0;
+        if (!LLVMIsAPHINode(user) || !cgp_pass_value_in(n->slice, n->nslice, i)) return 0;
         for (unsigned k = 0; k < LLVMCountIncoming(user); k++)
           if (LLVMGetIncomingValue(user, k) == i && LLVMGetIncomingBlock(user, k) != latch) return 0;
       }
