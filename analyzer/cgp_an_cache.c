@@ -144,13 +144,21 @@ static const fill *in_flight(const cache *c, unsigned sm, uint64_t unit) {
   return f->unit == unit && f->stamp && c->clock[sm] - f->stamp < c->round ? f : NULL;
 }
 
+/* The first and last L2 units of L1 unit u (L1 units may be larger or smaller than the L2's). */
+static void l2_span(const cache *c, uint64_t u, uint64_t *first, uint64_t *last) {
+  unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes;
+  *first = u * a / b;
+  *last = (u * a + a - 1) / b;
+}
+
 /* Mark the fills of the L1 units in1[0..n1) whose L2 units (l2[0..n2), ascending, with hit[])
    missed: an L1 lookup that merges with one of them waits for DRAM. */
 static void mark_dram_fills(cache *c, unsigned sm, const uint64_t *in1, unsigned n1, const uint64_t *l2,
                             const unsigned char *hit, unsigned n2) {
-  unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes, k = 0;
+  unsigned k = 0;
   for (unsigned i = 0; i < n1; i++) {
-    uint64_t first = in1[i] * a / b, last = (in1[i] * a + a - 1) / b;
+    uint64_t first, last;
+    l2_span(c, in1[i], &first, &last);
     while (k < n2 && l2[k] < first) k++;
     int dram = 0;
     for (unsigned j = k; j < n2 && l2[j] <= last; j++) dram |= !hit[j];
@@ -196,11 +204,12 @@ static unsigned wavefronts(cache *c, const cgp_warp_mem *m, int l2_units_whole, 
   return units(m, c->wf_bytes, c->unit1);
 }
 
-/* L2 units of the L1 units in[0..n): L1 units may be larger or smaller than the L2's. */
+/* L2 units of the L1 units in[0..n) (l2_span). */
 static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint64_t *out) {
-  unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes, k = 0;
+  unsigned k = 0;
   for (unsigned i = 0; i < n; i++) {
-    uint64_t first = in[i] * a / b, last = (in[i] * a + a - 1) / b;
+    uint64_t first, last;
+    l2_span(c, in[i], &first, &last);
     for (uint64_t u = first; u <= last && k < sizeof c->unit2 / sizeof *c->unit2; u++)
       if (!k || out[k - 1] != u) out[k++] = u;       /* inputs ascending: outputs ascending */
   }

@@ -821,21 +821,26 @@ static inline uint64_t gpu_addr(const void *addr, const void *base) {
   return (uint64_t)(uintptr_t)addr + (b & ~(uint64_t)(RT_HOST_ALIGN - 1)) * (RT_ALLOC_ALIGN / RT_HOST_ALIGN - 1);
 }
 
-/* The GPU address of site sid's access at addr, indexed from base, by the traced lane: a
-   thread's own array in local memory is at its lane's interleaved word (cgp_rt_local.h), in a
-   region of its warp's; anything else is placed by gpu_addr. Out of line: only kernels with a
-   local-memory site call it (site_addr). */
-static __attribute__((noinline)) uint64_t local_addr(uint32_t sid, const void *addr, const void *base) {
+/* The GPU address of the traced lane's access to a thread's own array in local memory, at byte
+   `offset` of the array: its lane's interleaved word (cgp_rt_local.h), in a region of its warp's.
+   Out of line: only kernels with a local-memory site call it (site_addr_at). */
+static __attribute__((noinline)) uint64_t local_addr(uint32_t sid, uint64_t offset) {
   const rt_pending *p = L.lane_warp;
   uint64_t warps_per_block = (L.tpb + RT_WARP - 1) / RT_WARP;
-  uint64_t offset = (uint64_t)(uintptr_t)addr - (uint64_t)(uintptr_t)base;
   return rt_local_address(p->block_id * warps_per_block + p->widx, (unsigned)(L.lane - p->lane), offset,
                           L.k->mem_size[sid]);
 }
 
+/* The GPU address of site sid's access `delta` bytes past addr, indexed from base: local_addr for
+   a local-memory site, else gpu_addr (linear in the address: delta adds). */
+static inline uint64_t site_addr_at(uint32_t sid, const void *addr, const void *base, uint64_t delta) {
+  if (__builtin_expect(L.mem_local != NULL, 0) && L.mem_local[sid])
+    return local_addr(sid, (uint64_t)(uintptr_t)addr - (uint64_t)(uintptr_t)base + delta);
+  return gpu_addr(addr, base) + delta;
+}
+
 static inline uint64_t site_addr(uint32_t sid, const void *addr, const void *base) {
-  if (__builtin_expect(L.mem_local != NULL, 0) && L.mem_local[sid]) return local_addr(sid, addr, base);
-  return gpu_addr(addr, base);
+  return site_addr_at(sid, addr, base, 0);
 }
 
 /* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards
@@ -1030,13 +1035,10 @@ static uint64_t loop_iteration(const fold_loop *f, uint64_t t) {
   if (cgp_rt_tracing != 0) cgp_rt_bb(f->bid);
   if (cgp_rt_tracing != 1) return UINT64_MAX;
   uint64_t held = 0;
-  for (uint32_t s = 0; s < f->count; s++) {
-    uint32_t sid = f->first + s;
-    uint64_t a = __builtin_expect(L.mem_local != NULL, 0) && L.mem_local[sid]
-                     ? local_addr(sid, (const char *)f->a0[s] + t * site_stride(f, s), f->base[s])
-                     : gpu_addr(f->a0[s], f->base[s]) + t * site_stride(f, s);
-    if (mem_at(sid, a) && s < RT_FOLD_SITES) held |= UINT64_C(1) << s;
-  }
+  for (uint32_t s = 0; s < f->count; s++)
+    if (mem_at(f->first + s, site_addr_at(f->first + s, f->a0[s], f->base[s], t * site_stride(f, s))) &&
+        s < RT_FOLD_SITES)
+      held |= UINT64_C(1) << s;
   return held;
 }
 

@@ -113,10 +113,9 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
     m.affine = (uint8_t)cgp_affine(ev.addr, ev.nact);
     m.cls = (uint8_t)cgp_classify_known(ev.addr, ev.nact, m.size, m.affine);
     cgp_analysis_warp_mem(an, &m);
-    /* a thread's own array in local memory (cgp_rt_local.h): no host copy, no other thread's */
-    if (k->mem_local[sid]) return 1;
-    if (fp) rt_footprint_event(fp, sid, widx, ev.addr, ev.nact, m.size, ev.skipped);
-    if (kan) cgp_analysis_warp_mem(kan, &m);
+    if (kan) cgp_analysis_warp_mem(kan, &m);       /* (it checks global memory only) */
+    /* a thread's own array in local memory (cgp_rt_local.h): no host copy */
+    if (fp && !k->mem_local[sid]) rt_footprint_event(fp, sid, widx, ev.addr, ev.nact, m.size, ev.skipped);
     return 1;
   }
   return 0;
