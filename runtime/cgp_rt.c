@@ -34,6 +34,8 @@
 #include <time.h>
 
 rt_global cgp_rt_g;
+/* The program's session (its devices and caches): the one the hooks' analyses run on. */
+static rt_session *const S = &cgp_rt_g.session;
 
 /* Threads: the hooks keep one nest's state, so one thread at a time is traced. The first thread
    to enter a marked nest owns the runtime until it leaves; a thread entering one meanwhile runs
@@ -226,7 +228,7 @@ static int held(uint64_t id) {
 static void complete_warp(rt_pending *p) {
   rt_window *win[RT_MAX_DEVICES];
   size_t nwin = 0;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+  for (size_t d = 0; d < S->ndev; d++)
     if ((win[nwin] = window_of(d, p->block_id))) nwin++;
   if (!nwin && p->flat) rt_flat_clear(L.k->shape, p->flat);
   if (nwin) {
@@ -296,7 +298,7 @@ static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_ro
    whose windows have not converged before it. */
 static unsigned tracing_devices(uint64_t id, uint64_t *start, uint64_t *region_end) {
   unsigned want = 0;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+  for (size_t d = 0; d < S->ndev; d++)
     if (id < L.dv[d].stop_from &&
         rt_window_index(L.dv[d].W, cgp_rt_g.sample_mode == 2, id, &start[d], &region_end[d]) >= 0)
       want |= 1u << d;
@@ -339,7 +341,7 @@ static cgp_analysis_set *deps_for(size_t d, const rt_window *w) {
 static void window_cells(rt_window *w) {
   cell_of(w->start + w->size - 1, &w->done_row, &w->done_x);
   size_t d = w->dev;
-  uint64_t e = w->next[d] + rt_batch_blocks(d, L.tpb);
+  uint64_t e = w->next[d] + rt_batch_blocks(S, d, L.tpb);
   cell_of(w->start + (e < w->size ? e : w->size) - 1, &w->next_row[d], &w->next_x[d]);
 }
 
@@ -365,11 +367,11 @@ static int pending_in_range(const rt_pending *p, const void *arg) {
 /* Analyse device d's next batch of window w: its blocks are complete. */
 static void analyse_next_batch(rt_window *w, size_t d) {
   double paused = plain_pause();
-  uint64_t bpb = rt_batch_blocks(d, L.tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
+  uint64_t bpb = rt_batch_blocks(S, d, L.tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   uint64_t range[2] = {w->start + b0, w->start + b1};
   flush_pending_if(pending_in_range, range);
   /* dependences: device independent, checked on a launch's first window (docs/pipeline.md) */
-  rt_window_next_batch(L.k, w, d, L.tpb, warms(w), deps_for(d, w));
+  rt_window_next_batch(S, L.k, w, d, L.tpb, warms(w), deps_for(d, w));
   plain_resume(paused);
 }
 
@@ -413,7 +415,7 @@ static int window_converged(size_t d) {
   if (!cgp_rt_g.converge || cgp_rt_g.sample_mode == 2 || !L.sampled || L.unordered || L.over_budget || !slab ||
       L.dv[d].nwstat != L.dv[d].windows)            /* folded windows (beyond 72) */
     return 0;
-  return rt_windows_converged(&cgp_rt_g.dev[d], L.dv[d].wstat, L.dv[d].nwstat, slab, &L.dv[d].agreed);
+  return rt_windows_converged(&S->dev[d], L.dv[d].wstat, L.dv[d].nwstat, slab, &L.dv[d].agreed);
 }
 
 static int pending_unheld(const rt_pending *p, const void *arg) {
@@ -443,7 +445,7 @@ static void stop_after(size_t i) {
   }
   flush_pending_if(pending_unheld, NULL);
   int all = 1;
-  for (size_t e = 0; e < cgp_rt_g.ndev; e++) all &= L.dv[e].stop_from != UINT64_MAX;
+  for (size_t e = 0; e < S->ndev; e++) all &= L.dv[e].stop_from != UINT64_MAX;
   if (all) L.stop = RT_STOP_CONVERGED;
 }
 
@@ -470,7 +472,7 @@ static void close_window(size_t i) {
     L.dv[d].wstat = ns;
     rt_wstat *out = &ns[L.dv[d].nwstat++];
     memset(out, 0, sizeof *out);
-    rt_window_finish(L.k, w, d, L.tpb, warms(w), deps_for(d, w), out);
+    rt_window_finish(S, L.k, w, d, L.tpb, warms(w), deps_for(d, w), out);
     L.dv[d].windows++;
     if (window_converged(d)) stop_after(i);
     fold_windows(d);
@@ -788,13 +790,13 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
     if (L.pend[i].used && L.pend[i].block_id == id && L.pend[i].widx == widx) p = &L.pend[i];
   if (id >= L.drop_from) return untraced();     /* blocks the GPU runs after those kept */
   if (!p && over_budget() && !(L.unordered && drop_windows_after(id))) {
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++) {  /* a warp begun is finished; no new one starts */
+    for (size_t d = 0; d < S->ndev; d++) {           /* a warp begun is finished; no new one starts */
       rt_window *w = window_of(d, id);
       if (w) w->budget_hit = 1;
     }
     return untraced();
   }
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+  for (size_t d = 0; d < S->ndev; d++)
     if ((want >> d & 1) && !window_of(d, id) && !open_window(d, start[d], region_end[d])) {
       lost_to_memory();
       return untraced();
@@ -1171,8 +1173,8 @@ static int launches_differ_on(const cgp_device *dev, const cgp_kernel_stats *a, 
 
 /* On any device analysed (the order they are named in does not matter). */
 static int launches_differ(const rt_sample *a, const rt_sample *b) {
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-    if (launches_differ_on(&cgp_rt_g.dev[d], &a->stats[d], &b->stats[d])) return 1;
+  for (size_t d = 0; d < S->ndev; d++)
+    if (launches_differ_on(&S->dev[d], &a->stats[d], &b->stats[d])) return 1;
   return 0;
 }
 
@@ -1297,15 +1299,15 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   L.maxx = L.maxy = L.maxz = -1;
   L.cur_row = 0;
   uint64_t most = 0;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
-    uint64_t per_batch = rt_batch_blocks(d, L.tpb);
+  for (size_t d = 0; d < S->ndev; d++) {
+    uint64_t per_batch = rt_batch_blocks(S, d, L.tpb);
     L.dv[d].W = 2 * per_batch;                /* one batch to warm the caches, one to measure */
     L.dv[d].stop_from = UINT64_MAX;
     if (per_batch > most) {
       most = per_batch;
       L.tdev = d;
     }
-    if (L.traced && rt_kernel_analyses(k, d)) {
+    if (L.traced && rt_kernel_analyses(S, k, d)) {
       cgp_analysis_begin_launch(k->an[d]);
       rt_window_launch_begin(k, d);
     }
@@ -1340,7 +1342,7 @@ static uint64_t record_launch(void) {
   }
   if (L.traced) rt_trace_launch_end(G);
   if (!L.traced || G == 0) return G;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_window_launch_end(k, d, G);
+  for (size_t d = 0; d < S->ndev; d++) rt_window_launch_end(S, k, d, G);
   if (k->fp) rt_footprint_launch_end(k->fp, G);
   if (!L.sampled) return G;                     /* a warming launch: the caches only */
   rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L.threads};
@@ -1349,14 +1351,14 @@ static uint64_t record_launch(void) {
   s.total_warps = G * ((L.tpb + RT_WARP - 1) / RT_WARP);
   /* `full` mode stopped by the budget: the blocks after the last window were not traced, and it
      stands for them, as a sampled launch's last window does */
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+  for (size_t d = 0; d < S->ndev; d++)
     if (cgp_rt_g.sample_mode == 2 && L.over_budget && L.dv[d].nwstat)
       L.dv[d].wstat[L.dv[d].nwstat - 1].region_end = UINT64_MAX;
   s.traced_warps = L.fold_traced;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)         /* the device that traced the most windows */
+  for (size_t d = 0; d < S->ndev; d++)                  /* the device that traced the most windows */
     if (L.dv[d].windows > s.windows) s.windows = L.dv[d].windows;
   s.stop = L.stop ? L.stop : L.over_budget ? RT_STOP_BUDGET : RT_STOP_GRID;
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++) {
+  for (size_t d = 0; d < S->ndev; d++) {
     cgp_totals sum = L.dv[d].fold, sum_tiled = L.dv[d].fold_tiled;
     for (size_t w = 0; w < L.dv[d].nwstat; w++)
       rt_launch_stats_add(&L.dv[d].wstat[w], G, (double)L.threads / (double)G, &sum, &sum_tiled,
@@ -1390,7 +1392,7 @@ static void end_nest(void) {
       if (last_of_device(i)) L.win[i].region_end = UINT64_MAX;
   while (L.nwin) close_window(0);
   finish_launch();
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
+  for (size_t d = 0; d < S->ndev; d++)
     if (L.traced && L.k->an[d]) cgp_analysis_end_launch(L.k->an[d]);
   for (size_t i = 0; i < L.npend; i++) {
     for (unsigned l = 0; l < RT_WARP; l++) rt_lane_free(&L.pend[i].lane[l]);

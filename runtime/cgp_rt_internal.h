@@ -188,6 +188,24 @@ typedef struct rt_kernel {
   uint64_t threads_all;       /* threads of every launch, traced or not */
 } rt_kernel;
 
+/* A session: the devices predicted and each one's simulation state, kept from kernel to kernel.
+   The program's run has one (cgp_rt_g.session, set up by rt_report_install); a trace's replay
+   builds its own for each device it replays (cgp_rt_trace.c). The analyses of a launch
+   (cgp_rt_window.c, rt_kernel_analyses) take the session whose device d they simulate; a
+   kernel's per-device state (rt_kernel: an, cfg, site, skip_from) is indexed like its dev[]. */
+typedef struct rt_session {
+  cgp_device dev[RT_MAX_DEVICES];         /* the GPUs, in the order named */
+  size_t ndev;
+  struct cgp_fpga_device *fpga;           /* FPGAs named (docs/model.md 11.14): predicted at exit */
+  size_t nfpga;
+  cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */
+  cgp_l2 *l2_whatif[RT_MAX_DEVICES];      /* the what-if tilings' L2, likewise (docs/model.md 8c),
+                                             created at the first kernel that has one */
+  FILE *din[RT_MAX_DEVICES];              /* each device's L2 stream, din format, or NULL */
+  int whatif;                             /* analyse what-if tilings (the run: CGPREDICT_WHATIF,
+                                             default 1; a replay: 1) */
+} rt_session;
+
 typedef struct {
   int initialised, quiet;
   int disabled;                           /* a set-up error: the program runs untraced, no report */
@@ -198,15 +216,9 @@ typedef struct {
                                              (CGPREDICT_CONVERGE, default 1; cgp_rt_converge.c) */
   int fast;                               /* the hot path's specialisations (CGPREDICT_FAST,
                                              default 1; 0: the general path everywhere) */
-  int whatif;                             /* analyse what-if tilings (CGPREDICT_WHATIF, default 1) */
-  cgp_device dev[RT_MAX_DEVICES];
-  size_t ndev;
-  struct cgp_fpga_device *fpga;               /* FPGAs named (docs/model.md 11.14): predicted at exit */
-  size_t nfpga;
-  cgp_l2 *l2[RT_MAX_DEVICES];             /* each device's L2, kept from kernel to kernel */
-  cgp_l2 *l2_whatif[RT_MAX_DEVICES];      /* the what-if tilings' L2, likewise (docs/model.md 8c) */
-  FILE *din[RT_MAX_DEVICES];              /* CGPREDICT_DIN: each device's L2 stream, din format, */
-  char din_tmp[RT_MAX_DEVICES][4400];     /* written to a temporary beside din_path (cgp_file.h), */
+  rt_session session;                     /* the program's devices and their caches */
+  char din_tmp[RT_MAX_DEVICES][4400];     /* CGPREDICT_DIN: session.din[d] written to a temporary
+                                             beside din_path (cgp_file.h), */
   char din_path[RT_MAX_DEVICES][4200];    /* renamed over it at exit, removed on a signal */
   unsigned env_block[3][3];               /* CGPREDICT_BLOCK per grid dimensionality */
   int block_force;                        /* CGPREDICT_BLOCK_FORCE=1: env_block over the pragma's
@@ -231,22 +243,23 @@ extern rt_global cgp_rt_g;
 /* cgp_rt_window.c: a window's blocks, and their analysis per device */
 void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
 /* Issue the warps of blocks [b0, b1) (offsets in the window) as one batch into kernel k's
-   analyses for device d; kan (the kernel's device-independent analyses: the dependence check),
-   if not NULL, sees every global access too. Returns the warps issued, and their threads in
-   *threads. */
-size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
-                       cgp_analysis_set *kan, double *threads);
-/* Device d's next batch of window w (its blocks complete); in a warming window (warms 1) the first
-   batch only warms the caches, in a warming launch (warms 2) every batch does. */
-void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_analysis_set *kan);
-/* Window w is complete: device d's remaining batches, then what it measured into out. */
-void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_analysis_set *kan,
-                      rt_wstat *out);
+   analyses for session s's device d; kan (the kernel's device-independent analyses: the
+   dependence check), if not NULL, sees every global access too. Returns the warps issued, and
+   their threads in *threads. */
+size_t rt_window_batch(rt_session *s, rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1,
+                       int counting, cgp_analysis_set *kan, double *threads);
+/* Session s's device d: its next batch of window w (its blocks complete); in a warming window
+   (warms 1) the first batch only warms the caches, in a warming launch (warms 2) every batch does. */
+void rt_window_next_batch(rt_session *s, rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms,
+                          cgp_analysis_set *kan);
+/* Window w is complete: session s's device d, its remaining batches, then what it measured into out. */
+void rt_window_finish(rt_session *s, rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms,
+                      cgp_analysis_set *kan, rt_wstat *out);
 /* A sampled launch begins for device d: no untraced blocks are pending. */
 void rt_window_launch_begin(rt_kernel *k, size_t d);
-/* The launch of G blocks ends for device d: the blocks after its last window, up to the grid's end,
-   reach the analyses as skipped (docs/model.md section 4c). */
-void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G);
+/* The launch of G blocks ends for session s's device d: the blocks after its last window, up to
+   the grid's end, reach the analyses as skipped (docs/model.md section 4c). */
+void rt_window_launch_end(rt_session *s, rt_kernel *k, size_t d, uint64_t G);
 /* Per-warp averages of a launch of G blocks from its windows' sums, in two steps so that windows
    are folded in as they close (cgp_rt.c) or are replayed (cgp_rt_trace.c), none kept to the end:
    one window's sums for a device, scaled to the blocks it stands for, added to *sum (its warps to
@@ -279,13 +292,15 @@ unsigned rt_active_blocks(const cgp_device *d, unsigned tpb);
    block `id` ([start, start + W), standing for [start, region_end)), its number, or -1 when the
    block lies between windows. full: windows one after another ([W i, W (i + 1)), 0). */
 int rt_window_index(uint64_t W, int full, uint64_t id, uint64_t *start, uint64_t *region_end);
-/* Blocks resident together on device d: B x no_sm. */
-uint64_t rt_batch_blocks(size_t d, unsigned tpb);
+/* Blocks resident together on session s's device d: B x no_sm. */
+uint64_t rt_batch_blocks(const rt_session *s, size_t d, unsigned tpb);
 
 /* cgp_rt_kernel.c: the kernels seen, their descriptors and sampled launches */
+/* The program's kernel of descriptor desc (created at its first launch, for cgp_rt_g.session's devices). */
 rt_kernel *rt_kernel_for(const char *desc);
-/* A kernel from its descriptor, on its own (the replay of a trace), and its release. */
-rt_kernel *rt_kernel_new(const char *desc);
+/* A kernel from its descriptor, on its own (the replay of a trace), per-site sums for ndev devices
+   (0: the descriptor only), and its release. */
+rt_kernel *rt_kernel_new(const char *desc, size_t ndev);
 void rt_kernel_free(rt_kernel *k);
 void rt_resolve_block(const rt_kernel *k, unsigned block[3]);
 void rt_record_launch(rt_kernel *k, const rt_sample *s);
@@ -294,8 +309,11 @@ void rt_record_stood_for(rt_kernel *k, uint64_t G);
 void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d);
 /* A new, empty L2 of the device's geometry, in its transaction units (cgp_transaction_bytes). */
 cgp_l2 *rt_device_l2(const cgp_device *d);
-/* The analyses of kernel k for device d (created at first use); NULL when out of memory. */
-cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d);
+/* Session s's L2s freed (its devices stay; its din streams are its owner's to close). */
+void rt_session_free_caches(rt_session *s);
+/* The analyses of kernel k for session s's device d (created at first use, on the session's L2s);
+   NULL when out of memory. */
+cgp_analysis_set *rt_kernel_analyses(rt_session *s, rt_kernel *k, size_t d);
 
 /* cgp_rt_trace.c: the trace file (cgp_trace.h), streamed: a launch's start, the warps of a
    window's blocks [freed, below) before they are released, a window as it closes, a launch's end;

@@ -352,7 +352,8 @@ static void kernel_free(rt_kernel *k) {
   free(k);
 }
 
-static rt_kernel *parse_kernel(const char *desc) {
+/* A kernel from its descriptor, per-site sums for ndev devices. */
+static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
   cJSON *d = cJSON_Parse(desc);
   if (!d) {
     fputs("cgpredict: internal error: unreadable kernel descriptor (pass and runtime of different versions?)\n", stderr);
@@ -453,7 +454,7 @@ static rt_kernel *parse_kernel(const char *desc) {
     kernel_free(k);
     return NULL;
   }
-  for (size_t dv = 0; dv < cgp_rt_g.ndev; dv++) {
+  for (size_t dv = 0; dv < ndev; dv++) {
     k->site[dv] = alloc0(k->nmem, sizeof **k->site);
     if (!k->site[dv]) { kernel_free(k); return NULL; }
   }
@@ -470,9 +471,17 @@ cgp_l2 *rt_device_l2(const cgp_device *d) {
   return cgp_l2_new(cgp_l2_capacity_bytes(d), cgp_transaction_bytes(d), d->l2_assoc * (d->l2_line_bytes / cgp_transaction_bytes(d)), l2_index_of(d));
 }
 
-cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
+void rt_session_free_caches(rt_session *s) {
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) {
+    cgp_l2_free(s->l2[d]);
+    cgp_l2_free(s->l2_whatif[d]);
+    s->l2[d] = s->l2_whatif[d] = NULL;
+  }
+}
+
+cgp_analysis_set *rt_kernel_analyses(rt_session *s, rt_kernel *k, size_t d) {
   if (k->an[d]) return k->an[d];
-  const cgp_device *dev = &cgp_rt_g.dev[d];
+  const cgp_device *dev = &s->dev[d];
   cgp_analysis_cfg *c = &k->cfg[d];
   *c = (cgp_analysis_cfg){.nsid = k->nmem, .nbid = k->nbb, .sid_kind = k->mem_kind, .sid_shared = k->mem_shared,
                           .bid_total = k->bb_total, .bid_core = k->bb_core, .bid_fp32 = k->bb_fp32,
@@ -482,18 +491,18 @@ cgp_analysis_set *rt_kernel_analyses(rt_kernel *k, size_t d) {
                           .l1_caches_global = dev->l1_caches_global, .wavefront_bytes = dev->l1_line_bytes,
                           .l2_bytes = cgp_l2_capacity_bytes(dev),
                           .l2_line_bytes = dev->l2_line_bytes, .l2_unit_bytes = cgp_transaction_bytes(dev),
-                          .l2_assoc = dev->l2_assoc, .l2_index = l2_index_of(dev), .l2 = cgp_rt_g.l2[d],
+                          .l2_assoc = dev->l2_assoc, .l2_index = l2_index_of(dev), .l2 = s->l2[d],
                           .smem_banks = dev->smem_banks, .smem_bank_bytes = dev->smem_bank_bytes,
-                          .dims = (int)k->dims, .din = cgp_rt_g.din[d],
+                          .dims = (int)k->dims, .din = s->din[d],
                           .tile = k->tile, .tile_header = k->tile_header, .sid_footprint = k->mem_footprint,
                           .sid_pad = k->mem_pad,
                           .smem_vector_bytes = dev->smem_load_vector_bytes};
   rt_resolve_block(k, c->block);
-  if ((k->wi_header >= 0 || k->wi_pad) && cgp_rt_g.whatif) {   /* section 8c */
-    if (!cgp_rt_g.l2_whatif[d]) cgp_rt_g.l2_whatif[d] = rt_device_l2(dev);
+  if ((k->wi_header >= 0 || k->wi_pad) && s->whatif) {   /* section 8c */
+    if (!s->l2_whatif[d]) s->l2_whatif[d] = rt_device_l2(dev);
     cgp_analysis_cfg *w = &k->cfg_wi[d];
     *w = *c;
-    w->l2 = cgp_rt_g.l2_whatif[d];
+    w->l2 = s->l2_whatif[d];
     w->din = NULL;
     if (k->wi_pad) {                          /* the tiled kernel with its unpadded tiles padded */
       w->sid_pad = k->wi_pad;
@@ -534,13 +543,13 @@ void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *dp) {
   }
 }
 
-rt_kernel *rt_kernel_new(const char *desc) { return parse_kernel(desc); }
+rt_kernel *rt_kernel_new(const char *desc, size_t ndev) { return parse_kernel(desc, ndev); }
 void rt_kernel_free(rt_kernel *k) { if (k) kernel_free(k); }
 
 rt_kernel *rt_kernel_for(const char *desc) {
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++)
     if (cgp_rt_g.kernels[i]->desc_ptr == desc) return cgp_rt_g.kernels[i];
-  rt_kernel *k = parse_kernel(desc);
+  rt_kernel *k = parse_kernel(desc, cgp_rt_g.session.ndev);
   if (!k) return NULL;
   rt_kernel **p = realloc(cgp_rt_g.kernels, (cgp_rt_g.nkernels + 1) * sizeof *p);
   if (!p) { kernel_free(k); return NULL; }

@@ -20,6 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The program's session: its devices, set up here (rt_report_install), and their caches. */
+static rt_session *const S = &cgp_rt_g.session;
+
 #define RT_DEFAULT_REPORT "cgpredict-report.json"
 #define RT_NO_NEST_NOTE "no marked loop nest began in this run (a nest whose loop runs zero times is never " \
   "entered): the report lists no kernel"
@@ -49,10 +52,10 @@ static int switch_var(const char *name, int dflt) {
 
 /* A GPU or FPGA of that name is already in the lists. */
 static int named_before(const char *name) {
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
-    if (strcmp(cgp_rt_g.dev[i].name, name) == 0) return 1;
-  for (size_t i = 0; i < cgp_rt_g.nfpga; i++)
-    if (strcmp(cgp_rt_g.fpga[i].name, name) == 0) return 1;
+  for (size_t i = 0; i < S->ndev; i++)
+    if (strcmp(S->dev[i].name, name) == 0) return 1;
+  for (size_t i = 0; i < S->nfpga; i++)
+    if (strcmp(S->fpga[i].name, name) == 0) return 1;
   return 0;
 }
 
@@ -66,33 +69,32 @@ static int add_device(const char *name) {
     return -1;
   }
   if (cgp_device_name_is_fpga(name)) {
-    cgp_fpga_device *more = cgp_rt_g.nfpga < RT_MAX_DEVICES
-                            ? realloc(cgp_rt_g.fpga, (cgp_rt_g.nfpga + 1) * sizeof *more) : NULL;
+    cgp_fpga_device *more = S->nfpga < RT_MAX_DEVICES ? realloc(S->fpga, (S->nfpga + 1) * sizeof *more) : NULL;
     if (!more) {
       snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: more than %d FPGA devices, or out of memory", RT_MAX_DEVICES);
       fatal_setup(msg);
       return -1;
     }
-    cgp_rt_g.fpga = more;
-    if (cgp_fpga_device_find(name, &cgp_rt_g.fpga[cgp_rt_g.nfpga], err, sizeof err) != 0) {
+    S->fpga = more;
+    if (cgp_fpga_device_find(name, &S->fpga[S->nfpga], err, sizeof err) != 0) {
       snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
       fatal_setup(msg);
       return -1;
     }
-    cgp_rt_g.nfpga++;
+    S->nfpga++;
     return 0;
   }
-  if (cgp_rt_g.ndev == RT_MAX_DEVICES) {
+  if (S->ndev == RT_MAX_DEVICES) {
     snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: more than %d devices", RT_MAX_DEVICES);
     fatal_setup(msg);
     return -1;
   }
-  if (cgp_device_find(name, &cgp_rt_g.dev[cgp_rt_g.ndev], err, sizeof err) != 0) {
+  if (cgp_device_find(name, &S->dev[S->ndev], err, sizeof err) != 0) {
     snprintf(msg, sizeof msg, "CGPREDICT_DEVICE: %s", err);
     fatal_setup(msg);
     return -1;
   }
-  cgp_rt_g.ndev++;
+  S->ndev++;
   return 0;
 }
 
@@ -113,9 +115,9 @@ static void load_devices(void) {
     cgp_device_names_free(names, n);
   }
   if (cgp_rt_g.disabled) return;
-  if (!cgp_rt_g.ndev) {
+  if (!S->ndev) {
     char msg[4200];
-    if (cgp_rt_g.nfpga)
+    if (S->nfpga)
       snprintf(msg, sizeof msg, "CGPREDICT_DEVICE names FPGA devices only: name a GPU too (the run traces the "
                "kernels as a GPU runs them; the FPGA estimate needs the run's trip counts and bytes)");
     else
@@ -132,29 +134,29 @@ static void load_devices(void) {
     fatal_setup(msg);
     return;
   }
-  for (size_t i = 0; i < cgp_rt_g.ndev && din && *din; i++) {
+  for (size_t i = 0; i < S->ndev && din && *din; i++) {
     /* as the report and the trace are written: a new path or a regular file only, never through a
        link or into a FIFO or device, a temporary beside it renamed at exit (cgp_file.h) */
     char *path = cgp_rt_g.din_path[i], err[4200];
-    snprintf(path, sizeof cgp_rt_g.din_path[i], "%s.%s.din", din, cgp_rt_g.dev[i].name);
-    cgp_rt_g.din[i] = cgp_file_stream_open(path, cgp_rt_g.din_tmp[i], sizeof cgp_rt_g.din_tmp[i], err, sizeof err);
-    if (!cgp_rt_g.din[i]) {
+    snprintf(path, sizeof cgp_rt_g.din_path[i], "%s.%s.din", din, S->dev[i].name);
+    S->din[i] = cgp_file_stream_open(path, cgp_rt_g.din_tmp[i], sizeof cgp_rt_g.din_tmp[i], err, sizeof err);
+    if (!S->din[i]) {
       char msg[4400];
       snprintf(msg, sizeof msg, "CGPREDICT_DIN: %.4300s", err);
       for (size_t j = 0; j < i; j++) {
-        cgp_file_stream_abort(cgp_rt_g.din[j], cgp_rt_g.din_tmp[j]);
-        cgp_rt_g.din[j] = NULL;
+        cgp_file_stream_abort(S->din[j], cgp_rt_g.din_tmp[j]);
+        S->din[j] = NULL;
       }
       fatal_setup(msg);
       return;
     }
   }
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
-    cgp_rt_g.l2[i] = rt_device_l2(&cgp_rt_g.dev[i]);
-    if (!cgp_rt_g.l2[i]) {
+  for (size_t i = 0; i < S->ndev; i++) {
+    S->l2[i] = rt_device_l2(&S->dev[i]);
+    if (!S->l2[i]) {
       char msg[512];
       snprintf(msg, sizeof msg, "device '%s': its L2 geometry cannot be simulated (or out of memory)",
-               cgp_rt_g.dev[i].name);
+               S->dev[i].name);
       fatal_setup(msg);
       return;
     }
@@ -224,7 +226,7 @@ static void parse_env(void) {
   cgp_rt_g.sample_iterations = cgp_rt_g.sample_mode != 2 && !(it && strcmp(it, "all") == 0);
   cgp_rt_g.fold = switch_var("CGPREDICT_FOLD", 1);
   cgp_rt_g.fast = switch_var("CGPREDICT_FAST", 1);
-  cgp_rt_g.whatif = switch_var("CGPREDICT_WHATIF", 1);
+  S->whatif = switch_var("CGPREDICT_WHATIF", 1);
   cgp_rt_g.converge = switch_var("CGPREDICT_CONVERGE", 1);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");
   unsigned long v = RT_DEFAULT_BUDGET_MB;
@@ -299,7 +301,7 @@ static cJSON *memory_json(const rt_kernel *k) {
       cJSON_AddNumberToObject(m, "bank_conflict_degree", s->bank_degree_sum / n);
     }
     cJSON *by = cJSON_AddObjectToObject(m, "by_device");
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++) rt_site_stats_json(cJSON_AddObjectToObject(by, cgp_rt_g.dev[d].name), &k->site[d][i]);
+    for (size_t d = 0; d < S->ndev; d++) rt_site_stats_json(cJSON_AddObjectToObject(by, S->dev[d].name), &k->site[d][i]);
     cJSON_AddStringToObject(m, "reading_explained", reading_text[k->mem_noalias[i]]);
     if (k->mem_local[i])
       cJSON_AddStringToObject(m, "memory_note", "local memory: a per-thread array indexed at run time, which "
@@ -447,12 +449,12 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
     cJSON_AddItemToArray(lg, cJSON_CreateDoubleArray(e, 2));
   }
   cJSON *an = cJSON_AddObjectToObject(o, "analysis");
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-    cJSON_AddItemToObject(an, cgp_rt_g.dev[d].name, cgp_report_stats_to_json(&s->stats[d]));
+  for (size_t d = 0; d < S->ndev; d++)
+    cJSON_AddItemToObject(an, S->dev[d].name, cgp_report_stats_to_json(&s->stats[d]));
   if (s->has_tiled) {                        /* the what-if tiling (docs/model.md 8c) */
     cJSON *ti = cJSON_AddObjectToObject(o, "analysis_tiled");
-    for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-      cJSON_AddItemToObject(ti, cgp_rt_g.dev[d].name, cgp_report_stats_to_json(&s->tiled[d]));
+    for (size_t d = 0; d < S->ndev; d++)
+      cJSON_AddItemToObject(ti, S->dev[d].name, cgp_report_stats_to_json(&s->tiled[d]));
   }
   return o;
 }
@@ -677,9 +679,9 @@ static void write_report(void) {
                             "inside one: the first thread was traced, the others ran untraced (their work is "
                             "not in the predictions)");
   char lost[256] = "";
-  for (size_t d = 0; d < cgp_rt_g.ndev; d++)
-    if (cgp_rt_g.l2[d] && cgp_l2_degraded(cgp_rt_g.l2[d]))
-      snprintf(lost + strlen(lost), sizeof lost - strlen(lost), "%s%s", *lost ? ", " : "", cgp_rt_g.dev[d].name);
+  for (size_t d = 0; d < S->ndev; d++)
+    if (S->l2[d] && cgp_l2_degraded(S->l2[d]))
+      snprintf(lost + strlen(lost), sizeof lost - strlen(lost), "%s%s", *lost ? ", " : "", S->dev[d].name);
   if (*lost) {
     char note[400];
     snprintf(note, sizeof note, "out of memory: the L2 simulation of %s could not record every reference, so its "
@@ -717,8 +719,8 @@ static void write_report(void) {
   if (host) cJSON_AddItemToObject(r, "host", host);
   rt_trace_report(rt);
   char err[2048], msg[2400];
-  int rc = cgp_report_predict(r, cgp_rt_g.dev, cgp_rt_g.ndev, err, sizeof err);
-  if (rc == 0 && cgp_report_predict_fpga(r, cgp_rt_g.fpga, cgp_rt_g.nfpga) != 0)
+  int rc = cgp_report_predict(r, S->dev, S->ndev, err, sizeof err);
+  if (rc == 0 && cgp_report_predict_fpga(r, S->fpga, S->nfpga) != 0)
     rc = -1, snprintf(err, sizeof err, "out of memory predicting the FPGA devices");
   if (rc != 0) {              /* the program's exit goes on as without cgpredict (cgp_rt_file.h) */
     snprintf(msg, sizeof msg, "%s; no report written: this run's analysis is lost", err);
@@ -742,14 +744,14 @@ static void write_report(void) {
 
 static void at_exit(void) {
   if (getpid() != cgp_rt_g.pid) return;       /* a fork's exit: the files are the parent's */
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
+  for (size_t i = 0; i < S->ndev; i++) {
     char err[4400], msg[4600];
-    if (cgp_rt_g.din[i] &&
-        cgp_file_stream_commit(cgp_rt_g.din[i], cgp_rt_g.din_tmp[i], cgp_rt_g.din_path[i], err, sizeof err) != 0) {
+    if (S->din[i] &&
+        cgp_file_stream_commit(S->din[i], cgp_rt_g.din_tmp[i], cgp_rt_g.din_path[i], err, sizeof err) != 0) {
       snprintf(msg, sizeof msg, "CGPREDICT_DIN: %s; that din file is not written", err);
       rt_tool_failure(msg);
     }
-    cgp_rt_g.din[i] = NULL;
+    S->din[i] = NULL;
   }
   const rt_kernel *k = rt_current_kernel();
   if (k) {
@@ -783,8 +785,8 @@ static void on_crash(int sig) {
   const rt_kernel *k = rt_current_kernel();
   char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
   rt_trace_unlink_on_signal();
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
-    if (cgp_rt_g.din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
+  for (size_t i = 0; i < S->ndev; i++)
+    if (S->din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
   int stopped = sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
   put(stopped ? "cgpredict: the program was stopped (signal " : "cgpredict: the program crashed (signal ");
   put(sig >= 10 ? num : num + 1);
@@ -807,8 +809,8 @@ static void at_quick_exit_handler(void) {
   if (getpid() != cgp_rt_g.pid) return;        /* a fork's: nothing of it is ours */
   const rt_kernel *k = rt_current_kernel();
   rt_trace_unlink_on_signal();
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++)
-    if (cgp_rt_g.din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
+  for (size_t i = 0; i < S->ndev; i++)
+    if (S->din[i] && cgp_rt_g.din_tmp[i][0]) unlink(cgp_rt_g.din_tmp[i]);
   put("cgpredict: the program ended by quick_exit");
   if (k) {
     put(" inside kernel '");
@@ -842,9 +844,9 @@ static void say_forked_once(void) {
 
 static void after_fork_child(void) {
   rt_trace_forget_in_child();
-  for (size_t i = 0; i < cgp_rt_g.ndev; i++) {
-    if (cgp_rt_g.din[i]) __fpurge(cgp_rt_g.din[i]);
-    cgp_rt_g.din[i] = NULL;
+  for (size_t i = 0; i < S->ndev; i++) {
+    if (S->din[i]) __fpurge(S->din[i]);
+    S->din[i] = NULL;
     cgp_rt_g.din_tmp[i][0] = '\0';
   }
   rt_nest_forget_in_child();

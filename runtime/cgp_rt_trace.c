@@ -248,6 +248,8 @@ typedef struct {
   size_t nl;
   uint64_t events;            /* warp events a replay issues per device (at most) */
   uint64_t run_id;            /* the header's: the report of the same run carries it */
+  size_t ndev;                /* the devices its kernels keep per-site sums for: 1 to replay (one
+                                 device at a time), 0 to check or seal (descriptors only) */
   unsigned char *seal;        /* cgp_trace_seal: the same bytes, writable; the end marker's
                                  promises are written instead of checked */
 } tr_reader;
@@ -320,7 +322,7 @@ static int read_kernel(tr_reader *r) {
   if (kk) r->k = kk;
   size_t *ka = kk ? realloc(r->kat, ((size_t)id + 1) * sizeof *ka) : NULL;
   if (ka) r->kat = ka;
-  rt_kernel *k = ka ? rt_kernel_new(desc) : NULL;
+  rt_kernel *k = ka ? rt_kernel_new(desc, r->ndev) : NULL;
   free(desc);
   if (ka) {
     r->kat[id] = at;
@@ -506,10 +508,7 @@ static int read_trace(tr_reader *r) {
 int cgp_trace_check(const unsigned char *data, size_t len, const char *name, uint64_t *events, char *err,
                     size_t errlen) {
   tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen};
-  size_t ndev = cgp_rt_g.ndev;
-  cgp_rt_g.ndev = 0;                         /* descriptors only: no per-device state */
   int rc = read_trace(&r);
-  cgp_rt_g.ndev = ndev;
   if (events) *events = r.events;
   reader_free(&r);
   return rc;
@@ -517,10 +516,7 @@ int cgp_trace_check(const unsigned char *data, size_t len, const char *name, uin
 
 int cgp_trace_seal(unsigned char *data, size_t len, char *err, size_t errlen) {
   tr_reader r = {.p = data, .len = len, .name = "trace", .err = err, .errlen = errlen, .seal = data};
-  size_t ndev = cgp_rt_g.ndev;
-  cgp_rt_g.ndev = 0;
   int rc = read_trace(&r);
-  cgp_rt_g.ndev = ndev;
   reader_free(&r);
   return rc;
 }
@@ -536,13 +532,14 @@ static cJSON *sample_of(cJSON *kernel, uint64_t launch) {
   return NULL;
 }
 
-/* One device through every launch, in program order: its L2 is one for the whole program. */
+/* One device through every launch, in program order, on a session of its own (the device alone,
+   its caches new, no din stream, the what-if tilings on): its L2 is one for the whole program.
+   The program's session (cgp_rt_g.session) is not touched. */
 static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, int *partial, char *err, size_t errlen) {
-  cgp_rt_g.ndev = 1;
-  cgp_rt_g.dev[0] = *dev;
-  cgp_rt_g.din[0] = NULL;
-  cgp_rt_g.l2[0] = rt_device_l2(dev);
-  if (!cgp_rt_g.l2[0]) {
+  rt_session ses = {.ndev = 1, .whatif = 1};
+  ses.dev[0] = *dev;
+  ses.l2[0] = rt_device_l2(dev);
+  if (!ses.l2[0]) {
     snprintf(err, errlen, "device '%s': its L2 geometry cannot be simulated (or out of memory)", dev->name);
     return -1;
   }
@@ -560,7 +557,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     unsigned tpb = l->block[0] * l->block[1] * l->block[2];
     /* the device's batches cut at the window's end, where the window does not hold the whole grid
        (a grid the window holds is in one batch either way: exact); said per kernel */
-    if (2 * rt_batch_blocks(0, tpb) > l->W && l->G > l->W) {
+    if (2 * rt_batch_blocks(&ses, 0, tpb) > l->W && l->G > l->W) {
       *partial = 1;
       cJSON *kj = kernels ? cJSON_GetArrayItem(kernels, (int)l->kid) : NULL, *e;
       cJSON *list = kj ? cJSON_GetObjectItemCaseSensitive(kj, "replay_partial") : NULL;
@@ -569,7 +566,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       cJSON_ArrayForEach(e, list) seen |= !strcmp(cJSON_GetStringValue(e), dev->name);
       if (list && !seen) cJSON_AddItemToArray(list, cJSON_CreateString(dev->name));
     }
-    cgp_analysis_set *an = rt_kernel_analyses(k, 0);
+    cgp_analysis_set *an = rt_kernel_analyses(&ses, k, 0);
     if (!an || !k->site[0]) { snprintf(err, errlen, "out of memory replaying the trace"); rc = -1; break; }
     cgp_analysis_begin_launch(an);
     rt_window_launch_begin(k, 0);
@@ -585,10 +582,10 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       memset(w->next, 0, sizeof w->next);
       memset(w->counted, 0, sizeof w->counted);
       memset(w->threads_counted, 0, sizeof w->threads_counted);
-      rt_window_finish(k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, &ws);
+      rt_window_finish(&ses, k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, &ws);
       if (s) rt_launch_stats_add(&ws, l->G, threads > 0 ? threads / (double)l->G : 0, &sum, &sum_tiled, NULL);
     }
-    rt_window_launch_end(k, 0, l->G);
+    rt_window_launch_end(&ses, k, 0, l->G);
     cgp_analysis_end_launch(an);
     if (s) {
       cgp_kernel_stats st;
@@ -624,11 +621,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     cgp_analysis_set_free(r->k[i]->an[0]);
     r->k[i]->an[0] = NULL;
   }
-  cgp_l2_free(cgp_rt_g.l2[0]);
-  cgp_rt_g.l2[0] = NULL;
-  cgp_l2_free(cgp_rt_g.l2_whatif[0]);
-  cgp_rt_g.l2_whatif[0] = NULL;
-  cgp_rt_g.ndev = 0;
+  rt_session_free_caches(&ses);
   return rc;
 }
 
@@ -701,9 +694,8 @@ static int check_against_report(tr_reader *r, const cJSON *report) {
 
 int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name, cJSON *report,
                          const cgp_device *devs, size_t ndev, int *partial, char *err, size_t errlen) {
-  tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen};
-  cgp_rt_g.ndev = 1;                         /* each kernel gets one device's per-site sums */
-  cgp_rt_g.whatif = 1;                       /* the report's what-if tilings, for this device too */
+  /* each kernel gets one device's per-site sums, reused by each device's session in turn */
+  tr_reader r = {.p = data, .len = len, .name = name, .err = err, .errlen = errlen, .ndev = 1};
   int rc = read_trace(&r);
   cJSON *kernels = report ? cJSON_GetObjectItemCaseSensitive(report, "kernels") : NULL;
   if (!rc && report) rc = check_against_report(&r, report);
@@ -713,7 +705,6 @@ int cgp_trace_replay_mem(const unsigned char *data, size_t len, const char *name
     if (partial) partial[d] = p;
   }
   reader_free(&r);
-  cgp_rt_g.ndev = 0;
   return rc;
 }
 

@@ -82,8 +82,8 @@ unsigned rt_active_blocks(const cgp_device *d, unsigned tpb) {
   return b ? b : 1;
 }
 
-uint64_t rt_batch_blocks(size_t d, unsigned tpb) {
-  const cgp_device *dev = &cgp_rt_g.dev[d];
+uint64_t rt_batch_blocks(const rt_session *s, size_t d, unsigned tpb) {
+  const cgp_device *dev = &s->dev[d];
   return cgp_round_blocks(dev, rt_active_blocks(dev, tpb));
 }
 
@@ -132,9 +132,9 @@ static int batch_iters(rt_kernel *k, size_t n) {
   return 1;
 }
 
-size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1, int counting,
-                       cgp_analysis_set *kan, double *threads) {
-  cgp_analysis_set *an = rt_kernel_analyses(k, d);
+size_t rt_window_batch(rt_session *s, rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1,
+                       int counting, cgp_analysis_set *kan, double *threads) {
+  cgp_analysis_set *an = rt_kernel_analyses(s, k, d);
   *threads = 0;
   if (!an) return 0;
   if (b1 > w->nblk) b1 = w->nblk;
@@ -149,7 +149,7 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
   if (!batch_iters(k, nw)) return 0;
   live_warp *lw = calloc(nw, sizeof *lw);
   if (!lw) return 0;
-  unsigned no_sm = cgp_rt_g.dev[d].no_sm;
+  unsigned no_sm = s->dev[d].no_sm;
   size_t i = 0;
   for (size_t b = b0; b < b1; b++)
     for (size_t j = 0; j < w->nw[b]; j++, i++) {
@@ -184,48 +184,49 @@ size_t rt_window_batch(rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, 
    the grid's end, whichever the GPU reaches first), to device d's analyses: the GPU runs them
    between the two (docs/model.md section 4c). Windows come in block order: the sweep's, or sorted
    when the sweep ran backwards (cgp_rt.c, end_nest). */
-static void rt_window_skipped(rt_kernel *k, size_t d, uint64_t end) {
+static void rt_window_skipped(rt_session *s, rt_kernel *k, size_t d, uint64_t end) {
   uint64_t to = k->skip_to[d] < end ? k->skip_to[d] : end;
-  cgp_analysis_set *an = rt_kernel_analyses(k, d);
+  cgp_analysis_set *an = rt_kernel_analyses(s, k, d);
   if (an && to > k->skip_from[d]) cgp_analysis_skip_blocks(an, (double)(to - k->skip_from[d]));
   k->skip_from[d] = k->skip_to[d] = 0;
 }
 
 void rt_window_launch_begin(rt_kernel *k, size_t d) { k->skip_from[d] = k->skip_to[d] = 0; }
 
-void rt_window_launch_end(rt_kernel *k, size_t d, uint64_t G) { rt_window_skipped(k, d, G); }
+void rt_window_launch_end(rt_session *s, rt_kernel *k, size_t d, uint64_t G) { rt_window_skipped(s, k, d, G); }
 
-void rt_window_next_batch(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_analysis_set *kan) {
-  uint64_t bpb = rt_batch_blocks(d, tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
+void rt_window_next_batch(rt_session *s, rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms,
+                          cgp_analysis_set *kan) {
+  uint64_t bpb = rt_batch_blocks(s, d, tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   int counting = warms != 2 && !(warms && b0 == 0);
   if (b0 == 0) {
-    rt_window_skipped(k, d, w->start);
-    cgp_analysis_begin_window(rt_kernel_analyses(k, d));
+    rt_window_skipped(s, k, d, w->start);
+    cgp_analysis_begin_window(rt_kernel_analyses(s, k, d));
   }
   /* a batch without warps (blocks the memory budget left untraced) does not count: the window
      then stands on its warming batch, as when no second batch came */
   double threads;
-  size_t issued = rt_window_batch(k, w, d, b0, b1, counting, kan, &threads);
+  size_t issued = rt_window_batch(s, k, w, d, b0, b1, counting, kan, &threads);
   w->counted[d] += counting && issued > 0;
   if (counting && issued > 0) w->threads_counted[d] += threads;
   w->next[d] = b1;
 }
 
-void rt_window_finish(rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms, cgp_analysis_set *kan,
-                      rt_wstat *out) {
-  cgp_analysis_set *an = rt_kernel_analyses(k, d);
+void rt_window_finish(rt_session *s, rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms,
+                      cgp_analysis_set *kan, rt_wstat *out) {
+  cgp_analysis_set *an = rt_kernel_analyses(s, k, d);
   if (!an) return;
   uint64_t last = w->nblk < w->size ? w->nblk : w->size;
-  while (w->next[d] < last) rt_window_next_batch(k, w, d, tpb, warms, kan);
+  while (w->next[d] < last) rt_window_next_batch(s, k, w, d, tpb, warms, kan);
   if (warms == 2) {                                  /* a warming launch: nothing counted */
     out->first_counted = w->start + w->size;
   } else if (!w->counted[d] && w->next[d] > 0) {     /* only the warming batch came */
-    uint64_t b1 = rt_batch_blocks(d, tpb);
-    rt_window_batch(k, w, d, 0, b1, 1, NULL, &w->threads_counted[d]);
+    uint64_t b1 = rt_batch_blocks(s, d, tpb);
+    rt_window_batch(s, k, w, d, 0, b1, 1, NULL, &w->threads_counted[d]);
     w->counted[d] = 1;
     out->first_counted = w->start;
   } else {
-    out->first_counted = w->start + (warms ? rt_batch_blocks(d, tpb) : 0);
+    out->first_counted = w->start + (warms ? rt_batch_blocks(s, d, tpb) : 0);
   }
   out->end = w->start + w->size;
   out->region_start = w->start;
