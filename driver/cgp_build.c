@@ -127,9 +127,23 @@ static int parse_flag(const char *a) {
          strncmp(a, "-f", 2) == 0 || strncmp(a, "-m", 2) == 0;
 }
 
-static int is_c_source(const char *a) {
-  size_t n = strlen(a);
-  return n > 2 && strcmp(a + n - 2, ".c") == 0 && a[0] != '-';
+/* The length of a source's extension (".c" 2; C++: ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++",
+   ".C", as GCC takes them), 0 if a is no C or C++ source. */
+static size_t source_ext(const char *a) {
+  static const char *const ext[] = {".c", ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C", NULL};
+  const char *dot = strrchr(a, '.');
+  if (a[0] == '-' || !dot || dot == a || strchr(dot, '/')) return 0;
+  for (int i = 0; ext[i]; i++)
+    if (strcmp(dot, ext[i]) == 0) return strlen(dot);
+  return 0;
+}
+
+static int is_c_source(const char *a) { return source_ext(a) != 0; }
+
+/* A C++ source: by its extension, or a .c file a C++ driver compiles (g++ foo.c compiles C++). */
+static int is_cxx_source(const char *a, int cxx_driver) {
+  size_t e = source_ext(a);
+  return e > 2 || (e == 2 && (a[strlen(a) - 1] == 'C' || cxx_driver));
 }
 
 static const char *base_of(const char *p) {
@@ -139,6 +153,7 @@ static const char *base_of(const char *p) {
 
 typedef struct {
   int compile_only, passthrough;
+  int cxx_driver;              /* the user's compiler is a C++ driver (c++, g++, clang++) */
   const char *output;
   args pflags;                 /* parse flags, separate values joined */
   int *src;                    /* argument indices of C sources */
@@ -147,6 +162,7 @@ typedef struct {
 
 static void parse_cmdline(int argc, char **cmd, cmdline *c) {
   memset(c, 0, sizeof *c);
+  c->cxx_driver = cgp_is_cxx_compiler(cmd[0]);
   c->src = calloc((size_t)argc, sizeof *c->src);
   for (int i = 1; i < argc; i++) {
     const char *a = cmd[i];
@@ -295,20 +311,33 @@ static int check_with_users_compiler(int argc, char **cmd, const char *src) {
   return rc;
 }
 
-/* Under `cgpredict build -- make`: tell the wrapping cgpredict that a marked source was compiled
-   (the file MARKED_NOTE in its directory), so that a build that compiled none can say so. */
+/* Under `cgpredict build -- make`: tell the wrapping cgpredict that a compiler ran through it
+   (the file RAN_NOTE in its directory) and that a marked source was compiled (MARKED_NOTE), so
+   that a build that did neither can say which. */
 #define MARKED_NOTE "marked-compiled"
-static void note_marked_compiled(void) {
+#define RAN_NOTE "compiler-ran"
+static void note_in_wrap_dir(const char *note) {
   const char *dir = getenv("CGPREDICT_WRAP_DIR");
   if (!dir || !*dir) return;
   char path[4200];
-  snprintf(path, sizeof path, "%s/%s", dir, MARKED_NOTE);
+  snprintf(path, sizeof path, "%s/%s", dir, note);
   int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd >= 0) close(fd);
 }
 
-/* Compile one marked source to an object; 0 on success. */
-static int compile_marked(const char *src, cgp_kernel_pragma *k, size_t nk, const cmdline *c,
+static void note_marked_compiled(void) { note_in_wrap_dir(MARKED_NOTE); }
+
+/* The flags that parse source src, for clang-14 and libclang: the command's, and `-x c++` for a
+   C++ source (needed where the extension says C: g++ foo.c compiles C++). */
+static args source_flags(const cmdline *c, const char *src) {
+  args f = {0};
+  for (int i = 0; i < c->pflags.n; i++) push(&f, c->pflags.v[i]);
+  if (is_cxx_source(src, c->cxx_driver)) { push(&f, "-x"); push(&f, "c++"); }
+  return f;
+}
+
+/* Compile one marked source to an object with its parse flags (source_flags); 0 on success. */
+static int compile_marked(const char *src, cgp_kernel_pragma *k, size_t nk, const cmdline *c, const args *flags,
                           const char *tmpdir, int idx, const char *obj) {
   char bc[4200], ibc[4200];
   snprintf(bc, sizeof bc, "%s/%d.bc", tmpdir, idx);
@@ -321,7 +350,7 @@ static int compile_marked(const char *src, cgp_kernel_pragma *k, size_t nk, cons
                             "-fno-builtin", "-fno-discard-value-names", "-Wno-unknown-pragmas",
                             "-emit-llvm", "-c", NULL};
   for (int i = 0; ir_flags[i]; i++) push(&a, ir_flags[i]);
-  for (int i = 0; i < c->pflags.n; i++) push(&a, c->pflags.v[i]);
+  for (int i = 0; i < flags->n; i++) push(&a, flags->v[i]);
   push(&a, src); push(&a, "-o"); push(&a, bc);
   int rc = run(a.v);
   args_free(&a);
@@ -329,7 +358,7 @@ static int compile_marked(const char *src, cgp_kernel_pragma *k, size_t nk, cons
   char err[8192], warn[8192];
   /* the FPGA side's view of each nest, carried in its descriptor to the run's report */
   char **fpga = calloc(nk ? nk : 1, sizeof *fpga);
-  if (fpga) cgp_fpga_carry(src, c->pflags.v, c->pflags.n, k, nk, fpga);
+  if (fpga) cgp_fpga_carry(src, flags->v, flags->n, k, nk, fpga);
   for (size_t i = 0; i < nk; i++) k[i].fpga_json = fpga ? fpga[i] : NULL;
   rc = cgp_pass_instrument_file(bc, ibc, k, nk, err, sizeof err, warn, sizeof warn);
   for (size_t i = 0; i < nk; i++) {
@@ -417,17 +446,19 @@ int cgp_build(int argc, char **cmd) {
     cgp_kernel_pragma *k = NULL;
     size_t nk = 0;
     char err[8192];
-    if (cgp_pragma_scan(src, (const char *const *)c.pflags.v, c.pflags.n, &k, &nk, err, sizeof err) != 0) {
+    args flags = source_flags(&c, src);
+    if (cgp_pragma_scan(src, (const char *const *)flags.v, flags.n, &k, &nk, err, sizeof err) != 0) {
       fputs(err, stderr);
       if (err[0] && err[strlen(err) - 1] != '\n') fputc('\n', stderr);
       rc = 1;
     } else if (nk) {
       char obj[4200];
       if (c.compile_only && c.output && c.nsrc == 1) snprintf(obj, sizeof obj, "%s", c.output);
-      else if (c.compile_only) snprintf(obj, sizeof obj, "%.*s.o", (int)strlen(base_of(src)) - 2, base_of(src));
+      else if (c.compile_only)
+        snprintf(obj, sizeof obj, "%.*s.o", (int)(strlen(base_of(src)) - source_ext(src)), base_of(src));
       else snprintf(obj, sizeof obj, "%s/%d.o", tmpdir, s);
       rc = check_with_users_compiler(argc, cmd, src);
-      if (!rc) rc = compile_marked(src, k, nk, &c, tmpdir, s, obj);
+      if (!rc) rc = compile_marked(src, k, nk, &c, &flags, tmpdir, s, obj);
       if (!rc) note_marked_compiled();
       objs[c.src[s]] = strdup(obj);
       marked++;
@@ -438,7 +469,7 @@ int cgp_build(int argc, char **cmd) {
         if (c.compile_only)
           fprintf(stderr,
                   "cgpredict: note: %s holds a marked nest and is compiled with -fopenmp, so clang-14 compiled it: "
-                  "its OpenMP code calls LLVM's OpenMP runtime (libomp). Link with `cgpredict cc`, which adds it, "
+                  "its OpenMP code calls LLVM's OpenMP runtime (libomp). Link with `cgpredict cc` (or c++), which adds it, "
                   "or add %s to your link command\n",
                   src, libomp[0] ? libomp : "libomp (Debian: libomp-14-dev)");
         else if (!libomp[0]) {
@@ -448,6 +479,7 @@ int cgp_build(int argc, char **cmd) {
       }
     }
     free(k);
+    args_free(&flags);
   }
   if (stop_signal) rc = 128 + stop_signal;
   if (!rc) {
@@ -500,7 +532,9 @@ int cgp_build(int argc, char **cmd) {
 
 /* ---- any build command: compilers wrapped on PATH -------------------------------------------- */
 
-static const char *const wrapped_names[] = {"cc", "gcc", "clang", "c89", "c99", NULL};
+/* The C drivers, then the C++ ones (from cxx_names on). */
+static const char *const wrapped_names[] = {"cc", "gcc", "clang", "c89", "c99", "c++", "g++", "clang++", NULL};
+static const int cxx_names = 5;
 
 int cgp_is_wrapped_name(const char *argv0) {
   const char *b = base_of(argv0);
@@ -509,18 +543,27 @@ int cgp_is_wrapped_name(const char *argv0) {
   return 0;
 }
 
-int cgp_is_c_compiler(const char *cmd) {
+/* The index in wrapped_names of the compiler `cmd` names (a target prefix, a version suffix
+   or both allowed), -1 if none. */
+static int compiler_index(const char *cmd) {
   char name[256];
   snprintf(name, sizeof name, "%s", base_of(cmd));
   char *dash = strrchr(name, '-');                  /* a version suffix: -12, -14.0 */
   if (dash && dash[1] && strspn(dash + 1, "0123456789.") == strlen(dash + 1)) *dash = '\0';
   size_t n = strlen(name);
-  for (int i = 0; wrapped_names[i]; i++) {
+  int found = -1;
+  for (int i = 0; wrapped_names[i]; i++) {        /* the longest that fits: clang++, not c++ */
     size_t w = strlen(wrapped_names[i]);
-    if (n >= w && strcmp(name + n - w, wrapped_names[i]) == 0 && (n == w || name[n - w - 1] == '-')) return 1;
+    if (n >= w && strcmp(name + n - w, wrapped_names[i]) == 0 && (n == w || name[n - w - 1] == '-') &&
+        (found < 0 || w > strlen(wrapped_names[found])))
+      found = i;
   }
-  return 0;
+  return found;
 }
+
+int cgp_is_c_compiler(const char *cmd) { return compiler_index(cmd) >= 0; }
+
+int cgp_is_cxx_compiler(const char *cmd) { return compiler_index(cmd) >= cxx_names; }
 
 int cgp_build_tool(char **cmd) {
   char self[4096];
@@ -555,9 +598,17 @@ int cgp_build_tool(char **cmd) {
       setenv("CGPREDICT_WRAP_DIR", dir, 1);
       free(newpath);
       rc = run(cmd);
-      char note[4200];
+      char note[4200], ran[4200];
       snprintf(note, sizeof note, "%s/%s", dir, MARKED_NOTE);
-      if (rc == 0 && access(note, F_OK) != 0)
+      snprintf(ran, sizeof ran, "%s/%s", dir, RAN_NOTE);
+      if (rc == 0 && access(ran, F_OK) != 0)
+        fprintf(stderr,
+                "cgpredict: the build ran no compiler through cgpredict, so the program is not instrumented and "
+                "writes no report. Either it was up to date: remove its objects (make clean) and run `cgpredict "
+                "build -- %s` again; or it names its compiler by a path (CC=/usr/bin/gcc) or another name, which "
+                "goes around the cc, gcc, clang, c89, c99, c++, g++ and clang++ cgpredict puts first on PATH: name "
+                "one on the command line, as in `cgpredict build -- %s CC=gcc CXX=g++`\n", cmd[0], cmd[0]);
+      else if (rc == 0 && access(note, F_OK) != 0)
         fprintf(stderr,
                 "cgpredict: the build compiled no source holding a #pragma cgpredict kernel (found up to date?): "
                 "objects of marked sources built without cgpredict leave the program uninstrumented, with no "
@@ -585,5 +636,6 @@ int cgp_wrapped_compiler(int argc, char **argv) {
     return 127;
   }
   argv[0] = real;
+  note_in_wrap_dir(RAN_NOTE);
   return cgp_build(argc, argv);
 }

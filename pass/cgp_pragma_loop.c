@@ -13,7 +13,8 @@ static void default_name(cgp_kernel_pragma *k) {
   const char *base = strrchr(k->file, '/');
   base = base ? base + 1 : k->file;
   size_t len = strlen(base);
-  if (len > 2 && strcmp(base + len - 2, ".c") == 0) len -= 2;
+  const char *dot = strrchr(base, '.');       /* foo.c, foo.cpp: foo */
+  if (dot && dot > base) len = (size_t)(dot - base);
   snprintf(k->name, sizeof k->name, "%.*s_%u", (int)len, base, k->pragma_line);
 }
 
@@ -21,6 +22,35 @@ static void default_name(cgp_kernel_pragma *k) {
 static unsigned kept_from(const file_scan *fs, unsigned i) {
   while (i < fs->ntok && (cgp_pragma_is_skipped(&fs->sk, fs->off[i]) || fs->in_directive[i])) i++;
   return i;
+}
+
+/* The line of the last token of the for statement whose `for` is token i, found by the tokens
+   the compiler keeps: its header's parentheses, then its body up to the `}` that closes it or, for
+   a body without braces, the `;` that ends it (headers' parentheses and blocks inside skipped; an
+   `else` after a block goes on). Under -fopenmp libclang ends a for statement whose body is an
+   OpenMP directive (`#pragma omp simd` before the inner loop, as Rodinia's cfd writes) at the
+   directive, so the body's lines counted as outside the nest. 0 if the tokens run out. */
+static unsigned for_end_by_tokens(const file_scan *fs, unsigned i) {
+  int paren = 0, brace = 0, header = 1;
+  for (i = kept_from(fs, i + 1); i < fs->ntok; i = kept_from(fs, i + 1)) {
+    int open_p = cgp_pragma_spelled(fs, i, "("), close_p = cgp_pragma_spelled(fs, i, ")");
+    int open_b = cgp_pragma_spelled(fs, i, "{"), close_b = cgp_pragma_spelled(fs, i, "}");
+    paren += open_p - close_p;
+    brace += open_b - close_b;
+    if (header) {                                /* for ( ... ) */
+      if (close_p && paren == 0) header = 0;
+      continue;
+    }
+    int end = paren == 0 && brace == 0 && (cgp_pragma_spelled(fs, i, ";") || close_b);
+    if (end) {
+      unsigned next = kept_from(fs, i + 1);
+      if (close_b && next < fs->ntok && cgp_pragma_spelled(fs, next, "else")) continue;
+      unsigned line = 0;
+      clang_getSpellingLocation(clang_getTokenLocation(fs->s->tu, fs->tok[i]), NULL, &line, NULL, NULL);
+      return line;
+    }
+  }
+  return 0;
 }
 
 /* The first kept token from found->after on, past any labels (`outer: for`, as HLS code such as
@@ -56,6 +86,10 @@ static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
     return;
   }
   clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, &k->for_end_line, NULL, NULL);
+  if (s->openmp) {
+    unsigned end = for_end_by_tokens(fs, i);
+    if (end > k->for_end_line) k->for_end_line = end;
+  }
 }
 
 void cgp_pragma_finish(file_scan *fs, const found *f) {

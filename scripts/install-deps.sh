@@ -3,7 +3,7 @@
 # report's test in a real browser, tests/test_html.py; libxml2-dev: the HLS csynth.xml import,
 # model/cgp_hls_xml.c).
 set -eu
-pkgs="cmake make gcc binutils llvm-14-dev clang-14 libclang-14-dev libclang-rt-14-dev libomp-14-dev libcjson-dev libxml2-dev zlib1g-dev libcriterion-dev python3 python3-jsonschema chromium"
+pkgs="cmake make gcc g++ binutils llvm-14-dev clang-14 libclang-14-dev libclang-rt-14-dev libomp-14-dev libcjson-dev libxml2-dev zlib1g-dev libcriterion-dev python3 python3-jsonschema chromium"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -80,12 +80,19 @@ Test(e2e_users, the_summary_keeps_its_columns_and_shows_sub_microsecond_times) {
 }
 
 /* After a plain `make`, `cgpredict build -- make` finds everything up to date: the program stays
-   the plain one, and the build says so instead of passing in silence. */
+   the plain one, and the build says so instead of passing in silence. With the marked source up to
+   date and another recompiled, the build compiled no marked source, and says that. */
 Test(e2e_users, a_build_that_compiled_no_marked_source_says_so) {
   write_file("u.c", tiny_src);
-  write_file("Makefile", "p: u.c\n\tcc -O2 -Wno-unknown-pragmas -o p u.c\n");
+  write_file("v.c", "int v(void) { return 1; }\n");
+  write_file("Makefile", "p: u.o v.o\n\tcc -o p u.o v.o\nu.o: u.c\n\tcc -O2 -Wno-unknown-pragmas -c u.c\n"
+                         "v.o: v.c\n\tcc -O2 -c v.c\n");
   cr_assert_eq(sh("make"), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("%s build -- make", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "the build ran no compiler through cgpredict"), "%s",
+                     read_file("err.txt"));
+  cr_expect_not_null(strstr(read_file("err.txt"), "make clean"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("touch v.c && %s build -- make", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_expect_not_null(strstr(read_file("err.txt"), "the build compiled no source holding a #pragma cgpredict kernel"),
                      "%s", read_file("err.txt"));
   cr_assert_eq(sh("%s build -- make -B", CGP_DRIVER), 0, "%s", read_file("err.txt"));
