@@ -863,6 +863,15 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       fprintf(f, " (see \"dependences\" in the report); the time above is for the loop as if it were parallel\n");
     }
     const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "benign_races")) {
+      const cJSON *at = cJSON_GetObjectItemCaseSensitive(w, "first");
+      const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(at, "array"));
+      if (!name) name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(at, "variable"));
+      fprintf(f, "    note: benign race on '%s' (%s:%g), every writer writing %s: parallel; in CUDA a plain store\n",
+              name ? name : "?", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(at, "file")),
+              cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(at, "line")),
+              cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(w, "value")));
+    }
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "warnings"))
       fprintf(f, "    warning: %s\n", cJSON_GetStringValue(w));
     const cJSON *priv = cJSON_GetObjectItemCaseSensitive(k, "privatized");

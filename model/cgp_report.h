@@ -25,7 +25,7 @@
 /* The report's schema, docs/report.schema.json: MAJOR.MINOR; MINOR grows with added fields, MAJOR
    when a field goes or changes meaning. A reader takes every MINOR of its MAJOR ("cgpredict-report/1"
    is 1.0). */
-#define CGP_REPORT_SCHEMA "cgpredict-report/1.7"
+#define CGP_REPORT_SCHEMA "cgpredict-report/1.8"
 #define CGP_REPORT_SCHEMA_MAJOR "cgpredict-report/1"
 
 /* An empty report: version fields and an empty "kernels" array. */

@@ -10,7 +10,10 @@
      loop stepping by tile, -1: none; docs/model.md 8b), warnings[],
      mem[]:    per memory site (its sid is its index): file, line, column, kind ("load" | "store" |
                "atomic"), size (bytes), array, reading ("may_alias" | "noalias"), block (bid, -1
-               for a load hoisted out of the thread loop, "hoisted": true), order (within block)
+               for a load hoisted out of the thread loop, "hoisted": true), order (within block),
+               stored_constant (a store of a constant: the value as the source writes it; absent:
+               not), local (a local declared outside the nest), local_memory (a thread's own
+               array in CUDA local memory)
      blocks[]: per thread-body block (its bid is its index): rpo (reverse postorder from the thread
                loop's header, back edges ignored), loop (index into loops[], -1), and PTX-equivalent
                counts total, core, mem, fp32, fp64, int, sfu
@@ -22,8 +25,10 @@
                and at most CGP_FLAT_EVENTS sites and blocks in all
      carried[]: scalars carried from one thread to the next: file, line, column (of the update),
                type, variable, source_type, origin ("variable" | "memory" | "temporary"), form
-               ("reduction" | "recurrence"), op (a reduction's: "+" "*" "min" "max" "&" "|" "^");
-               origin, form and op are absent from an older pass's descriptor
+               ("reduction" | "recurrence" | "flag": every thread that sets it sets one value, and
+               none reads it, a benign race), op (a reduction's: "+" "*" "min" "max" "&" "|" "^"),
+               value (a flag's, as the source writes it); origin, form and op are absent from an
+               older pass's descriptor
      exits[]:  early exits from mapped loops: file, line, column, loop_line (absent from an older
                pass's descriptor: none)
      fpga:     the nest as the FPGA model takes it (model/cgp_fpga_kernel.h, the carried form), or

@@ -49,6 +49,15 @@ unsigned long long cgp_pass_access_size(LLVMTargetDataRef td, LLVMValueRef i) {
   return LLVMStoreSizeOfType(td, ty);
 }
 
+LLVMValueRef cgp_pass_site_stored_constant(LLVMValueRef marker) {
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(marker));
+  LLVMValueRef md = LLVMGetMetadata(marker, LLVMGetMDKindIDInContext(ctx, CGP_STORED_CONSTANT_MD,
+                                                                      strlen(CGP_STORED_CONSTANT_MD)));
+  LLVMValueRef v = NULL;
+  if (md && LLVMGetMDNodeNumOperands(md) == 1) LLVMGetMDNodeOperands(md, &v);
+  return v && (LLVMIsAConstantInt(v) || LLVMIsAConstantFP(v)) ? v : NULL;
+}
+
 unsigned long long cgp_pass_site_size(LLVMTargetDataRef td, LLVMValueRef marker) {
   LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(marker));
   LLVMValueRef md = LLVMGetMetadata(marker, LLVMGetMDKindIDInContext(ctx, CGP_SITE_SIZE_MD, strlen(CGP_SITE_SIZE_MD)));

@@ -275,6 +275,81 @@ int cgp_carried_reduction(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef ph
   return ok;
 }
 
+/* v is an instruction of l that only chooses among values (a phi, a select, a boolean `or` or
+   `and`: select(c, true, x) and select(c, x, false) as instcombine writes them). */
+static int chooser(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef v) {
+  if (!LLVMIsAInstruction(v) || !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(v))]) return 0;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  int boolean = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 1;
+  return op == LLVMPHI || op == LLVMSelect || (boolean && (op == LLVMOr || op == LLVMAnd));
+}
+
+int cgp_carried_flag(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi, LLVMValueRef *value) {
+  enum { CAP = 64 };
+  LLVMValueRef chain[CAP], stack[CAP], set = NULL;
+  unsigned nc = 0, top = 0;
+  LLVMTypeRef i1 = LLVMTypeOf(phi);
+  for (unsigned k = 0; k < LLVMCountIncoming(phi) && top < CAP; k++)
+    if (l->in[cgp_cfg_index(cfg, LLVMGetIncomingBlock(phi, k))]) stack[top++] = LLVMGetIncomingValue(phi, k);
+  while (top) {
+    LLVMValueRef v = stack[--top], leaf = v;
+    if (v == phi) continue;
+    if (chooser(cfg, l, v)) {
+      unsigned j = 0;
+      while (j < nc && chain[j] != v) j++;
+      if (j < nc) continue;
+      if (nc == CAP) return 0;
+      chain[nc++] = v;
+      LLVMOpcode op = LLVMGetInstructionOpcode(v);
+      if (op == LLVMPHI) {
+        for (unsigned k = 0; k < LLVMCountIncoming(v); k++) {
+          if (top == CAP) return 0;
+          stack[top++] = LLVMGetIncomingValue(v, k);
+        }
+        continue;
+      }
+      if (op == LLVMSelect) {                      /* its arms; the condition decides whether to set */
+        if (top + 2 > CAP) return 0;
+        stack[top++] = LLVMGetOperand(v, 1);
+        stack[top++] = LLVMGetOperand(v, 2);
+        continue;
+      }
+      /* c | x sets true where c holds, c & x false: the operand that is the flag goes on */
+      int on = 0;
+      for (unsigned o = 0; o < 2; o++) {
+        LLVMValueRef x = LLVMGetOperand(v, o);
+        if (x == phi || (chooser(cfg, l, x) && LLVMGetInstructionOpcode(x) != LLVMSelect) || LLVMIsAPHINode(x)) {
+          if (top == CAP) return 0;
+          stack[top++] = x;
+          on = 1;
+        }
+      }
+      if (!on) return 0;
+      leaf = LLVMConstInt(i1, op == LLVMOr, 0);
+    }
+    if (leaf == v && !cgp_loop_invariant(cfg, l, v)) return 0;
+    if (set && set != leaf) return 0;            /* two values: whose comes last matters */
+    set = leaf;
+  }
+  if (!set) return 0;
+  /* nothing in l reads the flag but its own choosers */
+  for (unsigned k = 0; k <= nc; k++) {
+    LLVMValueRef v = k < nc ? chain[k] : phi;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (!LLVMIsAInstruction(user) || !l->in[cgp_cfg_index(cfg, LLVMGetInstructionParent(user))] || user == phi)
+        continue;
+      unsigned j = 0;
+      while (j < nc && chain[j] != user) j++;
+      if (j == nc) return 0;
+      /* a select reading it as its condition reads it */
+      if (LLVMIsASelectInst(user) && LLVMGetOperand(user, 0) == v) return 0;
+    }
+  }
+  *value = set;
+  return 1;
+}
+
 static int is_dbg_call(LLVMValueRef i) {
   if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
   LLVMValueRef callee = LLVMGetCalledValue(i);

@@ -22,6 +22,10 @@ int cgp_carried_recurrence(const cgp_cfg *cfg, const cgp_loop *l, size_t insts, 
    "&", "|", "^"), its values used by nothing else in l? Then *op and *update (the first update). */
 int cgp_carried_reduction(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi, const char **op,
                           LLVMValueRef *update);
+/* Is phi a flag: every value an iteration hands it is its own (not set) or one value fixed before
+   l (`stop = true`; a boolean set by `or`), through phis and selects, and nothing else in l reads
+   it? Every thread that sets it sets the same value: a benign race. *value: that value. */
+int cgp_carried_flag(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi, LLVMValueRef *value);
 /* The instruction with the line where the source updates phi's variable in l (from: the value an
    iteration hands back), or NULL. */
 LLVMValueRef cgp_carried_update(LLVMContextRef ctx, const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef phi,

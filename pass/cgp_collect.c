@@ -48,8 +48,8 @@ void cgp_collect_body(pass_ctx *pc, nest *n) {
         add_site(n, &cap, i, kind, bid, order++);
       } else if (cgp_is_real_call(i)) {
         LLVMValueRef callee = LLVMGetCalledValue(i);
-        size_t len = 0;
-        const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "(indirect)";
+        char name[256] = "(indirect)";
+        if (LLVMIsAFunction(callee)) cgp_function_name(callee, name, sizeof name);
         int c = 0;
         cgp_pass_ptx_cost(i, &c);
         if (!c)

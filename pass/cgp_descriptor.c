@@ -63,6 +63,15 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   cJSON_AddNumberToObject(s, "order", site->order);
   cJSON_AddNumberToObject(s, "addr_id", (double)id);
   if (site->block < 0) cJSON_AddBoolToObject(s, "hoisted", 1);
+  /* a store of a constant: every thread stores the same value (a benign race where they meet) */
+  LLVMValueRef stored = site->kind != CGP_SITE_STORE ? NULL
+                      : cgp_is_marker(pc, i)         ? cgp_pass_site_stored_constant(i)
+                                                     : LLVMGetOperand(i, 0);
+  if (stored && (LLVMIsAConstantInt(stored) || LLVMIsAConstantFP(stored))) {
+    char value[64];
+    cgp_constant_text(stored, NULL, value, sizeof value);
+    cJSON_AddStringToObject(s, "stored_constant", value);
+  }
   /* a local declared outside the nest that phase 1 kept shared (cgp_private.c): its dependences'
      remedy is a copy per thread, not an atomic */
   if (cgp_site_local_memory(pc, i))          /* a thread's own array: CUDA local memory (cgp_local.c) */

@@ -35,7 +35,10 @@ static cJSON *location_json(LLVMValueRef i, const cgp_loop *l, unsigned *line) {
    needs the previous thread's value). A value with no variable of the source is named by the
    memory it was loaded from (a global the compiler keeps in a register), else called a value the
    compiler made; one stepped by a loop-invariant amount is an induction variable (affine_phi),
-   which each thread computes from its index, and carries nothing. */
+   which each thread computes from its index, and carries nothing. A flag every thread that sets
+   it sets to the same value, read by no thread (bfs's `stop = true`), is a benign race: an entry
+   of form "flag" with its value, and no warning; in CUDA each such thread stores it to one
+   global, in any order. */
 void cgp_collect_carried(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
   for (unsigned d = 0; d < n->dims; d++) {
@@ -65,8 +68,9 @@ void cgp_collect_carried(pass_ctx *pc, nest *n) {
       }
       if (!ctype[0]) cgp_ir_type_name(LLVMTypeOf(phi), ctype, sizeof ctype);
       const char *op = NULL;
-      LLVMValueRef update = NULL;
-      int reduction = cgp_carried_reduction(cfg, l, phi, &op, &update);
+      LLVMValueRef update = NULL, set = NULL;
+      int flag = cgp_carried_flag(cfg, l, phi, &set);
+      int reduction = !flag && cgp_carried_reduction(cfg, l, phi, &op, &update);
       /* the location of the update (s += a[i]: the +=; i1++ of merge), not of the header's phi
          or of the join of branches */
       LLVMValueRef at = cgp_carried_update(pc->ctx, cfg, l, phi, from);
@@ -78,9 +82,15 @@ void cgp_collect_carried(pass_ctx *pc, nest *n) {
       cJSON_AddStringToObject(c, "variable", var);
       cJSON_AddStringToObject(c, "source_type", ctype);
       cJSON_AddStringToObject(c, "origin", origin);
-      cJSON_AddStringToObject(c, "form", reduction ? "reduction" : "recurrence");
+      cJSON_AddStringToObject(c, "form", flag ? "flag" : reduction ? "reduction" : "recurrence");
       if (reduction) cJSON_AddStringToObject(c, "op", op);
       cJSON_AddItemToArray(n->carried, c);
+      if (flag) {                                    /* a benign race: no warning (the report names it) */
+        char value[64];
+        cgp_constant_text(set, ctype, value, sizeof value);
+        cJSON_AddStringToObject(c, "value", value);
+        continue;
+      }
       char what[256];
       if (!strcmp(origin, "variable")) snprintf(what, sizeof what, "'%s' (%s)", var, ctype);
       else if (!strcmp(origin, "memory"))

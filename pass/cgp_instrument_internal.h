@@ -145,6 +145,12 @@ void cgp_ir_type_name(LLVMTypeRef t, char *buf, size_t cap);
 void cgp_dbg_variable(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap, char *type, size_t tcap);
 /* The source-level name of the array the address p indexes. */
 void cgp_source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap);
+/* Constant v as the source writes it ("true" for a boolean, or an int whose C type ctype is
+   bool or _Bool; "1"; "0.5"); anything else is "a value fixed before the loop". */
+void cgp_constant_text(LLVMValueRef v, const char *ctype, char *buf, size_t cap);
+/* A function's name as the source spells it (its debug info's: compute_flux_contribution), with
+   the symbol after it where they differ (a C++ mangled name), else its symbol. */
+void cgp_function_name(LLVMValueRef fn, char *buf, size_t cap);
 /* The array name as written at file:line:col of a site; 0 when the source does not say. */
 int cgp_name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, int store, char *buf,
                        size_t cap);

@@ -120,6 +120,10 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
         if (loc) LLVMSetMetadata(call, md_dbg, loc);
         LLVMValueRef size = LLVMConstInt(i32, bytes, 0);
         LLVMSetMetadata(call, md_size, LLVMMDNodeInContext(ctx, &size, 1));
+        LLVMValueRef stored = LLVMIsAStoreInst(i) ? LLVMGetOperand(i, 0) : NULL;
+        if (stored && (LLVMIsAConstantInt(stored) || LLVMIsAConstantFP(stored)))   /* the same in every thread */
+          LLVMSetMetadata(call, LLVMGetMDKindIDInContext(ctx, CGP_STORED_CONSTANT_MD, strlen(CGP_STORED_CONSTANT_MD)),
+                          LLVMMDNodeInContext(ctx, &stored, 1));
       }
     }
 }
@@ -183,7 +187,10 @@ static void inline_callees(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t n
       for (LLVMValueRef fn = first; fn; fn = pass == 0 ? LLVMGetNextFunction(fn) : NULL)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
           for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-            if (LLVMGetInstructionOpcode(i) != LLVMCall || (pass == 0 && !cgp_in_nest(i, k, nk))) continue;
+            /* an invoke too: clang -fopenmp makes the calls of an `omp simd` loop invokes (cfd's
+               compute_flux_contribution), and inlines them alike */
+            LLVMOpcode op = LLVMGetInstructionOpcode(i);
+            if ((op != LLVMCall && op != LLVMInvoke) || (pass == 0 && !cgp_in_nest(i, k, nk))) continue;
             LLVMValueRef callee = LLVMGetCalledValue(i);
             size_t len = 0;
             if (!LLVMIsAFunction(callee) || LLVMCountBasicBlocks(callee) == 0 ||
@@ -201,6 +208,7 @@ static void inline_callees(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t n
               todo = bigger;
             }
             todo[n++] = callee;
+            if (!has_nest(callee, k, nk)) cgp_thread_locals_tag(callee, k, nk, 1);   /* each call's */
           }
     }
   free(todo);
@@ -215,6 +223,7 @@ int cgp_pass_prepare_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t 
     size_t len = 0;
     if (LLVMCountBasicBlocks(fn) == 0 || strncmp(LLVMGetValueName2(fn, &len), CGP_HOOK_PREFIX, strlen(CGP_HOOK_PREFIX)) == 0) continue;
     mark_function(m, b, fn, marker, md_dbg, k, nk);
+    if (nk && has_nest(fn, k, nk)) cgp_thread_locals_tag(fn, k, nk, 0);
   }
   LLVMDisposeBuilder(b);
   inline_callees(m, k, nk);

@@ -36,11 +36,13 @@ size_t cgp_shared_locals(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk,
    !cgp.privatized; the number kept. */
 size_t cgp_privatize(LLVMModuleRef m, LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *shared,
                      size_t nshared);
+/* Tags fn's locals that are each thread's own with !cgp.thread_local: every local when `whole`
+   (fn is a nest's callee: each call has its own), else those declared in a nest (their
+   llvm.dbg.declare, or for a temporary without one its llvm.lifetime.start, lies in it). */
+void cgp_thread_locals_tag(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, int whole);
 
 /* ---- cgp_local.c ----------------------------------------------------------------------------- */
 
-/* Alloca a is an array in CUDA local memory: some address computed from it has a variable index. */
-int cgp_local_memory_alloca(LLVMValueRef a);
 /* Tags alloca a with !cgp.local_memory (once). */
 void cgp_local_memory_tag(LLVMValueRef a);
 

@@ -3,6 +3,7 @@
    is indexed from), a value's debug variable and type. Calls nothing else of phase 2. */
 #include "cgp_instrument_internal.h"
 #include <ctype.h>
+#include <llvm-c/DebugInfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,35 @@ static LLVMValueRef underlying_base_step(LLVMValueRef p) {
     if (op == LLVMGetElementPtr || op == LLVMBitCast) return LLVMGetOperand(p, 0);
   }
   return p;
+}
+
+void cgp_constant_text(LLVMValueRef v, const char *ctype, char *buf, size_t cap) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  int named_bool = ctype && (strcmp(ctype, "bool") == 0 || strcmp(ctype, "_Bool") == 0);
+  int boolean = LLVMIsAConstantInt(v) && (LLVMGetIntTypeWidth(t) == 1 || (named_bool && LLVMConstIntGetZExtValue(v) <= 1));
+  if (boolean) snprintf(buf, cap, "%s", LLVMConstIntGetZExtValue(v) ? "true" : "false");
+  else if (LLVMIsAConstantInt(v)) snprintf(buf, cap, "%lld", LLVMConstIntGetSExtValue(v));
+  else if (LLVMIsAConstantFP(v)) {
+    LLVMBool lossy;
+    snprintf(buf, cap, "%g", LLVMConstRealGetDouble(v, &lossy));
+  } else snprintf(buf, cap, "a value fixed before the loop");
+}
+
+void cgp_function_name(LLVMValueRef fn, char *buf, size_t cap) {
+  size_t len = 0;
+  const char *ir = LLVMGetValueName2(fn, &len);
+  snprintf(buf, cap, "%.*s", (int)len, ir);
+  LLVMMetadataRef sp = LLVMGetSubprogram(fn);
+  if (!sp) return;
+  LLVMValueRef v = LLVMMetadataAsValue(LLVMGetTypeContext(LLVMTypeOf(fn)), sp);
+  unsigned nops = LLVMGetMDNodeNumOperands(v), slen = 0;
+  if (nops < 3) return;
+  LLVMValueRef *ops = malloc(nops * sizeof *ops);
+  if (!ops) return;
+  LLVMGetMDNodeOperands(v, ops);                   /* DISubprogram: file, scope, name, linkage name, ... */
+  const char *name = ops[2] ? LLVMGetMDString(ops[2], &slen) : NULL;
+  if (name && slen && (slen != len || strncmp(name, ir, len) != 0)) snprintf(buf, cap, "%.*s (%.*s)", (int)slen, name, (int)len, ir);
+  free(ops);
 }
 
 /* A scalar's IR type in words, for a variable with no debug type: "double", "64-bit integer". */
@@ -103,6 +133,8 @@ void cgp_source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap) {
     cgp_dbg_variable(pc, p, buf, cap, NULL, 0);
     if (buf[0]) return;
     LLVMValueRef next = underlying_base_step(p);
+    if (next == p && LLVMIsALoadInst(p)) next = LLVMGetOperand(p, 0);   /* a pointer member, `g->v`:
+                                                                         its struct's name */
     if (next == p) { snprintf(buf, cap, "%.*s", (int)len, own); return; }
     p = next;
   }
@@ -177,14 +209,38 @@ static size_t member_base(const char *text, size_t c) {
   return c;
 }
 
+/* A macro's or function's parenthesized arguments starting at text[open] (`MIN(min, src[n - 1])`):
+   the one identifier subscripted in them (`src`), when exactly one is; 0 otherwise. */
+static int subscripted_argument(const char *text, size_t open, char *buf, size_t cap) {
+  size_t n = strlen(text), i = open + 1, found = 0, flen = 0;
+  for (int depth = 1; i < n && depth > 0; i++) {
+    depth += text[i] == '(';
+    depth -= text[i] == ')';
+    if (text[i] != '[' || i == 0) continue;
+    size_t e = i;
+    while (e > 0 && isspace((unsigned char)text[e - 1])) e--;
+    size_t b = e;
+    while (b > 0 && IDCHAR(text[b - 1])) b--;
+    if (b == e || isdigit((unsigned char)text[b])) continue;
+    if (flen && (flen != e - b || strncmp(text + found, text + b, flen) != 0)) return 0;   /* two arrays */
+    found = b;
+    flen = e - b;
+  }
+  if (!flen || flen >= cap) return 0;
+  snprintf(buf, cap, "%.*s", (int)flen, text + found);
+  return 1;
+}
+
 /* The array name as written at file:line:col: a load's location is the array's identifier, a
    store's the assignment operator, left of which stands the element `name[...]...`. */
 /* A store whose location is an identifier is a struct copied whole (`p = pos[i]`: clang puts the
    llvm.memcpy at its source, right of the `=`): the element written stands left of that `=`, and
    the walk starts there (before, the copy's store was named by its source, md/grid's `position`).
-   An identifier followed by `(` is a function or a macro (`MAX(0, b0.x - 1)`: code a macro
-   expands has the location of its name): not what is accessed, so 0, and the caller names the
-   site by its address's variable (debug info) instead. */
+   An identifier followed by `(` is a function or a macro (code a macro expands has the location
+   of its name): not what is accessed. The one array subscripted in its arguments is
+   (`MIN(min, src[n - 1])`: src, where the debug variable of the address named the array src was
+   swapped with, dst); with none (`MAX(0, b0.x - 1)`) or several, 0, and the caller names the site
+   by its address's variable (debug info) instead. */
 int cgp_name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned col, int store, char *buf,
                           size_t cap) {
   char text[4096];
@@ -205,7 +261,7 @@ int cgp_name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned c
   size_t e = c, after;
   while (e < n && IDCHAR(text[e])) e++;
   for (after = e; after < n && isspace((unsigned char)text[after]); after++) {}
-  if (after < n && text[after] == '(') return 0;
+  if (after < n && text[after] == '(') return subscripted_argument(text, after, buf, cap);
   if (e > c && !isdigit((unsigned char)text[c]) && e - c < cap) {
     snprintf(buf, cap, "%.*s", (int)(e - c), text + c);
     found = 1;

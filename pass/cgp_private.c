@@ -313,3 +313,42 @@ size_t cgp_privatize(LLVMModuleRef m, LLVMValueRef fn, const cgp_kernel_pragma *
   cgp_cfg_free(&cfg);
   return kept;
 }
+
+/* ---- a thread's own locals (cgp_sites.c drops what a callee reaches of them) ------------------- */
+
+static unsigned thread_local_md(LLVMValueRef a) {
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(a));
+  return LLVMGetMDKindIDInContext(ctx, CGP_THREAD_LOCAL_MD, strlen(CGP_THREAD_LOCAL_MD));
+}
+
+/* The alloca a call to llvm.dbg.declare or llvm.lifetime.start (`what`) is about, or NULL. */
+static LLVMValueRef intrinsic_alloca(LLVMValueRef i, const char *what) {
+  size_t len = 0;
+  if (LLVMGetInstructionOpcode(i) != LLVMCall) return NULL;
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  if (!LLVMIsAFunction(callee) || strncmp(LLVMGetValueName2(callee, &len), what, strlen(what)) != 0) return NULL;
+  LLVMValueRef a = NULL;
+  if (what[5] == 'd') {                           /* llvm.dbg.declare(metadata %a, ...) */
+    LLVMValueRef wrapped = LLVMGetOperand(i, 0);
+    if (LLVMGetMDNodeNumOperands(wrapped) == 1) LLVMGetMDNodeOperands(wrapped, &a);
+  } else {                                        /* llvm.lifetime.start(i64 n, i8* %a) */
+    a = LLVMGetNumOperands(i) > 2 ? cgp_pass_underlying_base(LLVMGetOperand(i, 1)) : NULL;
+  }
+  return a && LLVMIsAAllocaInst(a) ? a : NULL;
+}
+
+void cgp_thread_locals_tag(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, int whole) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMValueRef a = NULL;
+      if (whole) a = LLVMIsAAllocaInst(i) ? i : NULL;
+      else if (cgp_in_nest(i, k, nk) && !(a = intrinsic_alloca(i, "llvm.dbg.declare")))
+        a = intrinsic_alloca(i, "llvm.lifetime.start");
+      if (a && !LLVMGetMetadata(a, thread_local_md(a)))
+        LLVMSetMetadata(a, thread_local_md(a), LLVMMDNodeInContext(LLVMGetTypeContext(LLVMTypeOf(a)), NULL, 0));
+    }
+}
+
+int cgp_thread_local_tagged(LLVMValueRef a) {
+  return a && LLVMIsAAllocaInst(a) && LLVMGetMetadata(a, thread_local_md(a)) != NULL;
+}

@@ -20,29 +20,54 @@ int cgp_is_marker(const pass_ctx *pc, LLVMValueRef i) {
   return pc->f_site && LLVMGetInstructionOpcode(i) == LLVMCall && LLVMGetCalledValue(i) == pc->f_site;
 }
 
-/* A call other than an intrinsic or a marker. */
+/* A call (or invoke) other than an intrinsic or a marker. */
 int cgp_is_real_call(LLVMValueRef i) {
-  if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
+  if (LLVMGetInstructionOpcode(i) != LLVMCall && LLVMGetInstructionOpcode(i) != LLVMInvoke) return 0;
   LLVMValueRef callee = LLVMGetCalledValue(i);
   size_t len = 0;
   const char *name = (callee && LLVMIsAFunction(callee)) ? LLVMGetValueName2(callee, &len) : "";
   return strncmp(name, "llvm.", 5) != 0 && strcmp(name, CGP_SITE_MARKER) != 0;
 }
 
+/* Base b (the nest's callees inlined) is a thread's own scalar, struct or constantly indexed
+   array (phase 1's !cgp.thread_local, not local memory). Reached through a callee's pointer or
+   reference parameter (std::max's `const float &` bound to a temporary, a helper's `float *out`
+   given `&sum`), phase 1 marked it in the callee, where it was a parameter; inlined, it is a
+   register of the thread on the GPU, as nvcc keeps it, and no memory access. */
+static int thread_register_at(LLVMValueRef b, int depth) {
+  if (depth > 0 && (LLVMIsASelectInst(b) || LLVMIsAPHINode(b))) {   /* std::max's result: one of two */
+    int first = LLVMIsASelectInst(b) ? 1 : 0, n = LLVMIsASelectInst(b) ? 3 : (int)LLVMCountIncoming(b);
+    for (int o = first; o < n; o++) {
+      LLVMValueRef v = LLVMIsASelectInst(b) ? LLVMGetOperand(b, (unsigned)o) : LLVMGetIncomingValue(b, (unsigned)o);
+      if (!thread_register_at(cgp_pass_underlying_base(v), depth - 1)) return 0;
+    }
+    return 1;
+  }
+  return cgp_thread_local_tagged(b) && !cgp_local_memory_tagged(b) && !cgp_local_memory_alloca(b);
+}
+
+static int thread_register(LLVMValueRef b) { return thread_register_at(b, 4); }
+
 /* Is i a memory site of the nest in its reading? *kind gets its CGP_SITE_* kind. */
 int cgp_site_kind(const pass_ctx *pc, const nest *n, LLVMValueRef i, int *kind) {
   LLVMValueRef ptr;
-  if (!n->may_alias) return (*kind = cgp_pass_access_kind(i, &ptr)) >= 0;
+  if (!n->may_alias) {
+    if ((*kind = cgp_pass_access_kind(i, &ptr)) < 0) return 0;
+    return !thread_register(cgp_pass_underlying_base(ptr));
+  }
   if (!cgp_is_marker(pc, i)) return 0;
   *kind = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(i, 2));
-  return 1;
+  return !thread_register(cgp_pass_underlying_base(LLVMGetOperand(i, 1)));
 }
+
 
 /* Address and base pointer of a site. */
 void cgp_site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LLVMValueRef *base) {
   if (cgp_is_marker(pc, i)) {
     *ptr = LLVMGetOperand(i, 0);
-    *base = LLVMGetOperand(i, 1);
+    /* phase 1's base, walked again: a helper that returned a pointer into an array (`at(g, i, j)`)
+       was its own base there, and is the address arithmetic into the array once inlined */
+    *base = cgp_pass_underlying_base(LLVMGetOperand(i, 1));
     return;
   }
   cgp_pass_access_kind(i, ptr);

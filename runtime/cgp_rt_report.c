@@ -352,18 +352,49 @@ static const char *carried_remedy(const cJSON *c, const char *remedy) {
   return remedy;
 }
 
+/* What a benign race is, after its kind's own words. */
+#define BENIGN_NOTE                                                                                          \
+  ": a benign race: every thread that writes it writes the same value, so their order does not matter; in " \
+  "CUDA a plain store to one global (no atomic), as Rodinia's bfs sets *g_over = true"
+
 /* One dependence of `kind` per entry of the descriptor's array `key`, a location the pass found
-   (first and second alike), with its remedy (a carried scalar's: by its form). */
-static void pass_dependences(cJSON *list, const cJSON *desc, const char *key, const char *kind, const char *remedy) {
+   (first and second alike), with its remedy (a carried scalar's: by its form); a flag (a carried
+   scalar every thread that sets it sets to one value) is a benign race, in *benign. */
+static void pass_dependences(cJSON *list, cJSON *benign, const cJSON *desc, const char *key, const char *kind,
+                             const char *remedy) {
   const cJSON *c;
   cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(desc, key)) {
+    const char *form = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "form"));
+    int flag = form && strcmp(form, "flag") == 0;
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "kind", kind);
     cJSON_AddItemToObject(e, "first", cJSON_Duplicate(c, 1));
     cJSON_AddItemToObject(e, "second", cJSON_Duplicate(c, 1));
+    if (flag) {
+      const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "value"));
+      cJSON_AddStringToObject(e, "value", v ? v : "");
+      cJSON_AddStringToObject(e, "note", "a flag carried from one iteration to the next that every iteration either "
+                              "leaves or sets to this value, and none reads" BENIGN_NOTE);
+      cJSON_AddItemToArray(benign, e);
+      continue;
+    }
     cJSON_AddStringToObject(e, "remedy", strcmp(kind, "carried") == 0 ? carried_remedy(c, remedy) : remedy);
     cJSON_AddItemToArray(list, e);
   }
+}
+
+/* The constant site sid of k stores, the same in every thread (the pass's "stored_constant":
+   `mask[id] = true`), or NULL. */
+static const char *site_constant(const rt_kernel *k, uint32_t sid) {
+  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
+  return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "stored_constant"));
+}
+
+/* Two threads wrote one element, each the same constant: a benign race. */
+static int benign_waw(const rt_kernel *k, const cgp_dep *d) {
+  const char *a = site_constant(k, d->first_sid), *b = site_constant(k, d->second_sid);
+  return d->kind == CGP_DEP_WAW && a && b && strcmp(a, b) == 0 &&
+         k->mem_size[d->first_sid] == k->mem_size[d->second_sid];
 }
 
 /* Site sid of k is an access to a local declared outside the nest (the pass's "local"): scratch
@@ -376,7 +407,7 @@ static int site_is_local(const rt_kernel *k, uint32_t sid) {
 /* Dependences through memory (traced threads), and from the pass scalars carried across threads
    and early exits from mapped loops. */
 static void dependences_json(cJSON *o, const rt_kernel *k) {
-  cJSON *list = cJSON_CreateArray();
+  cJSON *list = cJSON_CreateArray(), *benign = cJSON_CreateArray();
   for (size_t i = 0; i < k->ndeps; i++) {
     const cgp_dep *d = &k->deps[i].d;
     cJSON *e = cJSON_CreateObject();
@@ -388,6 +419,12 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
     cJSON_AddItemToObject(ex, "second_thread", coords(k, d->second_thread));
     cJSON_AddNumberToObject(ex, "launch", (double)k->deps[i].launch);
     cJSON_AddNumberToObject(e, "pairs_seen", (double)d->count);
+    if (benign_waw(k, d)) {
+      cJSON_AddStringToObject(e, "value", site_constant(k, d->first_sid));
+      cJSON_AddStringToObject(e, "note", "two threads store to one element" BENIGN_NOTE);
+      cJSON_AddItemToArray(benign, e);
+      continue;
+    }
     if (site_is_local(k, d->first_sid) || site_is_local(k, d->second_sid)) {
       const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
           cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)d->second_sid), "array"));
@@ -411,16 +448,18 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
     }
     cJSON_AddItemToArray(list, e);
   }
-  pass_dependences(list, k->desc, "carried", "carried",
+  pass_dependences(list, benign, k->desc, "carried", "carried",
                    "a scalar carried from one thread to the next (a running sum or a recurrence): threads "
                    "cannot see each other's registers; a sum is a reduction (atomicAdd, or a tree "
                    "reduction), a recurrence is not parallel as written");
-  pass_dependences(list, k->desc, "exits", "exit",
+  pass_dependences(list, benign, k->desc, "exits", "exit",
                    "the loop is left early (a break, return or goto, as in a search): a CUDA grid runs "
                    "every thread, so each thread must test its own element and the first hit be chosen "
                    "after them (atomicMin on its index, or a reduction)");
   cJSON_AddBoolToObject(o, "parallel_safe", cJSON_GetArraySize(list) == 0);
   cJSON_AddItemToObject(o, "dependences", list);
+  if (cJSON_GetArraySize(benign) > 0) cJSON_AddItemToObject(o, "benign_races", benign);   /* schema 1.8 */
+  else cJSON_Delete(benign);
   cJSON *dc = cJSON_AddObjectToObject(o, "dependence_check");
   cJSON_AddStringToObject(dc, "scope", "exact among the traced threads of each analysed launch's first window "
                           "(its first 2 x B x SMs blocks), element addresses, at most 2^18 addresses and 2^24 "
