@@ -441,6 +441,11 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
   }
   k->shape = parse_shape(d, k->nmem, k->nbb);
   if (!k->shape) { kernel_free(k); return NULL; }
+  i = 0;
+  cJSON_ArrayForEach(m, mem) {                 /* a loop that reaches local memory: traced whole */
+    if (i < k->nmem && k->mem_local[i]) rt_shape_trace_whole(k->shape, (int)num(m, "block", -1));
+    i++;
+  }
   k->fp = rt_footprint_new(k->nmem, k->mem_kind);   /* NULL: out of memory, no footprint */
   if (tile_footprints(k) != 0 || whatif_tiling(k) != 0) { kernel_free(k); return NULL; }
   int acyclic = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "acyclic"));

@@ -20,6 +20,7 @@ void rt_shape_free(rt_shape *s) {
   free(s->is_header);
   free(s->ldepth);
   free(s->is_leaf);
+  free(s->whole);
   free(s->multi);
   free(s->ev_header);
   free(s->rank);
@@ -29,6 +30,10 @@ void rt_shape_free(rt_shape *s) {
 
 size_t rt_shape_events(const rt_shape *s) { return s->nev; }
 int rt_shape_flat(const rt_shape *s) { return s->flat; }
+
+void rt_shape_trace_whole(rt_shape *s, int block) {
+  if (block >= 0 && (size_t)block < s->nbb && s->eff_loop[block] >= 0) s->whole[s->eff_loop[block]] = 1;
+}
 
 static const rt_shape *sort_shape;
 
@@ -80,9 +85,10 @@ rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_or
   s->is_header = calloc(nbb ? nbb : 1, 1);
   s->ldepth = calloc(nloops ? nloops : 1, 1);
   s->is_leaf = calloc(nloops ? nloops : 1, 1);
+  s->whole = calloc(nloops ? nloops : 1, 1);
   s->multi = calloc(nloops ? nloops : 1, 1);
   s->ev_header = calloc(s->nev ? s->nev : 1, 1);
-  if (!s->depth || !s->pos || !s->eff_loop || !s->is_header || !s->ldepth || !s->is_leaf || !s->multi ||
+  if (!s->depth || !s->pos || !s->eff_loop || !s->is_header || !s->ldepth || !s->is_leaf || !s->whole || !s->multi ||
       !s->ev_header) {
     snprintf(err, errlen, "out of memory");
     goto fail;
@@ -210,7 +216,7 @@ static void weigh_window(rt_tracker *t, uint32_t header, uint32_t body) {
 }
 
 int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
-  if (!t->s->is_leaf[l]) return 0;
+  if (!t->s->is_leaf[l] || t->s->whole[l]) return 0;
   uint32_t it = t->t_at[dl], phase = it % RT_ITER_PERIOD;
   uint32_t len = it < RT_ITER_PERIOD ? RT_ITER_FIRST : RT_ITER_WINDOW;
   if (phase == 0) {                              /* a window opens: its runs are its own */

@@ -18,6 +18,8 @@ struct rt_shape {
   uint8_t *is_header;          /* per block: header of its eff_loop */
   uint8_t *ldepth;             /* per loop: 1 + depth of its parent */
   uint8_t *is_leaf;            /* per loop: tracked, and no loop inside it */
+  uint8_t *whole;              /* per loop: every iteration traced, never sampled (a leaf that
+                                  reaches local memory: rt_shape_trace_whole) */
   uint8_t *multi;              /* per loop: has a block other than its header */
   uint8_t *ev_header;          /* per event: in the header block of its eff_loop */
   int flat;                    /* rt_shape_flat: no loop, at most RT_FLAT_EVENTS events, each at a

@@ -115,6 +115,10 @@ void rt_lane_free(rt_lane_rec *lane);
 #define RT_FLAT_EVENTS CGP_FLAT_EVENTS
 typedef struct rt_flat rt_flat;
 int rt_shape_flat(const rt_shape *s);
+/* The loop holding thread-body block `block` is traced at every iteration, never sampled inside
+   the thread: it reaches the thread's local memory, whose array it reuses over the whole loop
+   against an L1 all the threads' arrays share (docs/pipeline.md, "Sampling inside a thread"). */
+void rt_shape_trace_whole(rt_shape *s, int block);
 /* An empty matrix for a flat shape's warp, its bytes counted in rt_run_bytes: NULL when out of
    memory or when they would pass rt_run_limit (the warp is then recorded by lanes). */
 rt_flat *rt_flat_new(const rt_shape *s);
