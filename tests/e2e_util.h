@@ -103,14 +103,15 @@ static inline double num(cJSON *o, const char *key) {
 
 static inline cJSON *prediction(cJSON *k, const char *dev) { return item_where(k, "predictions", "device", dev); }
 
-/* Build `src` as prog.c plainly and with cgpredict (CGP_DRIVER), run both, assert their output
-   is the same; return the report of the run on the TK1. */
-static inline cJSON *build_run_tk1(const char *src) {
-  write_file("prog.c", src);
-  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain prog.c"), 0, "%s", read_file("err.txt"));
+/* Build `src` as file `name` with compiler `cc` and `flags` plainly and with cgpredict
+   (CGP_DRIVER), run both, assert their output is the same; return the report of the run on the
+   TK1 (build.txt: the build's stderr, summary.txt: the run's). */
+static inline cJSON *build_run_tk1_with(const char *name, const char *src, const char *cc, const char *flags) {
+  write_file(name, src);
+  cr_assert_eq(sh("%s %s -Wno-unknown-pragmas -o plain %s", cc, flags, name), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("./plain"), 0);
   char *plain_out = strdup(read_file("out.txt"));
-  cr_assert_eq(sh("%s build -- cc -O2 -o prog prog.c 2>build.txt", CGP_DRIVER), 0, "build failed: %s",
+  cr_assert_eq(sh("%s build -- %s %s -o prog %s 2>build.txt", CGP_DRIVER, cc, flags, name), 0, "build failed: %s",
                read_file("build.txt"));
   cr_assert_eq(sh("CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./prog 2>summary.txt"), 0, "%s",
                read_file("summary.txt"));
@@ -118,5 +119,8 @@ static inline cJSON *build_run_tk1(const char *src) {
   free(plain_out);
   return report("r.json");
 }
+
+/* build_run_tk1_with a C program, prog.c, by cc -O2. */
+static inline cJSON *build_run_tk1(const char *src) { return build_run_tk1_with("prog.c", src, "cc", "-O2"); }
 
 #endif

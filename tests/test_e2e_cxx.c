@@ -56,15 +56,7 @@ static int sites_at(cJSON *k, int line) {
 }
 
 Test(e2e_cxx, a_cxx_source_is_instrumented_and_keeps_its_output) {
-  write_file("v.cpp", vec_src);
-  cr_assert_eq(sh("g++ -O2 -o plain v.cpp && ./plain"), 0, "%s", read_file("err.txt"));
-  char *plain = strdup(read_file("out.txt"));
-  cr_assert_eq(sh("%s build -- g++ -O2 -Wall -o v v.cpp", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./v"), 0, "%s",
-               read_file("err.txt"));
-  cr_expect_str_eq(read_file("out.txt"), plain);
-  free(plain);
-  cJSON *r = report("r.json");
+  cJSON *r = build_run_tk1_with("v.cpp", vec_src, "g++", "-O2 -Wall");
   cJSON *sx = kernel_named(r, "saxpy"), *sc = kernel_named(r, "scale");
   cr_expect_eq(num(sx, "launches"), 2);
   cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(sx, "parallel_safe")));
