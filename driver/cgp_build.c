@@ -156,7 +156,7 @@ typedef struct {
   int cxx_driver;              /* the user's compiler is a C++ driver (c++, g++, clang++) */
   const char *output;
   args pflags;                 /* parse flags, separate values joined */
-  int *src;                    /* argument indices of C sources */
+  int *src;                    /* argument indices of C and C++ sources */
   int nsrc;
 } cmdline;
 
