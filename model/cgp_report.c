@@ -324,9 +324,25 @@ static void add_tiling_suggestion(cJSON *sug, const cJSON *kernel, const cgp_dev
   if (!cJSON_IsObject(wi) || predict_kernel_of(kernel, "analysis_tiled", dev, &t, NULL, err, sizeof err) != 0 ||
       !(t.time_ms > 0 && t.time_ms < 0.99 * base->time_ms))
     return;
-  char sh[200], reg[200], text[900];
+  char sh[200], acc[200], kept[200], regs[300] = "", text[1000];
   join_names(cJSON_GetObjectItemCaseSensitive(wi, "shared"), sh, sizeof sh);
-  join_names(cJSON_GetObjectItemCaseSensitive(wi, "registers"), reg, sizeof reg);
+  /* the registers: the accumulators (written; before schema 1.8 every one was taken as one), and
+     the values read alone, loaded once before the tile loop */
+  const cJSON *accumulated = cJSON_GetObjectItemCaseSensitive(wi, "accumulated"), *r;
+  cJSON *read_only = cJSON_CreateArray();
+  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(wi, "registers")) {
+    int written = !accumulated;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, accumulated) written |= !strcmp(cJSON_GetStringValue(a), cJSON_GetStringValue(r));
+    if (!written) cJSON_AddItemToArray(read_only, cJSON_CreateString(cJSON_GetStringValue(r)));
+  }
+  join_names(accumulated ? accumulated : cJSON_GetObjectItemCaseSensitive(wi, "registers"), acc, sizeof acc);
+  join_names(read_only, kept, sizeof kept);
+  cJSON_Delete(read_only);
+  if (acc[0]) snprintf(regs, sizeof regs, "; accumulate %s in a register", acc);
+  if (kept[0])
+    snprintf(regs + strlen(regs), sizeof regs - strlen(regs), "; keep %s in a register, loaded once before the tile "
+             "loop", kept);
   unsigned tile = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wi, "tile"));
   int line = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wi, "loop_line"));
   const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(wi, "kind"));
@@ -338,10 +354,9 @@ static void add_tiling_suggestion(cJSON *sug, const cJSON *kernel, const cgp_dev
              sh, sh, tile, tile, t.time_ms, base->time_ms, t.rep_stats.smem_per_block);
   else
     snprintf(text, sizeof text, "tile the loop at line %d by %u with %s in shared memory (a tile loop `for (kk = 0; "
-             "kk < n; kk += %u)` around it, and shared(%s) tile(%u) in the pragma%s%s%s): %.3g ms instead of %.3g ms "
+             "kk < n; kk += %u)` around it, and shared(%s) tile(%u) in the pragma%s): %.3g ms instead of %.3g ms "
              "(%u bytes of shared memory a block)",
-             line, tile, sh, tile, sh, tile, reg[0] ? "; accumulate " : "", reg, reg[0] ? " in a register" : "",
-             t.time_ms, base->time_ms, t.rep_stats.smem_per_block);
+             line, tile, sh, tile, sh, tile, regs, t.time_ms, base->time_ms, t.rep_stats.smem_per_block);
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "change", text);
   cJSON_AddStringToObject(o, "kind", pad ? "pad" : "tile");

@@ -547,17 +547,22 @@ static void tiling_whatif_json(cJSON *o, const rt_kernel *k, unsigned tile) {
   cJSON_AddNumberToObject(t, "loop_line", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(lp, "line")));
   cJSON_AddNumberToObject(t, "tile", pad ? k->tile : tile);
   cJSON *sh = cJSON_AddArrayToObject(t, "shared"), *reg = cJSON_AddArrayToObject(t, "registers");
+  cJSON *acc = cJSON_CreateArray();            /* of reg, those written: an accumulator */
   const cJSON *sites = cJSON_GetObjectItemCaseSensitive(k->desc, "mem");
   for (size_t i = 0; i < k->nmem; i++) {
     int32_t f = pad ? (k->wi_pad[i] != k->mem_pad[i] ? 0 : -1) : k->wi_footprint[i];
     if (f == -1) continue;
-    cJSON *to = f >= 0 ? sh : reg;
     const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(sites, (int)i), "array"));
-    int seen = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, to) seen |= a && !strcmp(cJSON_GetStringValue(e), a);
-    if (a && !seen) cJSON_AddItemToArray(to, cJSON_CreateString(a));
+    for (int pass = 0; pass < 2; pass++) {
+      cJSON *to = pass ? acc : f >= 0 ? sh : reg;
+      if (pass && (f >= 0 || k->mem_kind[i] == CGP_LOAD)) break;
+      int seen = 0;
+      const cJSON *e;
+      cJSON_ArrayForEach(e, to) seen |= a && !strcmp(cJSON_GetStringValue(e), a);
+      if (a && !seen) cJSON_AddItemToArray(to, cJSON_CreateString(a));
+    }
   }
+  cJSON_AddItemToObject(t, "accumulated", acc);   /* schema 1.8 */
 }
 
 /* What the host would copy for the kernel, and the CPU's time for it (docs/model.md section 12). */

@@ -196,7 +196,8 @@ Test(e2e_tile, naive_gemm_gets_a_tiling_suggestion_from_its_own_trace) {
   cr_expect_float_eq(num(wi, "loop_line"), 9, 1e-9);
   cr_expect_float_eq(num(wi, "tile"), 32, 1e-9);
   char *text = cJSON_PrintUnformatted(wi);
-  cr_expect(strstr(text, "\"shared\":[\"A\",\"B\"]") && strstr(text, "\"registers\":[\"C\"]"), "%s", text);
+  cr_expect(strstr(text, "\"shared\":[\"A\",\"B\"]") && strstr(text, "\"registers\":[\"C\"]") &&
+            strstr(text, "\"accumulated\":[\"C\"]"), "%s", text);
   free(text);
   /* the what-if's stream is the tiled kernel's: as gemm_tiled_copies_two_32x32_tiles... */
   cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
@@ -214,7 +215,43 @@ Test(e2e_tile, naive_gemm_gets_a_tiling_suggestion_from_its_own_trace) {
     cr_assert_not_null(tile, "no tiling suggestion on device %d", d);
     cr_expect_lt(num(tile, "predicted_ms"), num(p, "time_ms"));
     cr_expect(strstr(cJSON_GetObjectItem(tile, "change")->valuestring, "shared(A, B) tile(32)"));
+    cr_expect(strstr(cJSON_GetObjectItem(tile, "change")->valuestring, "accumulate C in a register"));
+    cr_expect_null(strstr(cJSON_GetObjectItem(tile, "change")->valuestring, "keep"));
   }
+  cJSON_Delete(r);
+}
+
+/* A value the tile loop only reads at one address (w[i] in the k loop) is held in a register by
+   the tiled code, read once: the suggestion says to keep it there, and to accumulate only what is
+   written (before: "accumulate C, w in a register"; Rodinia streamcluster's dist() was told to
+   accumulate p1 and p2, the two points it reads). */
+Test(e2e_tile, a_value_the_tile_loop_only_reads_is_kept_not_accumulated) {
+  const char *src =
+    "#include <stdio.h>\n"
+    "#define N 128\n"
+    "static float A[N][N], w[N], C[N][N];\n"
+    "static void gemm(void) {\n"
+    "#pragma cgpredict kernel name(gemm) dims(2) block(32,32)\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    for (int j = 0; j < N; j++) {\n"
+    "      C[i][j] = 0;\n"
+    "      for (int k = 0; k < N; k++)\n"
+    "        C[i][j] += A[k][j] * w[i];\n"
+    "    }\n"
+    "}\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < N; i++) { w[i] = (float)i; for (int j = 0; j < N; j++) A[i][j] = (float)(i + j); }\n"
+    "  gemm();\n"
+    "  printf(\"%g\\n\", C[3][5]);\n"
+    "  return 0;\n"
+    "}\n";
+cJSON *r = build_and_run("w", src);
+  cJSON *k = kernel_named(r, "gemm");
+  cJSON *tile = suggestion(prediction(k, "jetson-tk1"), "tile");
+  cr_assert_not_null(tile, "no tiling suggestion");
+  const char *change = cJSON_GetObjectItem(tile, "change")->valuestring;
+  cr_expect(strstr(change, "accumulate C in a register") &&
+            strstr(change, "keep w in a register, loaded once before the tile loop"), "%s", change);
   cJSON_Delete(r);
 }
 
