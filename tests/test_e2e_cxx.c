@@ -157,6 +157,9 @@ static const char *helpers_src =
   "    }\n"
   "  }\n"
   "  printf(\"%g %d\\n\", g.v[300], dst[5]);\n"
+  "  free(g.v);\n"
+  "  free(src);\n"
+  "  free(dst);\n"
   "  return 0;\n"
   "}\n";
 
