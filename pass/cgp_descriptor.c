@@ -164,6 +164,9 @@ char *cgp_descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON *steps = cJSON_CreateArray();
   for (unsigned i = 0; i < n->dims; i++) cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)n->step[i]));
   cJSON_AddItemToObject(d, "iv_step", steps);
+  cJSON *ext = cJSON_CreateArray();            /* [0] x: 1 + its largest index, 0: known only by the sweep */
+  for (unsigned i = 0; i < n->dims; i++) cJSON_AddItemToArray(ext, cJSON_CreateNumber((double)n->extent[i]));
+  cJSON_AddItemToObject(d, "extent", ext);
   cJSON_AddBoolToObject(d, "can_skip", n->can_skip);
   cJSON *sh = cJSON_CreateArray();
   for (unsigned i = 0; i < k->nshared; i++) cJSON_AddItemToArray(sh, cJSON_CreateString(k->shared[i]));

@@ -72,6 +72,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   for (unsigned d = 0; d < n.dims; d++) {
     const cgp_loop *l = n.mapped[n.dims - 1 - d];
     n.iv[d] = cgp_induction_variable(cfg, l, &n.step[d], n.mapped[0], &n.run_step[d]);
+    n.extent[d] = n.iv[d] && n.step[d] == 1 ? cgp_mapped_extent(cfg, l, n.iv[d]) : 0;
     if (!n.iv[d]) {
       NEST_ERROR(pc, &n, "kernel '%s': the mapped loop at line %u:%u has no integer induction "
                  "variable (a thread index must be an integer counter stepped by the same amount every "

@@ -68,6 +68,8 @@ typedef struct {
   unsigned dims;
   LLVMValueRef iv[CGP_MAX_DIMS];    /* [0] = x (innermost mapped loop) */
   long long step[CGP_MAX_DIMS];      /* 0: known at run time, run_step */
+  long long extent[CGP_MAX_DIMS];    /* 1 + the largest index of the mapped loop, known before the
+                                       sweep (a constant bound); 0: not (cgp_mapped_extent) */
   run_time_step run_step[CGP_MAX_DIMS];
   int may_alias;                    /* the reading: marker calls are the sites */
   mem_site *mem; size_t nmem;       /* sites of the thread body, in block order, then the loads
@@ -129,6 +131,10 @@ int cgp_choose_mapped_loops(pass_ctx *pc, nest *n, cgp_loop *loops, size_t nl, c
 /* Loop l's integer induction variable and its step (constant, or known at run time), or NULL. */
 LLVMValueRef cgp_induction_variable(const cgp_cfg *cfg, const cgp_loop *l, long long *step, const cgp_loop *outer,
                                     run_time_step *run_time);
+/* 1 + the largest index a thread of mapped loop l has (iv its induction variable, stepped by 1),
+   when the loop's only exit compares the index, or the next one, with a constant (`i < 31`,
+   `i.next != 31`): the grid's size before the sweep reaches it; 0 if not. */
+long long cgp_mapped_extent(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef iv);
 
 /* ---- cgp_skip.c: the latch slice that lets the runtime skip a thread -------------------------- */
 

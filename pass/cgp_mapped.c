@@ -98,3 +98,56 @@ LLVMValueRef cgp_induction_variable(const cgp_cfg *cfg, const cgp_loop *l, long 
   }
   return NULL;
 }
+
+/* v with integer casts taken off. */
+static LLVMValueRef uncast(LLVMValueRef v) {
+  while (LLVMIsASExtInst(v) || LLVMIsAZExtInst(v) || LLVMIsATruncInst(v)) v = LLVMGetOperand(v, 0);
+  return v;
+}
+
+long long cgp_mapped_extent(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef iv) {
+  LLVMValueRef exit_br = NULL;
+  int inside_on_true = 0;
+  for (size_t b = 0; b < cfg->n; b++) {               /* its one exiting branch */
+    if (!l->in[b]) continue;
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(cfg->bb[b]);
+    if (!t) continue;
+    for (unsigned s = 0; s < LLVMGetNumSuccessors(t); s++) {
+      size_t j = cgp_cfg_index(cfg, LLVMGetSuccessor(t, s));
+      if (j < cfg->n && l->in[j]) continue;
+      if (exit_br || LLVMGetInstructionOpcode(t) != LLVMBr || !LLVMIsConditional(t) || LLVMGetNumSuccessors(t) != 2)
+        return 0;
+      exit_br = t;
+      inside_on_true = s == 1;                        /* the loop goes on where the exit is not */
+    }
+  }
+  if (!exit_br) return 0;
+  LLVMValueRef c = LLVMGetCondition(exit_br);
+  if (!LLVMIsAICmpInst(c)) return 0;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(c);
+  LLVMValueRef x = uncast(LLVMGetOperand(c, 0)), k = LLVMGetOperand(c, 1);
+  if (LLVMIsAConstantInt(x) && !LLVMIsAConstantInt(k)) {   /* constant first: swap */
+    LLVMValueRef t = x;
+    x = uncast(k);
+    k = t;
+    p = p == LLVMIntSLT ? LLVMIntSGT : p == LLVMIntSGT ? LLVMIntSLT : p == LLVMIntSLE ? LLVMIntSGE
+      : p == LLVMIntSGE ? LLVMIntSLE : p == LLVMIntULT ? LLVMIntUGT : p == LLVMIntUGT ? LLVMIntULT
+      : p == LLVMIntULE ? LLVMIntUGE : p == LLVMIntUGE ? LLVMIntULE : p;
+  }
+  if (!LLVMIsAConstantInt(k)) return 0;
+  /* the index, or the next one (iv + 1): either way the largest index a thread has is the largest
+     value the comparison lets the loop go on with */
+  int is_next = LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMAdd && uncast(LLVMGetOperand(x, 0)) == iv &&
+                LLVMIsAConstantInt(LLVMGetOperand(x, 1)) && LLVMConstIntGetSExtValue(LLVMGetOperand(x, 1)) == 1;
+  if (x != iv && !is_next) return 0;
+  if (!inside_on_true) {                              /* the loop goes on while the test fails */
+    p = p == LLVMIntEQ ? LLVMIntNE : p == LLVMIntNE ? LLVMIntEQ : p == LLVMIntSLT ? LLVMIntSGE
+      : p == LLVMIntSGE ? LLVMIntSLT : p == LLVMIntSLE ? LLVMIntSGT : p == LLVMIntSGT ? LLVMIntSLE
+      : p == LLVMIntULT ? LLVMIntUGE : p == LLVMIntUGE ? LLVMIntULT : p == LLVMIntULE ? LLVMIntUGT
+      : LLVMIntULE;
+  }
+  long long bound = LLVMConstIntGetSExtValue(k);
+  long long last = p == LLVMIntSLT || p == LLVMIntULT || p == LLVMIntNE ? bound - 1
+                 : p == LLVMIntSLE || p == LLVMIntULE ? bound : -1;
+  return last >= 0 ? last + 1 : 0;
+}

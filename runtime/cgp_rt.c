@@ -581,11 +581,19 @@ static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
   return plain_run(x);
 }
 
+/* A block's number needs the grid's width (and in 3-D its height), which the sweep learns at the
+   end of its first row (plane). Before, a constant bound of the mapped loop gives it (the
+   descriptor's extent): in a grid whose row 0 or plane 0 holds no thread (loops from 1), the first
+   row or plane that does comes before the sweep knows its size; its threads were not traced in any
+   mode (MachSuite's stencil3d in 32x8x1 blocks: 116 blocks of 120 counted in `full` mode). */
 static int block_id_of(int64_t x, int64_t y, int64_t z, uint64_t *id) {
   uint64_t bxi = (uint64_t)x / L.bx, byi = (uint64_t)y / L.by, bzi = (uint64_t)z / L.bz;
   if (byi == 0 && bzi == 0) { *id = bxi; return 1; }
-  if (!L.gdx_known || (bzi && !L.gdy_known)) return 0;
-  *id = bxi + L.gdx * (byi + (L.gdy_known ? L.gdy : 0) * bzi);
+  const rt_kernel *k = L.k;
+  uint64_t gdx = L.gdx_known ? L.gdx : L.unit && k->extent[0] ? (k->extent[0] + L.bx - 1) / L.bx : 0;
+  uint64_t gdy = L.gdy_known ? L.gdy : L.unit && k->extent[1] ? (k->extent[1] + L.by - 1) / L.by : 0;
+  if (!gdx || (bzi && !gdy)) return 0;
+  *id = bxi + gdx * (byi + gdy * bzi);
   return 1;
 }
 

@@ -116,6 +116,8 @@ typedef struct rt_kernel {
   const char *name, *file;
   unsigned line, dims, block[3], can_skip;
   long long step[3];
+  uint64_t extent[3];         /* per mapped loop ([0] x): 1 + its largest index when the pass
+                                 found it a constant bound, 0 if not ("extent") */
   size_t nmem, nbb;
   unsigned *mem_size;
   uint8_t *mem_kind, *mem_noalias, *mem_shared;

@@ -382,6 +382,8 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
     k->block[i] = in_int(v) && v->valuedouble >= 0 ? (unsigned)v->valuedouble : 0;
     const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "iv_step"), i);
     k->step[i] = in_int(s) ? (long long)s->valuedouble : 1;
+    const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "extent"), i);
+    k->extent[i] = in_int(e) && e->valuedouble > 0 ? (uint64_t)e->valuedouble : 0;
   }
   const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "mem");
   k->nmem = (size_t)cJSON_GetArraySize(mem);
