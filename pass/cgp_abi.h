@@ -5,7 +5,9 @@
 
    Descriptor (ABI 2):
      name, file, line, for_line, for_column, dims, dims_given, block[3], iv_step[dims] (each mapped
-     loop's step, [0] the innermost's; 0: a step known only at run time, below), can_skip,
+     loop's step, [0] the innermost's; 0: a step known only at run time, below), extent[dims]
+     (each mapped loop's 1 + largest index where its bound is a constant, 0: not; absent from an
+     older pass's descriptor: none), can_skip,
      shared[] (array names of the pragma's shared()), shared_pad[] (their pad(n), 0 none), tile, tile_loop (index into loops[] of the
      loop stepping by tile, -1: none; docs/model.md 8b), warnings[],
      mem[]:    per memory site (its sid is its index): file, line, column, kind ("load" | "store" |
