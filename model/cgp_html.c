@@ -473,6 +473,22 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
     }
     puts_(b, "</ul>");
   }
+  if (cJSON_GetArraySize(get(k, "benign_races")) > 0) {   /* schema 1.8: they keep the loop parallel */
+    puts_(b, "<h3>Benign races (parallel)</h3><ul>");
+    cJSON_ArrayForEach(dep, get(k, "benign_races")) {
+      const cJSON *at = get(dep, "first");
+      putf(b, "<li>%s on <code>", str(dep, "kind"));
+      esc(b, str(at, "array")[0] ? str(at, "array") : str(at, "variable"));
+      puts_(b, "</code> at ");
+      esc(b, str(at, "file"));
+      putf(b, ":%.0f, every writer writing <code>", num(at, "line"));
+      esc(b, str(dep, "value"));
+      puts_(b, "</code>: ");
+      esc(b, str(dep, "note"));
+      puts_(b, "</li>");
+    }
+    puts_(b, "</ul>");
+  }
 }
 
 int cgp_report_html(const cJSON *report, const char *report_path, char **out, size_t *len, char *err, size_t errlen) {

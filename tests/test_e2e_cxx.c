@@ -226,6 +226,12 @@ Test(e2e_cxx, a_value_every_writer_writes_alike_is_a_benign_race) {
   cr_expect_str_eq(cJSON_GetObjectItem(b, "value")->valuestring, "1");
   cr_expect(strstr(read_file("summary.txt"), "benign race on 'stop'"), "%s", read_file("summary.txt"));
   cJSON_Delete(r);
+  /* and the HTML page lists them apart from the dependences */
+  cr_assert_eq(sh("%s report r.json --html h.html", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *page = read_file("h.html");
+  cr_assert_not_null(page);
+  cr_expect(strstr(page, "Benign races (parallel)") && strstr(page, "carried on <code>stop</code>") &&
+            strstr(page, "waw on <code>mask</code>"), "the page does not list the benign races");
 }
 
 /* Rodinia's cfd keeps `#pragma omp simd` inside the loop it marks, in a file built with -fopenmp:
