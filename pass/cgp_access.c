@@ -49,10 +49,21 @@ unsigned long long cgp_pass_access_size(LLVMTargetDataRef td, LLVMValueRef i) {
   return LLVMStoreSizeOfType(td, ty);
 }
 
+static unsigned md_kind(LLVMValueRef v, const char *md) {
+  return LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(v)), md, strlen(md));
+}
+
+void cgp_pass_tag_alloca(LLVMValueRef a, const char *md) {
+  if (!LLVMGetMetadata(a, md_kind(a, md)))
+    LLVMSetMetadata(a, md_kind(a, md), LLVMMDNodeInContext(LLVMGetTypeContext(LLVMTypeOf(a)), NULL, 0));
+}
+
+int cgp_pass_alloca_tagged(LLVMValueRef a, const char *md) {
+  return a && LLVMIsAAllocaInst(a) && LLVMGetMetadata(a, md_kind(a, md)) != NULL;
+}
+
 LLVMValueRef cgp_pass_site_stored_constant(LLVMValueRef marker) {
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(marker));
-  LLVMValueRef md = LLVMGetMetadata(marker, LLVMGetMDKindIDInContext(ctx, CGP_STORED_CONSTANT_MD,
-                                                                      strlen(CGP_STORED_CONSTANT_MD)));
+  LLVMValueRef md = LLVMGetMetadata(marker, md_kind(marker, CGP_STORED_CONSTANT_MD));
   LLVMValueRef v = NULL;
   if (md && LLVMGetMDNodeNumOperands(md) == 1) LLVMGetMDNodeOperands(md, &v);
   return v && (LLVMIsAConstantInt(v) || LLVMIsAConstantFP(v)) ? v : NULL;

@@ -44,15 +44,6 @@ int cgp_local_memory_alloca(LLVMValueRef a) {
   return a && LLVMIsAAllocaInst(a) && variably_indexed(a, DEPTH);
 }
 
-void cgp_local_memory_tag(LLVMValueRef a) {
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(a));
-  unsigned kind = LLVMGetMDKindIDInContext(ctx, CGP_LOCAL_MEMORY_MD, strlen(CGP_LOCAL_MEMORY_MD));
-  if (!LLVMGetMetadata(a, kind)) LLVMSetMetadata(a, kind, LLVMMDNodeInContext(ctx, NULL, 0));
-}
+void cgp_local_memory_tag(LLVMValueRef a) { cgp_pass_tag_alloca(a, CGP_LOCAL_MEMORY_MD); }
 
-int cgp_local_memory_tagged(LLVMValueRef a) {
-  if (!a || !LLVMIsAAllocaInst(a)) return 0;
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(a));
-  unsigned kind = LLVMGetMDKindIDInContext(ctx, CGP_LOCAL_MEMORY_MD, strlen(CGP_LOCAL_MEMORY_MD));
-  return LLVMGetMetadata(a, kind) != NULL;
-}
+int cgp_local_memory_tagged(LLVMValueRef a) { return cgp_pass_alloca_tagged(a, CGP_LOCAL_MEMORY_MD); }

@@ -33,6 +33,10 @@ int cgp_pass_access_kind(LLVMValueRef inst, LLVMValueRef *ptr);
 unsigned long long cgp_pass_access_size(LLVMTargetDataRef td, LLVMValueRef inst);
 /* Bytes the access a marker call stands for accessed. */
 unsigned long long cgp_pass_site_size(LLVMTargetDataRef td, LLVMValueRef marker);
+/* Phase 1's tags on an alloca (CGP_LOCAL_MEMORY_MD, CGP_THREAD_LOCAL_MD): an empty !md node set
+   once, and whether alloca a carries it (0 for anything but an alloca). */
+void cgp_pass_tag_alloca(LLVMValueRef a, const char *md);
+int cgp_pass_alloca_tagged(LLVMValueRef a, const char *md);
 /* The constant a marker call's store stored (!cgp.stored_constant), or NULL. */
 LLVMValueRef cgp_pass_site_stored_constant(LLVMValueRef marker);
 /* 1 if paths a and b name the same source file, as the debug info and the pragma scanner spell

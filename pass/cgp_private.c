@@ -13,6 +13,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The alloca call i to `intrinsic` (a name's start) is about, its operand `op` (`wrapped`: as
+   metadata, llvm.dbg.declare's), or NULL. */
+static LLVMValueRef intrinsic_alloca(LLVMValueRef i, const char *intrinsic, unsigned op, int wrapped) {
+  size_t len = 0;
+  if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetNumOperands(i) < 3) return NULL;
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  if (!LLVMIsAFunction(callee) || strncmp(LLVMGetValueName2(callee, &len), intrinsic, strlen(intrinsic)) != 0)
+    return NULL;
+  LLVMValueRef a = LLVMGetOperand(i, op), md = a;
+  if (wrapped) {
+    a = NULL;
+    if (LLVMGetMDNodeNumOperands(md) == 1) LLVMGetMDNodeOperands(md, &a);
+  } else {
+    a = cgp_pass_underlying_base(a);
+  }
+  return a && LLVMIsAAllocaInst(a) ? a : NULL;
+}
+
+/* The local an llvm.dbg.declare declares (the variable's declaration), and the one an
+   llvm.lifetime.start begins (a temporary without a declaration), or NULL. */
+static LLVMValueRef declared_alloca(LLVMValueRef i) { return intrinsic_alloca(i, "llvm.dbg.declare", 0, 1); }
+static LLVMValueRef lifetime_alloca(LLVMValueRef i) { return intrinsic_alloca(i, "llvm.lifetime.start", 1, 0); }
+
 /* The local arrays and structs of fn that marked nests share: each alloca of an aggregate whose
    llvm.dbg.declare (at the variable's declaration) is outside every marked nest. Such an array
    is the host function's, one for all iterations (viterbi's DP table, declared before the loop
@@ -22,17 +45,11 @@
    without a declaration record (no -g) stays unmarked. Up to `cap` are found. */
 size_t cgp_shared_locals(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *out,
                          size_t cap) {
-  size_t n = 0, len = 0;
+  size_t n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && n < cap; i = LLVMGetNextInstruction(i)) {
-      if (LLVMGetInstructionOpcode(i) != LLVMCall || LLVMGetNumOperands(i) < 3) continue;
-      LLVMValueRef callee = LLVMGetCalledValue(i);
-      if (!LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "llvm.dbg.declare") != 0 ||
-          cgp_in_nest(i, k, nk))
-        continue;
-      LLVMValueRef wrapped = LLVMGetOperand(i, 0), a = NULL;
-      if (LLVMGetMDNodeNumOperands(wrapped) == 1) LLVMGetMDNodeOperands(wrapped, &a);
-      if (!a || !LLVMIsAAllocaInst(a)) continue;
+      LLVMValueRef a = declared_alloca(i);
+      if (!a || cgp_in_nest(i, k, nk)) continue;
       LLVMTypeKind t = LLVMGetTypeKind(LLVMGetAllocatedType(a));
       if (t == LLVMArrayTypeKind || t == LLVMStructTypeKind || t == LLVMVectorTypeKind) out[n++] = a;
     }
@@ -316,39 +333,15 @@ size_t cgp_privatize(LLVMModuleRef m, LLVMValueRef fn, const cgp_kernel_pragma *
 
 /* ---- a thread's own locals (cgp_sites.c drops what a callee reaches of them) ------------------- */
 
-static unsigned thread_local_md(LLVMValueRef a) {
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(a));
-  return LLVMGetMDKindIDInContext(ctx, CGP_THREAD_LOCAL_MD, strlen(CGP_THREAD_LOCAL_MD));
-}
-
-/* The alloca a call to llvm.dbg.declare or llvm.lifetime.start (`what`) is about, or NULL. */
-static LLVMValueRef intrinsic_alloca(LLVMValueRef i, const char *what) {
-  size_t len = 0;
-  if (LLVMGetInstructionOpcode(i) != LLVMCall) return NULL;
-  LLVMValueRef callee = LLVMGetCalledValue(i);
-  if (!LLVMIsAFunction(callee) || strncmp(LLVMGetValueName2(callee, &len), what, strlen(what)) != 0) return NULL;
-  LLVMValueRef a = NULL;
-  if (what[5] == 'd') {                           /* llvm.dbg.declare(metadata %a, ...) */
-    LLVMValueRef wrapped = LLVMGetOperand(i, 0);
-    if (LLVMGetMDNodeNumOperands(wrapped) == 1) LLVMGetMDNodeOperands(wrapped, &a);
-  } else {                                        /* llvm.lifetime.start(i64 n, i8* %a) */
-    a = LLVMGetNumOperands(i) > 2 ? cgp_pass_underlying_base(LLVMGetOperand(i, 1)) : NULL;
-  }
-  return a && LLVMIsAAllocaInst(a) ? a : NULL;
-}
-
 void cgp_thread_locals_tag(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, int whole) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
       LLVMValueRef a = NULL;
       if (whole) a = LLVMIsAAllocaInst(i) ? i : NULL;
-      else if (cgp_in_nest(i, k, nk) && !(a = intrinsic_alloca(i, "llvm.dbg.declare")))
-        a = intrinsic_alloca(i, "llvm.lifetime.start");
-      if (a && !LLVMGetMetadata(a, thread_local_md(a)))
-        LLVMSetMetadata(a, thread_local_md(a), LLVMMDNodeInContext(LLVMGetTypeContext(LLVMTypeOf(a)), NULL, 0));
+      else if (cgp_in_nest(i, k, nk) && !(a = declared_alloca(i)))
+        a = lifetime_alloca(i);
+      if (a) cgp_pass_tag_alloca(a, CGP_THREAD_LOCAL_MD);
     }
 }
 
-int cgp_thread_local_tagged(LLVMValueRef a) {
-  return a && LLVMIsAAllocaInst(a) && LLVMGetMetadata(a, thread_local_md(a)) != NULL;
-}
+int cgp_thread_local_tagged(LLVMValueRef a) { return cgp_pass_alloca_tagged(a, CGP_THREAD_LOCAL_MD); }

@@ -50,16 +50,16 @@ static int thread_register(LLVMValueRef b) { return thread_register_at(b, 4); }
 
 /* Is i a memory site of the nest in its reading? *kind gets its CGP_SITE_* kind. */
 int cgp_site_kind(const pass_ctx *pc, const nest *n, LLVMValueRef i, int *kind) {
-  LLVMValueRef ptr;
+  LLVMValueRef ptr, base;
   if (!n->may_alias) {
     if ((*kind = cgp_pass_access_kind(i, &ptr)) < 0) return 0;
-    return !thread_register(cgp_pass_underlying_base(ptr));
+  } else {
+    if (!cgp_is_marker(pc, i)) return 0;
+    *kind = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(i, 2));
   }
-  if (!cgp_is_marker(pc, i)) return 0;
-  *kind = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(i, 2));
-  return !thread_register(cgp_pass_underlying_base(LLVMGetOperand(i, 1)));
+  cgp_site_pointers(pc, i, &ptr, &base);
+  return !thread_register(base);
 }
-
 
 /* Address and base pointer of a site. */
 void cgp_site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LLVMValueRef *base) {
@@ -77,5 +77,5 @@ void cgp_site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LL
 int cgp_site_local_memory(const pass_ctx *pc, LLVMValueRef i) {
   LLVMValueRef ptr, base;
   cgp_site_pointers(pc, i, &ptr, &base);
-  return cgp_local_memory_tagged(cgp_pass_underlying_base(base));
+  return cgp_local_memory_tagged(base);           /* cgp_site_pointers' base: underlying already */
 }

@@ -120,6 +120,19 @@ static inline cJSON *build_run_tk1_with(const char *name, const char *src, const
   return report("r.json");
 }
 
+/* C program `src` built with cgpredict and run on the TK1 in `run` mode (r[0]) and in `full` mode
+   (r[1]: every thread, iteration and launch traced), each one's report parsed; the caller deletes
+   them. */
+static inline void build_run_and_full_tk1(const char *src, cJSON *r[2]) {
+  write_file("rf.c", src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o rf rf.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  for (int f = 0; f < 2; f++) {
+    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_SAMPLE=%s CGPREDICT_REPORT=r%d.json ./rf",
+                    f ? "full" : "run", f), 0, "%s", read_file("err.txt"));
+    r[f] = report(f ? "r1.json" : "r0.json");
+  }
+}
+
 /* build_run_tk1_with a C program, prog.c, by cc -O2. */
 static inline cJSON *build_run_tk1(const char *src) { return build_run_tk1_with("prog.c", src, "cc", "-O2"); }
 

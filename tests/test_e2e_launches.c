@@ -273,7 +273,9 @@ Test(e2e_launches, a_devices_prediction_is_the_same_alone_and_beside_another) {
    6.7 % under `full`'s. The mapped loops' constant bounds (the descriptor's extent) now give the
    grid's size before the sweep does. */
 Test(e2e_launches, the_first_plane_with_threads_is_traced_when_plane_0_has_none) {
-  write_file("s.c", "#include <stdio.h>\n"
+  double ms[2];
+  cJSON *reports[2];
+  build_run_and_full_tk1("#include <stdio.h>\n"
                     "#define H 32\n#define C 32\n#define R 16\n"
                     "static int in[H][C][R], out[H][C][R];\n"
                     "int main(void) {\n"
@@ -285,13 +287,9 @@ Test(e2e_launches, the_first_plane_with_threads_is_traced_when_plane_0_has_none)
                     "        out[i][j][k] = 2 * in[i][j][k] + in[i - 1][j][k] + in[i + 1][j][k] + in[i][j - 1][k] + in[i][j][k + 1];\n"
                     "  printf(\"%d\\n\", out[5][6][7]);\n"
                     "  return 0;\n"
-                    "}\n");
-  cr_assert_eq(sh("%s build -- cc -O2 -o s s.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  double ms[2];
+                    "}\n", reports);
   for (int f = 0; f < 2; f++) {
-    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_SAMPLE=%s CGPREDICT_REPORT=r%d.json ./s",
-                    f ? "full" : "run", f), 0, "%s", read_file("err.txt"));
-    cJSON *r = report(f ? "r1.json" : "r0.json");
+    cJSON *r = reports[f];
     cJSON *k = kernel_named(r, "st"), *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
     cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(s0, "analysis"), "jetson-tk1");
     if (f) {   /* every thread traced: 30 planes of 4 blocks; a warp is a row of 32 x, 30 rows a plane */

@@ -135,7 +135,9 @@ Test(e2e_local, local_memory_makes_no_dependence_and_no_host_copy) {
    a loop of 2048 iterations and reads it back: before, 1792 of each loop's iterations were skipped
    (here the prediction stayed within 1 % of `full`'s all the same: 1 KB a thread is small). */
 Test(e2e_local, a_loop_that_reaches_local_memory_is_traced_whole) {
-  write_file("w.c", "#include <stdio.h>\n"
+  double ms[2];
+  cJSON *reports[2];
+  build_run_and_full_tk1("#include <stdio.h>\n"
                     "#define N 4096\n"
                     "int in[N], out[N];\n"
                     "int main(void) {\n"
@@ -150,13 +152,9 @@ Test(e2e_local, a_loop_that_reaches_local_memory_is_traced_whole) {
                     "  }\n"
                     "  printf(\"%d\\n\", out[77]);\n"
                     "  return 0;\n"
-                    "}\n");
-  cr_assert_eq(sh("%s build -- cc -O2 -o w w.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  double ms[2];
+                    "}\n", reports);
   for (int f = 0; f < 2; f++) {
-    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_SAMPLE=%s CGPREDICT_REPORT=r%d.json ./w",
-                    f ? "full" : "run", f), 0, "%s", read_file("err.txt"));
-    cJSON *r = report(f ? "r1.json" : "r0.json");
+    cJSON *r = reports[f];
     cJSON *k = kernel_named(r, "wl");
     if (!f) {
       cJSON *skipped = cJSON_GetObjectItem(k, "loop_iterations_skipped");
