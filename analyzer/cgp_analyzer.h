@@ -151,6 +151,15 @@ typedef enum { CGP_LOAD = 0, CGP_STORE = 1, CGP_ATOMIC = 2 } cgp_mem_kind;
 
 #define CGP_WARP 32
 
+/* The loop iterations a lane's sampled access stands for (docs/pipeline.md, "Sampling inside a
+   thread"), carried on its stride: the addresses addr + o * stride, o = lo .. hi - 1 (hi == lo:
+   none). The caches take them in (cgp_an_cache.c) so that what the untraced iterations bring into
+   the L2 is there for what comes after them, as in a full trace. */
+typedef struct {
+  int64_t stride;           /* bytes the lane's address moves an iteration */
+  uint32_t lo, hi;          /* iterations after this one, lo >= 1 */
+} cgp_span;
+
 /* One warp memory instruction: one static site executed by the lanes that reach it at the same
    point of the warp's execution (same iteration of every enclosing loop; docs/pipeline.md,
    "Reconvergent warps"). Lanes are in lane order. */
@@ -172,6 +181,8 @@ typedef struct {
                                not trace, which this one stands for (docs/pipeline.md, "Sampling
                                inside a thread"): the analyses count it 1 + skipped times; 0 when
                                every iteration was traced */
+  const cgp_span *span;     /* per active lane, the iterations it stands for (skipped > 0), or NULL:
+                               none, or not on a stride */
   uint8_t overlap;          /* a load of a loop with no store whose address no load of the loop
                                computes (the pass's `overlap`, docs/model.md section 5e) */
   uint8_t space;            /* CGP_SPACE_GLOBAL; CGP_SPACE_SHARED for the tiler's shared-memory
@@ -415,6 +426,35 @@ uint64_t cgp_deps_addresses(const cgp_deps *d);
 const cgp_deps *cgp_analysis_deps(const cgp_analysis_set *s);
 /* cgp_an_deps's state behind an analysis `self` of it (for cgp_analysis_deps). */
 const cgp_deps *cgp_an_deps_state(const void *self);
+
+/* ---- What untraced work brings into the L2 (cgp_l2_warm.c; docs/model.md section 4c) --------- */
+
+/* Where the units go: n L2 units, each a store's (store[i] 1) or a load's, referenced in order. */
+typedef void (*cgp_l2_refs)(void *ctx, const uint64_t *units, const uint8_t *store, unsigned n);
+
+/* The iterations sampled instructions stood for (cgp_warp_mem's span), pending until their warps
+   move on, then referenced iteration by iteration across all of them; unit_bytes: the L2's unit.
+   NULL when out of memory. */
+typedef struct cgp_spans cgp_spans;
+cgp_spans *cgp_spans_new(unsigned unit_bytes);
+void cgp_spans_free(cgp_spans *s);
+/* m's spans pend (none if m->span is NULL); when too many pend, those before go to ref first. */
+void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, cgp_l2_refs ref, void *ctx);
+/* 1 if warp `warp` of the batch has spans pending. */
+int cgp_spans_pending(const cgp_spans *s, unsigned warp);
+/* Every pending span's units to ref, in iteration order; none pend after. */
+void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx);
+
+/* The L2 units two windows in a row referenced: lines the grid shares. NULL when out of memory. */
+typedef struct cgp_shared cgp_shared;
+cgp_shared *cgp_shared_new(void);
+void cgp_shared_free(cgp_shared *h);
+/* The window referenced `unit` (the first 4096 distinct units a window are followed). */
+void cgp_shared_note(cgp_shared *h, uint64_t unit);
+/* A new window begins: the one that ended is the one before. */
+void cgp_shared_next_window(cgp_shared *h);
+/* The units this window referenced that the window before referenced too, to ref (as loads). */
+void cgp_shared_each(const cgp_shared *h, cgp_l2_refs ref, void *ctx);
 
 /* ---- Footprints: the bytes a kernel reads and writes (cgp_footprint.c; docs/model.md 12) ------- */
 

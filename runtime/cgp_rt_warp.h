@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "cgp_abi.h"   /* the pause word's layout, shared with the instrumented code */
+#include "cgp_analyzer.h"   /* cgp_span */
 
 #define RT_WARP 32
 #define RT_MAXD 8              /* loop depths tracked inside a thread body (deeper: see .c) */
@@ -181,6 +182,8 @@ typedef struct {
   unsigned nact;
   uint8_t lane[RT_WARP];
   uint64_t addr[RT_WARP];
+  int has_span;                /* span[] holds each lane's (skipped > 0 in a leaf loop's window) */
+  cgp_span span[RT_WARP];
 } rt_wevent;
 
 /* Walks a warp's events; several iterators may walk one warp at once. w NULL: no warp yet

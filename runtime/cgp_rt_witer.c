@@ -184,6 +184,25 @@ void rt_witer_free(rt_witer *it) {
   free(it);
 }
 
+/* The iterations skipped after the window element i of run r ends, as offsets from its own
+   (cgp_span's lo, hi): the window is [t0, t0 + W) (cgp_rt_warp.h's schedule: the first
+   RT_ITER_FIRST iterations, then RT_ITER_WINDOW of every RT_ITER_PERIOD), its elements stand for
+   s = skipped iterations each, S = s W in all, and those come after its last element: they are
+   given there (1 .. S), in their order, after the window's own, none before it ends (they would
+   evict what the window's later iterations read, as the GPU's did not yet), and only by a run that
+   holds half the window or more: its stride held that long (a run from the window's second
+   iteration: the first one's load was not yet held in a register). 0 for other elements. */
+static int span_of(const rt_shape *s, const rt_wrun *r, uint32_t i, uint32_t *lo, uint32_t *hi) {
+  unsigned m = s->depth[r->ev];
+  if (m == 0 || !(r->skipped > 0)) return 0;
+  uint32_t t = r->t[m - 1] + i, u = t % RT_ITER_PERIOD, W = t < RT_ITER_PERIOD ? RT_ITER_FIRST : RT_ITER_WINDOW;
+  if (u + 1 != W || 2 * (i + 1) < W) return 0;   /* not the window's last, or its run holds less
+                                                       than half the window: no stride to carry on */
+  *lo = 1;
+  *hi = 1 + (uint32_t)(W * (double)r->skipped + 0.5);
+  return *hi > *lo;
+}
+
 /* Lanes of run element c: 0 if one of them is already in ev (then c waits for the next event). */
 static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) {
   const rt_wrun *r = &it->w->run[c.run];
@@ -198,10 +217,13 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   if (mask & *present) return 0;
   *present |= mask;
   if (r->skipped > ev->skipped) ev->skipped = r->skipped;
+  uint32_t lo = 0, hi = 0;
+  if (span_of(it->s, r, c.i, &lo, &hi)) ev->has_span = 1;
   if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
     for (uint32_t k = 0; k < r->nseg; k++) {
       ev->lane[k] = (uint8_t)sg[k].lane;
       ev->addr[k] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
+      ev->span[k] = (cgp_span){(int64_t)sg[k].stride, lo, hi};
     }
     ev->nact = r->nseg;
     return 1;
@@ -212,10 +234,12 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
     while (j > 0 && ev->lane[j - 1] > sg[k].lane) {
       ev->lane[j] = ev->lane[j - 1];
       ev->addr[j] = ev->addr[j - 1];
+      ev->span[j] = ev->span[j - 1];
       j--;
     }
     ev->lane[j] = (uint8_t)sg[k].lane;
     ev->addr[j] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
+    ev->span[j] = (cgp_span){(int64_t)sg[k].stride, lo, hi};
   }
   return 1;
 }
@@ -254,6 +278,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   }
   event_of(it, r->ev, ev);
   ev->skipped = r->skipped;
+  ev->has_span = 0;                             /* no loop: no iterations skipped */
   ev->nact = r->nseg;
   if (r->lanes == UINT32_MAX) {                 /* every lane: two block copies */
     static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
@@ -281,6 +306,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
   event_of(it, r->ev, ev);
   ev->nact = 0;
   ev->skipped = 0;
+  ev->has_span = 0;
   take(it, first, ev, &present);
   if (first.i + 1 < r->maxcount) it->hold[nhold++] = (cursor){first.run, first.i + 1};
   start_runs(it);                            /* runs starting at this very point join it */

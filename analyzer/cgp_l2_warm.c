@@ -1,0 +1,261 @@
+/* cgp_l2_warm.c: what the work the sample did not trace brings into the L2 (docs/model.md
+   section 4c), for the cache analysis (cgp_an_cache.c) to reference there, nothing counted.
+
+   - Spans: the loop iterations a sampled instruction stood for (cgp_span, given with the last
+     element of its window: docs/pipeline.md, "Sampling inside a thread"), carried on each lane's
+     stride. They pend until their warp moves on, so that every warp's and site's skipped
+     iterations come in together, iteration by iteration, as the warps of a batch run them side
+     by side; each span then waits in the bucket of the next iteration at which it reaches a unit
+     it did not touch, so the work is the units referenced, not the iterations. A span on one
+     element a thread (stride 0) is read every iteration: it is referenced again at the end, as
+     recent as the last iteration's lines.
+   - Shared lines: the units two windows in a row referenced, though blocks apart (a vector every
+     block reads), which the blocks between them went on referencing. */
+#include "cgp_analyzer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SPAN_UNITS 512          /* units handed to the caller at once */
+#define SPAN_MAX 8192           /* spans pending at most (then flushed) */
+#define PEND_WARP_WORDS 16      /* warps with spans pending, a bit each (modulo 1024) */
+
+/* The units of [a + o st, a + o st + len) for the iterations lo <= o < hi. */
+typedef struct {
+  uint64_t a, last;             /* last: the unit referenced last for it (UINT64_MAX: none yet) */
+  int64_t st;
+  uint32_t lo, hi, len;
+  uint32_t link;                /* the next span in its bucket (cgp_spans_flush) */
+  uint8_t store;
+} span;
+
+struct cgp_spans {
+  uint64_t ub;                  /* L2 unit bytes */
+  span *sp;
+  size_t n;
+  uint64_t pend_warp[PEND_WARP_WORDS];
+  uint32_t *bucket;             /* per iteration, the spans reaching a new unit there */
+  uint32_t nbucket;
+  uint64_t out[SPAN_UNITS];
+  uint8_t out_store[SPAN_UNITS];
+  unsigned nout;
+};
+
+cgp_spans *cgp_spans_new(unsigned unit_bytes) {
+  cgp_spans *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->ub = unit_bytes ? unit_bytes : 1;
+  if (!(s->sp = malloc(SPAN_MAX * sizeof *s->sp))) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+void cgp_spans_free(cgp_spans *s) {
+  if (!s) return;
+  free(s->sp);
+  free(s->bucket);
+  free(s);
+}
+
+int cgp_spans_pending(const cgp_spans *s, unsigned warp) {
+  return s->n && (s->pend_warp[warp / 64 % PEND_WARP_WORDS] >> (warp % 64)) & 1;
+}
+
+/* Units go to the caller SPAN_UNITS at a time, each with its kind; a store's and a load's alike
+   (write-allocate). */
+static void out_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
+  if (s->nout) ref(ctx, s->out, s->out_store, s->nout);
+  s->nout = 0;
+}
+
+static void out_push(cgp_spans *s, uint64_t unit, uint8_t store, cgp_l2_refs ref, void *ctx) {
+  if (s->nout == SPAN_UNITS) out_flush(s, ref, ctx);
+  s->out_store[s->nout] = store;
+  s->out[s->nout++] = unit;
+}
+
+/* The first iteration after o at which span p's bytes reach a unit they did not touch at o
+   (u0 .. u1: the units at o, x its first byte); UINT32_MAX if none (stride 0). */
+static uint32_t next_change(const span *p, uint32_t o, uint64_t x, uint64_t u0, uint64_t u1, uint64_t ub) {
+  if (p->st == 0) return UINT32_MAX;
+  uint64_t mag = p->st < 0 ? -(uint64_t)p->st : (uint64_t)p->st;
+  if (mag >= ub) return o + 1;
+  uint64_t rem = p->st > 0 ? (u1 + 1) * ub - (x + p->len - 1) : x - u0 * ub + 1;   /* bytes to the next unit */
+  uint64_t k = (rem + mag - 1) / mag;
+  return k < UINT32_MAX - o ? o + (uint32_t)k : UINT32_MAX;
+}
+
+static void units_of(cgp_spans *s, const span *p, uint64_t x, cgp_l2_refs ref, void *ctx, int all) {
+  uint64_t u0 = x / s->ub, u1 = (x + p->len - 1) / s->ub;
+  for (uint64_t u = u0; u <= u1 && u - u0 < 8; u++)   /* at most 8 units a lane, as cgp_lines */
+    if (all || u != p->last) out_push(s, u, p->store, ref, ctx);
+}
+
+void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
+  if (!s->n) return;
+  uint32_t end = 0;
+  for (size_t i = 0; i < s->n; i++)
+    if (s->sp[i].hi > end) end = s->sp[i].hi;
+  if (end >= s->nbucket) {
+    uint32_t *b = realloc(s->bucket, ((size_t)end + 1) * sizeof *b);
+    if (!b) end = 0;                                /* no memory: not referenced */
+    else {
+      s->bucket = b;
+      s->nbucket = end + 1;
+    }
+  }
+  if (end) memset(s->bucket, 0xff, ((size_t)end + 1) * sizeof *s->bucket);   /* every bucket empty */
+  for (size_t i = s->n; end && i-- > 0;) {          /* each bucket's list in the spans' order */
+    span *p = &s->sp[i];
+    p->link = s->bucket[p->lo];
+    s->bucket[p->lo] = (uint32_t)i;
+  }
+  for (uint32_t o = 1; o < end; o++) {
+    uint32_t i = s->bucket[o];
+    while (i != UINT32_MAX) {
+      span *p = &s->sp[i];
+      uint32_t after = p->link;
+      uint64_t x = p->a + (uint64_t)p->st * o, u0 = x / s->ub, u1 = (x + p->len - 1) / s->ub;
+      units_of(s, p, x, ref, ctx, 0);
+      p->last = p->st < 0 ? u0 : u1;
+      uint32_t n = next_change(p, o, x, u0, u1, s->ub);
+      if (n < p->hi) {
+        p->link = s->bucket[n];
+        s->bucket[n] = i;
+      }
+      i = after;
+    }
+  }
+  for (size_t i = 0; end && i < s->n; i++)
+    if (s->sp[i].st == 0) units_of(s, &s->sp[i], s->sp[i].a, ref, ctx, 1);
+  out_flush(s, ref, ctx);
+  s->n = 0;
+  memset(s->pend_warp, 0, sizeof s->pend_warp);
+}
+
+void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, cgp_l2_refs ref, void *ctx) {
+  const cgp_span *sp = m->span;
+  if (!sp || !m->nact) return;
+  uint64_t size = m->size ? m->size : 1, lo = m->addr[0], hi = m->addr[0];
+  int one = m->affine && m->nact > 1;               /* the warp's lanes as one span (coalesced) */
+  for (unsigned l = 0; l < m->nact && one; l++) {
+    one = sp[l].stride == sp[0].stride && sp[l].lo == sp[0].lo && sp[l].hi == sp[0].hi;
+    if (m->addr[l] < lo) lo = m->addr[l];
+    if (m->addr[l] > hi) hi = m->addr[l];
+  }
+  one = one && hi - lo + size <= 4 * s->ub;
+  for (unsigned l = 0; l < (one ? 1u : m->nact); l++) {
+    if (sp[l].hi <= sp[l].lo) continue;
+    if (s->n == SPAN_MAX) cgp_spans_flush(s, ref, ctx);
+    s->sp[s->n++] = (span){.a = one ? lo : m->addr[l], .last = UINT64_MAX, .st = sp[l].stride, .lo = sp[l].lo,
+                           .hi = sp[l].hi, .len = (uint32_t)(one ? hi - lo + size : size),
+                           .store = m->kind != CGP_LOAD};
+  }
+  s->pend_warp[m->warp / 64 % PEND_WARP_WORDS] |= UINT64_C(1) << (m->warp % 64);
+}
+
+/* ---- the lines the grid shares ----------------------------------------------------------------- */
+
+#define SHARED_CAP (1u << 13)   /* units a window's references are followed for (half of it) */
+
+/* The L2 units one window referenced: an open-addressing set; an entry is in it when its gen is
+   the set's (a new window costs no clearing). */
+typedef struct {
+  uint64_t unit;
+  uint32_t gen;
+  uint8_t again;                /* the window before referenced it too */
+} seen;
+
+typedef struct {
+  seen *e;
+  uint32_t *order;              /* the slots of its n entries, in the order they came (the order
+                                   they are referenced again in: the same in every run, whatever
+                                   addresses the program's arrays have) */
+  uint32_t gen;
+  size_t n;
+} seen_set;
+
+struct cgp_shared {
+  seen_set w[2];                /* w[cur]: this window's; the other: the one before */
+  int cur;
+};
+
+cgp_shared *cgp_shared_new(void) {
+  cgp_shared *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  for (int k = 0; k < 2; k++) {
+    h->w[k].e = calloc(SHARED_CAP, sizeof(seen));
+    h->w[k].order = malloc(SHARED_CAP / 2 * sizeof(uint32_t));
+  }
+  if (!h->w[0].e || !h->w[1].e || !h->w[0].order || !h->w[1].order) {
+    cgp_shared_free(h);
+    return NULL;
+  }
+  h->w[0].gen = h->w[1].gen = 1;
+  return h;
+}
+
+void cgp_shared_free(cgp_shared *h) {
+  if (!h) return;
+  for (int k = 0; k < 2; k++) {
+    free(h->w[k].e);
+    free(h->w[k].order);
+  }
+  free(h);
+}
+
+/* unit's entry in set w (*found), or the free slot it would take; NULL when w is half full. */
+static seen *seen_find(seen_set *w, uint64_t unit, int *found) {
+  for (size_t i = (size_t)((unit * UINT64_C(0x9e3779b97f4a7c15)) >> 40) & (SHARED_CAP - 1);;
+       i = (i + 1) & (SHARED_CAP - 1)) {
+    seen *x = &w->e[i];
+    if (x->gen != w->gen) {
+      *found = 0;
+      return w->n < SHARED_CAP / 2 ? x : NULL;
+    }
+    if (x->unit == unit) {
+      *found = 1;
+      return x;
+    }
+  }
+}
+
+void cgp_shared_note(cgp_shared *h, uint64_t unit) {
+  seen_set *cur = &h->w[h->cur];
+  int found;
+  seen *x = seen_find(cur, unit, &found);
+  if (found || !x) return;
+  *x = (seen){unit, cur->gen, 0};
+  cur->order[cur->n++] = (uint32_t)(x - cur->e);
+  seen_find(&h->w[!h->cur], unit, &found);
+  x->again = (uint8_t)found;
+}
+
+void cgp_shared_next_window(cgp_shared *h) {
+  h->cur = !h->cur;
+  seen_set *cur = &h->w[h->cur];
+  if (++cur->gen == 0) {                          /* wrapped: clear for real */
+    memset(cur->e, 0, SHARED_CAP * sizeof *cur->e);
+    cur->gen = 1;
+  }
+  cur->n = 0;
+}
+
+void cgp_shared_each(const cgp_shared *h, cgp_l2_refs ref, void *ctx) {
+  const seen_set *cur = &h->w[h->cur];
+  uint64_t out[SPAN_UNITS];
+  uint8_t st[SPAN_UNITS] = {0};
+  unsigned n = 0;
+  for (size_t i = 0; i < cur->n; i++) {
+    const seen *x = &cur->e[cur->order[i]];
+    if (!x->again) continue;
+    out[n++] = x->unit;
+    if (n == SPAN_UNITS) {
+      ref(ctx, out, st, n);
+      n = 0;
+    }
+  }
+  if (n) ref(ctx, out, st, n);
+}
