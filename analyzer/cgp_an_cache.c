@@ -79,7 +79,7 @@ typedef struct {
   double warm_miss, warm_blocks;  /* and of its batches that only warm the caches */
   cgp_site_totals *site;
   cgp_spans *spans;               /* skipped iterations pending (NULL: none yet, or no memory) */
-  cgp_shared *shared;             /* the units the last two windows referenced (NULL: as spans) */
+  cgp_shared *shared;             /* the units the last two windows referenced (NULL: no memory) */
   uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
   unsigned char hit2[2 * CGP_WARP * 8 * 4];        /* unit2's L2 results, for L1 fills */
 } cache;
@@ -101,6 +101,7 @@ static void *create(const cgp_analysis_cfg *cfg) {
     c->fills = calloc((size_t)cfg->no_sm * FILLS, sizeof *c->fills);
   }
   c->site = calloc(cfg->nsid ? cfg->nsid : 1, sizeof *c->site);
+  c->shared = cgp_shared_new();                     /* NULL (no memory): no line kept across windows */
   if (!c->l2 || !c->site || (c->has_l1 && (!c->l1 || !c->clock || !c->fills))) {
     cgp_l2_free(c->own_l2);
     free(c->l1);
@@ -113,13 +114,17 @@ static void *create(const cgp_analysis_cfg *cfg) {
   return c;
 }
 
+/* L2 unit `unit` referenced, in the Dinero export (cfg->din): a load's (label 0) or a store's (1). */
+static void din_line(const cache *c, int store, uint64_t unit) {
+  fprintf(c->cfg->din, "%d %llx\n", store, (unsigned long long)(unit * c->cfg->l2_unit_bytes));
+}
+
 /* Units referenced in the L2 counting nothing (cgp_l2_refs), and in the Dinero export. */
 static void refer(void *ctx, const uint64_t *units, const uint8_t *store, unsigned n) {
   cache *c = ctx;
   cgp_l2_access_many(c->l2, units, n);
   if (c->cfg->din)
-    for (unsigned i = 0; i < n; i++)
-      fprintf(c->cfg->din, "%d %llx\n", store[i], (unsigned long long)(units[i] * c->cfg->l2_unit_bytes));
+    for (unsigned i = 0; i < n; i++) din_line(c, store[i], units[i]);
 }
 
 static void spans_flush(cache *c) {
@@ -154,8 +159,7 @@ static void skip_blocks(void *self, double blocks) {
   uint64_t n = lines < 9e18 ? (uint64_t)(lines + 0.5) : UINT64_MAX;
   uint64_t first = cgp_l2_age(c->l2, &n);
   if (c->cfg->din)
-    for (uint64_t i = 0; i < n; i++)
-      fprintf(c->cfg->din, "0 %llx\n", (unsigned long long)((first + i) * c->cfg->l2_unit_bytes));
+    for (uint64_t i = 0; i < n; i++) din_line(c, 0, first + i);
   if (c->shared) cgp_shared_each(c->shared, refer, c);
 }
 
@@ -286,12 +290,11 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     if (miss) mark_dram_fills(c, sm, c->unit1, nmiss, c->unit2, c->hit2, n2);
   } else
     miss = n2 - cgp_l2_access_many(c->l2, c->unit2, n2);
-  if (m->space == CGP_SPACE_GLOBAL && (c->shared || (c->shared = cgp_shared_new())))
+  if (m->space == CGP_SPACE_GLOBAL && c->shared)
     for (unsigned i = 0; i < n2; i++) cgp_shared_note(c->shared, c->unit2[i]);
   unsigned wf = wavefronts(c, m, whole, n2);
   if (cfg->din)
-    for (unsigned i = 0; i < n2; i++)
-      fprintf(cfg->din, "%d %llx\n", m->kind != CGP_LOAD, (unsigned long long)(c->unit2[i] * cfg->l2_unit_bytes));
+    for (unsigned i = 0; i < n2; i++) din_line(c, m->kind != CGP_LOAD, c->unit2[i]);
   if (m->span && m->space == CGP_SPACE_GLOBAL && m->kind != CGP_ATOMIC &&
       (c->spans || (c->spans = cgp_spans_new(cfg->l2_unit_bytes))))
     cgp_spans_add(c->spans, m, refer, c);

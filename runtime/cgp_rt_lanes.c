@@ -218,7 +218,7 @@ static void weigh_window(rt_tracker *t, uint32_t header, uint32_t body) {
 int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
   if (!t->s->is_leaf[l] || t->s->whole[l]) return 0;
   uint32_t it = t->t_at[dl], phase = it % RT_ITER_PERIOD;
-  uint32_t len = it < RT_ITER_PERIOD ? RT_ITER_FIRST : RT_ITER_WINDOW;
+  uint32_t len = rt_iter_window(it);
   if (phase == 0) {                              /* a window opens: its runs are its own */
     t->gen_at[dl] = ++t->gen;
     t->win_r0 = t->lane->n;

@@ -70,6 +70,8 @@ void rt_tracker_free(rt_tracker *t);
 #define RT_ITER_FIRST 256
 #define RT_ITER_WINDOW 128
 #define RT_ITER_PERIOD 2048
+/* The length of the window that iteration `it` of a leaf loop's entry falls in the period of. */
+static inline uint32_t rt_iter_window(uint32_t it) { return it < RT_ITER_PERIOD ? RT_ITER_FIRST : RT_ITER_WINDOW; }
 /* Sample the iterations of lanes started from now on (on != 0) or trace them all. */
 void rt_tracker_sample(rt_tracker *t, int on);
 /* The tracker's skipping state (RT_PAUSED, RT_LEFT, RT_HEADER_LAST: cgp_abi.h's CGP_PAUSE_*)

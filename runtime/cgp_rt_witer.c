@@ -195,7 +195,7 @@ void rt_witer_free(rt_witer *it) {
 static int span_of(const rt_shape *s, const rt_wrun *r, uint32_t i, uint32_t *lo, uint32_t *hi) {
   unsigned m = s->depth[r->ev];
   if (m == 0 || !(r->skipped > 0)) return 0;
-  uint32_t t = r->t[m - 1] + i, u = t % RT_ITER_PERIOD, W = t < RT_ITER_PERIOD ? RT_ITER_FIRST : RT_ITER_WINDOW;
+  uint32_t t = r->t[m - 1] + i, u = t % RT_ITER_PERIOD, W = rt_iter_window(t);
   if (u + 1 != W || 2 * (i + 1) < W) return 0;   /* not the window's last, or its run holds less
                                                        than half the window: no stride to carry on */
   *lo = 1;
