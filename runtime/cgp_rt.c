@@ -33,9 +33,12 @@
 #include <string.h>
 #include <time.h>
 
-rt_global cgp_rt_g;
+/* The runtime's state: the program's session and the launch traced (cgp_rt_internal.h). Before a
+   launch, no right neighbour and no open span of the nest's CPU time. */
+rt_global cgp_rt_g = {.launch = {.next_x = INT64_MIN, .plain_t0 = -1}};
 /* The program's session (its devices and caches): the one the hooks' analyses run on. */
 static rt_session *const S = &cgp_rt_g.session;
+static rt_launch *const L = &cgp_rt_g.launch;
 
 /* Threads: the hooks keep one nest's state, so one thread at a time is traced. The first thread
    to enter a marked nest owns the runtime until it leaves; a thread entering one meanwhile runs
@@ -58,106 +61,13 @@ void cgp_rt_block_seen_at(uint64_t *p) {
   if (p) rt_seen = p;
 }
 
-#define RT_MAX_HOISTED 64
 #define RT_LAUNCH_TOLERANCE 0.02  /* two analysed launches differ: predicted times, by more (5b) */
 #define RT_DENSE_SPACING 16       /* then a sample stands for at most ~1/16 more launches */
-#define ROW(y, z) ((int64_t)(((uint64_t)(z) << 32) | (uint32_t)(y)))
 #define NEVER INT64_MAX
 
-/* A warp whose lanes are still being traced. */
-typedef struct {
-  uint64_t block_id;
-  unsigned widx;
-  int64_t last_row;          /* row key of its last lane: z * 2^32 + y */
-  int used;
-  unsigned arrived, lanes;   /* lanes traced so far; lanes the warp has (32, fewer at a block's end) */
-  uint8_t active[RT_WARP];
-  uint64_t thread[RT_WARP];
-  rt_lane_rec lane[RT_WARP];
-  rt_flat *flat;             /* a straight-line body's lanes, warp-major (NULL: in lane[]) */
-} rt_pending;
-
-/* The configuration of the kernel's device-independent analyses (L.kan): the dependence check's
+/* The configuration of the kernel's device-independent analyses (L->kan): the dependence check's
    bounds, and each launch's thread order, set before it begins. */
 static cgp_analysis_cfg kan_cfg = {.deps_max_addresses = RT_DEPS_MAX_ADDRESSES, .deps_max_checked = RT_DEPS_MAX_CHECKED};
-
-static struct {
-  rt_kernel *k;
-  int active, sampled, over_budget;
-  int warming;                            /* traced for the caches alone: the next launch is analysed */
-  int traced;                             /* sampled or warming */
-  int unordered;                          /* the sweep went back (a descending loop): windows and
-                                             batches are complete only at the nest's end */
-  uint64_t drop_from;                     /* blocks from here on are not traced: their windows
-                                             made room for earlier ones (drop_windows_after) */
-  int stop;                               /* why tracing stopped before the grid's end: RT_STOP_*
-                                             (RT_STOP_CONVERGED: every device's windows did) */
-  int64_t prev_x;
-  unsigned bx, by, bz, tpb;
-  uint64_t W;                             /* the trace device's windows' (rt_trace_launch_begin) */
-  size_t tdev;                            /* the trace device: the one with the most resident
-                                             blocks (the first such), whose windows the trace holds */
-  int64_t maxx, maxy, maxz, cur_row;
-  uint64_t gdx, gdy;
-  int gdx_known, gdy_known;
-  rt_tracker *tracker;
-  rt_lane_rec *lane;                      /* the lane being traced, NULL if none */
-  rt_pending *lane_warp;
-  rt_pending *pend;
-  size_t npend;
-  rt_window *win;
-  size_t nwin;
-  struct {                                /* per device: its own windows (issue 30 item 7) */
-    uint64_t W;                           /* 2 of its batches */
-    rt_wstat *wstat;                      /* per closed window not yet folded (fold_windows) */
-    size_t nwstat;
-    unsigned windows;                     /* windows closed this launch */
-    unsigned agreed;                      /* windows in a row that agreed with the one before */
-    uint64_t stop_from;                   /* its windows converged: no block from here on is
-                                             traced for it (stop_after); UINT64_MAX none */
-    cgp_totals fold, fold_tiled;          /* the folded windows' scaled sums, and the what-if
-                                             tiling's (docs/model.md 8c) */
-  } dv[RT_MAX_DEVICES];
-  double fold_traced;                     /* the folded windows' warps (device 0) */
-  size_t stored;                          /* bytes of complete warps waiting in windows */
-  uint32_t hoist_sid[RT_MAX_HOISTED];     /* cgp_rt_hoisted: issued first by every traced thread */
-  uint64_t hoist_addr[RT_MAX_HOISTED];
-  unsigned nhoist;
-  size_t nmem;                            /* k's, and its mem_fwd: cgp_rt_mem reads them here */
-  const uint64_t *mem_fwd;
-  const uint8_t *mem_local;               /* k's mem_local when it has a local-memory site, else NULL */
-  uint64_t fwd[RT_FWD];                   /* (address, address expression, stamp) held in registers */
-  uint32_t fwd_id[RT_FWD], fwd_stamp[RT_FWD];
-  size_t nbb;                             /* k's, and its bb_slot and iter: cgp_rt_bb counts headers */
-  const uint32_t *bb_slot;
-  uint32_t *iter;
-  unsigned nfwd, fwd_next;
-  uint64_t fwd_ids;                       /* bit id % 64 set for every id held (and maybe for
-                                             ids evicted since): a load whose bit is clear is
-                                             not held, with no scan */
-  uint64_t threads;
-  cgp_analysis_set *kan;                  /* the kernel's device-independent analyses (the dependence
-                                             check: cgp_kernel_analyses), with kan_cfg */
-  int64_t out_lo[3], out_hi[3];           /* the cells of the last block found outside every
-                                             window; out_hi[0] == 0: none */
-  int64_t fast_y, fast_z, fast_hi;        /* threads (x, fast_y, fast_z), prev_x < x < fast_hi:
-                                             untraced, nothing to do but count (untraced_from) */
-  int64_t next_x, next_y, next_z;         /* the traced thread's right neighbour, when it is the
-                                             next lane of the same warp (lane_right); next_x
-                                             INT64_MIN: none (any other value may be an index) */
-  unsigned next_l;                        /* its lane */
-  unsigned next_end;                      /* lanes l + 1 < next_end of the traced warp have a
-                                             right neighbour in it (start_lane) */
-  long long step[3];                      /* the mapped loops' steps this launch: the descriptor's,
-                                             or for its iv_step 0 cgp_rt_kernel_begin_step's */
-  int unit;                               /* unit_steps(step) */
-  int flat;                               /* rt_shape_flat(k->shape) */
-  uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
-  uint64_t key_x;                         /* x's field in cgp_thread_key for the kernel's dims */
-  double plain_t0;                        /* untraced threads running since this thread CPU time
-                                             (s), < 0: not; */
-  uint64_t plain_from;                    /* and L.threads then (the nest's CPU time, plain_*) */
-} L = {.next_x = INT64_MIN, .plain_t0 = -1};
 
 /* ---- the nest's CPU time ------------------------------------------------------------------------
    The threads the runtime lets run untraced run the nest's own code (the clean copy; no hook
@@ -174,31 +84,31 @@ static double plain_now(void) {
 }
 
 static void plain_close(void) {
-  if (L.plain_t0 < 0) return;
-  L.k->plain_s += plain_now() - L.plain_t0;
-  L.k->plain_threads += L.threads - L.plain_from;
-  L.plain_t0 = -1;
+  if (L->plain_t0 < 0) return;
+  L->k->plain_s += plain_now() - L->plain_t0;
+  L->k->plain_threads += L->threads - L->plain_from;
+  L->plain_t0 = -1;
 }
 
 /* thread_slow's answer r for the thread it just counted. */
 static int32_t plain_mark(int32_t r) {
   if (r == CGP_RT_TRACE || r == CGP_RT_SKIP) {
-    if (L.plain_t0 >= 0) {
-      L.threads--;                              /* this one is not of the span */
+    if (L->plain_t0 >= 0) {
+      L->threads--;                             /* this one is not of the span */
       plain_close();
-      L.threads++;
+      L->threads++;
     }
-  } else if (L.plain_t0 < 0) {
-    L.plain_from = L.threads - 1;               /* this one is */
-    L.plain_t0 = plain_now();
+  } else if (L->plain_t0 < 0) {
+    L->plain_from = L->threads - 1;             /* this one is */
+    L->plain_t0 = plain_now();
   }
   return r;
 }
 
 /* Runtime work inside a span: the span's clock stops for it. */
-static double plain_pause(void) { return L.plain_t0 >= 0 ? plain_now() : -1; }
+static double plain_pause(void) { return L->plain_t0 >= 0 ? plain_now() : -1; }
 static void plain_resume(double t) {
-  if (t >= 0) L.plain_t0 += plain_now() - t;
+  if (t >= 0) L->plain_t0 += plain_now() - t;
 }
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
@@ -206,20 +116,19 @@ static void plain_resume(double t) {
 /* An allocation failed and what it was for is lost to an analysed launch: said in the report
    (memory_note) and on stderr, the prediction marked partial. */
 static void lost_to_memory(void) {
-  if (L.sampled) L.k->oom_lost++;
+  if (L->sampled) L->k->oom_lost++;
 }
-
 
 /* Device d's window holding block id, or NULL. */
 static rt_window *window_of(size_t d, uint64_t id) {
-  for (size_t i = 0; i < L.nwin; i++)
-    if (L.win[i].dev == d && id >= L.win[i].start && id - L.win[i].start < L.win[i].size) return &L.win[i];
+  for (size_t i = 0; i < L->nwin; i++)
+    if (L->win[i].dev == d && id >= L->win[i].start && id - L->win[i].start < L->win[i].size) return &L->win[i];
   return NULL;
 }
 
 static int held(uint64_t id) {
-  for (size_t i = 0; i < L.nwin; i++)
-    if (id >= L.win[i].start && id - L.win[i].start < L.win[i].size) return 1;
+  for (size_t i = 0; i < L->nwin; i++)
+    if (id >= L->win[i].start && id - L->win[i].start < L->win[i].size) return 1;
   return 0;
 }
 
@@ -230,10 +139,10 @@ static void complete_warp(rt_pending *p) {
   size_t nwin = 0;
   for (size_t d = 0; d < S->ndev; d++)
     if ((win[nwin] = window_of(d, p->block_id))) nwin++;
-  if (!nwin && p->flat) rt_flat_clear(L.k->shape, p->flat);
+  if (!nwin && p->flat) rt_flat_clear(L->k->shape, p->flat);
   if (nwin) {
-    rt_wwarp *w = p->flat ? rt_wwarp_build_flat(L.k->shape, p->flat, p->lane, p->active, p->thread)
-                          : rt_wwarp_build(L.k->shape, p->lane, p->active, p->thread);
+    rt_wwarp *w = p->flat ? rt_wwarp_build_flat(L->k->shape, p->flat, p->lane, p->active, p->thread)
+                          : rt_wwarp_build(L->k->shape, p->lane, p->active, p->thread);
     size_t bytes = w ? rt_wwarp_bytes(w) : 0, put = 0;
     for (size_t i = 1; w && i < nwin; i++) rt_wwarp_share(w);
     for (size_t i = 0; w && i < nwin; i++) {
@@ -242,7 +151,7 @@ static void complete_warp(rt_pending *p) {
       rt_window_put(win[i], b, w);              /* (drops this holder if out of memory) */
       put += b < win[i]->nblk && win[i]->nw[b] == before + 1;
     }
-    if (put) L.stored += bytes;
+    if (put) L->stored += bytes;
     if (put < nwin) lost_to_memory();
   }
   for (unsigned l = 0; l < RT_WARP; l++) {
@@ -255,14 +164,13 @@ static void complete_warp(rt_pending *p) {
 }
 
 static void flush_pending_if(int (*pred)(const rt_pending *, const void *), const void *arg) {
-  for (size_t i = 0; i < L.npend; i++)
-    if (L.pend[i].used && (!pred || pred(&L.pend[i], arg))) complete_warp(&L.pend[i]);
+  for (size_t i = 0; i < L->npend; i++)
+    if (L->pend[i].used && (!pred || pred(&L->pend[i], arg))) complete_warp(&L->pend[i]);
 }
 
 static int pending_before_row(const rt_pending *p, const void *arg) {
   return p->last_row < *(const int64_t *)arg;
 }
-
 
 static int pending_in_window(const rt_pending *p, const void *arg) {
   const rt_window *w = arg;
@@ -271,16 +179,16 @@ static int pending_in_window(const rt_pending *p, const void *arg) {
 
 static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_row) {
   rt_pending *free_slot = NULL;
-  for (size_t i = 0; i < L.npend; i++) {
-    rt_pending *p = &L.pend[i];
+  for (size_t i = 0; i < L->npend; i++) {
+    rt_pending *p = &L->pend[i];
     if (p->used && p->block_id == block_id && p->widx == widx) return p;
     if (!p->used && !free_slot) free_slot = p;
   }
   if (!free_slot) {
-    rt_pending *np = realloc(L.pend, (L.npend + 1) * sizeof *np);
+    rt_pending *np = realloc(L->pend, (L->npend + 1) * sizeof *np);
     if (!np) return NULL;
-    L.pend = np;
-    free_slot = &L.pend[L.npend++];
+    L->pend = np;
+    free_slot = &L->pend[L->npend++];
     memset(free_slot, 0, sizeof *free_slot);
   }
   free_slot->used = 1;
@@ -299,8 +207,8 @@ static rt_pending *pending_for(uint64_t block_id, unsigned widx, int64_t last_ro
 static unsigned tracing_devices(uint64_t id, uint64_t *start, uint64_t *region_end) {
   unsigned want = 0;
   for (size_t d = 0; d < S->ndev; d++)
-    if (id < L.dv[d].stop_from &&
-        rt_window_index(L.dv[d].W, cgp_rt_g.sample_mode == 2, id, &start[d], &region_end[d]) >= 0)
+    if (id < L->dv[d].stop_from &&
+        rt_window_index(L->dv[d].W, cgp_rt_g.sample_mode == 2, id, &start[d], &region_end[d]) >= 0)
       want |= 1u << d;
   return want;
 }
@@ -310,50 +218,50 @@ static void cell_of(uint64_t id, int64_t *row, int64_t *x) {
   uint64_t bxl, byl = 0, bzl = 0;
   *row = NEVER;
   *x = NEVER;
-  if (L.k->dims == 1) {
+  if (L->k->dims == 1) {
     bxl = id;
   } else {
-    if (!L.gdx_known) return;                            /* known once the first row is done */
-    bxl = id % L.gdx;
-    byl = id / L.gdx;
-    if (L.k->dims == 3) {
-      if (!L.gdy_known) return;
-      bzl = byl / L.gdy;
-      byl %= L.gdy;
+    if (!L->gdx_known) return;                           /* known once the first row is done */
+    bxl = id % L->gdx;
+    byl = id / L->gdx;
+    if (L->k->dims == 3) {
+      if (!L->gdy_known) return;
+      bzl = byl / L->gdy;
+      byl %= L->gdy;
     }
   }
-  *row = ROW((byl + 1) * L.by - 1, (bzl + 1) * L.bz - 1);
-  *x = (int64_t)((bxl + 1) * L.bx - 1);
+  *row = ROW((byl + 1) * L->by - 1, (bzl + 1) * L->bz - 1);
+  *x = (int64_t)((bxl + 1) * L->bx - 1);
 }
 
 static int passed(int64_t row, int64_t x, int64_t r, int64_t c) { return row > r || (row == r && x > c); }
 
 /* Sampled mode: outside a launch's first window, a window's first batch only warms the caches (1);
    a warming launch's batches all do (2, docs/model.md section 4c). */
-static int warms(const rt_window *w) { return L.warming ? 2 : cgp_rt_g.sample_mode != 2 && w->start > 0; }
+static int warms(const rt_window *w) { return L->warming ? 2 : cgp_rt_g.sample_mode != 2 && w->start > 0; }
 
 /* The dependence check's: a launch analysed, on its first window (docs/pipeline.md), the trace
    device's (the most blocks: the first window every device shared before issue 30 item 7). */
 static cgp_analysis_set *deps_for(size_t d, const rt_window *w) {
-  return L.sampled && d == L.tdev && w->start == 0 ? L.kan : NULL;
+  return L->sampled && d == L->tdev && w->start == 0 ? L->kan : NULL;
 }
 
 static void window_cells(rt_window *w) {
   cell_of(w->start + w->size - 1, &w->done_row, &w->done_x);
   size_t d = w->dev;
-  uint64_t e = w->next[d] + rt_batch_blocks(S, d, L.tpb);
+  uint64_t e = w->next[d] + rt_batch_blocks(S, d, L->tpb);
   cell_of(w->start + (e < w->size ? e : w->size) - 1, &w->next_row[d], &w->next_x[d]);
 }
 
 static rt_window *open_window(size_t d, uint64_t start, uint64_t region_end) {
-  rt_window *nw = realloc(L.win, (L.nwin + 1) * sizeof *nw);
+  rt_window *nw = realloc(L->win, (L->nwin + 1) * sizeof *nw);
   if (!nw) return NULL;
-  L.win = nw;
-  rt_window *w = &L.win[L.nwin++];
+  L->win = nw;
+  rt_window *w = &L->win[L->nwin++];
   memset(w, 0, sizeof *w);
   w->dev = d;
   w->start = start;
-  w->size = L.dv[d].W;
+  w->size = L->dv[d].W;
   w->region_end = region_end;
   window_cells(w);
   return w;
@@ -367,18 +275,18 @@ static int pending_in_range(const rt_pending *p, const void *arg) {
 /* Analyse device d's next batch of window w: its blocks are complete. */
 static void analyse_next_batch(rt_window *w, size_t d) {
   double paused = plain_pause();
-  uint64_t bpb = rt_batch_blocks(S, d, L.tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
+  uint64_t bpb = rt_batch_blocks(S, d, L->tpb), b0 = w->next[d], b1 = b0 + bpb < w->size ? b0 + bpb : w->size;
   uint64_t range[2] = {w->start + b0, w->start + b1};
   flush_pending_if(pending_in_range, range);
   /* dependences: device independent, checked on a launch's first window (docs/pipeline.md) */
-  rt_window_next_batch(S, L.k, w, d, L.tpb, warms(w), deps_for(d, w));
+  rt_window_next_batch(S, L->k, w, d, L->tpb, warms(w), deps_for(d, w));
   plain_resume(paused);
 }
 
 /* Release blocks [freed, b) of window w, written to the trace first when it is the trace
    device's (cgp_rt_trace.c). */
 static size_t free_below(rt_window *w, uint64_t b) {
-  if (w->dev == L.tdev) rt_trace_blocks(L.k, w, b);
+  if (w->dev == L->tdev) rt_trace_blocks(L->k, w, b);
   return rt_window_free_below(w, b);
 }
 
@@ -388,34 +296,34 @@ static void release_analysed(rt_window *w) {
   size_t d = w->dev;
   uint64_t lo = warms(w) == 1 && !w->counted[d] ? 0 : w->next[d];
   size_t bytes = free_below(w, lo);
-  L.stored -= bytes < L.stored ? bytes : L.stored;
+  L->stored -= bytes < L->stored ? bytes : L->stored;
 }
 
 /* Device d's closed windows folded into its launch sums as the grid passes them
    (rt_wstat_fold), but not once `full` mode is over the budget (finish_launch). */
 static void fold_windows(size_t d) {
-  rt_wstat_fold(L.dv[d].wstat, &L.dv[d].nwstat, L.over_budget && cgp_rt_g.sample_mode == 2, &L.dv[d].fold,
-                &L.dv[d].fold_tiled, d == 0 ? &L.fold_traced : NULL, L.sampled && d == 0 ? L.k : NULL);
+  rt_wstat_fold(L->dv[d].wstat, &L->dv[d].nwstat, L->over_budget && cgp_rt_g.sample_mode == 2, &L->dv[d].fold,
+                &L->dv[d].fold_tiled, d == 0 ? &L->fold_traced : NULL, L->sampled && d == 0 ? L->k : NULL);
 }
 
 /* The blocks before the grid's first whole row (2-D) or plane (3-D) of blocks: the boundary of a
    stencil, whose blocks may have fewer threads (a loop from 1) and other neighbours than the rest,
    so a window there stands for nothing but itself in the convergence test; 0 while not known. */
 static uint64_t first_slab(void) {
-  if (L.k->dims <= 1) return 1;
-  if (!L.gdx_known) return 0;
-  if (L.k->dims == 2) return L.gdx;
-  return L.gdy_known ? L.gdx * L.gdy : 0;
+  if (L->k->dims <= 1) return 1;
+  if (!L->gdx_known) return 0;
+  if (L->k->dims == 2) return L->gdx;
+  return L->gdy_known ? L->gdx * L->gdy : 0;
 }
 
 /* Device d's windows converged (docs/pipeline.md, "Sampling"; cgp_rt_converge.c): run and skip
    modes, an analysed launch whose sweep goes forward (`full` traces every block). */
 static int window_converged(size_t d) {
   uint64_t slab = first_slab();
-  if (!cgp_rt_g.converge || cgp_rt_g.sample_mode == 2 || !L.sampled || L.unordered || L.over_budget || !slab ||
-      L.dv[d].nwstat != L.dv[d].windows)            /* folded windows (beyond 72) */
+  if (!cgp_rt_g.converge || cgp_rt_g.sample_mode == 2 || !L->sampled || L->unordered || L->over_budget || !slab ||
+      L->dv[d].nwstat != L->dv[d].windows)          /* folded windows (beyond 72) */
     return 0;
-  return rt_windows_converged(&S->dev[d], L.dv[d].wstat, L.dv[d].nwstat, slab, &L.dv[d].agreed);
+  return rt_windows_converged(&S->dev[d], L->dv[d].wstat, L->dv[d].nwstat, slab, &L->dv[d].agreed);
 }
 
 static int pending_unheld(const rt_pending *p, const void *arg) {
@@ -423,78 +331,78 @@ static int pending_unheld(const rt_pending *p, const void *arg) {
   return !held(p->block_id);
 }
 
-/* Window i (just analysed, the last of its device's L.dv[].wstat) stands for the rest of the grid:
+/* Window i (just analysed, the last of its device's L->dv[].wstat) stands for the rest of the grid:
    its device's windows opened after it are dropped with their warps (warps another device's
    windows hold stay there), and no later block is traced for it; none at all once every device
    has stopped. */
 static void stop_after(size_t i) {
-  rt_window *w = &L.win[i];
+  rt_window *w = &L->win[i];
   size_t d = w->dev;
   w->region_end = UINT64_MAX;
-  L.dv[d].wstat[L.dv[d].nwstat - 1].region_end = UINT64_MAX;
-  L.k->skip_to[d] = UINT64_MAX;                  /* the blocks it stands for age the L2 */
-  L.dv[d].stop_from = w->start + w->size;
-  for (size_t j = L.nwin; j-- > i + 1;) {
-    rt_window *later = &L.win[j];
+  L->dv[d].wstat[L->dv[d].nwstat - 1].region_end = UINT64_MAX;
+  L->k->skip_to[d] = UINT64_MAX;                 /* the blocks it stands for age the L2 */
+  L->dv[d].stop_from = w->start + w->size;
+  for (size_t j = L->nwin; j-- > i + 1;) {
+    rt_window *later = &L->win[j];
     if (later->dev != d) continue;
     size_t bytes = rt_window_free_below(later, later->nblk);
-    L.stored -= bytes < L.stored ? bytes : L.stored;
+    L->stored -= bytes < L->stored ? bytes : L->stored;
     rt_window_release(later);
-    memmove(later, later + 1, (L.nwin - j - 1) * sizeof *L.win);
-    L.nwin--;
+    memmove(later, later + 1, (L->nwin - j - 1) * sizeof *L->win);
+    L->nwin--;
   }
   flush_pending_if(pending_unheld, NULL);
   int all = 1;
-  for (size_t e = 0; e < S->ndev; e++) all &= L.dv[e].stop_from != UINT64_MAX;
-  if (all) L.stop = RT_STOP_CONVERGED;
+  for (size_t e = 0; e < S->ndev; e++) all &= L->dv[e].stop_from != UINT64_MAX;
+  if (all) L->stop = RT_STOP_CONVERGED;
 }
 
 /* Window i is the last its device has open. */
 static int last_of_device(size_t i) {
-  for (size_t j = i + 1; j < L.nwin; j++)
-    if (L.win[j].dev == L.win[i].dev) return 0;
+  for (size_t j = i + 1; j < L->nwin; j++)
+    if (L->win[j].dev == L->win[i].dev) return 0;
   return 1;
 }
 
 static void close_window(size_t i) {
   double paused = plain_pause();
-  rt_window *w = &L.win[i];
+  rt_window *w = &L->win[i];
   /* Over the memory budget no window opens after the last one open, so it stands for the rest of
      the grid: the blocks the windows that never opened would have stood for (as `full` mode's last
      window does, finish_launch). Its record in the trace says so, so a replay counts the same.
      Before, a sampled launch cut in its first window stood for that window's region only: a
      2048x2048 grid of 4096 blocks was predicted as 1056 of them. */
   size_t d = w->dev;
-  if (L.over_budget && last_of_device(i)) w->region_end = UINT64_MAX;
+  if (L->over_budget && last_of_device(i)) w->region_end = UINT64_MAX;
   flush_pending_if(pending_in_window, w);
-  rt_wstat *ns = realloc(L.dv[d].wstat, (L.dv[d].nwstat + 1) * sizeof *ns);
+  rt_wstat *ns = realloc(L->dv[d].wstat, (L->dv[d].nwstat + 1) * sizeof *ns);
   if (ns) {
-    L.dv[d].wstat = ns;
-    rt_wstat *out = &ns[L.dv[d].nwstat++];
+    L->dv[d].wstat = ns;
+    rt_wstat *out = &ns[L->dv[d].nwstat++];
     memset(out, 0, sizeof *out);
-    rt_window_finish(S, L.k, w, d, L.tpb, warms(w), deps_for(d, w), out);
-    L.dv[d].windows++;
+    rt_window_finish(S, L->k, w, d, L->tpb, warms(w), deps_for(d, w), out);
+    L->dv[d].windows++;
     if (window_converged(d)) stop_after(i);
     fold_windows(d);
   } else {
     lost_to_memory();
   }
   size_t bytes = free_below(w, w->nblk);
-  L.stored -= bytes < L.stored ? bytes : L.stored;
-  if (d == L.tdev) rt_trace_window(w);
+  L->stored -= bytes < L->stored ? bytes : L->stored;
+  if (d == L->tdev) rt_trace_window(w);
   rt_window_release(w);
   /* windows stay in the order they opened (block order): each device analyses them, and the
      trace replays them, in that order */
-  memmove(&L.win[i], &L.win[i + 1], (L.nwin - i - 1) * sizeof *L.win);
-  L.nwin--;
+  memmove(&L->win[i], &L->win[i + 1], (L->nwin - i - 1) * sizeof *L->win);
+  L->nwin--;
   plain_resume(paused);
 }
 
 /* Close the windows the sweep has left and analyse the batches it has completed. */
 static void advance_windows(int64_t row, int64_t x) {
-  if (L.unordered) return;
-  for (size_t i = 0; i < L.nwin;) {
-    rt_window *w = &L.win[i];
+  if (L->unordered) return;
+  for (size_t i = 0; i < L->nwin;) {
+    rt_window *w = &L->win[i];
     if (passed(row, x, w->done_row, w->done_x)) { close_window(i); continue; }
     int moved = 0;
     size_t d = w->dev;
@@ -511,37 +419,37 @@ static void advance_windows(int64_t row, int64_t x) {
 /* ---- the hooks --------------------------------------------------------------------------------- */
 
 static inline __attribute__((always_inline)) void finish_lane(void) {
-  if (!L.lane) return;
-  rt_pending *p = L.lane_warp;
-  if (L.lane->failed && L.sampled) L.k->budget_hit = 1;
+  if (!L->lane) return;
+  rt_pending *p = L->lane_warp;
+  if (L->lane->failed && L->sampled) L->k->budget_hit = 1;
   cgp_rt_g.traced_threads++;
-  if (L.seen) rt_tracker_seen(L.tracker, L.seen);
-  rt_tracker_finish(L.tracker);
-  L.lane = NULL;
+  if (L->seen) rt_tracker_seen(L->tracker, L->seen);
+  rt_tracker_finish(L->tracker);
+  L->lane = NULL;
   cgp_rt_tracing = 0;
-  L.lane_warp = NULL;
+  L->lane_warp = NULL;
   /* complete once all its lanes ran, in whatever order the sweep visits them (a descending loop
      runs lane 31 first); lanes that never come (index guards) wait for the row or the end */
   if (++p->arrived >= p->lanes) complete_warp(p);
 }
 
 static void on_row_change(int64_t row) {
-  if (!L.gdx_known) {
-    L.gdx = (uint64_t)(L.maxx + 1 + L.bx - 1) / L.bx;
-    L.gdx_known = 1;
-    if (L.k->fp) rt_footprint_row_blocks(L.k->fp, L.gdx);
+  if (!L->gdx_known) {
+    L->gdx = (uint64_t)(L->maxx + 1 + L->bx - 1) / L->bx;
+    L->gdx_known = 1;
+    if (L->k->fp) rt_footprint_row_blocks(L->k->fp, L->gdx);
   }
-  if (!L.gdy_known && (row >> 32) != (L.cur_row >> 32)) {
-    L.gdy = (uint64_t)(L.maxy + 1 + L.by - 1) / L.by;
-    L.gdy_known = 1;
+  if (!L->gdy_known && (row >> 32) != (L->cur_row >> 32)) {
+    L->gdy = (uint64_t)(L->maxy + 1 + L->by - 1) / L->by;
+    L->gdy_known = 1;
   }
-  for (size_t i = 0; i < L.nwin; i++) window_cells(&L.win[i]);
+  for (size_t i = 0; i < L->nwin; i++) window_cells(&L->win[i]);
   flush_pending_if(pending_before_row, &row);
-  L.cur_row = row;
+  L->cur_row = row;
 }
 
 static int32_t untraced(void) {
-  return cgp_rt_g.sample_mode == 1 && L.k->can_skip ? CGP_RT_SKIP : CGP_RT_PLAIN;
+  return cgp_rt_g.sample_mode == 1 && L->k->can_skip ? CGP_RT_SKIP : CGP_RT_PLAIN;
 }
 
 /* untraced() for thread x inside the fast range; a PLAIN answer also grants the threads after
@@ -549,8 +457,8 @@ static int32_t untraced(void) {
    one it ran to cgp_rt_fast_end. Only for a thread loop stepping by 1 (x is its index). */
 static int32_t plain_run(int64_t x) {
   int32_t mode = untraced();
-  if (mode != CGP_RT_PLAIN || L.k->step[0] != 1 || L.fast_hi <= x) return mode;
-  uint64_t n = (uint64_t)(L.fast_hi - x - 1);
+  if (mode != CGP_RT_PLAIN || L->k->step[0] != 1 || L->fast_hi <= x) return mode;
+  uint64_t n = (uint64_t)(L->fast_hi - x - 1);
   return (int32_t)((n < CGP_RT_MAX_GRANT ? n : CGP_RT_MAX_GRANT) << 2);
 }
 
@@ -561,23 +469,23 @@ static int unit_steps(const long long *step) {
   return 1;
 }
 
-/* Thread (x, y, z) is untraced and its block is L.out_*'s (or the launch is not sampled): the
+/* Thread (x, y, z) is untraced and its block is L->out_*'s (or the launch is not sampled): the
    next threads of the same row, ascending, are untraced too up to the end of that block or the
    first cell at which a window closes or a batch is analysed (advance_windows' thresholds), so
    cgp_rt_thread answers them with a count and a compare (the stencils' per-thread cost). */
 static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
-  if (!L.unit) return untraced();
-  int64_t hi = L.traced && L.stop != RT_STOP_CONVERGED ? L.out_hi[0] : INT64_MAX, row = ROW(y, z);
-  if (!L.unordered)
-    for (size_t i = 0; i < L.nwin; i++) {
-      const rt_window *w = &L.win[i];
+  if (!L->unit) return untraced();
+  int64_t hi = L->traced && L->stop != RT_STOP_CONVERGED ? L->out_hi[0] : INT64_MAX, row = ROW(y, z);
+  if (!L->unordered)
+    for (size_t i = 0; i < L->nwin; i++) {
+      const rt_window *w = &L->win[i];
       if (w->done_row == row && w->done_x < hi) hi = w->done_x + 1;
       size_t d = w->dev;
       if (w->next[d] < w->size && w->next_row[d] == row && w->next_x[d] < hi) hi = w->next_x[d] + 1;
     }
-  L.fast_y = y;
-  L.fast_z = z;
-  L.fast_hi = hi > x ? hi : x;
+  L->fast_y = y;
+  L->fast_z = z;
+  L->fast_hi = hi > x ? hi : x;
   return plain_run(x);
 }
 
@@ -587,22 +495,22 @@ static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
    row or plane that does comes before the sweep knows its size; its threads were not traced in any
    mode (MachSuite's stencil3d in 32x8x1 blocks: 116 blocks of 120 counted in `full` mode). */
 static int block_id_of(int64_t x, int64_t y, int64_t z, uint64_t *id) {
-  uint64_t bxi = (uint64_t)x / L.bx, byi = (uint64_t)y / L.by, bzi = (uint64_t)z / L.bz;
+  uint64_t bxi = (uint64_t)x / L->bx, byi = (uint64_t)y / L->by, bzi = (uint64_t)z / L->bz;
   if (byi == 0 && bzi == 0) { *id = bxi; return 1; }
-  const rt_kernel *k = L.k;
-  uint64_t gdx = L.gdx_known ? L.gdx : L.unit && k->extent[0] ? (k->extent[0] + L.bx - 1) / L.bx : 0;
-  uint64_t gdy = L.gdy_known ? L.gdy : L.unit && k->extent[1] ? (k->extent[1] + L.by - 1) / L.by : 0;
+  const rt_kernel *k = L->k;
+  uint64_t gdx = L->gdx_known ? L->gdx : L->unit && k->extent[0] ? (k->extent[0] + L->bx - 1) / L->bx : 0;
+  uint64_t gdy = L->gdy_known ? L->gdy : L->unit && k->extent[1] ? (k->extent[1] + L->by - 1) / L->by : 0;
   if (!gdx || (bzi && !gdy)) return 0;
   *id = bxi + gdx * (byi + gdy * bzi);
   return 1;
 }
 
 static int over_budget(void) {
-  if (!L.over_budget && rt_run_bytes + L.stored > cgp_rt_g.budget_bytes) {
-    L.over_budget = 1;
-    if (L.sampled) L.k->budget_hit = 1;           /* a warming launch's cut is no analysed launch's */
+  if (!L->over_budget && rt_run_bytes + L->stored > cgp_rt_g.budget_bytes) {
+    L->over_budget = 1;
+    if (L->sampled) L->k->budget_hit = 1;         /* a warming launch's cut is no analysed launch's */
   }
-  return L.over_budget;
+  return L->over_budget;
 }
 
 static int32_t thread_slow(int64_t x, int64_t y, int64_t z);
@@ -617,31 +525,31 @@ static int pending_from_block(const rt_pending *p, const void *arg) {
    first one dropped on is traced again; the kept windows, the GPU's first, stand for the grid
    (end_nest). Returns 1 if that brought the trace back under the budget. */
 static int drop_windows_after(uint64_t id) {
-  while (L.nwin && rt_run_bytes + L.stored > cgp_rt_g.budget_bytes) {
+  while (L->nwin && rt_run_bytes + L->stored > cgp_rt_g.budget_bytes) {
     size_t hi = 0;
-    for (size_t i = 1; i < L.nwin; i++)
-      if (L.win[i].start > L.win[hi].start) hi = i;
-    rt_window *w = &L.win[hi];
+    for (size_t i = 1; i < L->nwin; i++)
+      if (L->win[i].start > L->win[hi].start) hi = i;
+    rt_window *w = &L->win[hi];
     if (w->start <= id) break;
-    L.drop_from = w->start;
+    L->drop_from = w->start;
     size_t bytes = rt_window_free_below(w, w->nblk);
-    L.stored -= bytes < L.stored ? bytes : L.stored;
+    L->stored -= bytes < L->stored ? bytes : L->stored;
     rt_window_release(w);
-    memmove(&L.win[hi], &L.win[hi + 1], (L.nwin - hi - 1) * sizeof *L.win);
-    L.nwin--;
-    flush_pending_if(pending_from_block, &L.drop_from);   /* their warps are dropped too */
-    if (L.sampled) L.k->windows_dropped = 1;
+    memmove(&L->win[hi], &L->win[hi + 1], (L->nwin - hi - 1) * sizeof *L->win);
+    L->nwin--;
+    flush_pending_if(pending_from_block, &L->drop_from);  /* their warps are dropped too */
+    if (L->sampled) L->k->windows_dropped = 1;
   }
-  if (rt_run_bytes + L.stored > cgp_rt_g.budget_bytes) return 0;
-  L.over_budget = 0;
+  if (rt_run_bytes + L->stored > cgp_rt_g.budget_bytes) return 0;
+  L->over_budget = 0;
   return 1;
 }
 
 /* n untraced threads of the fast range ran, the last one x: all thread_slow would note of them. */
 static void count_fast(int64_t x, uint64_t n) {
-  L.threads += n;
-  L.prev_x = x;
-  if (x > L.maxx) L.maxx = x;
+  L->threads += n;
+  L->prev_x = x;
+  if (x > L->maxx) L->maxx = x;
 }
 
 static int32_t lane_right(int64_t x, int64_t y, int64_t z);
@@ -649,9 +557,9 @@ static int32_t lane_right(int64_t x, int64_t y, int64_t z);
 int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
   /* the traced thread's right neighbour first, the commonest call in `full` mode: next_x is
      INT64_MIN outside a nest (end_nest) and when there is none */
-  if (x == L.next_x && y == L.next_y && z == L.next_z && rt_owner) return lane_right(x, y, z);
-  if (!rt_owner || !L.active) return CGP_RT_PLAIN;
-  if (x < L.fast_hi && x > L.prev_x && y == L.fast_y && z == L.fast_z) {
+  if (x == L->next_x && y == L->next_y && z == L->next_z && rt_owner) return lane_right(x, y, z);
+  if (!rt_owner || !L->active) return CGP_RT_PLAIN;
+  if (x < L->fast_hi && x > L->prev_x && y == L->fast_y && z == L->fast_z) {
     count_fast(x, 1);
     return plain_run(x);
   }
@@ -659,18 +567,18 @@ int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {
 }
 
 void cgp_rt_fast_end(int64_t x) {
-  if (!rt_owner || !L.active || x <= L.prev_x || x >= L.fast_hi) return;   /* ran none granted */
-  count_fast(x, (uint64_t)(x - L.prev_x));      /* threads prev_x + 1 .. x */
+  if (!rt_owner || !L->active || x <= L->prev_x || x >= L->fast_hi) return; /* ran none granted */
+  count_fast(x, (uint64_t)(x - L->prev_x));     /* threads prev_x + 1 .. x */
 }
 
 /* Lane l of the traced warp has begun at x: it holds nothing in registers yet, is traced, and
    its right neighbour is lane l + 1 at x + 1 when l + 1 < end (start_lane). */
 static inline void lane_begun(unsigned l, unsigned end, int64_t x) {
-  L.nfwd = 0;
-  L.fwd_ids = 0;
+  L->nfwd = 0;
+  L->fwd_ids = 0;
   cgp_rt_tracing = 1;
-  L.next_x = l + 1 < end ? x + 1 : INT64_MIN;
-  L.next_l = l + 1;
+  L->next_x = l + 1 < end ? x + 1 : INT64_MIN;
+  L->next_l = l + 1;
 }
 
 /* Trace thread (x, y, z) as lane l of pending warp p. Its right neighbour is lane l + 1 of the
@@ -680,25 +588,25 @@ static inline void lane_begun(unsigned l, unsigned end, int64_t x) {
 static inline __attribute__((always_inline)) int32_t start_lane(rt_pending *p, unsigned l, unsigned end, int64_t x,
                                                                   int64_t y, int64_t z) {
   p->active[l] = 1;
-  p->thread[l] = cgp_thread_key((int)L.k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
-  L.lane = &p->lane[l];
-  L.lane_warp = p;
-  rt_tracker_start(L.tracker, L.lane);
-  if (!p->flat && L.flat) p->flat = rt_flat_new(L.k->shape);
-  rt_tracker_flat(L.tracker, p->flat, l);
-  if (__builtin_expect(L.nhoist != 0, 0))
-    for (unsigned h = 0; h < L.nhoist; h++) rt_tracker_access(L.tracker, L.hoist_sid[h], L.hoist_addr[h]);
+  p->thread[l] = cgp_thread_key((int)L->k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
+  L->lane = &p->lane[l];
+  L->lane_warp = p;
+  rt_tracker_start(L->tracker, L->lane);
+  if (!p->flat && L->flat) p->flat = rt_flat_new(L->k->shape);
+  rt_tracker_flat(L->tracker, p->flat, l);
+  if (__builtin_expect(L->nhoist != 0, 0))
+    for (unsigned h = 0; h < L->nhoist; h++) rt_tracker_access(L->tracker, L->hoist_sid[h], L->hoist_addr[h]);
   lane_begun(l, end, x);
-  L.next_y = y;
-  L.next_z = z;
-  L.next_end = end;
+  L->next_y = y;
+  L->next_z = z;
+  L->next_end = end;
   return CGP_RT_TRACE;
 }
 
 /* start_lane's end for lane l at column col of its block. */
 static unsigned lane_end(unsigned l, unsigned col) {
-  if (!L.unit) return 0;
-  uint64_t end = (uint64_t)l + (L.bx - col);
+  if (!L->unit) return 0;
+  uint64_t end = (uint64_t)l + (L->bx - col);
   return end < RT_WARP ? (unsigned)end : RT_WARP;
 }
 
@@ -707,7 +615,7 @@ static unsigned lane_end(unsigned l, unsigned col) {
 static __attribute__((noinline)) int32_t lane_next(rt_pending *p, int64_t x, int64_t y, int64_t z) {
   finish_lane();
   count_fast(x, 1);
-  return start_lane(p, L.next_l, L.next_end, x, y, z);
+  return start_lane(p, L->next_l, L->next_end, x, y, z);
 }
 
 /* Thread_slow for the traced thread's right neighbour (x, y, z) = (next_x, next_y, next_z) when
@@ -717,30 +625,30 @@ static __attribute__((noinline)) int32_t lane_next(rt_pending *p, int64_t x, int
    counts move. No division: the threads of a warp after its first cost what starting a lane
    costs. */
 static __attribute__((noinline)) int32_t lane_right(int64_t x, int64_t y, int64_t z) {
-  rt_pending *p = L.lane_warp;
-  if (!L.active) return CGP_RT_PLAIN;
-  if (!L.lane || L.unordered || p->arrived + 1 >= p->lanes) return thread_slow(x, y, z);
-  rt_tracker *t = L.tracker;                    /* (fast_hi is INT64_MIN: thread_slow set it
+  rt_pending *p = L->lane_warp;
+  if (!L->active) return CGP_RT_PLAIN;
+  if (!L->lane || L->unordered || p->arrived + 1 >= p->lanes) return thread_slow(x, y, z);
+  rt_tracker *t = L->tracker;                   /* (fast_hi is INT64_MIN: thread_slow set it
                                                    before this warp's first lane began) */
-  if (!(L.k->fast & RT_FAST_LANE) || !rt_tracker_matrix(t) || L.nhoist) return lane_next(p, x, y, z);
+  if (!(L->k->fast & RT_FAST_LANE) || !rt_tracker_matrix(t) || L->nhoist) return lane_next(p, x, y, z);
   {
     /* finish_lane and start_lane where the lane records into its warp's matrix (a straight-line
        body: no loop, so no iteration counts, pauses or open runs to reset; its blocks' marks in
        one word), with nothing else to do, and no call: no register to save (LU 256 full under
        callgrind: the lanes' ends and starts 0.87 -> 0.45 G instructions) */
-    if (L.seen) rt_tracker_mark_word(t, L.seen);
+    if (L->seen) rt_tracker_mark_word(t, L->seen);
     cgp_rt_g.traced_threads++;
     p->arrived++;
     count_fast(x, 1);
-    unsigned l = L.next_l;
+    unsigned l = L->next_l;
     rt_lane_rec *lane = &p->lane[l];           /* empty since its warp began (complete_warp) */
     p->active[l] = 1;
     /* x is the last lane's x + 1: its key is the last key + 1 unless x's field wrapped to 0 */
-    p->thread[l] = (uint64_t)x & L.key_x ? p->thread[l - 1] + 1
-                                           : cgp_thread_key((int)L.k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
-    L.lane = lane;
+    p->thread[l] = (uint64_t)x & L->key_x ? p->thread[l - 1] + 1
+                                           : cgp_thread_key((int)L->k->dims, (uint64_t)x, (uint64_t)y, (uint64_t)z);
+    L->lane = lane;
     rt_tracker_next_lane(t, lane, l);
-    lane_begun(l, L.next_end, x);
+    lane_begun(l, L->next_end, x);
     return CGP_RT_TRACE;
   }
 }
@@ -751,53 +659,53 @@ static __attribute__((noinline)) int32_t thread_slow(int64_t x, int64_t y, int64
 }
 
 static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
-  L.fast_hi = INT64_MIN;
-  L.next_x = INT64_MIN;
-  const long long *step = L.step;             /* never 0 nor LLONG_MIN (kernel_begin) */
+  L->fast_hi = INT64_MIN;
+  L->next_x = INT64_MIN;
+  const long long *step = L->step;            /* never 0 nor LLONG_MIN (kernel_begin) */
   if (step[0] > 1 || step[0] < -1) x /= step[0] < 0 ? -step[0] : step[0];
   if (step[1] > 1 || step[1] < -1) y /= step[1] < 0 ? -step[1] : step[1];
   if (step[2] > 1 || step[2] < -1) z /= step[2] < 0 ? -step[2] : step[2];
   finish_lane();
-  L.threads++;
+  L->threads++;
   if (x < 0 || y < 0 || z < 0) return CGP_RT_PLAIN;          /* no such CUDA thread */
-  if (x > L.maxx) L.maxx = x;
-  if (y > L.maxy) L.maxy = y;
-  if (z > L.maxz) L.maxz = z;
+  if (x > L->maxx) L->maxx = x;
+  if (y > L->maxy) L->maxy = y;
+  if (z > L->maxz) L->maxz = z;
   int64_t row = ROW(y, z);
-  if (L.threads > 1 && (row < L.cur_row || (row == L.cur_row && x < L.prev_x))) L.unordered = 1;
-  L.prev_x = x;
-  if (L.threads == 1) L.cur_row = row;          /* the sweep may start on any row (stencils: 1) */
-  else if (row != L.cur_row) {
+  if (L->threads > 1 && (row < L->cur_row || (row == L->cur_row && x < L->prev_x))) L->unordered = 1;
+  L->prev_x = x;
+  if (L->threads == 1) L->cur_row = row;        /* the sweep may start on any row (stencils: 1) */
+  else if (row != L->cur_row) {
     /* warps completed, windows cut: not the CPU's; with no window open there is no such work,
        and no clock is read (a read costs more than a short row's threads) */
-    double paused = L.nwin ? plain_pause() : -1;
+    double paused = L->nwin ? plain_pause() : -1;
     on_row_change(row);
     plain_resume(paused);
   }
-  if (L.nwin) advance_windows(row, x);
-  if (!L.traced || L.stop == RT_STOP_CONVERGED) return untraced_from(x, y, z);
-  if (x < L.out_hi[0] && x >= L.out_lo[0] && y < L.out_hi[1] && y >= L.out_lo[1] && z < L.out_hi[2] &&
-      z >= L.out_lo[2])
+  if (L->nwin) advance_windows(row, x);
+  if (!L->traced || L->stop == RT_STOP_CONVERGED) return untraced_from(x, y, z);
+  if (x < L->out_hi[0] && x >= L->out_lo[0] && y < L->out_hi[1] && y >= L->out_lo[1] && z < L->out_hi[2] &&
+      z >= L->out_lo[2])
     return untraced_from(x, y, z);              /* the block of the last thread outside the sample */
   uint64_t id, start[RT_MAX_DEVICES], region_end[RT_MAX_DEVICES];
   if (!block_id_of(x, y, z, &id)) return untraced();
   unsigned want = tracing_devices(id, start, region_end);
   if (!want) {                                  /* a block's windows depend only on its id */
-    L.out_lo[0] = x - x % L.bx; L.out_hi[0] = L.out_lo[0] + L.bx;
-    L.out_lo[1] = y - y % L.by; L.out_hi[1] = L.out_lo[1] + L.by;
-    L.out_lo[2] = z - z % L.bz; L.out_hi[2] = L.out_lo[2] + L.bz;
+    L->out_lo[0] = x - x % L->bx; L->out_hi[0] = L->out_lo[0] + L->bx;
+    L->out_lo[1] = y - y % L->by; L->out_hi[1] = L->out_lo[1] + L->by;
+    L->out_lo[2] = z - z % L->bz; L->out_hi[2] = L->out_lo[2] + L->bz;
     return untraced_from(x, y, z);
   }
-  unsigned tid = (unsigned)(x % L.bx) + (unsigned)(y % L.by) * L.bx + (unsigned)(z % L.bz) * L.bx * L.by;
+  unsigned tid = (unsigned)(x % L->bx) + (unsigned)(y % L->by) * L->bx + (unsigned)(z % L->bz) * L->bx * L->by;
   unsigned widx = tid / RT_WARP, last = widx * RT_WARP + RT_WARP - 1;
-  if (last >= L.tpb) last = L.tpb - 1;
-  int64_t last_row = ROW(y - (int64_t)(y % L.by) + (last / L.bx) % L.by,
-                         z - (int64_t)(z % L.bz) + last / (L.bx * L.by));
+  if (last >= L->tpb) last = L->tpb - 1;
+  int64_t last_row = ROW(y - (int64_t)(y % L->by) + (last / L->bx) % L->by,
+                         z - (int64_t)(z % L->bz) + last / (L->bx * L->by));
   rt_pending *p = NULL;
-  for (size_t i = 0; i < L.npend && !p; i++)
-    if (L.pend[i].used && L.pend[i].block_id == id && L.pend[i].widx == widx) p = &L.pend[i];
-  if (id >= L.drop_from) return untraced();     /* blocks the GPU runs after those kept */
-  if (!p && over_budget() && !(L.unordered && drop_windows_after(id))) {
+  for (size_t i = 0; i < L->npend && !p; i++)
+    if (L->pend[i].used && L->pend[i].block_id == id && L->pend[i].widx == widx) p = &L->pend[i];
+  if (id >= L->drop_from) return untraced();    /* blocks the GPU runs after those kept */
+  if (!p && over_budget() && !(L->unordered && drop_windows_after(id))) {
     for (size_t d = 0; d < S->ndev; d++) {           /* a warp begun is finished; no new one starts */
       rt_window *w = window_of(d, id);
       if (w) w->budget_hit = 1;
@@ -813,7 +721,7 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
   if (!p) { lost_to_memory(); return untraced(); }
   p->lanes = last - widx * RT_WARP + 1;
   unsigned l = tid % RT_WARP;
-  return start_lane(p, l, lane_end(l, (unsigned)(x % L.bx)), x, y, z);
+  return start_lane(p, l, lane_end(l, (unsigned)(x % L->bx)), x, y, z);
 }
 
 /* An address as the GPU would see it: the base B it is indexed from placed at
@@ -835,16 +743,16 @@ static inline uint64_t gpu_addr(const void *addr, const void *base) {
    `offset` of the array: its lane's interleaved word (cgp_rt_local.h), in a region of its warp's.
    Out of line: only kernels with a local-memory site call it (site_addr_at). */
 static __attribute__((noinline)) uint64_t local_addr(uint32_t sid, uint64_t offset) {
-  const rt_pending *p = L.lane_warp;
-  uint64_t warps_per_block = (L.tpb + RT_WARP - 1) / RT_WARP;
-  return rt_local_address(p->block_id * warps_per_block + p->widx, (unsigned)(L.lane - p->lane), offset,
-                          L.k->mem_size[sid]);
+  const rt_pending *p = L->lane_warp;
+  uint64_t warps_per_block = (L->tpb + RT_WARP - 1) / RT_WARP;
+  return rt_local_address(p->block_id * warps_per_block + p->widx, (unsigned)(L->lane - p->lane), offset,
+                          L->k->mem_size[sid]);
 }
 
 /* The GPU address of site sid's access `delta` bytes past addr, indexed from base: local_addr for
    a local-memory site, else gpu_addr (linear in the address: delta adds). */
 static inline uint64_t site_addr_at(uint32_t sid, const void *addr, const void *base, uint64_t delta) {
-  if (__builtin_expect(L.mem_local != NULL, 0) && L.mem_local[sid])
+  if (__builtin_expect(L->mem_local != NULL, 0) && L->mem_local[sid])
     return local_addr(sid, (uint64_t)(uintptr_t)addr - (uint64_t)(uintptr_t)base + delta);
   return gpu_addr(addr, base) + delta;
 }
@@ -860,22 +768,22 @@ static inline uint64_t site_addr(uint32_t sid, const void *addr, const void *bas
    iteration whose address happens to be the same (v[idx[j]] with a repeating idx[j]): a held
    value keeps the stamp of that loop's header count. */
 static inline __attribute__((always_inline)) int forwarded(uint64_t fwd, uint64_t a) {
-  uint32_t id = (uint32_t)(fwd >> 2), stamp = L.iter[fwd >> RT_FWD_SLOT_SHIFT];
+  uint32_t id = (uint32_t)(fwd >> 2), stamp = L->iter[fwd >> RT_FWD_SLOT_SHIFT];
   uint64_t bit = UINT64_C(1) << (id % 64);
   if ((fwd & 3) == CGP_LOAD + 1) {
-    if (L.fwd_ids & bit)
-      for (unsigned i = 0; i < L.nfwd; i++)
-        if (L.fwd[i] == a && L.fwd_id[i] == id && L.fwd_stamp[i] == stamp) return 1;
+    if (L->fwd_ids & bit)
+      for (unsigned i = 0; i < L->nfwd; i++)
+        if (L->fwd[i] == a && L->fwd_id[i] == id && L->fwd_stamp[i] == stamp) return 1;
   } else {
-    L.nfwd = 0;                                /* a store may overwrite anything held */
-    L.fwd_ids = 0;
+    L->nfwd = 0;                               /* a store may overwrite anything held */
+    L->fwd_ids = 0;
     if ((fwd & 3) == CGP_ATOMIC + 1) return 0;
   }
-  unsigned slot = L.nfwd < RT_FWD ? L.nfwd++ : L.fwd_next++ % RT_FWD;
-  L.fwd[slot] = a;
-  L.fwd_id[slot] = id;
-  L.fwd_stamp[slot] = stamp;
-  L.fwd_ids |= bit;
+  unsigned slot = L->nfwd < RT_FWD ? L->nfwd++ : L->fwd_next++ % RT_FWD;
+  L->fwd[slot] = a;
+  L->fwd_id[slot] = id;
+  L->fwd_stamp[slot] = stamp;
+  L->fwd_ids |= bit;
   return 0;
 }
 
@@ -883,20 +791,20 @@ static inline __attribute__((always_inline)) int forwarded(uint64_t fwd, uint64_
    register (not issued), 0 if recorded. No memory check: a lane grows only in rt_record_new,
    which holds it to the hard limit (rt_run_limit). */
 static inline int mem_at(uint32_t sid, uint64_t a) {
-  uint64_t fwd = L.mem_fwd[sid];             /* the site's forwarding word in one load */
+  uint64_t fwd = L->mem_fwd[sid];            /* the site's forwarding word in one load */
   if (fwd != RT_FWD_NONE && forwarded(fwd, a)) {
-    L.k->forwarded[sid]++;
+    L->k->forwarded[sid]++;
     return 1;
   }
   cgp_rt_g.traced_accesses++;
-  rt_record(L.tracker, sid, a);                /* sid < nmem: rt_tracker_access's test is made */
+  rt_record(L->tracker, sid, a);               /* sid < nmem: rt_tracker_access's test is made */
   return 0;
 }
 
 /* The hottest entry point: the cheapest test first (cgp_rt_tracing is 1 only while the owner
    thread traces a lane). */
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
-  if (cgp_rt_tracing != 1 || !rt_owner || sid >= L.nmem || !L.lane) return;
+  if (cgp_rt_tracing != 1 || !rt_owner || sid >= L->nmem || !L->lane) return;
   mem_at(sid, site_addr(sid, addr, base));
 }
 
@@ -906,7 +814,7 @@ static __attribute__((noinline)) void mem_block_rest(uint32_t first, uint32_t co
                                                      void *const *base, uint32_t k, int checked) {
   if (checked) {
     cgp_rt_g.traced_accesses++;
-    rt_record(L.tracker, first + k, site_addr(first + k, addr[k], base[k]));
+    rt_record(L->tracker, first + k, site_addr(first + k, addr[k], base[k]));
     k++;
   }
   for (; k < count; k++) mem_at(first + k, site_addr(first + k, addr[k], base[k]));
@@ -919,12 +827,12 @@ static __attribute__((noinline)) void mem_block_rest(uint32_t first, uint32_t co
    which mem_block_rest records. */
 static __attribute__((noinline)) void mem_block_checked(uint32_t first, uint32_t count, void *const *addr,
                                                         void *const *base) {
-  rt_tracker *t = L.tracker;
+  rt_tracker *t = L->tracker;
   rt_column c = rt_tracker_column(t);
   uint32_t *restrict mask = c.mask, i = 0;
   uint64_t *restrict col = c.col, traced = 0;
-  const uint64_t *fwd = L.mem_fwd;
-  int ranked = (L.k->fast & RT_FAST_RANKED) != 0;
+  const uint64_t *fwd = L->mem_fwd;
+  int ranked = (L->k->fast & RT_FAST_RANKED) != 0;
   if (ranked && !rt_flat_follows_all(c.rank, &c.last, first, first + count - 1)) {
     mem_block_rest(first, count, addr, base, 0, 0);   /* one test for the block, before any check */
     return;
@@ -933,7 +841,7 @@ static __attribute__((noinline)) void mem_block_checked(uint32_t first, uint32_t
     uint32_t sid = first + i;
     uint64_t a = gpu_addr(addr[i], base[i]);
     if (fwd[sid] != RT_FWD_NONE && forwarded(fwd[sid], a)) {
-      L.k->forwarded[sid]++;
+      L->k->forwarded[sid]++;
       continue;
     }
     if (!ranked && !rt_flat_follows(c.rank, &c.last, sid)) break;
@@ -951,10 +859,10 @@ static __attribute__((noinline)) void mem_block_checked(uint32_t first, uint32_t
    stores each, with no call but tail calls: no register saved. Else mem_block_checked
    (RT_FAST_BLOCK), or mem_block_rest, the general path, when the lane is in its record. */
 void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *const *base) {
-  if (cgp_rt_tracing != 1 || !rt_owner || !L.lane || first >= L.nmem || !count) return;
-  if (count > L.nmem - first) count = (uint32_t)(L.nmem - first);
-  rt_tracker *t = L.tracker;
-  unsigned fast = L.k->fast;
+  if (cgp_rt_tracing != 1 || !rt_owner || !L->lane || first >= L->nmem || !count) return;
+  if (count > L->nmem - first) count = (uint32_t)(L->nmem - first);
+  rt_tracker *t = L->tracker;
+  unsigned fast = L->k->fast;
   if (!(fast & RT_FAST_BLOCK) || !rt_tracker_matrix(t)) {
     mem_block_rest(first, count, addr, base, 0, 0);
     return;
@@ -976,13 +884,13 @@ void cgp_rt_mem_block(uint32_t first, uint32_t count, void *const *addr, void *c
 }
 
 void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
-  if (!rt_owner || !L.active || sid >= L.k->nmem) return;
+  if (!rt_owner || !L->active || sid >= L->k->nmem) return;
   unsigned i = 0;
-  while (i < L.nhoist && L.hoist_sid[i] != sid) i++;
+  while (i < L->nhoist && L->hoist_sid[i] != sid) i++;
   if (i == RT_MAX_HOISTED) return;
-  if (i == L.nhoist) L.nhoist++;
-  L.hoist_sid[i] = sid;
-  L.hoist_addr[i] = gpu_addr(addr, base);
+  if (i == L->nhoist) L->nhoist++;
+  L->hoist_sid[i] = sid;
+  L->hoist_addr[i] = gpu_addr(addr, base);
 }
 
 /* Out of line: a block of a skipped iteration, or the one after it. The values the thread holds
@@ -990,20 +898,20 @@ void cgp_rt_hoisted(uint32_t sid, const void *addr, const void *base) {
    sites, most at other addresses, so what a loop keeps at one address (a sum in a global
    element) is still held, as it would be. */
 static __attribute__((noinline)) void bb_paused(uint32_t bid) {
-  if (rt_tracker_resume(L.tracker, bid)) cgp_rt_tracing = 1;
+  if (rt_tracker_resume(L->tracker, bid)) cgp_rt_tracing = 1;
 }
 
 void cgp_rt_bb(uint32_t bid) {
-  if (!rt_owner || !L.lane) return;
-  if (rt_tracker_matrix(L.tracker) && (L.k->fast & RT_FAST_BB) && bid < L.nbb) {
+  if (!rt_owner || !L->lane) return;
+  if (rt_tracker_matrix(L->tracker) && (L->k->fast & RT_FAST_BB) && bid < L->nbb) {
                                                 /* a straight-line body: no loop to count, no
                                                    iteration to skip, only the block to record */
-    rt_record(L.tracker, (uint32_t)(L.nmem + bid), 0);
+    rt_record(L->tracker, (uint32_t)(L->nmem + bid), 0);
     return;
   }
-  if (bid < L.nbb) L.iter[L.bb_slot[bid]]++;  /* a header: its loop's addresses are new */
+  if (bid < L->nbb) L->iter[L->bb_slot[bid]]++; /* a header: its loop's addresses are new */
   if (cgp_rt_tracing != 1) bb_paused(bid);
-  else if (rt_tracker_block(L.tracker, bid)) cgp_rt_tracing = 2;
+  else if (rt_tracker_block(L->tracker, bid)) cgp_rt_tracing = 2;
 }
 
 /* ---- folded loops (docs/pipeline.md, "Folded loops") -------------------------------------------- */
@@ -1021,11 +929,11 @@ typedef struct {
 } fwd_state;
 
 static void fwd_save(fwd_state *s) {
-  memcpy(s->fwd, L.fwd, sizeof s->fwd);
-  memcpy(s->fwd_id, L.fwd_id, sizeof s->fwd_id);
-  memcpy(s->fwd_stamp, L.fwd_stamp, sizeof s->fwd_stamp);
-  s->nfwd = L.nfwd;
-  s->fwd_next = L.fwd_next;
+  memcpy(s->fwd, L->fwd, sizeof s->fwd);
+  memcpy(s->fwd_id, L->fwd_id, sizeof s->fwd_id);
+  memcpy(s->fwd_stamp, L->fwd_stamp, sizeof s->fwd_stamp);
+  s->nfwd = L->nfwd;
+  s->fwd_next = L->fwd_next;
 }
 
 typedef struct {
@@ -1056,7 +964,7 @@ static uint64_t loop_iteration(const fold_loop *f, uint64_t t) {
    vary slot is the loop's), else 0 with *moves 0: a held value of it then stays as it is. */
 static uint64_t id_stride(const fold_loop *f, uint32_t id, int *moves) {
   for (uint32_t s = 0; s < f->count; s++) {
-    uint64_t fwd = L.mem_fwd[f->first + s];
+    uint64_t fwd = L->mem_fwd[f->first + s];
     if (fwd != RT_FWD_NONE && (uint32_t)(fwd >> 2) == id && (fwd >> RT_FWD_SLOT_SHIFT) == f->slot) {
       *moves = 1;
       return site_stride(f, s);
@@ -1071,12 +979,12 @@ static uint64_t id_stride(const fold_loop *f, uint32_t id, int *moves) {
    the same slots, the next slot to replace the same? */
 static int fwd_moved(const fold_loop *f, const fwd_state *s, uint64_t p) {
   _Static_assert(((uint64_t)UINT_MAX + 1) % RT_FWD == 0, "fwd_next % RT_FWD survives its wrapping");
-  if (L.nfwd != s->nfwd || (L.fwd_next - s->fwd_next) % RT_FWD != 0) return 0;
-  for (unsigned i = 0; i < L.nfwd; i++) {
+  if (L->nfwd != s->nfwd || (L->fwd_next - s->fwd_next) % RT_FWD != 0) return 0;
+  for (unsigned i = 0; i < L->nfwd; i++) {
     int moves;
     uint64_t d = id_stride(f, s->fwd_id[i], &moves);
-    if (L.fwd_id[i] != s->fwd_id[i] || L.fwd[i] != s->fwd[i] + p * d ||
-        L.fwd_stamp[i] != s->fwd_stamp[i] + (uint32_t)p * (uint32_t)moves)
+    if (L->fwd_id[i] != s->fwd_id[i] || L->fwd[i] != s->fwd[i] + p * d ||
+        L->fwd_stamp[i] != s->fwd_stamp[i] + (uint32_t)p * (uint32_t)moves)
       return 0;
   }
   return 1;
@@ -1090,20 +998,20 @@ static int fast_forward(const fold_loop *f, uint64_t held, uint64_t p, uint64_t 
   uint64_t k = p * q;
   uint32_t ev[RT_FOLD_SITES + 1];
   size_t nev = 0;
-  ev[nev++] = (uint32_t)L.nmem + f->bid;
+  ev[nev++] = (uint32_t)L->nmem + f->bid;
   for (uint32_t s = 0; s < f->count; s++)
     if (!(held >> s & 1)) ev[nev++] = f->first + s;
-  if (!rt_tracker_extend(L.tracker, ev, nev, k)) return 0;
-  L.iter[f->slot] += (uint32_t)k;
-  for (unsigned i = 0; i < L.nfwd; i++) {
+  if (!rt_tracker_extend(L->tracker, ev, nev, k)) return 0;
+  L->iter[f->slot] += (uint32_t)k;
+  for (unsigned i = 0; i < L->nfwd; i++) {
     int moves;
-    uint64_t d = id_stride(f, L.fwd_id[i], &moves);
-    L.fwd[i] += k * d;
-    L.fwd_stamp[i] += (uint32_t)k * (uint32_t)moves;
+    uint64_t d = id_stride(f, L->fwd_id[i], &moves);
+    L->fwd[i] += k * d;
+    L->fwd_stamp[i] += (uint32_t)k * (uint32_t)moves;
   }
-  L.fwd_next += (unsigned)q * turn;
+  L->fwd_next += (unsigned)q * turn;
   for (uint32_t s = 0; s < f->count; s++)
-    if (held >> s & 1) L.k->forwarded[f->first + s] += k;
+    if (held >> s & 1) L->k->forwarded[f->first + s] += k;
   cgp_rt_g.traced_accesses += k * (nev - 1);
   cgp_rt_g.folded_iterations += k;
   return 1;
@@ -1118,18 +1026,18 @@ static int fast_forward(const fold_loop *f, uint64_t held, uint64_t p, uint64_t 
 static int fold_periods(const fold_loop *f, uint64_t n, uint64_t *t) {
   fwd_state s;
   fwd_save(&s);
-  rt_lane_rec *lane = L.lane;
+  rt_lane_rec *lane = L->lane;
   size_t runs = lane->n;
   uint64_t held = 0;
   for (uint64_t p = 1; p <= RT_FWD && *t < n; p++) {
     uint64_t h = loop_iteration(f, (*t)++);
-    if (h == UINT64_MAX || cgp_rt_tracing != 1 || L.lane != lane || lane->failed || lane->n != runs ||
+    if (h == UINT64_MAX || cgp_rt_tracing != 1 || L->lane != lane || lane->failed || lane->n != runs ||
         (p > 1 && h != held))
       return 0;
     held = h;
     if (fwd_moved(f, &s, p)) {
       uint64_t q = (n - *t) / p;
-      if (q && fast_forward(f, held, p, q, L.fwd_next - s.fwd_next)) *t += p * q;
+      if (q && fast_forward(f, held, p, q, L->fwd_next - s.fwd_next)) *t += p * q;
       return 1;
     }
   }
@@ -1145,15 +1053,15 @@ static int fold_periods(const fold_loop *f, uint64_t n, uint64_t *t) {
    began, the turn starting where the last lane left it), the rest one by one. */
 void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void *const *a0, void *const *a1,
                  void *const *base) {
-  if (!rt_owner || !L.lane) return;
-  if (first > L.nmem) first = (uint32_t)L.nmem;
-  if (count > L.nmem - first) count = (uint32_t)(L.nmem - first);   /* cgp_rt_mem ignores the others */
-  fold_loop f = {bid, first, count, bid < L.nbb ? L.bb_slot[bid] : 0, a0, a1, base};
+  if (!rt_owner || !L->lane) return;
+  if (first > L->nmem) first = (uint32_t)L->nmem;
+  if (count > L->nmem - first) count = (uint32_t)(L->nmem - first); /* cgp_rt_mem ignores the others */
+  fold_loop f = {bid, first, count, bid < L->nbb ? L->bb_slot[bid] : 0, a0, a1, base};
   uint64_t t = 0;
   for (; t < n && t < 2; t++) loop_iteration(&f, t);
-  if (bid < L.nbb && count <= RT_FOLD_SITES && !L.mem_local)   /* a local word's address moves 32
+  if (bid < L->nbb && count <= RT_FOLD_SITES && !L->mem_local) /* a local word's address moves 32
                                                                   strides a stride: iterated */
-    for (int try = 0; try < RT_FOLD_TRIES && t + 2 < n && cgp_rt_tracing == 1 && L.lane; try++)
+    for (int try = 0; try < RT_FOLD_TRIES && t + 2 < n && cgp_rt_tracing == 1 && L->lane; try++)
       if (fold_periods(&f, n, &t)) break;
   for (; t < n; t++) loop_iteration(&f, t);
 }
@@ -1251,9 +1159,9 @@ static void kernel_begin(const char *desc, const int64_t *given) {
     }
     rt_owner = 1;
   }
-  if (L.active) {                             /* the previous nest was left without its exit (a
+  if (L->active) {                            /* the previous nest was left without its exit (a
                                                  longjmp): what ran is its launch, and the report says so */
-    L.k->left_launches++;
+    L->k->left_launches++;
     end_nest();
   }
   rt_report_install();
@@ -1262,68 +1170,68 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   if (!k) return;
   long long step[3];
   if (!launch_steps(k, given, step)) return;
-  cgp_analysis_set *kan = L.kan;
-  memset(&L, 0, sizeof L);
-  L.next_x = INT64_MIN;
-  L.plain_t0 = -1;
-  L.drop_from = UINT64_MAX;
-  L.kan = kan ? kan : cgp_analysis_set_new(&kan_cfg, cgp_kernel_analyses);
-  L.tracker = rt_tracker_new(k->shape);
-  if (!L.tracker || !L.kan) return;
-  rt_tracker_pause_in(L.tracker, cgp_rt_pause);
-  rt_tracker_sample(L.tracker, cgp_rt_g.sample_iterations);
-  memcpy(L.step, step, sizeof step);
+  cgp_analysis_set *kan = L->kan;
+  memset(L, 0, sizeof *L);
+  L->next_x = INT64_MIN;
+  L->plain_t0 = -1;
+  L->drop_from = UINT64_MAX;
+  L->kan = kan ? kan : cgp_analysis_set_new(&kan_cfg, cgp_kernel_analyses);
+  L->tracker = rt_tracker_new(k->shape);
+  if (!L->tracker || !L->kan) return;
+  rt_tracker_pause_in(L->tracker, cgp_rt_pause);
+  rt_tracker_sample(L->tracker, cgp_rt_g.sample_iterations);
+  memcpy(L->step, step, sizeof step);
   int down[3] = {step[0] < 0, step[1] < 0, step[2] < 0};
   kan_cfg.thread_order = cgp_thread_order_mask((int)k->dims, down);
-  cgp_analysis_begin_launch(L.kan);
-  L.k = k;
-  L.nmem = k->nmem;
-  L.mem_fwd = k->mem_fwd;
-  L.mem_local = k->has_local ? k->mem_local : NULL;
-  L.nbb = k->nbb;
-  L.bb_slot = k->bb_slot;
-  L.iter = k->iter;
-  L.unit = unit_steps(L.step);
-  L.flat = rt_shape_flat(k->shape);
-  L.key_x = k->dims <= 1 ? UINT64_MAX : k->dims == 2 ? 0xffffffffu : 0x1fffff;
+  cgp_analysis_begin_launch(L->kan);
+  L->k = k;
+  L->nmem = k->nmem;
+  L->mem_fwd = k->mem_fwd;
+  L->mem_local = k->has_local ? k->mem_local : NULL;
+  L->nbb = k->nbb;
+  L->bb_slot = k->bb_slot;
+  L->iter = k->iter;
+  L->unit = unit_steps(L->step);
+  L->flat = rt_shape_flat(k->shape);
+  L->key_x = k->dims <= 1 ? UINT64_MAX : k->dims == 2 ? 0xffffffffu : 0x1fffff;
   if (k->block_seen) {                        /* nothing marked yet (a nest left mid-thread took
                                                  its marks in end_nest) */
-    L.seen = rt_seen;
-    memset(L.seen, 0, CGP_FLAT_EVENTS / 64 * sizeof *L.seen);
+    L->seen = rt_seen;
+    memset(L->seen, 0, CGP_FLAT_EVENTS / 64 * sizeof *L->seen);
   }
   rt_run_limit = 2 * cgp_rt_g.budget_bytes;   /* hard limit: a lane that would grow past it is cut */
-  L.active = 1;
+  L->active = 1;
   cgp_rt_fold = cgp_rt_g.fold && !cgp_rt_g.sample_iterations;
-  L.sampled = launch_sampled(k, k->launches++);
+  L->sampled = launch_sampled(k, k->launches++);
   /* the launch before an analysed one is traced for the caches alone, so that the analysed launch
      finds in the L2 what this one leaves there (docs/model.md section 4c) */
-  L.warming = !L.sampled && cgp_rt_g.sample_mode != 2 && (launch_sampled(k, k->launches) || another_expects(k));
+  L->warming = !L->sampled && cgp_rt_g.sample_mode != 2 && (launch_sampled(k, k->launches) || another_expects(k));
   k->last_global = cgp_rt_g.launches++;
-  L.traced = L.sampled || L.warming;
+  L->traced = L->sampled || L->warming;
   unsigned b[3];
   rt_resolve_block(k, b);
-  L.bx = b[0]; L.by = b[1]; L.bz = b[2];
-  L.tpb = L.bx * L.by * L.bz;
-  L.maxx = L.maxy = L.maxz = -1;
-  L.cur_row = 0;
+  L->bx = b[0]; L->by = b[1]; L->bz = b[2];
+  L->tpb = L->bx * L->by * L->bz;
+  L->maxx = L->maxy = L->maxz = -1;
+  L->cur_row = 0;
   uint64_t most = 0;
   for (size_t d = 0; d < S->ndev; d++) {
-    uint64_t per_batch = rt_batch_blocks(S, d, L.tpb);
-    L.dv[d].W = 2 * per_batch;                /* one batch to warm the caches, one to measure */
-    L.dv[d].stop_from = UINT64_MAX;
+    uint64_t per_batch = rt_batch_blocks(S, d, L->tpb);
+    L->dv[d].W = 2 * per_batch;               /* one batch to warm the caches, one to measure */
+    L->dv[d].stop_from = UINT64_MAX;
     if (per_batch > most) {
       most = per_batch;
-      L.tdev = d;
+      L->tdev = d;
     }
-    if (L.traced && rt_kernel_analyses(S, k, d)) {
+    if (L->traced && rt_kernel_analyses(S, k, d)) {
       cgp_analysis_begin_launch(k->an[d]);
       rt_window_launch_begin(k, d);
     }
   }
-  L.W = L.dv[L.tdev].W;
-  k->fp_dev = L.tdev;                         /* the footprint, like the trace, on its windows */
+  L->W = L->dv[L->tdev].W;
+  k->fp_dev = L->tdev;                        /* the footprint, like the trace, on its windows */
   if (k->fp) rt_footprint_row_blocks(k->fp, k->dims <= 1 ? 1 : 0);   /* a 2-D row: once known */
-  if (L.traced) rt_trace_launch_begin(k, k->launches - 1, b, L.W, L.warming ? 2 : cgp_rt_g.sample_mode == 2);
+  if (L->traced) rt_trace_launch_begin(k, k->launches - 1, b, L->W, L->warming ? 2 : cgp_rt_g.sample_mode == 2);
 }
 
 static uint64_t record_launch(void);
@@ -1331,53 +1239,53 @@ static uint64_t record_launch(void);
 /* The launch's grid, its sample when analysed, the launches the latest sample stands for (this
    one with its own grid), and the next launch to analyse. */
 static void finish_launch(void) {
-  rt_record_stood_for(L.k, record_launch());
-  if (L.sampled) plan_next_sample(L.k, L.k->launches - 1);
+  rt_record_stood_for(L->k, record_launch());
+  if (L->sampled) plan_next_sample(L->k, L->k->launches - 1);
 }
 
 /* Its blocks (0: none ran). */
 static uint64_t record_launch(void) {
-  rt_kernel *k = L.k;
-  uint64_t gx = (uint64_t)(L.maxx + 1 + L.bx - 1) / L.bx, gy = (uint64_t)(L.maxy + 1 + L.by - 1) / L.by;
-  uint64_t gz = (uint64_t)(L.maxz + 1 + L.bz - 1) / L.bz;
-  if (L.maxx < 0) gx = gy = gz = 0;
+  rt_kernel *k = L->k;
+  uint64_t gx = (uint64_t)(L->maxx + 1 + L->bx - 1) / L->bx, gy = (uint64_t)(L->maxy + 1 + L->by - 1) / L->by;
+  uint64_t gz = (uint64_t)(L->maxz + 1 + L->bz - 1) / L->bz;
+  if (L->maxx < 0) gx = gy = gz = 0;
   uint64_t G = gx * gy * gz;
-  uint64_t grid[3] = {(uint64_t)(L.maxx + 1), (uint64_t)(L.maxy + 1), (uint64_t)(L.maxz + 1)};
+  uint64_t grid[3] = {(uint64_t)(L->maxx + 1), (uint64_t)(L->maxy + 1), (uint64_t)(L->maxz + 1)};
   uint64_t gb[3] = {gx, gy, gz};
   for (int d = 0; d < 3; d++) {
     if (grid[d] > k->grid_max[d]) k->grid_max[d] = grid[d];
     if (gb[d] > k->gridblocks_max[d]) k->gridblocks_max[d] = gb[d];
   }
-  if (L.traced) rt_trace_launch_end(G);
-  if (!L.traced || G == 0) return G;
+  if (L->traced) rt_trace_launch_end(G);
+  if (!L->traced || G == 0) return G;
   for (size_t d = 0; d < S->ndev; d++) rt_window_launch_end(S, k, d, G);
   if (k->fp) rt_footprint_launch_end(k->fp, G);
-  if (!L.sampled) return G;                     /* a warming launch: the caches only */
-  rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L.threads};
+  if (!L->sampled) return G;                    /* a warming launch: the caches only */
+  rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L->threads};
   memcpy(s.grid, grid, sizeof grid);
   memcpy(s.gridblocks, gb, sizeof gb);
-  s.total_warps = G * ((L.tpb + RT_WARP - 1) / RT_WARP);
+  s.total_warps = G * ((L->tpb + RT_WARP - 1) / RT_WARP);
   /* `full` mode stopped by the budget: the blocks after the last window were not traced, and it
      stands for them, as a sampled launch's last window does */
   for (size_t d = 0; d < S->ndev; d++)
-    if (cgp_rt_g.sample_mode == 2 && L.over_budget && L.dv[d].nwstat)
-      L.dv[d].wstat[L.dv[d].nwstat - 1].region_end = UINT64_MAX;
-  s.traced_warps = L.fold_traced;
+    if (cgp_rt_g.sample_mode == 2 && L->over_budget && L->dv[d].nwstat)
+      L->dv[d].wstat[L->dv[d].nwstat - 1].region_end = UINT64_MAX;
+  s.traced_warps = L->fold_traced;
   for (size_t d = 0; d < S->ndev; d++)                  /* the device that traced the most windows */
-    if (L.dv[d].windows > s.windows) s.windows = L.dv[d].windows;
-  s.stop = L.stop ? L.stop : L.over_budget ? RT_STOP_BUDGET : RT_STOP_GRID;
+    if (L->dv[d].windows > s.windows) s.windows = L->dv[d].windows;
+  s.stop = L->stop ? L->stop : L->over_budget ? RT_STOP_BUDGET : RT_STOP_GRID;
   for (size_t d = 0; d < S->ndev; d++) {
-    cgp_totals sum = L.dv[d].fold, sum_tiled = L.dv[d].fold_tiled;
-    for (size_t w = 0; w < L.dv[d].nwstat; w++)
-      rt_launch_stats_add(&L.dv[d].wstat[w], G, (double)L.threads / (double)G, &sum, &sum_tiled,
+    cgp_totals sum = L->dv[d].fold, sum_tiled = L->dv[d].fold_tiled;
+    for (size_t w = 0; w < L->dv[d].nwstat; w++)
+      rt_launch_stats_add(&L->dv[d].wstat[w], G, (double)L->threads / (double)G, &sum, &sum_tiled,
                           d == 0 ? &s.traced_warps : NULL);
-    rt_launch_stats_sum(&sum, L.tpb, &s.stats[d]);
+    rt_launch_stats_sum(&sum, L->tpb, &s.stats[d]);
     rt_tile_stats(k, d, &s.stats[d]);
-    s.has_tiled |= rt_launch_stats_tiled(k, d, &sum_tiled, L.tpb, &s.tiled[d]);
+    s.has_tiled |= rt_launch_stats_tiled(k, d, &sum_tiled, L->tpb, &s.tiled[d]);
   }
-  for (size_t w = 0; w < L.dv[0].nwstat; w++) rt_wstat_count(k, &L.dv[0].wstat[w]);
+  for (size_t w = 0; w < L->dv[0].nwstat; w++) rt_wstat_count(k, &L->dv[0].wstat[w]);
   rt_record_launch(k, &s);
-  rt_record_deps(k, s.launch, cgp_analysis_deps(L.kan));
+  rt_record_deps(k, s.launch, cgp_analysis_deps(L->kan));
   return G;
 }
 
@@ -1387,37 +1295,37 @@ static int window_cmp(const void *a, const void *b) {
 }
 
 static void end_nest(void) {
-  if (!L.active) return;
+  if (!L->active) return;
   finish_lane();
   plain_close();
-  L.k->threads_all += L.threads;
+  L->k->threads_all += L->threads;
   flush_pending_if(NULL, NULL);
   /* a sweep that went back kept its windows to the end: analyse them in block order, the order a
      GPU runs its blocks in, whatever order the C loop ran them */
-  if (L.unordered) qsort(L.win, L.nwin, sizeof *L.win, window_cmp);
-  if (L.drop_from != UINT64_MAX)                /* each device's last window: to the grid's end */
-    for (size_t i = 0; i < L.nwin; i++)
-      if (last_of_device(i)) L.win[i].region_end = UINT64_MAX;
-  while (L.nwin) close_window(0);
+  if (L->unordered) qsort(L->win, L->nwin, sizeof *L->win, window_cmp);
+  if (L->drop_from != UINT64_MAX)               /* each device's last window: to the grid's end */
+    for (size_t i = 0; i < L->nwin; i++)
+      if (last_of_device(i)) L->win[i].region_end = UINT64_MAX;
+  while (L->nwin) close_window(0);
   finish_launch();
   for (size_t d = 0; d < S->ndev; d++)
-    if (L.traced && L.k->an[d]) cgp_analysis_end_launch(L.k->an[d]);
-  for (size_t i = 0; i < L.npend; i++) {
-    for (unsigned l = 0; l < RT_WARP; l++) rt_lane_free(&L.pend[i].lane[l]);
-    rt_flat_free(L.pend[i].flat);
+    if (L->traced && L->k->an[d]) cgp_analysis_end_launch(L->k->an[d]);
+  for (size_t i = 0; i < L->npend; i++) {
+    for (unsigned l = 0; l < RT_WARP; l++) rt_lane_free(&L->pend[i].lane[l]);
+    rt_flat_free(L->pend[i].flat);
   }
-  free(L.pend);
-  free(L.win);
-  for (size_t d = 0; d < RT_MAX_DEVICES; d++) free(L.dv[d].wstat);
-  L.k->iters_skipped += rt_tracker_iterations_skipped(L.tracker);
-  rt_tracker_free(L.tracker);
-  L.active = 0;
-  L.next_x = INT64_MIN;                       /* no right neighbour outside a nest */
+  free(L->pend);
+  free(L->win);
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) free(L->dv[d].wstat);
+  L->k->iters_skipped += rt_tracker_iterations_skipped(L->tracker);
+  rt_tracker_free(L->tracker);
+  L->active = 0;
+  L->next_x = INT64_MIN;                      /* no right neighbour outside a nest */
   cgp_rt_fold = 0;
-  L.pend = NULL;
-  L.win = NULL;
-  for (size_t d = 0; d < RT_MAX_DEVICES; d++) L.dv[d].wstat = NULL;
-  L.tracker = NULL;
+  L->pend = NULL;
+  L->win = NULL;
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) L->dv[d].wstat = NULL;
+  L->tracker = NULL;
 }
 
 void cgp_rt_kernel_end(void) {
@@ -1428,14 +1336,14 @@ void cgp_rt_kernel_end(void) {
 }
 
 void rt_nest_forget_in_child(void) {
-  L.active = 0;                               /* every hook returns at once: the child's threads
+  L->active = 0;                              /* every hook returns at once: the child's threads
                                                  are plain, nothing is traced into the parent's
                                                  windows, trace or report */
-  L.lane = NULL;
-  L.next_x = INT64_MIN;
+  L->lane = NULL;
+  L->next_x = INT64_MIN;
   cgp_rt_tracing = 0;
   cgp_rt_fold = 0;
 }
 
-int rt_in_kernel(void) { return L.active; }
-const rt_kernel *rt_current_kernel(void) { return L.active ? L.k : NULL; }
+int rt_in_kernel(void) { return L->active; }
+const rt_kernel *rt_current_kernel(void) { return L->active ? L->k : NULL; }

@@ -208,6 +208,8 @@ typedef struct rt_session {
                                              default 1; a replay: 1) */
 } rt_session;
 
+#include "cgp_rt_launch.h"   /* the launch traced: rt_launch */
+
 typedef struct {
   int initialised, quiet;
   int disabled;                           /* a set-up error: the program runs untraced, no report */
@@ -238,9 +240,13 @@ typedef struct {
                                              header: a trace is replayed only with its own report */
   int forked;                             /* this process is a fork() of it: runs untraced, writes,
                                              removes and reports nothing (rt_report_install) */
+  rt_launch launch;                       /* the launch traced, or the last one (cgp_rt_launch.h) */
 } rt_global;
 
-extern rt_global cgp_rt_g;
+/* Defined in cgp_rt.c. Hidden (the runtime's own, never another module's): its files reach it at
+   an address the linker fixes, not through the GOT, so the hooks' L->x costs what a static's
+   L.x did. */
+extern rt_global cgp_rt_g __attribute__((visibility("hidden")));
 
 /* cgp_rt_window.c: a window's blocks, and their analysis per device */
 void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);

@@ -1,0 +1,109 @@
+/* cgp_rt_launch.h: the launch being traced, one object, cgp_rt_g.launch. Each file that works on
+   it names it L, at a constant address (static rt_launch *const L = &cgp_rt_g.launch): L->x costs
+   what a file's static did, on the hot path of every instrumented program.
+   Part of cgp_rt_internal.h, which includes it where the types it names are defined. */
+#ifndef CGP_RT_LAUNCH_H
+#define CGP_RT_LAUNCH_H
+
+#ifndef CGP_RT_INTERNAL_H
+#error "cgp_rt_launch.h is part of cgp_rt_internal.h: include that"
+#endif
+
+#define RT_MAX_HOISTED 64   /* hoisted loads a launch's threads make first (cgp_rt_hoisted) */
+/* A row of the sweep's cells, (y, z), as one key ordered as the sweep visits rows. */
+#define ROW(y, z) ((int64_t)(((uint64_t)(z) << 32) | (uint32_t)(y)))
+
+/* A warp whose lanes are still being traced. */
+typedef struct {
+  uint64_t block_id;
+  unsigned widx;
+  int64_t last_row;          /* row key of its last lane: z * 2^32 + y */
+  int used;
+  unsigned arrived, lanes;   /* lanes traced so far; lanes the warp has (32, fewer at a block's end) */
+  uint8_t active[RT_WARP];
+  uint64_t thread[RT_WARP];
+  rt_lane_rec lane[RT_WARP];
+  rt_flat *flat;             /* a straight-line body's lanes, warp-major (NULL: in lane[]) */
+} rt_pending;
+
+/* The launch traced: set afresh as a marked nest is entered (kernel_begin), read and moved on by
+   every hook. */
+typedef struct rt_launch {
+  rt_kernel *k;
+  int active, sampled, over_budget;
+  int warming;                            /* traced for the caches alone: the next launch is analysed */
+  int traced;                             /* sampled or warming */
+  int unordered;                          /* the sweep went back (a descending loop): windows and
+                                             batches are complete only at the nest's end */
+  uint64_t drop_from;                     /* blocks from here on are not traced: their windows
+                                             made room for earlier ones (drop_windows_after) */
+  int stop;                               /* why tracing stopped before the grid's end: RT_STOP_*
+                                             (RT_STOP_CONVERGED: every device's windows did) */
+  int64_t prev_x;
+  unsigned bx, by, bz, tpb;
+  uint64_t W;                             /* the trace device's windows' (rt_trace_launch_begin) */
+  size_t tdev;                            /* the trace device: the one with the most resident
+                                             blocks (the first such), whose windows the trace holds */
+  int64_t maxx, maxy, maxz, cur_row;
+  uint64_t gdx, gdy;
+  int gdx_known, gdy_known;
+  rt_tracker *tracker;
+  rt_lane_rec *lane;                      /* the lane being traced, NULL if none */
+  rt_pending *lane_warp;
+  rt_pending *pend;
+  size_t npend;
+  rt_window *win;
+  size_t nwin;
+  struct {                                /* per device: its own windows (issue 30 item 7) */
+    uint64_t W;                           /* 2 of its batches */
+    rt_wstat *wstat;                      /* per closed window not yet folded (fold_windows) */
+    size_t nwstat;
+    unsigned windows;                     /* windows closed this launch */
+    unsigned agreed;                      /* windows in a row that agreed with the one before */
+    uint64_t stop_from;                   /* its windows converged: no block from here on is
+                                             traced for it (stop_after); UINT64_MAX none */
+    cgp_totals fold, fold_tiled;          /* the folded windows' scaled sums, and the what-if
+                                             tiling's (docs/model.md 8c) */
+  } dv[RT_MAX_DEVICES];
+  double fold_traced;                     /* the folded windows' warps (device 0) */
+  size_t stored;                          /* bytes of complete warps waiting in windows */
+  uint32_t hoist_sid[RT_MAX_HOISTED];     /* cgp_rt_hoisted: issued first by every traced thread */
+  uint64_t hoist_addr[RT_MAX_HOISTED];
+  unsigned nhoist;
+  size_t nmem;                            /* k's, and its mem_fwd: cgp_rt_mem reads them here */
+  const uint64_t *mem_fwd;
+  const uint8_t *mem_local;               /* k's mem_local when it has a local-memory site, else NULL */
+  uint64_t fwd[RT_FWD];                   /* (address, address expression, stamp) held in registers */
+  uint32_t fwd_id[RT_FWD], fwd_stamp[RT_FWD];
+  size_t nbb;                             /* k's, and its bb_slot and iter: cgp_rt_bb counts headers */
+  const uint32_t *bb_slot;
+  uint32_t *iter;
+  unsigned nfwd, fwd_next;
+  uint64_t fwd_ids;                       /* bit id % 64 set for every id held (and maybe for
+                                             ids evicted since): a load whose bit is clear is
+                                             not held, with no scan */
+  uint64_t threads;
+  cgp_analysis_set *kan;                  /* the kernel's device-independent analyses (the dependence
+                                             check: cgp_kernel_analyses), with kan_cfg */
+  int64_t out_lo[3], out_hi[3];           /* the cells of the last block found outside every
+                                             window; out_hi[0] == 0: none */
+  int64_t fast_y, fast_z, fast_hi;        /* threads (x, fast_y, fast_z), prev_x < x < fast_hi:
+                                             untraced, nothing to do but count (untraced_from) */
+  int64_t next_x, next_y, next_z;         /* the traced thread's right neighbour, when it is the
+                                             next lane of the same warp (lane_right); next_x
+                                             INT64_MIN: none (any other value may be an index) */
+  unsigned next_l;                        /* its lane */
+  unsigned next_end;                      /* lanes l + 1 < next_end of the traced warp have a
+                                             right neighbour in it (start_lane) */
+  long long step[3];                      /* the mapped loops' steps this launch: the descriptor's,
+                                             or for its iv_step 0 cgp_rt_kernel_begin_step's */
+  int unit;                               /* unit_steps(step) */
+  int flat;                               /* rt_shape_flat(k->shape) */
+  uint64_t *seen;                         /* rt_seen when the body's blocks mark it, else NULL */
+  uint64_t key_x;                         /* x's field in cgp_thread_key for the kernel's dims */
+  double plain_t0;                        /* untraced threads running since this thread CPU time
+                                             (s), < 0: not; */
+  uint64_t plain_from;                    /* and L->threads then (the nest's CPU time, plain_*) */
+} rt_launch;
+
+#endif
