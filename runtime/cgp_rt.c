@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The runtime's state: the program's session and the launch traced (cgp_rt_internal.h). Before a
    launch, no right neighbour and no open span of the nest's CPU time. */
@@ -39,6 +38,7 @@ rt_global cgp_rt_g = {.launch = {.next_x = INT64_MIN, .plain_t0 = -1}};
 /* The program's session (its devices and caches): the one the hooks' analyses run on. */
 static rt_session *const S = &cgp_rt_g.session;
 static rt_launch *const L = &cgp_rt_g.launch;
+#include "cgp_rt_cpu.h"          /* after L, which its inline functions work on */
 
 /* Threads: the hooks keep one nest's state, so one thread at a time is traced. The first thread
    to enter a marked nest owns the runtime until it leaves; a thread entering one meanwhile runs
@@ -68,48 +68,6 @@ void cgp_rt_block_seen_at(uint64_t *p) {
 /* The configuration of the kernel's device-independent analyses (L->kan): the dependence check's
    bounds, and each launch's thread order, set before it begins. */
 static cgp_analysis_cfg kan_cfg = {.deps_max_addresses = RT_DEPS_MAX_ADDRESSES, .deps_max_checked = RT_DEPS_MAX_CHECKED};
-
-/* ---- the nest's CPU time ------------------------------------------------------------------------
-   The threads the runtime lets run untraced run the nest's own code (the clean copy; no hook
-   inside), so their time, counted while they run and not while the runtime analyses, is the
-   CPU's time for them (docs/model.md section 12). The thread's CPU clock (user and system, so
-   page faults count; unlike a wall clock, not the time other processes took the core): a span
-   opens when a thread is let run untraced after a traced one (or first), closes when a traced or
-   skipped one comes, and is paused while a batch or window is analysed; the clock is read only
-   there. */
-static double plain_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void plain_close(void) {
-  if (L->plain_t0 < 0) return;
-  L->k->plain_s += plain_now() - L->plain_t0;
-  L->k->plain_threads += L->threads - L->plain_from;
-  L->plain_t0 = -1;
-}
-
-/* thread_slow's answer r for the thread it just counted. */
-static int32_t plain_mark(int32_t r) {
-  if (r == CGP_RT_TRACE || r == CGP_RT_SKIP) {
-    if (L->plain_t0 >= 0) {
-      L->threads--;                             /* this one is not of the span */
-      plain_close();
-      L->threads++;
-    }
-  } else if (L->plain_t0 < 0) {
-    L->plain_from = L->threads - 1;             /* this one is */
-    L->plain_t0 = plain_now();
-  }
-  return r;
-}
-
-/* Runtime work inside a span: the span's clock stops for it. */
-static double plain_pause(void) { return L->plain_t0 >= 0 ? plain_now() : -1; }
-static void plain_resume(double t) {
-  if (t >= 0) L->plain_t0 += plain_now() - t;
-}
 
 /* ---- pending warps ----------------------------------------------------------------------------- */
 

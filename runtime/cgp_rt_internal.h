@@ -1,6 +1,7 @@
 /* cgp_rt_internal.h: the runtime's own state, shared by its files. Not installed, not a contract.
    cgp_rt.c (hooks, threads, warps, windows) -> cgp_rt_window.c (batches through the analyses)
-   -> cgp_rt_kernel.c (kernels, descriptors, launches) -> cgp_rt_report.c (set-up, report). */
+   -> cgp_rt_kernel.c (kernels, descriptors, launches) -> cgp_rt_report.c (set-up, report). The
+   nest's CPU time is inline in cgp_rt.c (cgp_rt_cpu.h). */
 #ifndef CGP_RT_INTERNAL_H
 #define CGP_RT_INTERNAL_H
 
@@ -185,7 +186,7 @@ typedef struct rt_kernel {
   /* What the host would copy and what the CPU took (docs/model.md section 12) */
   struct rt_footprint *fp;    /* the bytes its traced launches read and wrote (cgp_rt_footprint.h), */
   size_t fp_dev;              /* measured on this device's windows (cgp_rt.c: the trace device's) */
-  double plain_s;             /* wall time of the threads run untraced, analyses excluded (cgp_rt.c) */
+  double plain_s;             /* wall time of the threads run untraced, analyses excluded (cgp_rt_cpu.h) */
   uint64_t plain_threads;     /* those threads */
   uint64_t threads_all;       /* threads of every launch, traced or not */
 } rt_kernel;

@@ -1,6 +1,7 @@
 /* cgp_rt_launch.h: the launch being traced, one object, cgp_rt_g.launch. Each file that works on
    it names it L, at a constant address (static rt_launch *const L = &cgp_rt_g.launch): L->x costs
    what a file's static did, on the hot path of every instrumented program.
+   cgp_rt.c does, and the nest's CPU time, inline in it (cgp_rt_cpu.h).
    Part of cgp_rt_internal.h, which includes it where the types it names are defined. */
 #ifndef CGP_RT_LAUNCH_H
 #define CGP_RT_LAUNCH_H
@@ -103,7 +104,7 @@ typedef struct rt_launch {
   uint64_t key_x;                         /* x's field in cgp_thread_key for the kernel's dims */
   double plain_t0;                        /* untraced threads running since this thread CPU time
                                              (s), < 0: not; */
-  uint64_t plain_from;                    /* and L->threads then (the nest's CPU time, plain_*) */
+  uint64_t plain_from;                    /* and L->threads then (the nest's CPU time: cgp_rt_cpu.h) */
 } rt_launch;
 
 #endif
