@@ -1,11 +1,11 @@
 /* cgp_rt_converge.c: when a launch's windows have told all there is to tell (docs/pipeline.md,
    "Sampling", and docs/model.md section 5b). A window's per-warp measures are compared with the
    running estimate of the windows before it (not the launch's first, whose caches start cold,
-   nor any in the grid's first row or plane of blocks: cgp_rt.c): the warps a block has, the class
+   nor any in the grid's first row or plane of blocks: cgp_rt_sched.c): the warps a block has, the class
    mix and instruction counts per warp, the L2 transactions per load of each class, and the L2
    and L1 hit rates. Once every one is within its tolerance, the device's window stands for the
    rest of the grid and no later block is traced for it; each device decides on its own windows
-   (cgp_rt.c stops tracing when every device has stopped). */
+   (cgp_rt_sched.c stops tracing when every device has stopped). */
 #include "cgp_rt_internal.h"
 
 #include <math.h>

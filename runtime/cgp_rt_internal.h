@@ -1,7 +1,8 @@
 /* cgp_rt_internal.h: the runtime's own state, shared by its files. Not installed, not a contract.
-   cgp_rt.c (hooks, threads, warps, windows) -> cgp_rt_window.c (batches through the analyses)
-   -> cgp_rt_kernel.c (kernels, descriptors, launches) -> cgp_rt_report.c (set-up, report). The
-   nest's CPU time is inline in cgp_rt.c (cgp_rt_cpu.h). */
+   cgp_rt.c (hooks, threads, launches) -> cgp_rt_sched.c (pending warps, windows) -> cgp_rt_window.c
+   (batches through the analyses) -> cgp_rt_kernel.c (kernels, descriptors, launches)
+   -> cgp_rt_report.c (set-up, report). The launch the first two work on is one object,
+   cgp_rt_g.launch (cgp_rt_launch.h); the nest's CPU time is inline in them (cgp_rt_cpu.h). */
 #ifndef CGP_RT_INTERNAL_H
 #define CGP_RT_INTERNAL_H
 
@@ -31,7 +32,7 @@
    their warps freed once every device has analysed them. */
 typedef struct {
   uint64_t start, size, region_end;
-  size_t dev;                /* the device whose window it is (each has its own: cgp_rt.c) */
+  size_t dev;                /* the device whose window it is (each has its own: cgp_rt_sched.c) */
   rt_wwarp ***blk;           /* blk[b]: the warps of block start + b (shared with another device's
                                 window holding the block: rt_wwarp_share) */
   size_t *nw;
@@ -58,7 +59,7 @@ typedef struct {
 /* Why a launch's tracing stopped: at the grid's end (the windows' schedule ran out), once a
    window agreed with the running estimate (cgp_rt_converge.c), or at the memory budget. */
 enum { RT_STOP_GRID = 0, RT_STOP_CONVERGED = 1, RT_STOP_BUDGET = 2 };
-#define RT_CONVERGE_AGREEMENTS 2   /* three windows alike in a row (cgp_rt.c, window_converged) */
+#define RT_CONVERGE_AGREEMENTS 2   /* three windows alike in a row (cgp_rt_sched.c, window_converged) */
 
 /* cgp_rt_converge.c: 1 if a window's totals agree with another's (or with sums over several)
    within the tolerances of docs/pipeline.md, "Sampling". */
@@ -270,7 +271,7 @@ void rt_window_launch_begin(rt_kernel *k, size_t d);
    the grid's end, reach the analyses as skipped (docs/model.md section 4c). */
 void rt_window_launch_end(rt_session *s, rt_kernel *k, size_t d, uint64_t G);
 /* Per-warp averages of a launch of G blocks from its windows' sums, in two steps so that windows
-   are folded in as they close (cgp_rt.c) or are replayed (cgp_rt_trace.c), none kept to the end:
+   are folded in as they close (cgp_rt_sched.c) or are replayed (cgp_rt_trace.c), none kept to the end:
    one window's sums for a device, scaled to the blocks it stands for, added to *sum (its warps to
    *traced_warps, if not NULL), in window order; then the per-warp averages of the sums.
    block_threads: the launch's threads per block (threads / G), the measure of a window the

@@ -1,7 +1,9 @@
 /* cgp_rt_launch.h: the launch being traced, one object, cgp_rt_g.launch. Each file that works on
    it names it L, at a constant address (static rt_launch *const L = &cgp_rt_g.launch): L->x costs
    what a file's static did, on the hot path of every instrumented program.
-   cgp_rt.c does, and the nest's CPU time, inline in it (cgp_rt_cpu.h).
+   Those files, and what they share, calls going one way:
+   cgp_rt.c (the hooks, a launch's begin and end) -> cgp_rt_sched.c (pending warps, windows). The
+   nest's CPU time is inline in both (cgp_rt_cpu.h).
    Part of cgp_rt_internal.h, which includes it where the types it names are defined. */
 #ifndef CGP_RT_LAUNCH_H
 #define CGP_RT_LAUNCH_H
@@ -37,7 +39,7 @@ typedef struct rt_launch {
   int unordered;                          /* the sweep went back (a descending loop): windows and
                                              batches are complete only at the nest's end */
   uint64_t drop_from;                     /* blocks from here on are not traced: their windows
-                                             made room for earlier ones (drop_windows_after) */
+                                             made room for earlier ones (rt_drop_windows_after) */
   int stop;                               /* why tracing stopped before the grid's end: RT_STOP_*
                                              (RT_STOP_CONVERGED: every device's windows did) */
   int64_t prev_x;
@@ -106,5 +108,40 @@ typedef struct rt_launch {
                                              (s), < 0: not; */
   uint64_t plain_from;                    /* and L->threads then (the nest's CPU time: cgp_rt_cpu.h) */
 } rt_launch;
+
+/* The files' own functions: hidden, so that a call is direct, and one from its own file may be
+   inlined as a static one was (-fPIC assumes a visible function may be replaced at load time). */
+#pragma GCC visibility push(hidden)
+
+/* cgp_rt_sched.c: pending warps and windows, as the sweep moves. An allocation failed and what it
+   was for is lost to an analysed launch: said in the report (memory_note) and on stderr, the
+   prediction marked partial. */
+void rt_lost_to_memory(void);
+/* Device d's window holding block id, or NULL. */
+rt_window *rt_window_of(size_t d, uint64_t id);
+/* The warp built once, into every device's window holding its block (shared: rt_wwarp_share),
+   its bytes counted once. */
+void rt_complete_warp(rt_pending *p);
+/* The pending warp widx of block block_id (its last lane on row last_row), a free slot taken
+   when it is new; NULL when out of memory. */
+rt_pending *rt_pending_for(uint64_t block_id, unsigned widx, int64_t last_row);
+/* Device d's window opens at block start, standing for [start, region_end); NULL when out of
+   memory. */
+rt_window *rt_open_window(size_t d, uint64_t start, uint64_t region_end);
+/* The sweep enters row `row`: the grid's width (and in 3-D its height) is known once its first
+   row (plane) is done; the windows' thresholds follow, and warps of earlier rows are complete. */
+void rt_on_row_change(int64_t row);
+/* Close the windows the sweep has left and analyse the batches it has completed. */
+void rt_advance_windows(int64_t row, int64_t x);
+/* Over budget in a sweep that went back (its windows wait for the nest's end): the windows the GPU
+   runs last, those after block `id`, make room for it, highest first, and no block from the
+   first one dropped on is traced again; the kept windows, the GPU's first, stand for the grid
+   (end_nest). Returns 1 if that brought the trace back under the budget. */
+int rt_drop_windows_after(uint64_t id);
+/* The nest's end: every pending warp complete, every window closed, in block order (a sweep
+   that went back kept them all to the end). */
+void rt_close_windows(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -2,7 +2,7 @@
    into batches of B x no_sm blocks (the blocks resident together; block j of a batch on SM
    j mod no_sm), and each batch's warps issue round robin, one warp memory instruction at a time
    [MODEL.md section 4 choice], every warp's events in the order its reconverged lanes run them
-   (cgp_rt_warp.h). cgp_rt.c decides when a batch is complete and whether it counts. */
+   (cgp_rt_warp.h). cgp_rt_sched.c decides when a batch is complete and whether it counts. */
 #include "cgp_rt_internal.h"
 
 #include <stdlib.h>
@@ -177,14 +177,14 @@ size_t rt_window_batch(rt_session *s, rt_kernel *k, const rt_window *w, size_t d
   return nw;
 }
 
-/* What follows is shared by the run (cgp_rt.c, as the sweep completes batches and windows) and
+/* What follows is shared by the run (cgp_rt_sched.c, as the sweep completes batches and windows) and
    the replay of a trace (cgp_rt_trace.c, a whole window at once): per device, the same batches
    in the same order, so the same sums. */
 
 /* The blocks the last window stood for without tracing them, up to `end` (the next window's start or
    the grid's end, whichever the GPU reaches first), to device d's analyses: the GPU runs them
    between the two (docs/model.md section 4c). Windows come in block order: the sweep's, or sorted
-   when the sweep ran backwards (cgp_rt.c, end_nest). */
+   when the sweep ran backwards (cgp_rt_sched.c, rt_close_windows). */
 static void rt_window_skipped(rt_session *s, rt_kernel *k, size_t d, uint64_t end) {
   uint64_t to = k->skip_to[d] < end ? k->skip_to[d] : end;
   cgp_analysis_set *an = rt_kernel_analyses(s, k, d);
