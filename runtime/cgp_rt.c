@@ -1,8 +1,8 @@
 /* cgp_rt.c: the hooks. Pseudo-threads arrive in the sequential program's order, which is
    lexicographic in (z, y, x); this file turns them into the lanes of warps and blocks, decides what
    to trace and records the traced lanes' accesses. Every hook a thread or an access calls is here,
-   with the helpers it inlines: the hot path of every instrumented program, which a call between
-   files would slow. What a traced warp and its block become is cgp_rt_sched.c's. A nest's
+   with the helpers it inlines (and cgp_rt_access.h's): the hot path of every instrumented program,
+   which a call between files would slow. What a traced warp and its block become is cgp_rt_sched.c's. A nest's
    entry and exit begin and end a launch: launches 0, 1, 3, 7 ... of a kernel are analysed, each
    standing for the launches up to the next one (plan_next_sample); every launch in `full` mode.
 
@@ -26,13 +26,14 @@ rt_global cgp_rt_g = {.launch = {.next_x = INT64_MIN, .plain_t0 = -1}};
 /* The program's session (its devices and caches): the one the hooks' analyses run on. */
 static rt_session *const S = &cgp_rt_g.session;
 static rt_launch *const L = &cgp_rt_g.launch;
-#include "cgp_rt_cpu.h"          /* after L, which its inline functions work on */
+#include "cgp_rt_access.h"      /* after L, which their inline functions work on */
+#include "cgp_rt_cpu.h"
 
 /* Threads: the hooks keep one nest's state, so one thread at a time is traced. The first thread
    to enter a marked nest owns the runtime until it leaves; a thread entering one meanwhile runs
    it untraced (its hooks return at once) and is counted (report: runtime.concurrent_entries). */
 static atomic_int rt_busy;
-static _Thread_local int rt_owner;
+_Thread_local int rt_owner;
 static atomic_ulong rt_concurrent;
 unsigned long rt_concurrent_entries(void) { return atomic_load(&rt_concurrent); }
 int cgp_rt_tracing;          /* read by the pass's inlined guards: 0 no lane is traced, 1 a lane is
@@ -332,83 +333,6 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
   return start_lane(p, l, lane_end(l, (unsigned)(x % L->bx)), x, y, z);
 }
 
-/* An address as the GPU would see it: the base B it is indexed from placed at
-   G(B) = (B / RT_HOST_ALIGN) * RT_ALLOC_ALIGN + B % RT_HOST_ALIGN, its offset from B kept. So an
-   array malloc returned (B a multiple of 16) starts on a cudaMalloc boundary, and the placement is
-   injective: host arrays that do not overlap do not overlap on the GPU either (their distance
-   grows 16-fold; docs/pipeline.md, "Arrays are placed as cudaMalloc places them"). Shifting each
-   base down to its 256-byte boundary instead, as before, laid rows of a jagged array (float **,
-   rows malloc'd apart, closer than 256 bytes) over each other: false dependences, shared lines.
-   With B = 16 q + r that is A + 240 q: A + (B rounded down to 16) * 15, three operations. */
-_Static_assert((RT_HOST_ALIGN & (RT_HOST_ALIGN - 1)) == 0 && RT_ALLOC_ALIGN % RT_HOST_ALIGN == 0,
-               "gpu_addr's form needs a power-of-two host alignment dividing the device's");
-static inline uint64_t gpu_addr(const void *addr, const void *base) {
-  uint64_t b = (uint64_t)(uintptr_t)base;
-  return (uint64_t)(uintptr_t)addr + (b & ~(uint64_t)(RT_HOST_ALIGN - 1)) * (RT_ALLOC_ALIGN / RT_HOST_ALIGN - 1);
-}
-
-/* The GPU address of the traced lane's access to a thread's own array in local memory, at byte
-   `offset` of the array: its lane's interleaved word (cgp_rt_local.h), in a region of its warp's.
-   Out of line: only kernels with a local-memory site call it (site_addr_at). */
-static __attribute__((noinline)) uint64_t local_addr(uint32_t sid, uint64_t offset) {
-  const rt_pending *p = L->lane_warp;
-  uint64_t warps_per_block = (L->tpb + RT_WARP - 1) / RT_WARP;
-  return rt_local_address(p->block_id * warps_per_block + p->widx, (unsigned)(L->lane - p->lane), offset,
-                          L->k->mem_size[sid]);
-}
-
-/* The GPU address of site sid's access `delta` bytes past addr, indexed from base: local_addr for
-   a local-memory site, else gpu_addr (linear in the address: delta adds). */
-static inline uint64_t site_addr_at(uint32_t sid, const void *addr, const void *base, uint64_t delta) {
-  if (__builtin_expect(L->mem_local != NULL, 0) && L->mem_local[sid])
-    return local_addr(sid, (uint64_t)(uintptr_t)addr - (uint64_t)(uintptr_t)base + delta);
-  return gpu_addr(addr, base) + delta;
-}
-
-static inline uint64_t site_addr(uint32_t sid, const void *addr, const void *base) {
-  return site_addr_at(sid, addr, base, 0);
-}
-
-/* May_alias reading: 1 if the load is served from a register (not issued). A compiler forwards
-   only what it can prove equal: the same address expression (addr_id), not an address two
-   different expressions happen to share (A[i][k] and A[j][k] when i == j), and within one
-   iteration of the loop that computes that expression anew (its vary slot), not from an earlier
-   iteration whose address happens to be the same (v[idx[j]] with a repeating idx[j]): a held
-   value keeps the stamp of that loop's header count. */
-static inline __attribute__((always_inline)) int forwarded(uint64_t fwd, uint64_t a) {
-  uint32_t id = (uint32_t)(fwd >> 2), stamp = L->iter[fwd >> RT_FWD_SLOT_SHIFT];
-  uint64_t bit = UINT64_C(1) << (id % 64);
-  if ((fwd & 3) == CGP_LOAD + 1) {
-    if (L->fwd_ids & bit)
-      for (unsigned i = 0; i < L->nfwd; i++)
-        if (L->fwd[i] == a && L->fwd_id[i] == id && L->fwd_stamp[i] == stamp) return 1;
-  } else {
-    L->nfwd = 0;                               /* a store may overwrite anything held */
-    L->fwd_ids = 0;
-    if ((fwd & 3) == CGP_ATOMIC + 1) return 0;
-  }
-  unsigned slot = L->nfwd < RT_FWD ? L->nfwd++ : L->fwd_next++ % RT_FWD;
-  L->fwd[slot] = a;
-  L->fwd_id[slot] = id;
-  L->fwd_stamp[slot] = stamp;
-  L->fwd_ids |= bit;
-  return 0;
-}
-
-/* The traced lane's access through site sid < nmem at GPU address a: 1 if it is served from a
-   register (not issued), 0 if recorded. No memory check: a lane grows only in rt_record_new,
-   which holds it to the hard limit (rt_run_limit). */
-static inline int mem_at(uint32_t sid, uint64_t a) {
-  uint64_t fwd = L->mem_fwd[sid];            /* the site's forwarding word in one load */
-  if (fwd != RT_FWD_NONE && forwarded(fwd, a)) {
-    L->k->forwarded[sid]++;
-    return 1;
-  }
-  cgp_rt_g.traced_accesses++;
-  rt_record(L->tracker, sid, a);               /* sid < nmem: rt_tracker_access's test is made */
-  return 0;
-}
-
 /* The hottest entry point: the cheapest test first (cgp_rt_tracing is 1 only while the owner
    thread traces a lane). */
 void cgp_rt_mem(uint32_t sid, const void *addr, const void *base) {
@@ -520,158 +444,6 @@ void cgp_rt_bb(uint32_t bid) {
   if (bid < L->nbb) L->iter[L->bb_slot[bid]]++; /* a header: its loop's addresses are new */
   if (cgp_rt_tracing != 1) bb_paused(bid);
   else if (rt_tracker_block(L->tracker, bid)) cgp_rt_tracing = 2;
-}
-
-/* ---- folded loops (docs/pipeline.md, "Folded loops") -------------------------------------------- */
-
-int cgp_rt_fold;             /* read by the instrumented code at a foldable loop's entry: 1 while a
-                                traced lane's loops are traced whole (no sampling inside threads) */
-
-#define RT_FOLD_SITES 64     /* the most sites of a loop the fast-forward handles (a bit each) */
-#define RT_FOLD_TRIES 4      /* windows of up to RT_FWD iterations searched for a repeat */
-
-typedef struct {
-  uint64_t fwd[RT_FWD];
-  uint32_t fwd_id[RT_FWD], fwd_stamp[RT_FWD];
-  unsigned nfwd, fwd_next;
-} fwd_state;
-
-static void fwd_save(fwd_state *s) {
-  memcpy(s->fwd, L->fwd, sizeof s->fwd);
-  memcpy(s->fwd_id, L->fwd_id, sizeof s->fwd_id);
-  memcpy(s->fwd_stamp, L->fwd_stamp, sizeof s->fwd_stamp);
-  s->nfwd = L->nfwd;
-  s->fwd_next = L->fwd_next;
-}
-
-typedef struct {
-  uint32_t bid, first, count, slot;
-  void *const *a0, *const *a1, *const *base;
-} fold_loop;
-
-static uint64_t site_stride(const fold_loop *f, uint32_t s) {
-  return (uint64_t)(uintptr_t)f->a1[s] - (uint64_t)(uintptr_t)f->a0[s];
-}
-
-/* Iteration t of the loop as its instrumented block runs it: the header's hook while the lane is
-   traced (cgp.bb; what it does inline in a skipped iteration is what cgp_rt_bb does), then the
-   sites while the iteration is traced (cgp.mem.flush), site s at a0 + t (a1 - a0). Returns the
-   sites served from registers (bit s), UINT64_MAX if the sites did not run. */
-static uint64_t loop_iteration(const fold_loop *f, uint64_t t) {
-  if (cgp_rt_tracing != 0) cgp_rt_bb(f->bid);
-  if (cgp_rt_tracing != 1) return UINT64_MAX;
-  uint64_t held = 0;
-  for (uint32_t s = 0; s < f->count; s++)
-    if (mem_at(f->first + s, site_addr_at(f->first + s, f->a0[s], f->base[s], t * site_stride(f, s))) &&
-        s < RT_FOLD_SITES)
-      held |= UINT64_C(1) << s;
-  return held;
-}
-
-/* The stride of address expression id if a site of the loop computes it anew each iteration (its
-   vary slot is the loop's), else 0 with *moves 0: a held value of it then stays as it is. */
-static uint64_t id_stride(const fold_loop *f, uint32_t id, int *moves) {
-  for (uint32_t s = 0; s < f->count; s++) {
-    uint64_t fwd = L->mem_fwd[f->first + s];
-    if (fwd != RT_FWD_NONE && (uint32_t)(fwd >> 2) == id && (fwd >> RT_FWD_SLOT_SHIFT) == f->slot) {
-      *moves = 1;
-      return site_stride(f, s);
-    }
-  }
-  *moves = 0;
-  return 0;
-}
-
-/* Is the forwarding state now the one saved in s moved p iterations on: each value held of an
-   address the loop computes anew p strides and p stamps further, every other one unchanged, in
-   the same slots, the next slot to replace the same? */
-static int fwd_moved(const fold_loop *f, const fwd_state *s, uint64_t p) {
-  _Static_assert(((uint64_t)UINT_MAX + 1) % RT_FWD == 0, "fwd_next % RT_FWD survives its wrapping");
-  if (L->nfwd != s->nfwd || (L->fwd_next - s->fwd_next) % RT_FWD != 0) return 0;
-  for (unsigned i = 0; i < L->nfwd; i++) {
-    int moves;
-    uint64_t d = id_stride(f, s->fwd_id[i], &moves);
-    if (L->fwd_id[i] != s->fwd_id[i] || L->fwd[i] != s->fwd[i] + p * d ||
-        L->fwd_stamp[i] != s->fwd_stamp[i] + (uint32_t)p * (uint32_t)moves)
-      return 0;
-  }
-  return 1;
-}
-
-/* q more periods of p iterations like the last p, in each of which the sites in `held` were
-   served from registers and the others recorded, and the slots of held values turned `turn`
-   times: the runs grow, the counters move, the values held move q p iterations on. 0, nothing
-   changed, if the tracker cannot show that the runs grow so. */
-static int fast_forward(const fold_loop *f, uint64_t held, uint64_t p, uint64_t q, unsigned turn) {
-  uint64_t k = p * q;
-  uint32_t ev[RT_FOLD_SITES + 1];
-  size_t nev = 0;
-  ev[nev++] = (uint32_t)L->nmem + f->bid;
-  for (uint32_t s = 0; s < f->count; s++)
-    if (!(held >> s & 1)) ev[nev++] = f->first + s;
-  if (!rt_tracker_extend(L->tracker, ev, nev, k)) return 0;
-  L->iter[f->slot] += (uint32_t)k;
-  for (unsigned i = 0; i < L->nfwd; i++) {
-    int moves;
-    uint64_t d = id_stride(f, L->fwd_id[i], &moves);
-    L->fwd[i] += k * d;
-    L->fwd_stamp[i] += (uint32_t)k * (uint32_t)moves;
-  }
-  L->fwd_next += (unsigned)q * turn;
-  for (uint32_t s = 0; s < f->count; s++)
-    if (held >> s & 1) L->k->forwarded[f->first + s] += k;
-  cgp_rt_g.traced_accesses += k * (nev - 1);
-  cgp_rt_g.folded_iterations += k;
-  return 1;
-}
-
-/* Issues iterations *t, *t + 1 ... one by one until the loop's state repeats, moved on, after p of
-   them (p <= RT_FWD), with the same sites served from registers in each and no new run; then the
-   remaining whole periods at once (1). 0 when it does not repeat within RT_FWD iterations, or the
-   loop ends first. Why a repeat is enough: every address is affine in the iteration, and the
-   hooks only compare addresses and stamps for equality, which moving them all on keeps; so p
-   iterations from a state moved on are those p iterations moved on, with the same outcome. */
-static int fold_periods(const fold_loop *f, uint64_t n, uint64_t *t) {
-  fwd_state s;
-  fwd_save(&s);
-  rt_lane_rec *lane = L->lane;
-  size_t runs = lane->n;
-  uint64_t held = 0;
-  for (uint64_t p = 1; p <= RT_FWD && *t < n; p++) {
-    uint64_t h = loop_iteration(f, (*t)++);
-    if (h == UINT64_MAX || cgp_rt_tracing != 1 || L->lane != lane || lane->failed || lane->n != runs ||
-        (p > 1 && h != held))
-      return 0;
-    held = h;
-    if (fwd_moved(f, &s, p)) {
-      uint64_t q = (n - *t) / p;
-      if (q && fast_forward(f, held, p, q, L->fwd_next - s.fwd_next)) *t += p * q;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/* A folded loop has run n iterations (n >= 1) of its one block `bid`, with no hook: its header's
-   cgp.bb and its sites' cgp.mem.flush (sites first .. first + count - 1, site s at a0[s] in the
-   first iteration and a1[s] in the second, indexed from base[s]) are issued here, in order, as
-   the block would have: iterations 0 and 1 one by one (they open the runs and set their strides),
-   then whole periods at once where the state repeats (fold_periods, tried again a few times: the
-   slots of held values settle into their turn only once each has been replaced since the lane
-   began, the turn starting where the last lane left it), the rest one by one. */
-void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void *const *a0, void *const *a1,
-                 void *const *base) {
-  if (!rt_owner || !L->lane) return;
-  if (first > L->nmem) first = (uint32_t)L->nmem;
-  if (count > L->nmem - first) count = (uint32_t)(L->nmem - first); /* cgp_rt_mem ignores the others */
-  fold_loop f = {bid, first, count, bid < L->nbb ? L->bb_slot[bid] : 0, a0, a1, base};
-  uint64_t t = 0;
-  for (; t < n && t < 2; t++) loop_iteration(&f, t);
-  if (bid < L->nbb && count <= RT_FOLD_SITES && !L->mem_local) /* a local word's address moves 32
-                                                                  strides a stride: iterated */
-    for (int try = 0; try < RT_FOLD_TRIES && t + 2 < n && cgp_rt_tracing == 1 && L->lane; try++)
-      if (fold_periods(&f, n, &t)) break;
-  for (; t < n; t++) loop_iteration(&f, t);
 }
 
 /* ---- launches ---------------------------------------------------------------------------------- */

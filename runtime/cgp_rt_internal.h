@@ -1,8 +1,9 @@
 /* cgp_rt_internal.h: the runtime's own state, shared by its files. Not installed, not a contract.
-   cgp_rt.c (hooks, threads, launches) -> cgp_rt_sched.c (pending warps, windows) -> cgp_rt_window.c
-   (batches through the analyses) -> cgp_rt_kernel.c (kernels, descriptors, launches)
-   -> cgp_rt_report.c (set-up, report). The launch the first two work on is one object,
-   cgp_rt_g.launch (cgp_rt_launch.h); the nest's CPU time is inline in them (cgp_rt_cpu.h). */
+   cgp_rt_fold.c (folded loops) -> cgp_rt.c (hooks, threads, launches) -> cgp_rt_sched.c (pending
+   warps, windows) -> cgp_rt_window.c (batches through the analyses) -> cgp_rt_kernel.c (kernels,
+   descriptors, launches) -> cgp_rt_report.c (set-up, report). The launch the files before
+   cgp_rt_window.c work on is one object, cgp_rt_g.launch (cgp_rt_launch.h); the nest's CPU time
+   is inline in cgp_rt.c and cgp_rt_sched.c (cgp_rt_cpu.h). */
 #ifndef CGP_RT_INTERNAL_H
 #define CGP_RT_INTERNAL_H
 

@@ -42,7 +42,7 @@ static void *alloc0(size_t n, size_t size) { return calloc(n ? n : 1, size); }
    (the shape's ranks), and a thread starts holding nothing. A load is then never served from a
    register when no site before it shares its address expression, and what it holds serves
    nobody when no load after it does (a store after it, which shares it, clears everything held
-   before holding its own value: cgp_rt.c, forwarded). A store (or atomic) then matters to no
+   before holding its own value: cgp_rt_access.h, forwarded). A store (or atomic) then matters to no
    site when no load after it is checked: what it clears and what it holds would only serve
    such a load. With at most RT_FWD sites with a forwarding word in all, nothing held is ever
    evicted either, so such sites need not be checked at all: their forwarding words are cleared,
@@ -94,7 +94,7 @@ static unsigned fast_paths(const rt_kernel *k) {
   unsigned fast = RT_FAST_BB;
   if (!k->block_seen || k->nbb <= 64) fast |= RT_FAST_LANE;
   if (k->has_local) return fast;             /* a local-memory site's address is the lane's own
-                                                (site_addr, cgp_rt.c): the general block path */
+                                                (site_addr, cgp_rt_access.h): the general block path */
   fast |= RT_FAST_BLOCK;
   if (sites_in_rank_order(k->shape)) {
     fast |= RT_FAST_RANKED;

@@ -2,8 +2,10 @@
    it names it L, at a constant address (static rt_launch *const L = &cgp_rt_g.launch): L->x costs
    what a file's static did, on the hot path of every instrumented program.
    Those files, and what they share, calls going one way:
-   cgp_rt.c (the hooks, a launch's begin and end) -> cgp_rt_sched.c (pending warps, windows). The
-   nest's CPU time is inline in both (cgp_rt_cpu.h).
+   cgp_rt_fold.c (folded loops) -> cgp_rt.c (the hooks, a launch's begin and end)
+   -> cgp_rt_sched.c (pending warps, windows). Inline in them: the nest's CPU time in the hooks'
+   and the windows' files (cgp_rt_cpu.h), a lane's access steps in the hooks' and the folded
+   loops' (cgp_rt_access.h).
    Part of cgp_rt_internal.h, which includes it where the types it names are defined. */
 #ifndef CGP_RT_LAUNCH_H
 #define CGP_RT_LAUNCH_H
@@ -112,6 +114,10 @@ typedef struct rt_launch {
 /* The files' own functions: hidden, so that a call is direct, and one from its own file may be
    inlined as a static one was (-fPIC assumes a visible function may be replaced at load time). */
 #pragma GCC visibility push(hidden)
+
+/* cgp_rt.c: the thread that owns the runtime (one nest is traced at a time; every hook tests it
+   first). */
+extern _Thread_local int rt_owner;
 
 /* cgp_rt_sched.c: pending warps and windows, as the sweep moves. An allocation failed and what it
    was for is lost to an analysed launch: said in the report (memory_note) and on stderr, the
