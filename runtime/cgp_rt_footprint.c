@@ -1,5 +1,5 @@
 /* cgp_rt_footprint.c: a kernel's read and written bytes, measured on the traced warps of one
-   device's windows (the footprint does not depend on the device; cgp_rt.c takes the trace's) and
+   device's windows (the footprint does not depend on the device; cgp_rt_nest.c takes the trace's) and
    carried to the whole launch by analyzer/cgp_footprint.c (docs/model.md section 12). Per batch,
    each site's byte range over its warp instructions, each reaching over the leaf-loop iterations
    it stands for with the address step the batch's first warp showed between two consecutive

@@ -1,13 +1,15 @@
 /* cgp_rt_internal.h: the runtime's own state, shared by its files. Not installed, not a contract.
-   cgp_rt_fold.c (folded loops) -> cgp_rt.c (hooks, threads, launches) -> cgp_rt_sched.c (pending
-   warps, windows) -> cgp_rt_window.c (batches through the analyses) -> cgp_rt_kernel.c (kernels,
-   descriptors, launches) -> cgp_rt_report.c (set-up, report). The launch the files before
-   cgp_rt_window.c work on is one object, cgp_rt_g.launch (cgp_rt_launch.h); the nest's CPU time
-   is inline in cgp_rt.c and cgp_rt_sched.c (cgp_rt_cpu.h). */
+   cgp_rt_nest.c (a nest's entry and exit: launches) -> cgp_rt.c (the hooks: threads, lanes,
+   accesses; cgp_rt_fold.c, folded loops, above it too) -> cgp_rt_sched.c (pending warps, windows)
+   -> cgp_rt_window.c (batches through the analyses) -> cgp_rt_kernel.c (kernels, descriptors,
+   launches) -> cgp_rt_report.c (set-up, report). The launch the files before cgp_rt_window.c work
+   on is one object, cgp_rt_g.launch (cgp_rt_launch.h); the nest's CPU time is inline in them
+   (cgp_rt_cpu.h). */
 #ifndef CGP_RT_INTERNAL_H
 #define CGP_RT_INTERNAL_H
 
 #include <cjson/cJSON.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -187,7 +189,7 @@ typedef struct rt_kernel {
   uint64_t skip_from[RT_MAX_DEVICES], skip_to[RT_MAX_DEVICES];
   /* What the host would copy and what the CPU took (docs/model.md section 12) */
   struct rt_footprint *fp;    /* the bytes its traced launches read and wrote (cgp_rt_footprint.h), */
-  size_t fp_dev;              /* measured on this device's windows (cgp_rt.c: the trace device's) */
+  size_t fp_dev;              /* measured on this device's windows (cgp_rt_nest.c: the trace device's) */
   double plain_s;             /* wall time of the threads run untraced, analyses excluded (cgp_rt_cpu.h) */
   uint64_t plain_threads;     /* those threads */
   uint64_t threads_all;       /* threads of every launch, traced or not */
@@ -341,16 +343,30 @@ void rt_trace_unlink_on_signal(void);
 /* In a child of fork(): the parent's trace stream is forgotten, its buffer dropped unwritten. */
 void rt_trace_forget_in_child(void);
 
+/* What the report reads of the hooks' and the nest's state, inline: the report, last in the order
+   above, calls no file before it. */
 /* cgp_rt.c: marked nests entered by a thread while another was inside one (run untraced) */
-unsigned long rt_concurrent_entries(void);
+extern atomic_ulong rt_concurrent __attribute__((visibility("hidden")));
+static inline unsigned long rt_concurrent_entries(void) { return atomic_load(&rt_concurrent); }
+/* cgp_rt_nest.c: the nest the program is inside, if any, and its kernel */
+static inline int rt_in_kernel(void) { return cgp_rt_g.launch.active; }
+static inline const rt_kernel *rt_current_kernel(void) {
+  return cgp_rt_g.launch.active ? cgp_rt_g.launch.k : NULL;
+}
 /* In a child of fork(): the nest the parent was inside (if any) goes on untraced. */
-void rt_nest_forget_in_child(void);
+static inline void rt_nest_forget_in_child(void) {
+  cgp_rt_g.launch.active = 0;                 /* every hook returns at once: the child's threads
+                                                 are plain, nothing is traced into the parent's
+                                                 windows, trace or report */
+  cgp_rt_g.launch.lane = NULL;
+  cgp_rt_g.launch.next_x = INT64_MIN;
+  cgp_rt_tracing = 0;
+  cgp_rt_fold = 0;
+}
 
 /* cgp_rt_report.c: set-up at the first launch, the report at exit */
 void rt_report_install(void);
 /* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o. */
 void rt_site_stats_json(cJSON *o, const cgp_site_totals *s);
-int  rt_in_kernel(void);
-const rt_kernel *rt_current_kernel(void);
 
 #endif

@@ -1,11 +1,11 @@
 /* cgp_rt_launch.h: the launch being traced, one object, cgp_rt_g.launch. Each file that works on
    it names it L, at a constant address (static rt_launch *const L = &cgp_rt_g.launch): L->x costs
-   what a file's static did, on the hot path of every instrumented program.
-   Those files, and what they share, calls going one way:
-   cgp_rt_fold.c (folded loops) -> cgp_rt.c (the hooks, a launch's begin and end)
-   -> cgp_rt_sched.c (pending warps, windows). Inline in them: the nest's CPU time in the hooks'
-   and the windows' files (cgp_rt_cpu.h), a lane's access steps in the hooks' and the folded
-   loops' (cgp_rt_access.h).
+   what a file's static did, on the hot path of every instrumented program. Those files, and what
+   they share, calls going one way (cgp_rt_internal.h):
+   cgp_rt_nest.c (a launch's begin and end) -> cgp_rt.c (the hooks; cgp_rt_fold.c above it too)
+   -> cgp_rt_sched.c (pending warps, windows). Inline in them: the nest's CPU time in the nest's,
+   the hooks' and the windows' files (cgp_rt_cpu.h), a lane's access steps in the hooks' and the
+   folded loops' (cgp_rt_access.h).
    Part of cgp_rt_internal.h, which includes it where the types it names are defined. */
 #ifndef CGP_RT_LAUNCH_H
 #define CGP_RT_LAUNCH_H
@@ -31,8 +31,8 @@ typedef struct {
   rt_flat *flat;             /* a straight-line body's lanes, warp-major (NULL: in lane[]) */
 } rt_pending;
 
-/* The launch traced: set afresh as a marked nest is entered (kernel_begin), read and moved on by
-   every hook. */
+/* The launch traced: set afresh as a marked nest is entered (cgp_rt_nest.c, kernel_begin), read
+   and moved on by every hook. */
 typedef struct rt_launch {
   rt_kernel *k;
   int active, sampled, over_budget;
@@ -115,9 +115,15 @@ typedef struct rt_launch {
    inlined as a static one was (-fPIC assumes a visible function may be replaced at load time). */
 #pragma GCC visibility push(hidden)
 
-/* cgp_rt.c: the thread that owns the runtime (one nest is traced at a time; every hook tests it
-   first). */
+/* cgp_rt.c: one thread at a time owns the runtime (rt_owner: the calling thread does; every hook
+   tests it first). It enters a marked nest: 1 if it owns the runtime (it did, or takes it now), 0
+   if another thread does (counted). It leaves its nest: rt_owner_leave. */
 extern _Thread_local int rt_owner;
+int rt_owner_enter(void);
+void rt_owner_leave(void);
+/* finish_lane, for a nest's exit: the traced lane, if any, ends (its warp complete if it was the
+   last). */
+void rt_finish_lane(void);
 
 /* cgp_rt_sched.c: pending warps and windows, as the sweep moves. An allocation failed and what it
    was for is lost to an analysed launch: said in the report (memory_note) and on stderr, the

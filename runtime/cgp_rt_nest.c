@@ -1,0 +1,285 @@
+/* cgp_rt_nest.c: a marked nest is a launch. Its entry takes the runtime for the calling thread
+   (cgp_rt.c), sets the launch up afresh (cgp_rt_g.launch, cgp_rt_launch.h) and decides whether
+   it is analysed, traced for the caches alone or run untraced; its exit closes the windows still
+   open, records the launch and plans the next one to analyse. Launches 0, 1, 3, 7 ... of a kernel
+   are analysed, each standing for the launches up to the next one (plan_next_sample); every
+   launch in `full` mode. Above the hooks: it calls them, they never call it. */
+#include "cgp_rt_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static rt_launch *const L = &cgp_rt_g.launch;
+static rt_session *const S = &cgp_rt_g.session;
+#include "cgp_rt_cpu.h"          /* after L, which its inline functions work on */
+
+#define RT_LAUNCH_TOLERANCE 0.02  /* two analysed launches differ: predicted times, by more (5b) */
+#define RT_DENSE_SPACING 16       /* then a sample stands for at most ~1/16 more launches */
+
+static uint64_t *rt_seen = cgp_rt_block_seen;       /* where the instrumented code marks the body's
+                                                       blocks (cgp_rt.h) */
+
+void cgp_rt_block_seen_at(uint64_t *p) {
+  if (p) rt_seen = p;
+}
+
+/* The configuration of the kernel's device-independent analyses (L->kan): the dependence check's
+   bounds, and each launch's thread order, set before it begins. */
+static cgp_analysis_cfg kan_cfg = {.deps_max_addresses = RT_DEPS_MAX_ADDRESSES, .deps_max_checked = RT_DEPS_MAX_CHECKED};
+
+/* 1 if x, y, z are the thread loops' own indices (thread_slow divides the others by their step). */
+static int unit_steps(const long long *step) {
+  for (int d = 0; d < 3; d++)
+    if (step[d] > 1 || step[d] < -1) return 0;
+  return 1;
+}
+
+static void end_nest(void);
+
+static int launch_sampled(const rt_kernel *k, uint64_t launch) {
+  return cgp_rt_g.sample_mode == 2 || launch == k->next_sampled;
+}
+
+/* Two analysed launches of one kernel differ on a device when the model predicts the second's
+   per-warp behaviour at the first's grid (its blocks, its warps scaled by the same factor, as
+   docs/model.md 5b scales a run of launches) more than RT_LAUNCH_TOLERANCE away from the first's
+   time: what the launches do, not only how many threads they have. */
+static int launches_differ_on(const cgp_device *dev, const cgp_kernel_stats *a, const cgp_kernel_stats *b) {
+  if (!a->blocks || !b->blocks) return a->blocks != b->blocks;
+  cgp_kernel_stats at = cgp_stats_scaled(b, (double)a->blocks / (double)b->blocks);
+  cgp_prediction pa, pb;
+  char err[256];
+  if (cgp_predict(dev, a, &pa, err, sizeof err) || cgp_predict(dev, &at, &pb, err, sizeof err)) return 0;
+  return fabs(pa.time_ms - pb.time_ms) > RT_LAUNCH_TOLERANCE * fmax(pa.time_ms, pb.time_ms);
+}
+
+/* On any device analysed (the order they are named in does not matter). */
+static int launches_differ(const rt_sample *a, const rt_sample *b) {
+  for (size_t d = 0; d < S->ndev; d++)
+    if (launches_differ_on(&S->dev[d], &a->stats[d], &b->stats[d])) return 1;
+  return 0;
+}
+
+/* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7, 15 ... (2n + 1: not the
+   powers of two, which are the launches where an index the launch number drives, a column k,
+   falls on an alignment boundary, so that every sample would be the unusual launch of its run)
+   while the analysed launches agree; once two in a row differ (launches_differ; launch 0 is left
+   out, as the first launch of a kernel finds the caches cold), every launch n + max(1, n / RT_DENSE_SPACING) from then on, so that no
+   sample stands for more than about 1 / RT_DENSE_SPACING more launches (docs/model.md 5b). */
+static void plan_next_sample(rt_kernel *k, uint64_t n) {
+  if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n &&
+      launches_differ(&k->samples[k->nsamples - 1], &k->samples[k->nsamples - 2]))
+    k->dense = 1;
+  uint64_t step = k->dense ? n / RT_DENSE_SPACING : n + 1;
+  k->next_sampled = n + (step ? step : 1);
+}
+
+/* Another kernel, launched among the last launches of every kernel, analyses its next launch:
+   this launch (of whatever kernel) warms the caches for it too, so that an analysed launch finds
+   in the L2 what the launches of the other kernels just before it leave there, as a full trace
+   does (docs/model.md 4c, 5b). */
+static int another_expects(const rt_kernel *k) {
+  for (size_t i = 0; i < cgp_rt_g.nkernels; i++) {
+    const rt_kernel *x = cgp_rt_g.kernels[i];
+    if (x != k && x->launches && x->launches == x->next_sampled &&
+        cgp_rt_g.launches - x->last_global <= cgp_rt_g.nkernels)
+      return 1;
+  }
+  return 0;
+}
+
+/* The steps of this launch: the descriptor's, and for a run-time one (iv_step 0) the value given,
+   which must not be 0 (no thread mapping: the loop does not advance) nor LLONG_MIN (no |step|).
+   0 if one is not usable: the launch is then said on stderr and runs untraced. */
+static int launch_steps(rt_kernel *k, const int64_t *given, long long *step) {
+  for (int d = 0; d < 3; d++) {
+    step[d] = k->step[d] ? k->step[d] : given ? given[d] : 0;
+    if ((unsigned)d < k->dims && (step[d] == 0 || step[d] == LLONG_MIN)) {
+      if (!k->bad_step_launches++)
+        fprintf(stderr, "cgpredict: kernel '%s' (%s:%u): the %s mapped loop's step is %lld at run time: no "
+                "thread mapping (thread t handles i = lo + t * step); the launch runs as the program "
+                "wrote it, untraced (the report's step_note)\n", k->name, k->file, k->line,
+                d == 0 ? "innermost" : d == 1 ? "second" : "third", step[d]);
+      return 0;
+    }
+    if ((unsigned)d >= k->dims || step[d] == 0) step[d] = 1;
+  }
+  return 1;
+}
+
+static void kernel_begin(const char *desc, const int64_t *given);
+
+void cgp_rt_kernel_begin(const char *desc) { kernel_begin(desc, NULL); }
+
+void cgp_rt_kernel_begin_step(const char *desc, int64_t sx, int64_t sy, int64_t sz) {
+  int64_t given[3] = {sx, sy, sz};
+  kernel_begin(desc, given);
+}
+
+static void kernel_begin(const char *desc, const int64_t *given) {
+  if (!rt_owner_enter()) return;
+  if (L->active) {                            /* the previous nest was left without its exit (a
+                                                 longjmp): what ran is its launch, and the report says so */
+    L->k->left_launches++;
+    end_nest();
+  }
+  rt_report_install();
+  if (cgp_rt_g.disabled) return;
+  rt_kernel *k = rt_kernel_for(desc);
+  if (!k) return;
+  long long step[3];
+  if (!launch_steps(k, given, step)) return;
+  cgp_analysis_set *kan = L->kan;
+  memset(L, 0, sizeof *L);
+  L->next_x = INT64_MIN;
+  L->plain_t0 = -1;
+  L->drop_from = UINT64_MAX;
+  L->kan = kan ? kan : cgp_analysis_set_new(&kan_cfg, cgp_kernel_analyses);
+  L->tracker = rt_tracker_new(k->shape);
+  if (!L->tracker || !L->kan) return;
+  rt_tracker_pause_in(L->tracker, cgp_rt_pause);
+  rt_tracker_sample(L->tracker, cgp_rt_g.sample_iterations);
+  memcpy(L->step, step, sizeof step);
+  int down[3] = {step[0] < 0, step[1] < 0, step[2] < 0};
+  kan_cfg.thread_order = cgp_thread_order_mask((int)k->dims, down);
+  cgp_analysis_begin_launch(L->kan);
+  L->k = k;
+  L->nmem = k->nmem;
+  L->mem_fwd = k->mem_fwd;
+  L->mem_local = k->has_local ? k->mem_local : NULL;
+  L->nbb = k->nbb;
+  L->bb_slot = k->bb_slot;
+  L->iter = k->iter;
+  L->unit = unit_steps(L->step);
+  L->flat = rt_shape_flat(k->shape);
+  L->key_x = k->dims <= 1 ? UINT64_MAX : k->dims == 2 ? 0xffffffffu : 0x1fffff;
+  if (k->block_seen) {                        /* nothing marked yet (a nest left mid-thread took
+                                                 its marks in end_nest) */
+    L->seen = rt_seen;
+    memset(L->seen, 0, CGP_FLAT_EVENTS / 64 * sizeof *L->seen);
+  }
+  rt_run_limit = 2 * cgp_rt_g.budget_bytes;   /* hard limit: a lane that would grow past it is cut */
+  L->active = 1;
+  cgp_rt_fold = cgp_rt_g.fold && !cgp_rt_g.sample_iterations;
+  L->sampled = launch_sampled(k, k->launches++);
+  /* the launch before an analysed one is traced for the caches alone, so that the analysed launch
+     finds in the L2 what this one leaves there (docs/model.md section 4c) */
+  L->warming = !L->sampled && cgp_rt_g.sample_mode != 2 && (launch_sampled(k, k->launches) || another_expects(k));
+  k->last_global = cgp_rt_g.launches++;
+  L->traced = L->sampled || L->warming;
+  unsigned b[3];
+  rt_resolve_block(k, b);
+  L->bx = b[0]; L->by = b[1]; L->bz = b[2];
+  L->tpb = L->bx * L->by * L->bz;
+  L->maxx = L->maxy = L->maxz = -1;
+  L->cur_row = 0;
+  uint64_t most = 0;
+  for (size_t d = 0; d < S->ndev; d++) {
+    uint64_t per_batch = rt_batch_blocks(S, d, L->tpb);
+    L->dv[d].W = 2 * per_batch;               /* one batch to warm the caches, one to measure */
+    L->dv[d].stop_from = UINT64_MAX;
+    if (per_batch > most) {
+      most = per_batch;
+      L->tdev = d;
+    }
+    if (L->traced && rt_kernel_analyses(S, k, d)) {
+      cgp_analysis_begin_launch(k->an[d]);
+      rt_window_launch_begin(k, d);
+    }
+  }
+  L->W = L->dv[L->tdev].W;
+  k->fp_dev = L->tdev;                        /* the footprint, like the trace, on its windows */
+  if (k->fp) rt_footprint_row_blocks(k->fp, k->dims <= 1 ? 1 : 0);   /* a 2-D row: once known */
+  if (L->traced) rt_trace_launch_begin(k, k->launches - 1, b, L->W, L->warming ? 2 : cgp_rt_g.sample_mode == 2);
+}
+
+static uint64_t record_launch(void);
+
+/* The launch's grid, its sample when analysed, the launches the latest sample stands for (this
+   one with its own grid), and the next launch to analyse. */
+static void finish_launch(void) {
+  rt_record_stood_for(L->k, record_launch());
+  if (L->sampled) plan_next_sample(L->k, L->k->launches - 1);
+}
+
+/* Its blocks (0: none ran). */
+static uint64_t record_launch(void) {
+  rt_kernel *k = L->k;
+  uint64_t gx = (uint64_t)(L->maxx + 1 + L->bx - 1) / L->bx, gy = (uint64_t)(L->maxy + 1 + L->by - 1) / L->by;
+  uint64_t gz = (uint64_t)(L->maxz + 1 + L->bz - 1) / L->bz;
+  if (L->maxx < 0) gx = gy = gz = 0;
+  uint64_t G = gx * gy * gz;
+  uint64_t grid[3] = {(uint64_t)(L->maxx + 1), (uint64_t)(L->maxy + 1), (uint64_t)(L->maxz + 1)};
+  uint64_t gb[3] = {gx, gy, gz};
+  for (int d = 0; d < 3; d++) {
+    if (grid[d] > k->grid_max[d]) k->grid_max[d] = grid[d];
+    if (gb[d] > k->gridblocks_max[d]) k->gridblocks_max[d] = gb[d];
+  }
+  if (L->traced) rt_trace_launch_end(G);
+  if (!L->traced || G == 0) return G;
+  for (size_t d = 0; d < S->ndev; d++) rt_window_launch_end(S, k, d, G);
+  if (k->fp) rt_footprint_launch_end(k->fp, G);
+  if (!L->sampled) return G;                    /* a warming launch: the caches only */
+  rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L->threads};
+  memcpy(s.grid, grid, sizeof grid);
+  memcpy(s.gridblocks, gb, sizeof gb);
+  s.total_warps = G * ((L->tpb + RT_WARP - 1) / RT_WARP);
+  /* `full` mode stopped by the budget: the blocks after the last window were not traced, and it
+     stands for them, as a sampled launch's last window does */
+  for (size_t d = 0; d < S->ndev; d++)
+    if (cgp_rt_g.sample_mode == 2 && L->over_budget && L->dv[d].nwstat)
+      L->dv[d].wstat[L->dv[d].nwstat - 1].region_end = UINT64_MAX;
+  s.traced_warps = L->fold_traced;
+  for (size_t d = 0; d < S->ndev; d++)                  /* the device that traced the most windows */
+    if (L->dv[d].windows > s.windows) s.windows = L->dv[d].windows;
+  s.stop = L->stop ? L->stop : L->over_budget ? RT_STOP_BUDGET : RT_STOP_GRID;
+  for (size_t d = 0; d < S->ndev; d++) {
+    cgp_totals sum = L->dv[d].fold, sum_tiled = L->dv[d].fold_tiled;
+    for (size_t w = 0; w < L->dv[d].nwstat; w++)
+      rt_launch_stats_add(&L->dv[d].wstat[w], G, (double)L->threads / (double)G, &sum, &sum_tiled,
+                          d == 0 ? &s.traced_warps : NULL);
+    rt_launch_stats_sum(&sum, L->tpb, &s.stats[d]);
+    rt_tile_stats(k, d, &s.stats[d]);
+    s.has_tiled |= rt_launch_stats_tiled(k, d, &sum_tiled, L->tpb, &s.tiled[d]);
+  }
+  for (size_t w = 0; w < L->dv[0].nwstat; w++) rt_wstat_count(k, &L->dv[0].wstat[w]);
+  rt_record_launch(k, &s);
+  rt_record_deps(k, s.launch, cgp_analysis_deps(L->kan));
+  return G;
+}
+
+static void end_nest(void) {
+  if (!L->active) return;
+  rt_finish_lane();
+  plain_close();
+  L->k->threads_all += L->threads;
+  rt_close_windows();
+  finish_launch();
+  for (size_t d = 0; d < S->ndev; d++)
+    if (L->traced && L->k->an[d]) cgp_analysis_end_launch(L->k->an[d]);
+  for (size_t i = 0; i < L->npend; i++) {
+    for (unsigned l = 0; l < RT_WARP; l++) rt_lane_free(&L->pend[i].lane[l]);
+    rt_flat_free(L->pend[i].flat);
+  }
+  free(L->pend);
+  free(L->win);
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) free(L->dv[d].wstat);
+  L->k->iters_skipped += rt_tracker_iterations_skipped(L->tracker);
+  rt_tracker_free(L->tracker);
+  L->active = 0;
+  L->next_x = INT64_MIN;                      /* no right neighbour outside a nest */
+  cgp_rt_fold = 0;
+  L->pend = NULL;
+  L->win = NULL;
+  for (size_t d = 0; d < RT_MAX_DEVICES; d++) L->dv[d].wstat = NULL;
+  L->tracker = NULL;
+}
+
+void cgp_rt_kernel_end(void) {
+  if (!rt_owner) return;
+  end_nest();
+  rt_owner_leave();
+}
