@@ -284,6 +284,10 @@ double cgp_throughput_cycles(const cgp_device *d, uint64_t total_warps, double c
 double cgp_littles_law_cycles(const cgp_device *d, uint64_t total_warps, unsigned N, double latency_bound,
                               double cpw_bound, double *warp_throughput);
 
+/* Sections 4 and 5d: bytes a warp moves to or from DRAM, load misses and store write traffic,
+   each transaction of cgp_transaction_bytes (the L2 sector, or the line when not sectored). */
+double cgp_dram_bytes_per_warp(const cgp_device *d, const cgp_kernel_stats *k);
+
 /* All of the above for one launch. Returns nonzero with a message naming the field on inputs it
    cannot use (negative or non-finite counts, a block that does not fit on the device). */
 int cgp_predict(const cgp_device *dev, const cgp_kernel_stats *k, cgp_prediction *p, char *err, size_t errlen);

@@ -109,9 +109,7 @@ static void compute_terms(const cgp_device *d, const cgp_kernel_stats *k, cgp_pr
   p->comp_cycles = cgp_comp_cycles_units(d, k);
 }
 
-/* Sections 4 and 5d: bytes a warp moves to or from DRAM, load misses and store write traffic,
-   each transaction of cgp_transaction_bytes (the L2 sector, or the line when not sectored). */
-static double dram_bytes_per_warp(const cgp_device *d, const cgp_kernel_stats *k) {
+double cgp_dram_bytes_per_warp(const cgp_device *d, const cgp_kernel_stats *k) {
   double trans = k->st_insts * k->st_dram_pw;
   for (int c = 0; c < CGP_STATS_NCLASS; c++) trans += k->insts[c] * k->dram_pw[c];
   return trans * cgp_transaction_bytes(d);
@@ -181,7 +179,7 @@ int cgp_predict(const cgp_device *d, const cgp_kernel_stats *k, cgp_prediction *
   if (check_stats(k, err, errlen) || occupancy_terms(d, k, p, err, errlen)) return -1;
   memory_terms(d, k, p);
   compute_terms(d, k, p);
-  double dram_bytes = dram_bytes_per_warp(d, k);
+  double dram_bytes = cgp_dram_bytes_per_warp(d, k);
   /* Section 2: batch - 1 full rounds and a partial one with its own N, or batch full rounds */
   uint64_t full = p->tail_blocks ? p->batch - 1 : p->batch;
   double paper = 0, ignored = 0;

@@ -109,13 +109,14 @@ static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
 }
 
 /* The devices that trace block `id`, a bit each: those whose schedule has a window holding it
-   (start[d] and region_end[d]: the window's start and the end of the blocks it stands for) and
-   whose windows have not converged before it. */
-static unsigned tracing_devices(uint64_t id, uint64_t *start, uint64_t *region_end) {
+   (start[d] and region_end[d]: the window's start and the end of the blocks it stands for; pre[d]:
+   the blocks before start it traces to warm the caches) and whose windows have not converged
+   before it. */
+static unsigned tracing_devices(uint64_t id, uint64_t *start, uint64_t *pre, uint64_t *region_end) {
   unsigned want = 0;
   for (size_t d = 0; d < S->ndev; d++)
-    if (id < L->dv[d].stop_from &&
-        rt_window_index(L->dv[d].W, cgp_rt_g.sample_mode == 2, id, &start[d], &region_end[d]) >= 0)
+    if (id < L->dv[d].stop_from && rt_window_index(L->dv[d].W, L->dv[d].ext, cgp_rt_g.sample_mode == 2, id,
+                                                   &start[d], &pre[d], &region_end[d]) >= 0)
       want |= 1u << d;
   return want;
 }
@@ -289,9 +290,9 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
   if (x < L->out_hi[0] && x >= L->out_lo[0] && y < L->out_hi[1] && y >= L->out_lo[1] && z < L->out_hi[2] &&
       z >= L->out_lo[2])
     return untraced_from(x, y, z);              /* the block of the last thread outside the sample */
-  uint64_t id, start[RT_MAX_DEVICES], region_end[RT_MAX_DEVICES];
+  uint64_t id, start[RT_MAX_DEVICES], pre[RT_MAX_DEVICES], region_end[RT_MAX_DEVICES];
   if (!block_id_of(x, y, z, &id)) return untraced();
-  unsigned want = tracing_devices(id, start, region_end);
+  unsigned want = tracing_devices(id, start, pre, region_end);
   if (!want) {                                  /* a block's windows depend only on its id */
     L->out_lo[0] = x - x % L->bx; L->out_hi[0] = L->out_lo[0] + L->bx;
     L->out_lo[1] = y - y % L->by; L->out_hi[1] = L->out_lo[1] + L->by;
@@ -315,7 +316,7 @@ static int32_t thread_decide(int64_t x, int64_t y, int64_t z) {
     return untraced();
   }
   for (size_t d = 0; d < S->ndev; d++)
-    if ((want >> d & 1) && !rt_window_of(d, id) && !rt_open_window(d, start[d], region_end[d])) {
+    if ((want >> d & 1) && !rt_window_of(d, id) && !rt_open_window(d, start[d], pre[d], region_end[d])) {
       rt_lost_to_memory();
       return untraced();
     }

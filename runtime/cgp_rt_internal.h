@@ -35,6 +35,9 @@
    their warps freed once every device has analysed them. */
 typedef struct {
   uint64_t start, size, region_end;
+  uint64_t ext;              /* of its blocks, those before the schedule's start: traced only to
+                                warm the caches (rt_warm_extension); it stands for [start + ext,
+                                region_end), and its batches count from rt_counted_from on */
   size_t dev;                /* the device whose window it is (each has its own: cgp_rt_sched.c) */
   rt_wwarp ***blk;           /* blk[b]: the warps of block start + b (shared with another device's
                                 window holding the block: rt_wwarp_share) */
@@ -262,7 +265,8 @@ void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
 size_t rt_window_batch(rt_session *s, rt_kernel *k, const rt_window *w, size_t d, uint64_t b0, uint64_t b1,
                        int counting, cgp_analysis_set *kan, double *threads);
 /* Session s's device d: its next batch of window w (its blocks complete); in a warming window
-   (warms 1) the first batch only warms the caches, in a warming launch (warms 2) every batch does. */
+   (warms 1) the batches before rt_counted_from only warm the caches, in a warming launch (warms 2)
+   every batch does. */
 void rt_window_next_batch(rt_session *s, rt_kernel *k, rt_window *w, size_t d, unsigned tpb, int warms,
                           cgp_analysis_set *kan);
 /* Window w is complete: session s's device d, its remaining batches, then what it measured into out. */
@@ -303,10 +307,21 @@ void rt_window_release(rt_window *w);
 unsigned rt_active_blocks(const cgp_device *d, unsigned tpb);
 /* A device's window schedule (docs/pipeline.md, "Sampling"), windows of W blocks: the window holding
    block `id` ([start, start + W), standing for [start, region_end)), its number, or -1 when the
-   block lies between windows. full: windows one after another ([W i, W (i + 1)), 0). */
-int rt_window_index(uint64_t W, int full, uint64_t id, uint64_t *start, uint64_t *region_end);
+   block lies between windows. A window after the first also traces the *pre blocks before its
+   start, at most ext and none of the window before (rt_warm_extension): they warm the caches.
+   full: windows one after another ([W i, W (i + 1)), 0), no extension. */
+int rt_window_index(uint64_t W, uint64_t ext, int full, uint64_t id, uint64_t *start, uint64_t *pre,
+                    uint64_t *region_end);
 /* Blocks resident together on session s's device d: B x no_sm. */
 uint64_t rt_batch_blocks(const rt_session *s, size_t d, unsigned tpb);
+/* The blocks device d's windows of kernel k trace before their warming batch (docs/model.md 4c):
+   0, or in a 2-D or 3-D grid whose rows of blocks are longer than a batch (`batch` blocks), the
+   rest of a row, in whole batches, when the L2 holds what a row of blocks brings in, by the
+   kernel's last analysed launch (its grid and its DRAM bytes per block on d). */
+uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, uint64_t batch);
+/* The first block (offset) of a warming window whose batches of bpb blocks count: the first batch
+   that starts past its extension and one batch. */
+uint64_t rt_counted_from(const rt_window *w, uint64_t bpb);
 
 /* cgp_rt_kernel.c: the kernels seen, their descriptors and sampled launches */
 /* The program's kernel of descriptor desc (created at its first launch, for cgp_rt_g.session's devices). */
@@ -332,7 +347,8 @@ cgp_analysis_set *rt_kernel_analyses(rt_session *s, rt_kernel *k, size_t d);
    window's blocks [freed, below) before they are released, a window as it closes, a launch's end;
    at exit the trace's summary into the report's "runtime", then the file kept (renamed into
    place) or removed. */
-void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3], uint64_t W, int full);
+void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3], uint64_t W, uint64_t ext,
+                           int full);
 void rt_trace_blocks(const rt_kernel *k, const rt_window *w, uint64_t below);
 void rt_trace_window(const rt_window *w);
 void rt_trace_launch_end(uint64_t G);

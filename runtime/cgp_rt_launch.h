@@ -61,6 +61,7 @@ typedef struct rt_launch {
   size_t nwin;
   struct {                                /* per device: its own windows (issue 30 item 7) */
     uint64_t W;                           /* 2 of its batches */
+    uint64_t ext;                         /* blocks a window may trace before them (rt_warm_extension) */
     rt_wstat *wstat;                      /* per closed window not yet folded (fold_windows) */
     size_t nwstat;
     unsigned windows;                     /* windows closed this launch */
@@ -137,9 +138,9 @@ void rt_complete_warp(rt_pending *p);
 /* The pending warp widx of block block_id (its last lane on row last_row), a free slot taken
    when it is new; NULL when out of memory. */
 rt_pending *rt_pending_for(uint64_t block_id, unsigned widx, int64_t last_row);
-/* Device d's window opens at block start, standing for [start, region_end); NULL when out of
-   memory. */
-rt_window *rt_open_window(size_t d, uint64_t start, uint64_t region_end);
+/* Device d's window opens at block start, standing for [start, region_end), and traces the pre
+   blocks before start to warm the caches; NULL when out of memory. */
+rt_window *rt_open_window(size_t d, uint64_t start, uint64_t pre, uint64_t region_end);
 /* The sweep enters row `row`: the grid's width (and in 3-D its height) is known once its first
    row (plane) is done; the windows' thresholds follow, and warps of earlier rows are complete. */
 void rt_on_row_change(int64_t row);

@@ -179,7 +179,10 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   uint64_t most = 0;
   for (size_t d = 0; d < S->ndev; d++) {
     uint64_t per_batch = rt_batch_blocks(S, d, L->tpb);
-    L->dv[d].W = 2 * per_batch;               /* one batch to warm the caches, one to measure */
+    /* one batch to warm the caches, one to measure; in sampled modes, blocks before them that warm
+       too where a stencil's halo is in the row of blocks above (`full` counts every batch) */
+    L->dv[d].W = 2 * per_batch;
+    L->dv[d].ext = cgp_rt_g.sample_mode == 2 ? 0 : rt_warm_extension(S, k, d, per_batch);
     L->dv[d].stop_from = UINT64_MAX;
     if (per_batch > most) {
       most = per_batch;
@@ -193,7 +196,8 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   L->W = L->dv[L->tdev].W;
   k->fp_dev = L->tdev;                        /* the footprint, like the trace, on its windows */
   if (k->fp) rt_footprint_row_blocks(k->fp, k->dims <= 1 ? 1 : 0);   /* a 2-D row: once known */
-  if (L->traced) rt_trace_launch_begin(k, k->launches - 1, b, L->W, L->warming ? 2 : cgp_rt_g.sample_mode == 2);
+  if (L->traced)
+    rt_trace_launch_begin(k, k->launches - 1, b, L->W, L->dv[L->tdev].ext, L->warming ? 2 : cgp_rt_g.sample_mode == 2);
 }
 
 static uint64_t record_launch(void);

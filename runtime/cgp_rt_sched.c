@@ -155,15 +155,16 @@ static void window_cells(rt_window *w) {
   cell_of(w->start + (e < w->size ? e : w->size) - 1, &w->next_row[d], &w->next_x[d]);
 }
 
-rt_window *rt_open_window(size_t d, uint64_t start, uint64_t region_end) {
+rt_window *rt_open_window(size_t d, uint64_t start, uint64_t pre, uint64_t region_end) {
   rt_window *nw = realloc(L->win, (L->nwin + 1) * sizeof *nw);
   if (!nw) return NULL;
   L->win = nw;
   rt_window *w = &L->win[L->nwin++];
   memset(w, 0, sizeof *w);
   w->dev = d;
-  w->start = start;
-  w->size = L->dv[d].W;
+  w->start = start - pre;
+  w->size = L->dv[d].W + pre;
+  w->ext = pre;
   w->region_end = region_end;
   window_cells(w);
   return w;

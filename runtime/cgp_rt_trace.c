@@ -94,7 +94,8 @@ static int kernel_index(const rt_kernel *k) {
   return -1;
 }
 
-void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3], uint64_t W, int full) {
+void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3], uint64_t W, uint64_t ext,
+                           int full) {
   if (!trace_on()) return;
   int id = kernel_index(k);
   if (id < 0) return;
@@ -112,6 +113,7 @@ void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3
   put64(launch);
   for (int i = 0; i < 3; i++) put32(block[i]);
   put64(W);
+  put64(ext);
   put8((uint8_t)(full == 2 ? 2 : full != 0));
   T.records++;
 }
@@ -226,7 +228,7 @@ typedef struct {
 typedef struct {
   size_t at;                  /* its record's offset, for messages */
   uint32_t kid;
-  uint64_t launch, W, G;
+  uint64_t launch, W, ext, G;
   unsigned block[3];
   int full, ended;
   tr_window *win;             /* in the order they were first seen */
@@ -299,7 +301,7 @@ static tr_window *window_at(tr_reader *r, tr_launch *l, uint64_t start) {
   tr_window *w = &l->win[l->nwin++];
   memset(w, 0, sizeof *w);
   w->w.start = start;
-  w->w.size = l->W;
+  w->w.size = l->W + l->ext;                /* at most; its 'W' record says */
   (void)r;
   return w;
 }
@@ -337,15 +339,16 @@ static int read_kernel(tr_reader *r) {
 
 static int read_launch(tr_reader *r) {
   size_t at = r->at;
-  if (need(r, 4 + 8 + 12 + 8 + 1, "a launch record")) return -1;
+  if (need(r, 4 + 8 + 12 + 8 + 8 + 1, "a launch record")) return -1;
   tr_launch l = {.at = at};
   const unsigned char *p = r->p + r->at;
   l.kid = rd32(p);
   l.launch = rd64(p + 4);
   for (int i = 0; i < 3; i++) l.block[i] = rd32(p + 12 + 4 * i);
   l.W = rd64(p + 24);
-  l.full = p[32];
-  r->at += 33;
+  l.ext = rd64(p + 32);
+  l.full = p[40];
+  r->at += 41;
   if (r->nl && !r->l[r->nl - 1].ended) return bad(r, at, "%s", "a launch begins inside another");
   if (l.kid >= r->nk || !r->k[l.kid]) return bad(r, at, "%s", "a launch of an unknown kernel");
   uint64_t tpb = 1;
@@ -355,6 +358,7 @@ static int read_launch(tr_reader *r) {
   }
   if (tpb > 1024) return bad(r, at, "%s", "more than 1024 threads per block");
   if (!l.W || l.W > TR_MAX_W) return bad(r, at, "%s", "a window size out of range");
+  if (l.ext > TR_MAX_W) return bad(r, at, "%s", "a window's warming extension out of range");
   if (l.full > 2) return bad(r, at, "%s", "a sampling flag other than 0, 1 or 2");
   tr_launch *nl = realloc(r->l, (r->nl + 1) * sizeof *nl);
   if (!nl) return bad(r, at, "%s", "out of memory");
@@ -376,7 +380,7 @@ static int read_block(tr_reader *r) {
   uint64_t start = rd64(r->p + r->at), off = rd64(r->p + r->at + 8);
   uint32_t n = rd32(r->p + r->at + 16);
   r->at += 20;
-  if (off >= l->W) return bad(r, at, "%s", "a block outside its window");
+  if (off >= l->W + l->ext) return bad(r, at, "%s", "a block outside its window");
   if (n == 0 || n > 1024 / RT_WARP) return bad(r, at, "%s", "a block of 0 or more than 32 warps");
   tr_window *w = window_at(r, l, start);
   if (!w) return bad(r, at, "%s", "out of memory");
@@ -412,13 +416,18 @@ static int read_window(tr_reader *r) {
   uint64_t start = rd64(p), size = rd64(p + 8), rend = rd64(p + 16);
   uint8_t hit = p[24];
   r->at += 25;
-  if (size != l->W || rend < start || start > UINT64_MAX - size || hit > 1)
+  if (size < l->W || size - l->W > l->ext || rend < start || start > UINT64_MAX - size || size - l->W > rend - start ||
+      hit > 1)
     return bad(r, at, "%s", "a window whose size, region or flag is inconsistent");
   tr_window *w = window_at(r, l, start);
+  for (uint64_t b = size; w && b < w->w.nblk; b++)     /* its blocks' offsets were checked against W + ext */
+    if (w->w.nw[b]) return bad(r, at, "%s", "a block outside its window");
   size_t *o = w ? realloc(l->order, (l->norder + 1) * sizeof *o) : NULL;
   if (!o) return bad(r, at, "%s", "out of memory");
   l->order = o;
   w = window_at(r, l, start);               /* (window_at may have moved the array) */
+  w->w.size = size;                         /* its extension: the blocks before W (rt_window_index) */
+  w->w.ext = size - l->W;
   w->w.region_end = rend;
   w->w.budget_hit = hit;
   w->closed = 1;

@@ -6,15 +6,20 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 3: checked, not trusted; 2: runs say what they stand for), little-endian
+   File format (version 4: launches say their windows' warming extension; 3: checked, not trusted;
+   2: runs say what they stand for), little-endian
    fixed-width integers:
      header  "CGPTRACE", u32 version, u32 RT_MAXD, u64 run id (the report's runtime.run_id)
      records u8 tag, then
        'K' u32 kernel (its place in the report: increasing), u32 length, descriptor JSON (the pass's)
-       'L' u32 kernel, u64 launch, u32 block x, y, z, u64 W (window blocks), u8 full (1: SAMPLE=full; 2: a launch
-       traced for the caches alone, the one before an analysed launch: no batch counts)
+       'L' u32 kernel, u64 launch, u32 block x, y, z, u64 W (window blocks), u64 ext (blocks a
+       window may trace before its start to warm the caches: rt_warm_extension), u8 full (1:
+       SAMPLE=full; 2: a launch traced for the caches alone, the one before an analysed launch: no
+       batch counts)
        'B' u64 window start, u64 block offset, u32 warps, per warp u32 length + rt_wwarp bytes
-       'W' u64 window start, u64 size, u64 region end, u8 budget hit      (the window closed)
+       'W' u64 window start, u64 size, u64 region end, u8 budget hit      (the window closed; its
+           blocks before start + size - W are its extension, and it stands for them on to the
+           region's end)
        'E' u64 grid blocks                                               (the launch ended)
        'Z' u64 records before it, u64 warp events in all the 'B' records (what a replay issues per
            device: the report's runtime.trace.events), u32 CRC-32 (zlib) of every byte before it
@@ -31,7 +36,7 @@
 #include "cgp_model.h"
 
 #define CGP_TRACE_MAGIC "CGPTRACE"
-#define CGP_TRACE_VERSION 3u
+#define CGP_TRACE_VERSION 4u
 #define CGP_TRACE_HEADER_BYTES 24
 #define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
 

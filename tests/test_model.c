@@ -593,6 +593,16 @@ Test(model, registers_are_capped_at_the_device_maximum) {
   cr_expect_eq(cgp_active_blocks(&d, 256, 16385, 0), 0, "more shared memory than a block may have");
 }
 
+Test(model, dram_bytes_per_warp_add_load_misses_and_store_traffic) {
+  /* a warp's 2 stores of 1 DRAM transaction each and 1 uncoalesced load of 4: 6 transactions of
+     the TK1's 64-byte line (unsectored), 384 bytes; 32-byte sectors halve it */
+  cgp_kernel_stats k = {.st_insts = 2, .st_dram_pw = 1, .insts = {0, 0, 1}, .dram_pw = {0, 0, 4}};
+  cr_expect_eq(cgp_dram_bytes_per_warp(&tk1, &k), 384);
+  cgp_device d = tk1;
+  d.l2_sector_bytes = 32;
+  cr_expect_eq(cgp_dram_bytes_per_warp(&d, &k), 192);
+}
+
 Test(model, dram_transactions_are_l2_sectors) {
   /* the dram_floor kernel (32 DRAM transactions a warp) on a TK1 with 32-byte sectors in its
      64-byte lines: 32 x 32 = 1024 bytes a warp, half the unsectored 2048 */
