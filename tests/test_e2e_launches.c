@@ -389,30 +389,11 @@ Test(e2e_launches, lines_every_block_reads_stay_in_the_l2_between_windows) {
 
 /* A window warms from the row of blocks above its counted batch where a row is longer than a
    batch and the L2 holds a row (docs/model.md 4c, rt_warm_extension): FDTD-2D's first step over
-   512 x 512 in 32 x 8 blocks on the TK1 (rows of 16 blocks, batches of 8), whose blocks read the
+   512 x 512 in 32 x 8 blocks on the TK1 (tests/data/halo/fdtd_step1.c) (rows of 16 blocks, batches of 8), whose blocks read the
    row of hz above them, which the block above read too. A window of two batches left the counted
    half-row's halo untraced: its loads' DRAM transactions 6.2 % above `full`'s (1.417 against
    1.335 a load). Now launches 1 and 3 are within 0.5 % of `full`'s; launch 0, with no analysed
    launch before it to size the warming by, warms one batch as before. */
-static const char *const HALO_SRC =
-  "#include <stdio.h>\n"
-  "#include <stdlib.h>\n"
-  "#define N 512\n"
-  "static void step1(float (*ey)[N], float (*hz)[N]) {\n"
-  "#pragma cgpredict kernel name(step1) dims(2) block(32,8)\n"
-  "  for (int i = 1; i < N; i++)\n"
-  "    for (int j = 0; j < N; j++)\n"
-  "      ey[i][j] = ey[i][j] - 0.5f * (hz[i][j] - hz[i - 1][j]);\n"
-  "}\n"
-  "int main(void) {\n"
-  "  float (*ey)[N] = calloc(N, sizeof *ey), (*hz)[N] = calloc(N, sizeof *hz);\n"
-  "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) hz[i][j] = (float)((i * 7 + j) % 13);\n"
-  "  for (int t = 0; t < 4; t++) step1(ey, hz);\n"
-  "  printf(\"%g\\n\", ey[N / 2][N / 2]);\n"
-  "  free(ey);\n"
-  "  free(hz);\n"
-  "  return 0;\n"
-  "}\n";
 
 /* Sample i's DRAM transactions per load of its strided class (1: coalesced) on the TK1. */
 static double load_dram(cJSON *r, int i) {
@@ -423,7 +404,8 @@ static double load_dram(cJSON *r, int i) {
 
 Test(e2e_launches, a_stencils_window_warms_from_the_row_of_blocks_above) {
   cJSON *r[2];
-  build_run_and_full_tk1(HALO_SRC, r);
+  cr_assert_eq(sh("cp %s/tests/data/halo/fdtd_step1.c src.c", CGP_SOURCE_DIR), 0);
+  build_run_and_full_tk1(read_file("src.c"), r);
   cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(kernel_named(r[0], "step1"), "samples"), 1);
   cr_assert_eq(num(s, "launch"), 1);
   cr_assert_lt(num(s, "traced_warps"), num(s, "total_warps"), "the run sampled the grid");

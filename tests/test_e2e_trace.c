@@ -243,23 +243,10 @@ Test(e2e_trace, every_flipped_byte_and_a_larger_promise_are_refused) {
    (docs/model.md 4c, rt_warm_extension): each window's extension is in the trace (version 4),
    and a replay warms the same blocks. A twin of the TK1 (its device file under another name)
    replayed from a TK1 run's trace gets what a run that analysed both gave it, on FDTD-2D's first
-   step over 512 x 512 in 32 x 8 blocks, whose launches 1 and 3 warm from the row above (their
+   step over 512 x 512 in 32 x 8 blocks (tests/data/halo/fdtd_step1.c), whose launches 1 and 3 warm from the row above (their
    DRAM transactions a load 1.335, not the 1.417 a window without the row above gives). */
 Test(e2e_trace, a_replay_warms_the_row_of_blocks_above_as_the_run_did) {
-  write_file("halo.c",
-             "#include <stdio.h>\n#include <stdlib.h>\n#define N 512\n"
-             "static void step1(float (*ey)[N], float (*hz)[N]) {\n"
-             "#pragma cgpredict kernel name(step1) dims(2) block(32,8)\n"
-             "  for (int i = 1; i < N; i++)\n"
-             "    for (int j = 0; j < N; j++)\n"
-             "      ey[i][j] = ey[i][j] - 0.5f * (hz[i][j] - hz[i - 1][j]);\n"
-             "}\n"
-             "int main(void) {\n"
-             "  float (*ey)[N] = calloc(N, sizeof *ey), (*hz)[N] = calloc(N, sizeof *hz);\n"
-             "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) hz[i][j] = (float)((i * 7 + j) % 13);\n"
-             "  for (int t = 0; t < 4; t++) step1(ey, hz);\n"
-             "  printf(\"%g\\n\", ey[N / 2][N / 2]);\n"
-             "  free(ey);\n  free(hz);\n  return 0;\n}\n");
+  cr_assert_eq(sh("cp %s/tests/data/halo/fdtd_step1.c halo.c", CGP_SOURCE_DIR), 0);
   cr_assert_eq(sh("%s build -- cc -O2 -o halo halo.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("mkdir devs && cp %s/devices/jetson-tk1.json devs/ && "
                   "sed 's/\"name\": \"jetson-tk1\"/\"name\": \"tk1-twin\"/' devs/jetson-tk1.json > devs/tk1-twin.json",
