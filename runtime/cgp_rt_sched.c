@@ -5,8 +5,9 @@
 
    Sampling (docs/pipeline.md, "Sampling"): a launch traces, per device, windows of W consecutive
    blocks (block ids [0, W), [2W, 3W), [4W, 5W), [8W, 9W) ...), W = 2 of the device's batches, each
-   standing for the blocks up to the next one; a block is traced if it lies in some device's window,
-   and each device analyses only its own windows. CGPREDICT_SAMPLE=full traces every block of every
+   standing for the blocks up to the next one (a stencil's window after the first also traces the
+   rest of a row of blocks before it, to warm the caches: rt_warm_extension); a block is traced if
+   it lies in some device's window, and each device analyses only its own windows. CGPREDICT_SAMPLE=full traces every block of every
    launch, window after window.
 
    Invariants that make streaming possible, in bounded memory:
