@@ -19,13 +19,10 @@ rt_global cgp_rt_g;
 static rt_session *const S = &cgp_rt_g.session;
 static rt_launch *const L = &cgp_rt_g.launch;
 
-/* Before a launch, no right neighbour and no open span of the nest's CPU time. Set when the
-   program (or the library, dlopen'ed by the stub) is loaded, not by an initialiser: that would
-   move all of cgp_rt_g (about 160 KB) from .bss into every instrumented binary's data. */
-__attribute__((constructor)) static void launch_none(void) {
-  L->next_x = INT64_MIN;
-  L->plain_t0 = -1;
-}
+/* No launch yet (rt_launch_clear), set when the program (or the library, dlopen'ed by the stub) is
+   loaded, not by an initialiser: that would move all of cgp_rt_g (about 160 KB) from .bss into
+   every instrumented binary's data. */
+__attribute__((constructor)) static void launch_none(void) { rt_launch_clear(L); }
 #include "cgp_rt_access.h"      /* after L, which their inline functions work on */
 #include "cgp_rt_cpu.h"
 

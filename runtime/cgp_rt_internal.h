@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cgp_analyzer.h"
 #include "cgp_rt_footprint.h"

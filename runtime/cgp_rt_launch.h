@@ -112,6 +112,15 @@ typedef struct rt_launch {
   uint64_t plain_from;                    /* and L->threads then (the nest's CPU time: cgp_rt_cpu.h) */
 } rt_launch;
 
+/* No launch: no right neighbour, no open span of the nest's CPU time, no block dropped; the rest
+   0. Before the first launch (cgp_rt.c, at load) and at each launch's start (cgp_rt_nest.c). */
+static inline void rt_launch_clear(rt_launch *l) {
+  memset(l, 0, sizeof *l);
+  l->next_x = INT64_MIN;
+  l->plain_t0 = -1;
+  l->drop_from = UINT64_MAX;
+}
+
 /* The files' own functions: hidden, so that a call is direct, and one from its own file may be
    inlined as a static one was (-fPIC assumes a visible function may be replaced at load time). */
 #pragma GCC visibility push(hidden)

@@ -133,10 +133,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   long long step[3];
   if (!launch_steps(k, given, step)) return;
   cgp_analysis_set *kan = L->kan;
-  memset(L, 0, sizeof *L);
-  L->next_x = INT64_MIN;
-  L->plain_t0 = -1;
-  L->drop_from = UINT64_MAX;
+  rt_launch_clear(L);
   L->kan = kan ? kan : cgp_analysis_set_new(&kan_cfg, cgp_kernel_analyses);
   L->tracker = rt_tracker_new(k->shape);
   if (!L->tracker || !L->kan) return;
