@@ -43,13 +43,23 @@
      blocks went on referencing: without it the new lines evicted them, CORR's mean and stddev at
      N = 512 on the TK1 missing 3.6 % sampled against none in `full`).
    - The loop iterations a sampled instruction stood for (its span: docs/pipeline.md, "Sampling
-     inside a thread") go through the L2 after it, on each lane's stride, counting nothing
-     (cgp_spans): what they bring in is there for what comes after them, in later windows, blocks
-     and launches, as in a full trace (ADI's kernel 2 reads the last column kernel 1's threads
-     reach in iterations the sample skipped: +399 % against `full` at N = 512 before, 0 now). They
-     pend until the warp moves on (an instruction without a span) and enter with every warp's
-     and site's, iteration by iteration; not before the window's last iteration, where they
-     would evict what the window's own later iterations read. */
+     inside a thread") go through the L2 after it, on each lane's stride (cgp_spans): what they
+     bring in is there for what comes after them, in later windows, blocks and launches, as in a
+     full trace (ADI's kernel 2 reads the last column kernel 1's threads reach in iterations the
+     sample skipped: +399 % against `full` at N = 512 before, 0 now). They pend until the warp
+     moves on (an instruction that carries none) and enter with every warp's and site's,
+     iteration by iteration; not before the window's last iteration, where they would evict what
+     the window's own later iterations read. Their transactions are the instruction's, 1 + skipped
+     times; their L2 misses, where the window's elements are `spanned`, are of two kinds. A unit a
+     lane reaches anew (its span references it) misses where the L2 does not hold it, counted as a
+     miss of the instruction's class, site and batch (span_tag, refer): a window whose L2 differs
+     from the rest of the loop's no longer stands for it (GRAMSCHM's kernel 1 at N = 512, one
+     thread down a column of which the L2 holds the lower half: +24 % against `full` before). A
+     unit a lane re-reads (its address one stride back in the same unit: a row walked in 4-byte
+     steps) misses as the window's element did (rereads): whether it survived the iteration
+     between is what the window measured with every warp of the batch running, and a span, which
+     references a unit once, cannot tell (GESUMMV at N = 1024, whose 2048 rows thrash TK1's L2 at
+     every iteration: -70 % counting the spans alone). */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -82,6 +92,7 @@ typedef struct {
   cgp_shared *shared;             /* the units the last two windows referenced (NULL: no memory) */
   uint64_t unit1[2 * CGP_WARP * 8], unit2[2 * CGP_WARP * 8 * 4];
   unsigned char hit2[2 * CGP_WARP * 8 * 4];        /* unit2's L2 results, for L1 fills */
+  unsigned char hit_ref[CGP_REFS_MAX];             /* refer's L2 results */
 } cache;
 
 static void *create(const cgp_analysis_cfg *cfg) {
@@ -119,12 +130,49 @@ static void din_line(const cache *c, int store, uint64_t unit) {
   fprintf(c->cfg->din, "%d %llx\n", store, (unsigned long long)(unit * c->cfg->l2_unit_bytes));
 }
 
-/* Units referenced in the L2 counting nothing (cgp_l2_refs), and in the Dinero export. */
-static void refer(void *ctx, const uint64_t *units, const uint8_t *store, unsigned n) {
+/* A span's tag (cgp_spans_add): where its misses count. Bit 31: a span's unit (CGP_REF_AGAIN, 0,
+   has it clear); 30: the batch counts (else it warms); 29: counted as a store (warp_mem: not a
+   load with a class); 28: a store (the Dinero label); 24-27: the class; 0-23: the site (0xffffff:
+   none counted). */
+#define TAG_SPAN (1u << 31)
+#define TAG_COUNTING (1u << 30)
+#define TAG_NOT_LOAD (1u << 29)
+#define TAG_STORE (1u << 28)
+#define TAG_SITES 0xffffffu
+
+static uint32_t span_tag(const cache *c, const cgp_warp_mem *m) {
+  uint32_t sid = m->sid < c->cfg->nsid && m->sid < TAG_SITES ? m->sid : TAG_SITES;
+  int load = m->kind == CGP_LOAD && m->cls < CGP_NCLASS;
+  return TAG_SPAN | (c->counting ? TAG_COUNTING : 0) | (load ? (uint32_t)m->cls << 24 : TAG_NOT_LOAD) |
+         (m->kind != CGP_LOAD ? TAG_STORE : 0) | sid;
+}
+
+/* An L2 miss of a span's unit: counted where warp_mem counts its instruction's own. */
+static void span_miss(cache *c, uint32_t tag) {
+  if (!(tag & TAG_COUNTING)) {
+    c->warm_miss += 1;
+    return;
+  }
+  c->win_miss += 1;
+  if (tag & TAG_NOT_LOAD) c->t.st_dram += 1;
+  else c->t.ld_dram[(tag >> 24) & 15] += 1;
+  if ((tag & TAG_SITES) != TAG_SITES) c->site[tag & TAG_SITES].miss += 1;
+}
+
+/* Units referenced in the L2 (cgp_l2_refs): a span's misses counted, the rest nothing; and in the
+   Dinero export. */
+static void refer(void *ctx, const uint64_t *units, const uint32_t *tag, unsigned n) {
   cache *c = ctx;
-  cgp_l2_access_many(c->l2, units, n);
+  uint32_t spans = 0;
+  for (unsigned i = 0; i < n; i++) spans |= tag[i];
+  if (!(spans & TAG_SPAN)) cgp_l2_access_many(c->l2, units, n);
+  else {
+    cgp_l2_access_each(c->l2, units, n, c->hit_ref);
+    for (unsigned i = 0; i < n; i++)
+      if (!c->hit_ref[i] && (tag[i] & TAG_SPAN)) span_miss(c, tag[i]);
+  }
   if (c->cfg->din)
-    for (unsigned i = 0; i < n; i++) din_line(c, store[i], units[i]);
+    for (unsigned i = 0; i < n; i++) din_line(c, (tag[i] & TAG_STORE) != 0, units[i]);
 }
 
 static void spans_flush(cache *c) {
@@ -252,9 +300,29 @@ static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint
   return k;
 }
 
+/* 1 if m's lanes carry iterations to reference (the last element of a window: cgp_span). */
+static int carries(const cgp_warp_mem *m) {
+  if (!m->span) return 0;
+  for (unsigned l = 0; l < m->nact; l++)
+    if (m->span[l].hi > m->span[l].lo) return 1;
+  return 0;
+}
+
+/* Of m's lanes, the fraction whose address the iteration before (one stride back) lies in the same
+   L2 unit: in a skipped iteration they re-read the unit, where the others reach a new one. */
+static double rereads(const cache *c, const cgp_warp_mem *m) {
+  if (!m->span || !m->nact) return 0;
+  uint64_t ub = c->cfg->l2_unit_bytes;
+  unsigned same = 0;
+  for (unsigned l = 0; l < m->nact; l++)
+    same += (m->addr[l] - (uint64_t)m->span[l].stride) / ub == m->addr[l] / ub;
+  return (double)same / m->nact;
+}
+
 static void warp_mem(void *self, const cgp_warp_mem *m) {
   cache *c = self;
-  if (c->spans && !m->span && cgp_spans_pending(c->spans, m->warp)) spans_flush(c);   /* the warp moved on */
+  int adds = carries(m);
+  if (c->spans && !adds && cgp_spans_pending(c->spans, m->warp)) spans_flush(c);   /* the warp moved on */
   const cgp_analysis_cfg *cfg = c->cfg;
   unsigned n2, hits1 = 0, n1 = 0, miss, merged_dram = 0, nmiss = 0, sm = 0;
   int whole = 0;                                    /* unit2 holds every L2 unit of every lane */
@@ -295,30 +363,35 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   unsigned wf = wavefronts(c, m, whole, n2);
   if (cfg->din)
     for (unsigned i = 0; i < n2; i++) din_line(c, m->kind != CGP_LOAD, c->unit2[i]);
-  if (m->span && m->space == CGP_SPACE_GLOBAL && m->kind != CGP_ATOMIC &&
-      (c->spans || (c->spans = cgp_spans_new(cfg->l2_unit_bytes))))
-    cgp_spans_add(c->spans, m, refer, c);
-  double n = 1 + m->skipped;                        /* the iterations it stands for behave as it did */
+  /* the iterations it stands for behave as it did, but for the L2 misses of the units their lanes
+     reach anew where spans give them: the spans' own (refer); a lane that re-reads its unit misses
+     as this one did */
+  double n = 1 + m->skipped, nm = n;
+  if ((adds || m->spanned) && m->space == CGP_SPACE_GLOBAL && m->kind != CGP_ATOMIC &&
+      (c->spans || (c->spans = cgp_spans_new(cfg->l2_unit_bytes)))) {
+    if (adds) cgp_spans_add(c->spans, m, m->spanned ? span_tag(c, m) : CGP_REF_AGAIN, refer, c);
+    if (m->spanned) nm = 1 + m->skipped * rereads(c, m);
+  }
   if (!c->counting) {
-    c->warm_miss += n * miss;
+    c->warm_miss += nm * miss;
     return;
   }
-  c->win_miss += n * miss;
+  c->win_miss += nm * miss;
   c->t.lsu_wavefronts += n * wf;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
     c->t.ld_wavefronts[m->cls] += n * wf;
     c->t.l1_trans[m->cls] += n * n1;
     c->t.l1_hit[m->cls] += n * hits1;
     c->t.ld_trans[m->cls] += n * n2;
-    c->t.ld_dram[m->cls] += n * miss;
+    c->t.ld_dram[m->cls] += nm * miss;
     c->t.ld_merged_dram[m->cls] += n * merged_dram;
   } else {
     c->t.st_trans += n * n2;
-    c->t.st_dram += n * miss;
+    c->t.st_dram += nm * miss;
   }
   if (m->sid < cfg->nsid) {
     c->site[m->sid].trans += n * n2;
-    c->site[m->sid].miss += n * miss;
+    c->site[m->sid].miss += nm * miss;
     c->site[m->sid].l1_hit += n * hits1;
   }
 }

@@ -181,8 +181,13 @@ typedef struct {
                                not trace, which this one stands for (docs/pipeline.md, "Sampling
                                inside a thread"): the analyses count it 1 + skipped times; 0 when
                                every iteration was traced */
-  const cgp_span *span;     /* per active lane, the iterations it stands for (skipped > 0), or NULL:
-                               none, or not on a stride */
+  const cgp_span *span;     /* per active lane, its stride and the iterations it stands for
+                               (skipped > 0: the last element of a window; lo == hi before it where
+                               spanned), or NULL: none, or not on a stride */
+  uint8_t spanned;          /* 1: the skipped iterations it stands for are given by spans (its
+                               window's last element's): the cache counts the L2 misses of the units
+                               their lanes reach anew there, and of the units they re-read as this
+                               one's; 0: its own, 1 + skipped times */
   uint8_t overlap;          /* a load of a loop with no store whose address no load of the loop
                                computes (the pass's `overlap`, docs/model.md section 5e) */
   uint8_t space;            /* CGP_SPACE_GLOBAL; CGP_SPACE_SHARED for the tiler's shared-memory
@@ -429,17 +434,22 @@ const cgp_deps *cgp_an_deps_state(const void *self);
 
 /* ---- What untraced work brings into the L2 (cgp_l2_warm.c; docs/model.md section 4c) --------- */
 
-/* Where the units go: n L2 units, each a store's (store[i] 1) or a load's, referenced in order. */
-typedef void (*cgp_l2_refs)(void *ctx, const uint64_t *units, const uint8_t *store, unsigned n);
+/* Where the units go: n L2 units (at most CGP_REFS_MAX a call), referenced in order, each with the
+   tag its span was added with (cgp_spans_add; the caller's, opaque here) or CGP_REF_AGAIN: a unit
+   referenced again only to keep it recent (a span on one element, at the end; the shared lines). */
+typedef void (*cgp_l2_refs)(void *ctx, const uint64_t *units, const uint32_t *tag, unsigned n);
+#define CGP_REFS_MAX 512
+#define CGP_REF_AGAIN 0u
 
 /* The iterations sampled instructions stood for (cgp_warp_mem's span), pending until their warps
-   move on, then referenced iteration by iteration across all of them; unit_bytes: the L2's unit.
-   NULL when out of memory. */
+   move on, then referenced iteration by iteration across all of them, a unit where a span reaches
+   it; unit_bytes: the L2's unit. NULL when out of memory. */
 typedef struct cgp_spans cgp_spans;
 cgp_spans *cgp_spans_new(unsigned unit_bytes);
 void cgp_spans_free(cgp_spans *s);
-/* m's spans pend (none if m->span is NULL); when too many pend, those before go to ref first. */
-void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, cgp_l2_refs ref, void *ctx);
+/* m's spans pend (none if m->span is NULL), their units to be referenced with `tag`; when too
+   many pend, those before go to ref first. */
+void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, uint32_t tag, cgp_l2_refs ref, void *ctx);
 /* 1 if warp `warp` of the batch has spans pending. */
 int cgp_spans_pending(const cgp_spans *s, unsigned warp);
 /* Every pending span's units to ref, in iteration order; none pend after. */
@@ -453,7 +463,7 @@ void cgp_shared_free(cgp_shared *h);
 void cgp_shared_note(cgp_shared *h, uint64_t unit);
 /* A new window begins: the one that ended is the one before. */
 void cgp_shared_next_window(cgp_shared *h);
-/* The units this window referenced that the window before referenced too, to ref (as loads). */
+/* The units this window referenced that the window before referenced too, to ref (CGP_REF_AGAIN). */
 void cgp_shared_each(const cgp_shared *h, cgp_l2_refs ref, void *ctx);
 
 /* ---- Footprints: the bytes a kernel reads and writes (cgp_footprint.c; docs/model.md 12) ------- */

@@ -1,5 +1,7 @@
 /* cgp_l2_warm.c: what the work the sample did not trace brings into the L2 (docs/model.md
-   section 4c), for the cache analysis (cgp_an_cache.c) to reference there, nothing counted.
+   section 4c), for the cache analysis (cgp_an_cache.c) to reference there: a span's units with the
+   tag it was added with (the cache counts their misses as its instruction's), the rest as
+   CGP_REF_AGAIN (counted nowhere).
 
    - Spans: the loop iterations a sampled instruction stood for (cgp_span, given with the last
      element of its window: docs/pipeline.md, "Sampling inside a thread"), carried on each lane's
@@ -16,28 +18,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPAN_UNITS 512          /* units handed to the caller at once */
+#define SPAN_UNITS CGP_REFS_MAX   /* units handed to the caller at once */
 #define SPAN_MAX 8192           /* spans pending at most (then flushed) */
 #define PEND_WARP_WORDS 16      /* warps with spans pending, a bit each (modulo 1024) */
 
 /* The units of [a + o st, a + o st + len) for the iterations lo <= o < hi. */
 typedef struct {
-  uint64_t a, last;             /* last: the unit referenced last for it (UINT64_MAX: none yet) */
+  uint64_t a, last;             /* last: the unit referenced last for it (at first, the one the
+                                   instruction itself read, the lowest its lanes moving down) */
   int64_t st;
   uint32_t lo, hi, len;
   uint32_t link;                /* the next span in its bucket (cgp_spans_flush) */
-  uint8_t store;
+  uint32_t tag;                 /* its units' (cgp_l2_refs) */
 } span;
+
+typedef struct {
+  uint32_t head, tail;          /* UINT32_MAX: empty */
+} bucket;
 
 struct cgp_spans {
   uint64_t ub;                  /* L2 unit bytes */
   span *sp;
   size_t n;
   uint64_t pend_warp[PEND_WARP_WORDS];
-  uint32_t *bucket;             /* per iteration, the spans reaching a new unit there */
+  bucket *bucket;               /* per iteration, the spans reaching a new unit there */
   uint32_t nbucket;
+  uint32_t *order;              /* one iteration's spans, in the order they were added */
   uint64_t out[SPAN_UNITS];
-  uint8_t out_store[SPAN_UNITS];
+  uint32_t out_tag[SPAN_UNITS];
   unsigned nout;
 };
 
@@ -45,8 +53,10 @@ cgp_spans *cgp_spans_new(unsigned unit_bytes) {
   cgp_spans *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->ub = unit_bytes ? unit_bytes : 1;
-  if (!(s->sp = malloc(SPAN_MAX * sizeof *s->sp))) {
-    free(s);
+  s->sp = malloc(SPAN_MAX * sizeof *s->sp);
+  s->order = malloc(SPAN_MAX * sizeof *s->order);
+  if (!s->sp || !s->order) {
+    cgp_spans_free(s);
     return NULL;
   }
   return s;
@@ -55,6 +65,7 @@ cgp_spans *cgp_spans_new(unsigned unit_bytes) {
 void cgp_spans_free(cgp_spans *s) {
   if (!s) return;
   free(s->sp);
+  free(s->order);
   free(s->bucket);
   free(s);
 }
@@ -63,16 +74,15 @@ int cgp_spans_pending(const cgp_spans *s, unsigned warp) {
   return s->n && (s->pend_warp[warp / 64 % PEND_WARP_WORDS] >> (warp % 64)) & 1;
 }
 
-/* Units go to the caller SPAN_UNITS at a time, each with its kind; a store's and a load's alike
-   (write-allocate). */
+/* Units go to the caller SPAN_UNITS at a time, each with its tag. */
 static void out_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
-  if (s->nout) ref(ctx, s->out, s->out_store, s->nout);
+  if (s->nout) ref(ctx, s->out, s->out_tag, s->nout);
   s->nout = 0;
 }
 
-static void out_push(cgp_spans *s, uint64_t unit, uint8_t store, cgp_l2_refs ref, void *ctx) {
+static void out_push(cgp_spans *s, uint64_t unit, uint32_t tag, cgp_l2_refs ref, void *ctx) {
   if (s->nout == SPAN_UNITS) out_flush(s, ref, ctx);
-  s->out_store[s->nout] = store;
+  s->out_tag[s->nout] = tag;
   s->out[s->nout++] = unit;
 }
 
@@ -87,19 +97,47 @@ static uint32_t next_change(const span *p, uint32_t o, uint64_t x, uint64_t u0, 
   return k < UINT32_MAX - o ? o + (uint32_t)k : UINT32_MAX;
 }
 
-static void units_of(cgp_spans *s, const span *p, uint64_t x, cgp_l2_refs ref, void *ctx, int all) {
-  uint64_t u0 = x / s->ub, u1 = (x + p->len - 1) / s->ub;
+/* The units u0 .. u1 of a span but `skip`, each with `tag`. */
+static void units_of(cgp_spans *s, uint64_t u0, uint64_t u1, uint64_t skip, uint32_t tag, cgp_l2_refs ref, void *ctx) {
   for (uint64_t u = u0; u <= u1 && u - u0 < 8; u++)   /* at most 8 units a lane, as cgp_lines */
-    if (all || u != p->last) out_push(s, u, p->store, ref, ctx);
+    if (u != skip) out_push(s, u, tag, ref, ctx);
 }
 
+/* Span i waits for iteration o, after those already waiting for it. */
+static void wait_for(cgp_spans *s, uint32_t o, uint32_t i) {
+  s->sp[i].link = UINT32_MAX;
+  if (s->bucket[o].head == UINT32_MAX) s->bucket[o].head = i;
+  else s->sp[s->bucket[o].tail].link = i;
+  s->bucket[o].tail = i;
+}
+
+/* Span i at iteration o, where it reaches units it did not touch the iteration before: those,
+   once each (the iterations it stays in them are its instruction's own, in the cache analysis:
+   a re-read hits or misses as the window's did); then it waits for the next such iteration. */
+static void visit(cgp_spans *s, uint32_t i, uint32_t o, cgp_l2_refs ref, void *ctx) {
+  span *p = &s->sp[i];
+  uint64_t x = p->a + (uint64_t)p->st * o, u0 = x / s->ub, u1 = (x + p->len - 1) / s->ub;
+  units_of(s, u0, u1, p->last, p->tag, ref, ctx);
+  p->last = p->st < 0 ? u0 : u1;
+  uint32_t n = next_change(p, o, x, u0, u1, s->ub);
+  if (n < p->hi) wait_for(s, n, i);
+}
+
+static int by_index(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Iteration by iteration, each span reaching new units there (visit), in the order the
+   spans were added (the program's: a load before the store to its address); spans that moved on
+   together stay in order, so the sort is needed only where strides differ. */
 void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
   if (!s->n) return;
   uint32_t end = 0;
   for (size_t i = 0; i < s->n; i++)
     if (s->sp[i].hi > end) end = s->sp[i].hi;
   if (end >= s->nbucket) {
-    uint32_t *b = realloc(s->bucket, ((size_t)end + 1) * sizeof *b);
+    bucket *b = realloc(s->bucket, ((size_t)end + 1) * sizeof *b);
     if (!b) end = 0;                                /* no memory: not referenced */
     else {
       s->bucket = b;
@@ -107,35 +145,28 @@ void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
     }
   }
   if (end) memset(s->bucket, 0xff, ((size_t)end + 1) * sizeof *s->bucket);   /* every bucket empty */
-  for (size_t i = s->n; end && i-- > 0;) {          /* each bucket's list in the spans' order */
-    span *p = &s->sp[i];
-    p->link = s->bucket[p->lo];
-    s->bucket[p->lo] = (uint32_t)i;
-  }
+  for (size_t i = 0; end && i < s->n; i++) wait_for(s, s->sp[i].lo, (uint32_t)i);
   for (uint32_t o = 1; o < end; o++) {
-    uint32_t i = s->bucket[o];
-    while (i != UINT32_MAX) {
-      span *p = &s->sp[i];
-      uint32_t after = p->link;
-      uint64_t x = p->a + (uint64_t)p->st * o, u0 = x / s->ub, u1 = (x + p->len - 1) / s->ub;
-      units_of(s, p, x, ref, ctx, 0);
-      p->last = p->st < 0 ? u0 : u1;
-      uint32_t n = next_change(p, o, x, u0, u1, s->ub);
-      if (n < p->hi) {
-        p->link = s->bucket[n];
-        s->bucket[n] = i;
-      }
-      i = after;
+    size_t k = 0;
+    int sorted = 1;
+    for (uint32_t i = s->bucket[o].head; i != UINT32_MAX; i = s->sp[i].link) {
+      sorted &= !k || i > s->order[k - 1];
+      s->order[k++] = i;
     }
+    if (!sorted) qsort(s->order, k, sizeof *s->order, by_index);
+    for (size_t j = 0; j < k; j++) visit(s, s->order[j], o, ref, ctx);
   }
   for (size_t i = 0; end && i < s->n; i++)
-    if (s->sp[i].st == 0) units_of(s, &s->sp[i], s->sp[i].a, ref, ctx, 1);
+    if (s->sp[i].st == 0) {
+      const span *p = &s->sp[i];
+      units_of(s, p->a / s->ub, (p->a + p->len - 1) / s->ub, UINT64_MAX, CGP_REF_AGAIN, ref, ctx);
+    }
   out_flush(s, ref, ctx);
   s->n = 0;
   memset(s->pend_warp, 0, sizeof s->pend_warp);
 }
 
-void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, cgp_l2_refs ref, void *ctx) {
+void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, uint32_t tag, cgp_l2_refs ref, void *ctx) {
   const cgp_span *sp = m->span;
   if (!sp || !m->nact) return;
   uint64_t size = m->size ? m->size : 1, lo = m->addr[0], hi = m->addr[0];
@@ -149,9 +180,10 @@ void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, cgp_l2_refs ref, void *c
   for (unsigned l = 0; l < (one ? 1u : m->nact); l++) {
     if (sp[l].hi <= sp[l].lo) continue;
     if (s->n == SPAN_MAX) cgp_spans_flush(s, ref, ctx);
-    s->sp[s->n++] = (span){.a = one ? lo : m->addr[l], .last = UINT64_MAX, .st = sp[l].stride, .lo = sp[l].lo,
-                           .hi = sp[l].hi, .len = (uint32_t)(one ? hi - lo + size : size),
-                           .store = m->kind != CGP_LOAD};
+    span *p = &s->sp[s->n++];
+    *p = (span){.a = one ? lo : m->addr[l], .st = sp[l].stride, .lo = sp[l].lo, .hi = sp[l].hi,
+                .len = (uint32_t)(one ? hi - lo + size : size), .tag = tag};
+    p->last = (p->st < 0 ? p->a : p->a + p->len - 1) / s->ub;   /* what the instruction itself read */
   }
   s->pend_warp[m->warp / 64 % PEND_WARP_WORDS] |= UINT64_C(1) << (m->warp % 64);
 }
@@ -246,16 +278,17 @@ void cgp_shared_next_window(cgp_shared *h) {
 void cgp_shared_each(const cgp_shared *h, cgp_l2_refs ref, void *ctx) {
   const seen_set *cur = &h->w[h->cur];
   uint64_t out[SPAN_UNITS];
-  uint8_t st[SPAN_UNITS] = {0};
+  _Static_assert(CGP_REF_AGAIN == 0, "again[] is all CGP_REF_AGAIN");
+  uint32_t again[SPAN_UNITS] = {0};
   unsigned n = 0;
   for (size_t i = 0; i < cur->n; i++) {
     const seen *x = &cur->e[cur->order[i]];
     if (!x->again) continue;
     out[n++] = x->unit;
     if (n == SPAN_UNITS) {
-      ref(ctx, out, st, n);
+      ref(ctx, out, again, n);
       n = 0;
     }
   }
-  if (n) ref(ctx, out, st, n);
+  if (n) ref(ctx, out, again, n);
 }

@@ -185,6 +185,9 @@ typedef struct {
   uint8_t lane[RT_WARP];
   uint64_t addr[RT_WARP];
   int has_span;                /* span[] holds each lane's (skipped > 0 in a leaf loop's window) */
+  int spanned;                 /* the skipped iterations it stands for are given by spans: every
+                                  lane's run reaches its window's last element, which carries them
+                                  (cgp_warp_mem's `spanned`) */
   cgp_span span[RT_WARP];
 } rt_wevent;
 

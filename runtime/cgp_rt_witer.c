@@ -203,6 +203,23 @@ static int span_of(const rt_shape *s, const rt_wrun *r, uint32_t i, uint32_t *lo
   return *hi > *lo;
 }
 
+/* 1 if the skipped iterations element i of run r stands for are given by spans: every lane of the
+   run moves (a lane on one element, stride 0, reads it every iteration: the window's hits and
+   misses are those of the iterations it stands for) and reaches the last element of i's window,
+   which carries them (span_of). */
+static int spanned(const rt_witer *it, const rt_wrun *r, uint32_t i) {
+  unsigned m = it->s->depth[r->ev];
+  if (m == 0 || !(r->skipped > 0)) return 0;
+  uint32_t t = r->t[m - 1] + i, u = t % RT_ITER_PERIOD, W = rt_iter_window(t), lo, hi;
+  if (u >= W) return 0;
+  uint32_t last = i + (W - 1 - u);
+  if (last >= r->mincount || !span_of(it->s, r, last, &lo, &hi)) return 0;
+  const rt_seg *sg = &it->w->seg[r->seg0];
+  for (uint32_t k = 0; k < r->nseg; k++)
+    if (sg[k].stride == 0) return 0;
+  return 1;
+}
+
 /* Lanes of run element c: 0 if one of them is already in ev (then c waits for the next event). */
 static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) {
   const rt_wrun *r = &it->w->run[c.run];
@@ -219,6 +236,7 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   if (r->skipped > ev->skipped) ev->skipped = r->skipped;
   uint32_t lo = 0, hi = 0;
   if (span_of(it->s, r, c.i, &lo, &hi)) ev->has_span = 1;
+  if (ev->spanned) ev->spanned = spanned(it, r, c.i);
   if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
     for (uint32_t k = 0; k < r->nseg; k++) {
       ev->lane[k] = (uint8_t)sg[k].lane;
@@ -278,7 +296,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   }
   event_of(it, r->ev, ev);
   ev->skipped = r->skipped;
-  ev->has_span = 0;                             /* no loop: no iterations skipped */
+  ev->has_span = ev->spanned = 0;               /* no loop: no iterations skipped */
   ev->nact = r->nseg;
   if (r->lanes == UINT32_MAX) {                 /* every lane: two block copies */
     static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
@@ -307,6 +325,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
   ev->nact = 0;
   ev->skipped = 0;
   ev->has_span = 0;
+  ev->spanned = 1;                              /* until a run's element is not */
   take(it, first, ev, &present);
   if (first.i + 1 < r->maxcount) it->hold[nhold++] = (cursor){first.run, first.i + 1};
   start_runs(it);                            /* runs starting at this very point join it */

@@ -1,6 +1,7 @@
 /* What untraced work brings into the L2 (cgp_l2_warm.c): the units of the iterations a sampled
-   instruction stood for, in iteration order across spans, and the lines two windows in a row
-   shared; and the cache analysis that references them (cgp_an_cache.c), counting nothing. */
+   instruction stood for, in iteration order across spans, each with its span's tag, and the lines
+   two windows in a row shared; and the cache analysis that references them (cgp_an_cache.c),
+   counting a span's misses as its instruction's and the shared lines' nowhere. */
 #include <criterion/criterion.h>
 
 #include "cgp_analyzer.h"
@@ -8,15 +9,15 @@
 /* The references a flush makes, in order. */
 typedef struct {
   uint64_t unit[256];
-  uint8_t store[256];
+  uint32_t tag[256];
   unsigned n;
 } refs;
 
-static void record(void *ctx, const uint64_t *units, const uint8_t *store, unsigned n) {
+static void record(void *ctx, const uint64_t *units, const uint32_t *tag, unsigned n) {
   refs *r = ctx;
   for (unsigned i = 0; i < n && r->n < 256; i++) {
     r->unit[r->n] = units[i];
-    r->store[r->n++] = store[i];
+    r->tag[r->n++] = tag[i];
   }
 }
 
@@ -41,7 +42,8 @@ static cgp_warp_mem spanned(int kind, const uint64_t *addr, unsigned n, cgp_span
 
 /* A lane on a 128-byte stride (32-byte units: one unit an iteration) and one on a single element
    (stride 0), both standing for iterations 1 .. 3: iteration by iteration, the moving one's units
-   132, 136, 140 (0x1000 / 32 + 4 o), the still one's unit 1024 at the first and again at the end. */
+   132, 136, 140 (0x1000 / 32 + 4 o) with its span's tag (7), the still one's unit 1024 (which the
+   instruction itself read) again at the end, as CGP_REF_AGAIN. */
 Test(spans, iterations_in_order_across_spans_and_a_still_one_again_at_the_end) {
   cgp_spans *s = cgp_spans_new(32);
   cr_assert_not_null(s);
@@ -51,37 +53,76 @@ Test(spans, iterations_in_order_across_spans_and_a_still_one_again_at_the_end) {
   ma.warp = 3;
   mb.warp = 3;
   refs r = {0};
-  cgp_spans_add(s, &ma, record, &r);
-  cgp_spans_add(s, &mb, record, &r);
+  cgp_spans_add(s, &ma, 7, record, &r);
+  cgp_spans_add(s, &mb, 9, record, &r);
   cr_assert(cgp_spans_pending(s, 3));
   cr_assert(!cgp_spans_pending(s, 4));
   cr_assert_eq(r.n, 0, "nothing referenced before the flush");
   cgp_spans_flush(s, record, &r);
-  const uint64_t want[5] = {132, 1024, 136, 140, 1024};
-  const uint8_t kind[5] = {0, 1, 0, 0, 1};
-  cr_assert_eq(r.n, 5);
-  for (unsigned i = 0; i < 5; i++) {
+  const uint64_t want[4] = {132, 136, 140, 1024};
+  const uint32_t tag[4] = {7, 7, 7, CGP_REF_AGAIN};
+  cr_assert_eq(r.n, 4);
+  for (unsigned i = 0; i < 4; i++) {
     cr_expect_eq(r.unit[i], want[i], "reference %u: unit %llu", i, (unsigned long long)r.unit[i]);
-    cr_expect_eq(r.store[i], kind[i]);
+    cr_expect_eq(r.tag[i], tag[i], "reference %u: tag %u", i, r.tag[i]);
   }
   cr_assert(!cgp_spans_pending(s, 3));
   cgp_spans_free(s);
 }
 
-/* A lane on a 4-byte stride over iterations 1 .. 39 touches bytes 0x2004 .. 0x209f: units 256 ..
-   260, each once, ascending; on a -4-byte stride from 0x20a0, bytes 0x2004 .. 0x209f again, the
-   units descending. */
-Test(spans, a_small_stride_references_each_unit_once_in_the_direction_it_moves) {
+/* Within an iteration the spans come in the order they were added (the program's), however they
+   got there: a load of one array's element and then a store to another's on a 128-byte stride
+   (one unit an iteration), each iteration load then store; and a
+   span on a 32-byte stride (A, tag 1: a unit every iteration) added before one on a 4-byte stride
+   (B, tag 2: in the unit its instruction read, 256, to iteration 7, then in 257), both over
+   iterations 1 .. 9: at iteration 8, A's unit before B's, though B was waiting for it since
+   iteration 1 and A only since iteration 7. */
+Test(spans, an_iterations_units_come_in_the_order_the_spans_were_added) {
+  cgp_spans *s = cgp_spans_new(32);
+  uint64_t a[1] = {0x1000}, b[1] = {0x9000};
+  cgp_span sl[1], ss[1];
+  cgp_warp_mem ml = spanned(CGP_LOAD, a, 1, sl, 128, 1, 4), ms = spanned(CGP_STORE, b, 1, ss, 128, 1, 4);
+  refs r = {0};
+  cgp_spans_add(s, &ml, 1, record, &r);
+  cgp_spans_add(s, &ms, 2, record, &r);
+  cgp_spans_flush(s, record, &r);
+  cr_assert_eq(r.n, 6);
+  for (unsigned i = 0; i < 6; i++) {
+    cr_expect_eq(r.unit[i], (i % 2 ? 0x9000 : 0x1000) / 32 + 4 * (i / 2 + 1), "reference %u: unit %llu", i,
+                 (unsigned long long)r.unit[i]);
+    cr_expect_eq(r.tag[i], i % 2 ? 2 : 1, "reference %u: the %s's first", i, i % 2 ? "load" : "store");
+  }
+  uint64_t x[1] = {0x1000}, y[1] = {0x2000};
+  cgp_span sx[1], sy[1];
+  cgp_warp_mem mx = spanned(CGP_LOAD, x, 1, sx, 32, 1, 10), my = spanned(CGP_LOAD, y, 1, sy, 4, 1, 10);
+  r.n = 0;
+  cgp_spans_add(s, &mx, 1, record, &r);
+  cgp_spans_add(s, &my, 2, record, &r);
+  cgp_spans_flush(s, record, &r);
+  const uint64_t want[10] = {129, 130, 131, 132, 133, 134, 135, 136, 257, 137};
+  const uint32_t tag[10] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 1};
+  cr_assert_eq(r.n, 10, "%u references", r.n);
+  for (unsigned i = 0; i < 10; i++) {
+    cr_expect_eq(r.unit[i], want[i], "reference %u: unit %llu", i, (unsigned long long)r.unit[i]);
+    cr_expect_eq(r.tag[i], tag[i], "reference %u: tag %u", i, r.tag[i]);
+  }
+  cgp_spans_free(s);
+}
+
+/* A lane on a 4-byte stride from 0x2000 over iterations 1 .. 39 touches bytes 0x2004 .. 0x209f:
+   units 257 .. 260 where it reaches them, ascending, each once (256 is the one its instruction
+   read); on a -4-byte stride from 0x20a0 (unit 261), the same bytes: units 260 .. 256, descending. */
+Test(spans, a_small_stride_references_each_unit_once_where_it_reaches_it) {
   for (int dir = 0; dir < 2; dir++) {
     cgp_spans *s = cgp_spans_new(32);
     uint64_t a[1] = {dir ? 0x20a0 : 0x2000};
     cgp_span sp[1];
     cgp_warp_mem m = spanned(CGP_LOAD, a, 1, sp, dir ? -4 : 4, 1, 40);
     refs r = {0};
-    cgp_spans_add(s, &m, record, &r);
+    cgp_spans_add(s, &m, 1, record, &r);
     cgp_spans_flush(s, record, &r);
-    cr_assert_eq(r.n, 5, "direction %d: %u units", dir, r.n);
-    for (unsigned i = 0; i < 5; i++) cr_expect_eq(r.unit[i], dir ? 260 - i : 256 + i);
+    cr_assert_eq(r.n, dir ? 5 : 4, "direction %d: %u references", dir, r.n);
+    for (unsigned i = 0; i < r.n; i++) cr_expect_eq(r.unit[i], dir ? 260 - i : 257 + i);
     cgp_spans_free(s);
   }
 }
@@ -96,7 +137,7 @@ Test(spans, a_coalesced_warp_is_one_span) {
   cgp_span sp[32];
   cgp_warp_mem m = spanned(CGP_LOAD, a, 32, sp, 256, 1, 3);
   refs r = {0};
-  cgp_spans_add(s, &m, record, &r);
+  cgp_spans_add(s, &m, 1, record, &r);
   cgp_spans_flush(s, record, &r);
   cr_assert_eq(r.n, 8);
   for (unsigned i = 0; i < 8; i++) cr_expect_eq(r.unit[i], 0x4000 / 32 + 8 + (i / 4) * 8 + i % 4);
@@ -117,6 +158,7 @@ Test(shared, units_two_windows_in_a_row_referenced) {
   cgp_shared_each(h, record, &r);
   cr_assert_eq(r.n, 1);
   cr_assert_eq(r.unit[0], 6);
+  cr_assert_eq(r.tag[0], CGP_REF_AGAIN);
   cgp_shared_next_window(h);                   /* a window with none of them */
   cgp_shared_next_window(h);
   cgp_shared_note(h, 6);
@@ -140,19 +182,29 @@ static cgp_analysis_cfg cfg_l2(void) {
 
 static double dram(const cgp_totals *t) { return t->ld_dram[0] + t->ld_dram[1] + t->ld_dram[2]; }
 
-/* One lane at 0x10000 on a 128-byte stride stands for iterations 1 .. 3 (skipped 3): counted as 4
-   executions of its own (4 transactions, 4 misses), and once the warp moves on (an instruction
-   without a span), the units of those iterations are in the L2: a load of the third one hits. */
-Test(cache_warm, the_skipped_iterations_units_are_in_the_l2_once_the_warp_moves_on) {
-  cgp_analysis_cfg cfg = cfg_l2();
-  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+/* The analyses of *cfg, in the first batch (of `warps` warps in one block, counted or warming
+   only) of a launch's first window. */
+static cgp_analysis_set *first_batch(const cgp_analysis_cfg *cfg, int counting, unsigned warps) {
+  cgp_analysis_set *s = cgp_analysis_set_new(cfg, cgp_analyses);
+  cr_assert_not_null(s);
   cgp_analysis_begin_launch(s);
   cgp_analysis_begin_window(s);
-  cgp_analysis_begin_batch(s, 1, 1, 1);
+  cgp_analysis_begin_batch(s, counting, warps, 1);
+  return s;
+}
+
+/* One lane at 0x10000 on a 128-byte stride stands for iterations 1 .. 3 (skipped 3): counted as 4
+   executions of its own (4 transactions), 4 misses (its own, and its span's 3 units, none in the
+   L2), and once the warp moves on (an instruction without a span), the units of those iterations
+   are in the L2: a load of the third one hits. */
+Test(cache_warm, the_skipped_iterations_units_are_in_the_l2_once_the_warp_moves_on) {
+  cgp_analysis_cfg cfg = cfg_l2();
+  cgp_analysis_set *s = first_batch(&cfg, 1, 1);
   uint64_t a[1] = {0x10000};
   cgp_span sp[1];
   cgp_warp_mem m = spanned(CGP_LOAD, a, 1, sp, 128, 1, 4);
   m.skipped = 3;
+  m.spanned = 1;
   cgp_analysis_warp_mem(s, &m);
   cgp_totals t = {0};
   cgp_site_totals site[2] = {0};
@@ -163,8 +215,80 @@ Test(cache_warm, the_skipped_iterations_units_are_in_the_l2_once_the_warp_moves_
   cgp_analysis_end_batch(s);
   cgp_analysis_results(s, &t, site);
   cr_assert_eq(t.ld_trans[CGP_CLASS_CONST] + t.ld_trans[CGP_CLASS_COAL] + t.ld_trans[CGP_CLASS_UNCOAL], 5);
-  cr_assert_eq(dram(&t), 4, "the spanned load's 4 (itself, and its 3 skipped iterations as it), the next none");
+  cr_assert_eq(dram(&t), 4, "the spanned load's 4 (itself, and its span's 3 units), the next none");
   cgp_analysis_set_free(s);
+}
+
+/* The same spanned load, but the L2 already holds the units of iterations 2 and 3 (an earlier
+   load of each, in a batch that only warms) and not its own nor iteration 1's: 2 misses (its own
+   and iteration 1's) in 4 transactions, the hit rate the skipped iterations have, where taking
+   them as the traced one (miss) gave 4; both the class's and the site's. */
+Test(cache_warm, the_skipped_iterations_count_their_own_l2_misses) {
+  cgp_analysis_cfg cfg = cfg_l2();
+  cgp_analysis_set *s = first_batch(&cfg, 0, 1);
+  cgp_span sp[1];
+  for (unsigned o = 2; o <= 3; o++) {
+    uint64_t w[1] = {0x10000 + o * 128};
+    cgp_warp_mem warm = spanned(CGP_LOAD, w, 1, sp, 0, 0, 0);
+    warm.span = NULL;
+    cgp_analysis_warp_mem(s, &warm);
+  }
+  cgp_analysis_end_batch(s);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  uint64_t a[1] = {0x10000};
+  cgp_warp_mem m = spanned(CGP_LOAD, a, 1, sp, 128, 1, 4);
+  m.skipped = 3;
+  m.sid = 1;
+  m.spanned = 1;
+  cgp_analysis_warp_mem(s, &m);
+  cgp_analysis_end_batch(s);
+  cgp_totals t = {0};
+  cgp_site_totals site[2] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(t.ld_trans[m.cls], 4);
+  cr_assert_eq(t.ld_dram[m.cls], 2, "its own miss and iteration 1's; %g", t.ld_dram[m.cls]);
+  cr_assert_eq(dram(&t), 2);
+  cr_assert_eq(site[1].trans, 4);
+  cr_assert_eq(site[1].miss, 2);
+  cgp_analysis_set_free(s);
+}
+
+/* q warp loads of 32 lanes, each lane walking its own row (lanes 4 KiB apart: uncoalesced, a span
+   a lane) in 4-byte steps: a window of 8 iterations, one 32-byte unit, t = 0 .. 7 (t 0 reaches the
+   unit, 1 .. 7 re-read it), each element standing for one skipped iteration (t = 8 .. 15, the next
+   unit, carried by t 7's span), all of a counted batch in the 128-unit L2, the warps side by side
+   iteration by iteration: its L2 misses. */
+static double row_walk_misses(unsigned q) {
+  cgp_analysis_cfg cfg = cfg_l2();
+  cgp_analysis_set *s = first_batch(&cfg, 1, q);
+  static uint64_t a[32];
+  static cgp_span sp[32];
+  for (unsigned t = 0; t < 8; t++)
+    for (unsigned i = 0; i < q; i++) {
+      for (unsigned l = 0; l < 32; l++) a[l] = 0x100000 + (uint64_t)(i * 32 + l) * 4096 + 4 * t;
+      cgp_warp_mem m = spanned(CGP_LOAD, a, 32, sp, 4, t == 7 ? 1 : 0, t == 7 ? 9 : 0);
+      m.skipped = 1;
+      m.spanned = 1;
+      m.warp = i;
+      cgp_analysis_warp_mem(s, &m);
+    }
+  cgp_analysis_end_batch(s);
+  cgp_totals t = {0};
+  cgp_site_totals site[2] = {0};
+  cgp_analysis_results(s, &t, site);
+  cgp_analysis_set_free(s);
+  return dram(&t);
+}
+
+/* 3 x 32 = 96 rows at once fit the 128-unit L2: a miss where a lane reaches a unit, the window's
+   (96) and the skipped iterations' (96, its span's), re-reads hit: 192, as a full trace of the 16
+   iterations. 5 x 32 = 160 do not, and LRU evicts each unit before its lane re-reads it: every
+   iteration misses, 160 x 16 = 2560, the skipped re-reads as the window's did (160 + 7 x 160 x 2
+   + the span's 160); counting every element once and the skipped iterations' misses from the
+   span alone, which references a unit once: 160 x 9 = 1440. */
+Test(cache_warm, a_row_walk_that_thrashes_the_l2_misses_every_iteration_as_a_full_trace) {
+  cr_assert_eq(row_walk_misses(3), 192, "%g", row_walk_misses(3));
+  cr_assert_eq(row_walk_misses(5), 2560, "%g", row_walk_misses(5));
 }
 
 /* A window of one batch in which m is read: its L2 misses (DRAM transactions). */

@@ -2,6 +2,7 @@
    hand (the calls the instrumented code makes) and checks the warp instructions, their lanes and
    classes, and the block executions with masked lanes, against a hand count. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -499,7 +500,12 @@ static void enter(fixture *f, uint32_t b, int *paused) {
 
 /* The triangular body with lane l running trips[l] iterations of the j loop, a[j] at A + 4j, with
    sampling on. */
-static void sampled_warp(fixture *f, const unsigned *trips) {
+static void sampled_warp_step(fixture *f, const unsigned *trips, unsigned step);
+
+static void sampled_warp(fixture *f, const unsigned *trips) { sampled_warp_step(f, trips, 4); }
+
+/* The same, a[j] at A + step j (step 0: one element every iteration). */
+static void sampled_warp_step(fixture *f, const unsigned *trips, unsigned step) {
   const int mb[] = {1, 2, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
   const unsigned mo[] = {0, 0, 1}, rpo[] = {0, 1, 2};
   setup(f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
@@ -510,7 +516,7 @@ static void sampled_warp(fixture *f, const unsigned *trips) {
     enter(f, 0, &paused);
     for (unsigned j = 0; j < trips[l]; j++) {
       enter(f, 1, &paused);
-      if (!paused) rt_tracker_access(f->t, 0, A + 4 * j);
+      if (!paused) rt_tracker_access(f->t, 0, A + step * j);
     }
     enter(f, 2, &paused);
     cr_assert(!paused, "lane %u: still paused after the loop", l);
@@ -583,6 +589,72 @@ Test(reconverge, sampled_iterations_stand_for_the_whole_loop) {
     }
     teardown(&f);
   }
+}
+
+/* The skipped iterations of each window of a[j] (lanes of one trip count T) are given by spans:
+   every element of a window that stands for skipped iterations is `spanned`, and its last element
+   carries them, lane 0's span covering the window's skipped executions (the sum of its elements'
+   `skipped`) on a[j]'s stride, 4 bytes, so that the cache counts their L2 misses there
+   (cgp_an_cache.c) and the elements' own once. */
+Test(reconverge, a_windows_skipped_iterations_are_spanned_by_its_last_element) {
+  const unsigned Ts[] = {300, 2047, 2049, 2177, 4096 + 130, 6000};
+  for (size_t c = 0; c < sizeof Ts / sizeof *Ts; c++) {
+    unsigned T = Ts[c], trips[RT_WARP];
+    for (unsigned l = 0; l < RT_WARP; l++) trips[l] = T;
+    fixture f;
+    sampled_warp(&f, trips);
+    rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+    cr_assert_not_null(w);
+    rt_witer *it = rt_witer_new(f.s, w);
+    rt_wevent ev;
+    double window = 0, spanned_iters = 0;
+    unsigned spans = 0;
+    while (rt_witer_next(it, &ev)) {
+      if (!ev.is_mem || ev.id != 0 || !(ev.skipped > 0)) continue;
+      cr_assert(ev.spanned, "T=%u: an element standing for %g skipped executions is not spanned", T, (double)ev.skipped);
+      window += ev.skipped;
+      if (!ev.has_span) continue;
+      cr_assert_eq(ev.span[0].stride, 4, "T=%u", T);
+      cr_assert_eq(ev.span[0].lo, 1);
+      cr_assert_lt(fabs((double)(ev.span[0].hi - ev.span[0].lo) - window), 1.0, "T=%u: span of %u iterations, window %g", T,
+                   ev.span[0].hi - ev.span[0].lo, window);
+      spanned_iters += ev.span[0].hi - ev.span[0].lo;
+      window = 0;
+      spans++;
+    }
+    cr_assert_eq(window, 0, "T=%u: skipped executions after the last span", T);
+    cr_assert_gt(spans, 0);
+    cr_assert_lt(fabs(spanned_iters - (double)(T - traced_by_hand(T))), spans, "T=%u: spans cover %g of %u skipped", T,
+                 spanned_iters, T - traced_by_hand(T));
+    rt_witer_free(it);
+    rt_wwarp_free(w);
+    teardown(&f);
+  }
+}
+
+/* a[j] on one element (stride 0), read every iteration: its window's hits and misses are those of
+   the iterations it stands for, so no element is `spanned` (its last still carries the span, whose
+   units keep the element in the L2). */
+Test(reconverge, a_window_on_one_element_is_not_spanned) {
+  unsigned trips[RT_WARP];
+  for (unsigned l = 0; l < RT_WARP; l++) trips[l] = 3000;
+  fixture f;
+  sampled_warp_step(&f, trips, 0);
+  rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+  rt_witer *it = rt_witer_new(f.s, w);
+  rt_wevent ev;
+  unsigned standing = 0, spans = 0;
+  while (rt_witer_next(it, &ev)) {
+    if (!ev.is_mem || ev.id != 0 || !(ev.skipped > 0)) continue;
+    standing++;
+    spans += ev.has_span;
+    cr_assert(!ev.spanned);
+  }
+  cr_assert_gt(standing, 0);
+  cr_assert_gt(spans, 0);
+  rt_witer_free(it);
+  rt_wwarp_free(w);
+  teardown(&f);
 }
 
 /* Lanes of different trip counts (2000 + 97 k, k = 7 l mod 32, so that the longest lane is
