@@ -294,5 +294,9 @@ int cgp_predict(const cgp_device *dev, const cgp_kernel_stats *k, cgp_prediction
 /* The same per-warp behaviour on a grid `factor` times as large (docs/model.md 5b): blocks and
    warps scaled, rounded, at least 1 each; everything per warp unchanged. */
 cgp_kernel_stats cgp_stats_scaled(const cgp_kernel_stats *k, double factor);
+/* The launch schedule's close spacing (docs/model.md 5b): once two analysed launches of a kernel
+   differ, the runtime analyses launch n + max(1, n / CGP_DENSE_SPACING) after launch n, and the
+   report interpolates between analysed launches that close (model/cgp_report.c). */
+#define CGP_DENSE_SPACING 16
 
 #endif

@@ -195,71 +195,127 @@ typedef struct {
   cgp_kernel_stats rep_stats;
 } kernel_total;
 
+/* One run of launches at `blocks`, predicted with the per-warp stats *st of a sample of `own`
+   blocks, scaled by the grid (the sample's own grid gives its stats unchanged). */
+static int run_at_grid(const cgp_device *dev, const cgp_kernel_stats *st, double own, double blocks,
+                       cgp_prediction *p, char *err, size_t errlen) {
+  cgp_kernel_stats g = blocks != own ? cgp_stats_scaled(st, blocks / own) : *st;
+  return cgp_predict(dev, &g, p, err, errlen);
+}
+
 /* The launches sample s stands for, each at its own grid (docs/model.md 4d): "launch_grids" holds
    [mean blocks, launches] runs; each run is predicted with the sample's per-warp stats, its
-   blocks and warps scaled from the sample's by its grid over the sample's (the sample's own grid
-   gives the sample's prediction). Without the field (a report
-   of schema 1.4 or older) *ms and *cycles stay weight x the sample's. */
-static int launch_grids_time(const cJSON *s, const cgp_device *dev, const cgp_kernel_stats *st, double *ms,
-                             double *cycles, char *err, size_t errlen) {
+   blocks and warps scaled from the sample's by its grid over the sample's. Between s and the next
+   analysed launch `next` (NULL: s is the last), `gap` launches on, a launch d after s is
+   predicted as (1 - d / gap) of s's stats and d / gap of next's, each at the launch's grid: the
+   trapezoid rule, whose error a steady drift does not accumulate (docs/model.md 5b); a run takes
+   its launches' mean d. Without the field (a report of schema 1.4 or older) *ms and *cycles stay
+   weight x the sample's. */
+static int launch_grids_time(const cJSON *s, const cgp_device *dev, const cgp_kernel_stats *st, const cJSON *next,
+                             const cgp_kernel_stats *next_st, double gap, double *ms, double *cycles, char *err,
+                             size_t errlen) {
   const cJSON *lg = cJSON_GetObjectItemCaseSensitive(s, "launch_grids"), *e;
   double own = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "blocks"));   /* the sample's grid */
   if (!cJSON_IsArray(lg) || cJSON_GetArraySize(lg) == 0 || st->blocks == 0 || !(own >= 1)) return 0;
-  double sum_ms = 0, sum_cycles = 0;
+  double next_own = next ? cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(next, "blocks")) : 0;
+  int blend = next && next_st && next_st->blocks && next_own >= 1 && gap > 1;
+  double sum_ms = 0, sum_cycles = 0, d = 0;
   cJSON_ArrayForEach(e, lg) {
     double b = cJSON_GetNumberValue(cJSON_GetArrayItem(e, 0)), n = cJSON_GetNumberValue(cJSON_GetArrayItem(e, 1));
     if (!(b >= 1 && b <= CGP_REPORT_MAX_TOTAL && n >= 0 && n <= CGP_REPORT_MAX_TOTAL))
       return snprintf(err, errlen, "launch_grids: an entry is not [blocks >= 1, launches >= 0]"), -1;
-    /* the sample's own grid gives its stats unchanged */
-    cgp_kernel_stats g = b != own ? cgp_stats_scaled(st, b / own) : *st;
-    cgp_prediction p;
-    if (cgp_predict(dev, &g, &p, err, errlen) != 0) return -1;
+    cgp_prediction p, q;
+    if (run_at_grid(dev, st, own, b, &p, err, errlen) != 0) return -1;
+    double w = n > 0 ? (d + (n - 1) / 2) / gap : 0;  /* the run's mean place towards next */
+    if (blend && w > 0) {
+      if (w > 1) w = 1;
+      if (run_at_grid(dev, next_st, next_own, b, &q, err, errlen) != 0) return -1;
+      p.time_ms = (1 - w) * p.time_ms + w * q.time_ms;
+      p.cycles = (1 - w) * p.cycles + w * q.cycles;
+    }
     sum_ms += n * p.time_ms;
     sum_cycles += n * p.cycles;
+    d += n;
   }
   *ms = sum_ms;
   *cycles = sum_cycles;
   return 0;
 }
 
-/* Sum the samples' predictions, each weighted by the launches it stands for, from each sample's
-   `key` ("analysis", or "analysis_tiled": the what-if tiling's, docs/model.md 8c). */
+/* Sample s's per-warp stats on dev from its `key` (edited), and its prediction at its own grid. */
+static int sample_stats(const cJSON *kernel, const cJSON *s, const char *key, const cgp_device *dev,
+                        double (*edit)(cgp_kernel_stats *), cgp_kernel_stats *st, cgp_prediction *p, char *err,
+                        size_t errlen) {
+  const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, key), dev->name);
+  if (!an)
+    return snprintf(err, errlen, "device '%s' was not analysed when the program ran (its L2 behaviour is not in "
+                    "the report); run the program again with CGPREDICT_DEVICE=%s", dev->name, dev->name), -1;
+  char e[256];
+  if (cgp_report_stats_from_json(an, st, e, sizeof e) != 0)
+    return snprintf(err, errlen, "kernel '%s', device '%s': %s",
+                    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(kernel, "name")), dev->name, e), -1;
+  if (edit) edit(st);
+  if (cgp_predict(dev, st, p, e, sizeof e) != 0) return snprintf(err, errlen, "device '%s': %s", dev->name, e), -1;
+  return 0;
+}
+
+/* 1 if the times a[0..n) never turn: none rising after one fell, none falling after one rose. */
+static int monotone(const double *a, int n) {
+  int up = 0, down = 0;
+  for (int i = 1; i < n; i++) {
+    up |= a[i] > a[i - 1];
+    down |= a[i] < a[i - 1];
+  }
+  return !(up && down);
+}
+
+/* Sum the samples' predictions, each standing for the launches up to the next (launch_grids_time),
+   from each sample's `key` ("analysis", or "analysis_tiled": the what-if tiling's, docs/model.md
+   8c). Samples come in launch order. The launches between two analysed ones are interpolated
+   between them where the two are close, as the runtime places them once launches differ (launch n
+   and n + max(1, n / CGP_DENSE_SPACING)), and the analysed launches' times around them (the one
+   before, the two, the one after) never turn: a drift, seen closely. Else the launches between are
+   each the analysed one before them: where the times turn, one of the two is unlike its
+   neighbours (the first launch of a time step after other kernels, its L2 cold), which must not
+   spread over them; where the two lie far apart (the doubling schedule, launch n and 2n + 1), a
+   straight line over half the launches knows no more than the step (docs/model.md 5b). */
 static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_device *dev, kernel_total *t,
                              double (*edit)(cgp_kernel_stats *), char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
-  const cJSON *s;
-  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(kernel, "samples")) {
-    const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, key), dev->name);
-    if (!an) {
-      snprintf(err, errlen, "device '%s' was not analysed when the program ran (its L2 behaviour is not in "
-               "the report); run the program again with CGPREDICT_DEVICE=%s", dev->name, dev->name);
-      return -1;
-    }
-    cgp_kernel_stats st;
-    char e[256];
-    if (cgp_report_stats_from_json(an, &st, e, sizeof e) != 0) {
-      snprintf(err, errlen, "kernel '%s', device '%s': %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(kernel, "name")),
-               dev->name, e);
-      return -1;
-    }
-    if (edit) edit(&st);
+  const cJSON *samples = cJSON_GetObjectItemCaseSensitive(kernel, "samples"), *s;
+  int n = cJSON_GetArraySize(samples), i = 0;
+  if (n <= 0) return 0;
+  cgp_kernel_stats *st = calloc((size_t)n, sizeof *st);
+  cgp_prediction *p = calloc((size_t)n, sizeof *p);
+  double *ms = calloc((size_t)n, sizeof *ms);
+  int rc = st && p && ms ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+  for (s = samples->child; s && rc == 0; s = s->next, i++) {
+    rc = sample_stats(kernel, s, key, dev, edit, &st[i], &p[i], err, errlen);
+    if (rc == 0) ms[i] = p[i].time_ms;
+  }
+  for (s = samples->child, i = 0; s && rc == 0; s = s->next, i++) {
     double w = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "weight"));
-    cgp_prediction p;
-    if (cgp_predict(dev, &st, &p, e, sizeof e) != 0) {
+    int lo = i > 0 ? i - 1 : 0, hi = i + 2 < n ? i + 2 : n - 1;
+    double at = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "launch"));
+    double gap = s->next ? cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s->next, "launch")) - at : 0;
+    int drift = gap > 1 && gap <= fmax(1, floor(at / CGP_DENSE_SPACING)) && monotone(&ms[lo], hi - lo + 1);
+    double time = w * p[i].time_ms, cycles = w * p[i].cycles;
+    char e[256];
+    if (launch_grids_time(s, dev, &st[i], drift ? s->next : NULL, drift ? &st[i + 1] : NULL, drift ? gap : 0, &time,
+                          &cycles, e, sizeof e) != 0) {
       snprintf(err, errlen, "device '%s': %s", dev->name, e);
-      return -1;
+      rc = -1;
+      break;
     }
-    double ms = w * p.time_ms, cycles = w * p.cycles;
-    if (launch_grids_time(s, dev, &st, &ms, &cycles, e, sizeof e) != 0) {
-      snprintf(err, errlen, "device '%s': %s", dev->name, e);
-      return -1;
-    }
-    t->time_ms += ms;
+    t->time_ms += time;
     t->cycles += cycles;
     t->launches += w;
-    if (ms >= t->rep_score) { t->rep_score = ms; t->rep = p; t->rep_stats = st; }
+    if (time >= t->rep_score) { t->rep_score = time; t->rep = p[i]; t->rep_stats = st[i]; }
   }
-  return 0;
+  free(st);
+  free(p);
+  free(ms);
+  return rc;
 }
 
 static int predict_kernel(const cJSON *kernel, const cgp_device *dev, kernel_total *t,

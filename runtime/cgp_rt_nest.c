@@ -17,7 +17,6 @@ static rt_session *const S = &cgp_rt_g.session;
 #include "cgp_rt_cpu.h"          /* after L, which its inline functions work on */
 
 #define RT_LAUNCH_TOLERANCE 0.02  /* two analysed launches differ: predicted times, by more (5b) */
-#define RT_DENSE_SPACING 16       /* then a sample stands for at most ~1/16 more launches */
 
 static uint64_t *rt_seen = cgp_rt_block_seen;       /* where the instrumented code marks the body's
                                                        blocks (cgp_rt.h) */
@@ -67,13 +66,13 @@ static int launches_differ(const rt_sample *a, const rt_sample *b) {
    powers of two, which are the launches where an index the launch number drives, a column k,
    falls on an alignment boundary, so that every sample would be the unusual launch of its run)
    while the analysed launches agree; once two in a row differ (launches_differ; launch 0 is left
-   out, as the first launch of a kernel finds the caches cold), every launch n + max(1, n / RT_DENSE_SPACING) from then on, so that no
-   sample stands for more than about 1 / RT_DENSE_SPACING more launches (docs/model.md 5b). */
+   out, as the first launch of a kernel finds the caches cold), every launch n + max(1, n / CGP_DENSE_SPACING) from then on, so that no
+   sample stands for more than about 1 / CGP_DENSE_SPACING more launches (docs/model.md 5b). */
 static void plan_next_sample(rt_kernel *k, uint64_t n) {
   if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n &&
       launches_differ(&k->samples[k->nsamples - 1], &k->samples[k->nsamples - 2]))
     k->dense = 1;
-  uint64_t step = k->dense ? n / RT_DENSE_SPACING : n + 1;
+  uint64_t step = k->dense ? n / CGP_DENSE_SPACING : n + 1;
   k->next_sampled = n + (step ? step : 1);
 }
 
