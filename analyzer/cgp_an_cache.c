@@ -84,6 +84,7 @@ typedef struct {
   int use_l1;                     /* and it caches global loads */
   unsigned wf_bytes;              /* LSU wavefront: the device's, or a 128-byte L1 line */
   int wf_shift;                   /* wf_bytes = L2 unit << wf_shift, both powers of two; -1: not */
+  int l2_shift;                   /* the L2 unit is 1 << l2_shift bytes; -1: not a power of two */
   cgp_totals t;
   double win_miss, win_blocks;    /* L2 misses and blocks of the window's measured batches */
   double warm_miss, warm_blocks;  /* and of its batches that only warm the caches */
@@ -104,6 +105,7 @@ static void *create(const cgp_analysis_cfg *cfg) {
   c->has_l1 = cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
   c->use_l1 = cfg->l1_caches_global && c->has_l1;
   c->wf_bytes = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128;
+  c->l2_shift = cfg->l2_unit_bytes && cgp_is_pow2(cfg->l2_unit_bytes) ? (int)cgp_log2(cfg->l2_unit_bytes) : -1;
   c->wf_shift = cgp_is_pow2(c->wf_bytes) && cgp_is_pow2(cfg->l2_unit_bytes) && c->wf_bytes >= cfg->l2_unit_bytes
                     ? (int)cgp_log2(c->wf_bytes / cfg->l2_unit_bytes) : -1;
   if (c->has_l1) {
@@ -300,28 +302,25 @@ static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint
   return k;
 }
 
-/* 1 if m's lanes carry iterations to reference (the last element of a window: cgp_span). */
-static int carries(const cgp_warp_mem *m) {
-  if (!m->span) return 0;
-  for (unsigned l = 0; l < m->nact; l++)
-    if (m->span[l].hi > m->span[l].lo) return 1;
-  return 0;
-}
-
 /* Of m's lanes, the fraction whose address the iteration before (one stride back) lies in the same
    L2 unit: in a skipped iteration they re-read the unit, where the others reach a new one. */
 static double rereads(const cache *c, const cgp_warp_mem *m) {
   if (!m->span || !m->nact) return 0;
-  uint64_t ub = c->cfg->l2_unit_bytes;
   unsigned same = 0;
-  for (unsigned l = 0; l < m->nact; l++)
-    same += (m->addr[l] - (uint64_t)m->span[l].stride) / ub == m->addr[l] / ub;
+  if (c->l2_shift >= 0)
+    for (unsigned l = 0; l < m->nact; l++)
+      same += ((m->addr[l] - (uint64_t)m->span[l].stride) ^ m->addr[l]) >> c->l2_shift == 0;
+  else
+    for (unsigned l = 0; l < m->nact; l++) {
+      uint64_t ub = c->cfg->l2_unit_bytes;
+      same += (m->addr[l] - (uint64_t)m->span[l].stride) / ub == m->addr[l] / ub;
+    }
   return (double)same / m->nact;
 }
 
 static void warp_mem(void *self, const cgp_warp_mem *m) {
   cache *c = self;
-  int adds = carries(m);
+  int adds = m->carries && m->span;
   if (c->spans && !adds && cgp_spans_pending(c->spans, m->warp)) spans_flush(c);   /* the warp moved on */
   const cgp_analysis_cfg *cfg = c->cfg;
   unsigned n2, hits1 = 0, n1 = 0, miss, merged_dram = 0, nmiss = 0, sm = 0;

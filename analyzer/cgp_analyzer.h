@@ -188,6 +188,7 @@ typedef struct {
                                window's last element's): the cache counts the L2 misses of the units
                                their lanes reach anew there, and of the units they re-read as this
                                one's; 0: its own, 1 + skipped times */
+  uint8_t carries;          /* 1: span holds iterations to reference (a window's last element) */
   uint8_t overlap;          /* a load of a loop with no store whose address no load of the loop
                                computes (the pass's `overlap`, docs/model.md section 5e) */
   uint8_t space;            /* CGP_SPACE_GLOBAL; CGP_SPACE_SHARED for the tiler's shared-memory

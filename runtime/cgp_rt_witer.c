@@ -204,20 +204,16 @@ static int span_of(const rt_shape *s, const rt_wrun *r, uint32_t i, uint32_t *lo
 }
 
 /* 1 if the skipped iterations element i of run r stands for are given by spans: every lane of the
-   run moves (a lane on one element, stride 0, reads it every iteration: the window's hits and
-   misses are those of the iterations it stands for) and reaches the last element of i's window,
-   which carries them (span_of). */
-static int spanned(const rt_witer *it, const rt_wrun *r, uint32_t i) {
-  unsigned m = it->s->depth[r->ev];
+   run reaches the last element of i's window, which carries them (span_of); and moves, which
+   take checks as it copies the lanes (a lane on one element, stride 0, reads it every iteration:
+   the window's hits and misses are those of the iterations it stands for). */
+static int spanned(const rt_shape *s, const rt_wrun *r, uint32_t i) {
+  unsigned m = s->depth[r->ev];
   if (m == 0 || !(r->skipped > 0)) return 0;
   uint32_t t = r->t[m - 1] + i, u = t % RT_ITER_PERIOD, W = rt_iter_window(t), lo, hi;
   if (u >= W) return 0;
   uint32_t last = i + (W - 1 - u);
-  if (last >= r->mincount || !span_of(it->s, r, last, &lo, &hi)) return 0;
-  const rt_seg *sg = &it->w->seg[r->seg0];
-  for (uint32_t k = 0; k < r->nseg; k++)
-    if (sg[k].stride == 0) return 0;
-  return 1;
+  return last < r->mincount && span_of(s, r, last, &lo, &hi);
 }
 
 /* Lanes of run element c: 0 if one of them is already in ev (then c waits for the next event). */
@@ -236,18 +232,22 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   if (r->skipped > ev->skipped) ev->skipped = r->skipped;
   uint32_t lo = 0, hi = 0;
   if (span_of(it->s, r, c.i, &lo, &hi)) ev->has_span = 1;
-  if (ev->spanned) ev->spanned = spanned(it, r, c.i);
+  if (ev->spanned) ev->spanned = spanned(it->s, r, c.i);
+  uint64_t still = 1;                           /* no lane's stride is 0 while it stays 1 */
   if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
     for (uint32_t k = 0; k < r->nseg; k++) {
       ev->lane[k] = (uint8_t)sg[k].lane;
       ev->addr[k] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
       ev->span[k] = (cgp_span){(int64_t)sg[k].stride, lo, hi};
+      still &= sg[k].stride != 0;
     }
     ev->nact = r->nseg;
+    ev->spanned &= (int)still;
     return 1;
   }
   for (uint32_t k = 0; k < r->nseg; k++) {
     if (sg[k].count <= c.i) continue;
+    still &= sg[k].stride != 0;
     unsigned j = ev->nact++;                    /* insertion by lane: lanes in lane order */
     while (j > 0 && ev->lane[j - 1] > sg[k].lane) {
       ev->lane[j] = ev->lane[j - 1];
@@ -259,6 +259,7 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
     ev->addr[j] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
     ev->span[j] = (cgp_span){(int64_t)sg[k].stride, lo, hi};
   }
+  ev->spanned &= (int)still;
   return 1;
 }
 

@@ -34,7 +34,7 @@ static cgp_warp_mem spanned(int kind, const uint64_t *addr, unsigned n, cgp_span
   }
   for (unsigned l = 0; l < n; l++) sp[l] = (cgp_span){st, lo, hi};
   cgp_warp_mem m = {.kind = (uint8_t)kind, .nact = (uint8_t)n, .warp_threads = 32, .size = 4, .addr = addr,
-                    .lane = lanes, .thread = threads, .span = sp};
+                    .lane = lanes, .thread = threads, .span = sp, .carries = hi > lo};
   m.affine = (uint8_t)cgp_affine(addr, n);
   m.cls = (uint8_t)cgp_classify(addr, n, 4);
   return m;
