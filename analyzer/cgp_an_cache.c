@@ -368,7 +368,9 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   double n = 1 + m->skipped, nm = n;
   if ((adds || m->spanned) && m->space == CGP_SPACE_GLOBAL && m->kind != CGP_ATOMIC &&
       (c->spans || (c->spans = cgp_spans_new(cfg->l2_unit_bytes)))) {
-    if (adds) cgp_spans_add(c->spans, m, m->spanned ? span_tag(c, m) : CGP_REF_AGAIN, refer, c);
+    if (adds)   /* not spanned: referenced, counted nowhere, a store's labelled so in the Dinero export */
+      cgp_spans_add(c->spans, m, m->spanned ? span_tag(c, m) : m->kind != CGP_LOAD ? TAG_STORE : CGP_REF_AGAIN, refer,
+                    c);
     if (m->spanned) nm = 1 + m->skipped * rereads(c, m);
   }
   if (!c->counting) {
