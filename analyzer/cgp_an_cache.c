@@ -306,15 +306,12 @@ static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint
    L2 unit: in a skipped iteration they re-read the unit, where the others reach a new one. */
 static double rereads(const cache *c, const cgp_warp_mem *m) {
   if (!m->span || !m->nact) return 0;
+  uint64_t ub = c->cfg->l2_unit_bytes;
   unsigned same = 0;
-  if (c->l2_shift >= 0)
-    for (unsigned l = 0; l < m->nact; l++)
-      same += ((m->addr[l] - (uint64_t)m->span[l].stride) ^ m->addr[l]) >> c->l2_shift == 0;
-  else
-    for (unsigned l = 0; l < m->nact; l++) {
-      uint64_t ub = c->cfg->l2_unit_bytes;
-      same += (m->addr[l] - (uint64_t)m->span[l].stride) / ub == m->addr[l] / ub;
-    }
+  for (unsigned l = 0; l < m->nact; l++) {
+    uint64_t a = m->addr[l], before = a - (uint64_t)m->span[l].stride;
+    same += c->l2_shift >= 0 ? ((a ^ before) >> c->l2_shift) == 0 : a / ub == before / ub;
+  }
   return (double)same / m->nact;
 }
 

@@ -259,12 +259,13 @@ static int sample_stats(const cJSON *kernel, const cJSON *s, const char *key, co
   return 0;
 }
 
-/* 1 if the times a[0..n) never turn: none rising after one fell, none falling after one rose. */
-static int monotone(const double *a, int n) {
+/* 1 if the predicted times of p[0..n) never turn: none rising after one fell, none falling after
+   one rose. */
+static int monotone(const cgp_prediction *p, int n) {
   int up = 0, down = 0;
   for (int i = 1; i < n; i++) {
-    up |= a[i] > a[i - 1];
-    down |= a[i] < a[i - 1];
+    up |= p[i].time_ms > p[i - 1].time_ms;
+    down |= p[i].time_ms < p[i - 1].time_ms;
   }
   return !(up && down);
 }
@@ -287,18 +288,15 @@ static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_dev
   if (n <= 0) return 0;
   cgp_kernel_stats *st = calloc((size_t)n, sizeof *st);
   cgp_prediction *p = calloc((size_t)n, sizeof *p);
-  double *ms = calloc((size_t)n, sizeof *ms);
-  int rc = st && p && ms ? 0 : (snprintf(err, errlen, "out of memory"), -1);
-  for (s = samples->child; s && rc == 0; s = s->next, i++) {
+  int rc = st && p ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+  for (s = samples->child; s && rc == 0; s = s->next, i++)
     rc = sample_stats(kernel, s, key, dev, edit, &st[i], &p[i], err, errlen);
-    if (rc == 0) ms[i] = p[i].time_ms;
-  }
   for (s = samples->child, i = 0; s && rc == 0; s = s->next, i++) {
     double w = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "weight"));
     int lo = i > 0 ? i - 1 : 0, hi = i + 2 < n ? i + 2 : n - 1;
     double at = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "launch"));
     double gap = s->next ? cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s->next, "launch")) - at : 0;
-    int drift = gap > 1 && gap <= fmax(1, floor(at / CGP_DENSE_SPACING)) && monotone(&ms[lo], hi - lo + 1);
+    int drift = gap > 1 && gap <= fmax(1, floor(at / CGP_DENSE_SPACING)) && monotone(&p[lo], hi - lo + 1);
     double time = w * p[i].time_ms, cycles = w * p[i].cycles;
     char e[256];
     if (launch_grids_time(s, dev, &st[i], drift ? s->next : NULL, drift ? &st[i + 1] : NULL, drift ? gap : 0, &time,
@@ -314,7 +312,6 @@ static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_dev
   }
   free(st);
   free(p);
-  free(ms);
   return rc;
 }
 

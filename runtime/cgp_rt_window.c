@@ -145,8 +145,8 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
     cgp_warp_mem m = {.sid = sid, .kind = k->mem_kind[sid], .overlap = k->mem_overlap[sid], .nact = (uint8_t)ev.nact,
                       .warp_threads = (uint8_t)threads, .size = k->mem_size[sid], .addr = ev.addr,
                       .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm,
-                      .skipped = ev.skipped, .span = ev.has_span || ev.spanned ? ev.span : NULL, .spanned = (uint8_t)ev.spanned,
-                      .carries = (uint8_t)ev.has_span,
+                      .skipped = ev.skipped, .span = ev.has_span || ev.spanned ? ev.span : NULL,
+                      .spanned = (uint8_t)ev.spanned, .carries = (uint8_t)ev.has_span,
                       .space = k->mem_local[sid] ? CGP_SPACE_LOCAL : CGP_SPACE_GLOBAL};
     m.affine = (uint8_t)cgp_affine(ev.addr, ev.nact);
     m.cls = (uint8_t)cgp_classify_known(ev.addr, ev.nact, m.size, m.affine);

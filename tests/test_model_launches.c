@@ -9,18 +9,43 @@
 #include "cgp_model.h"
 #include "cgp_report.h"
 
-static cJSON *one_sample_report(const cgp_kernel_stats *k, double weight, const char *grids) {
-  cJSON *r = cgp_report_new("test"), *kern = cJSON_CreateObject(), *s = cJSON_CreateObject();
-  cJSON_AddItemToArray(cJSON_GetObjectItem(r, "kernels"), kern);
-  cJSON_AddStringToObject(kern, "name", "k");
-  cJSON_AddItemToArray(cJSON_AddArrayToObject(kern, "samples"), s);
-  cJSON_AddNumberToObject(s, "launch", 0);
+/* A sample of stats *k at launch `launch` standing for `weight` launches, its launch_grids
+   `grids` (NULL: none, as a report of schema 1.4 or older), appended to the report's one kernel. */
+static void add_sample(cJSON *r, const cgp_kernel_stats *k, double launch, double weight, const char *grids) {
+  cJSON *s = cJSON_CreateObject();
+  cJSON_AddItemToArray(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0), "samples"), s);
+  cJSON_AddNumberToObject(s, "launch", launch);
   cJSON_AddNumberToObject(s, "weight", weight);
   cJSON_AddNumberToObject(s, "blocks", (double)k->blocks);
   cJSON_AddNumberToObject(s, "total_warps", (double)k->total_warps);
   if (grids) cJSON_AddItemToObject(s, "launch_grids", cJSON_Parse(grids));
   cJSON_AddItemToObject(cJSON_AddObjectToObject(s, "analysis"), "jetson-tk1", cgp_report_stats_to_json(k));
+}
+
+/* A report of one kernel "k" with one sample, at launch `launch`. */
+static cJSON *report_at(const cgp_kernel_stats *k, double launch, double weight, const char *grids) {
+  cJSON *r = cgp_report_new("test"), *kern = cJSON_CreateObject();
+  cJSON_AddItemToArray(cJSON_GetObjectItem(r, "kernels"), kern);
+  cJSON_AddStringToObject(kern, "name", "k");
+  cJSON_AddArrayToObject(kern, "samples");
+  add_sample(r, k, launch, weight, grids);
   return r;
+}
+
+static cJSON *one_sample_report(const cgp_kernel_stats *k, double weight, const char *grids) {
+  return report_at(k, 0, weight, grids);
+}
+
+/* The Jetson TK1, and case 3's per-warp stats (header). */
+static const cgp_kernel_stats case3 = {.blocks = 8, .threads_per_block = 256, .total_warps = 64,
+                                       .insts = {0, 1, 0}, .trans_pw = {0, 2, 0}, .dram_pw = {0, 2.0 / 32, 0},
+                                       .total_insts = 1000, .core_insts = 900};
+
+static cgp_device tk1_device(void) {
+  cgp_device tk1;
+  char err[512];
+  cr_assert_eq(cgp_device_load_file(CGP_SOURCE_DIR "/devices/jetson-tk1.json", &tk1, err, sizeof err), 0, "%s", err);
+  return tk1;
 }
 
 static double predicted_cycles(cJSON *r, const cgp_device *d) {
@@ -32,12 +57,9 @@ static double predicted_cycles(cJSON *r, const cgp_device *d) {
 }
 
 Test(model_launches, each_launch_is_predicted_at_its_own_grid) {
-  cgp_device tk1;
+  cgp_device tk1 = tk1_device();
   char err[512];
-  cr_assert_eq(cgp_device_load_file(CGP_SOURCE_DIR "/devices/jetson-tk1.json", &tk1, err, sizeof err), 0, "%s", err);
-  cgp_kernel_stats k = {.blocks = 8, .threads_per_block = 256, .total_warps = 64,
-                        .insts = {0, 1, 0}, .trans_pw = {0, 2, 0}, .dram_pw = {0, 2.0 / 32, 0},
-                        .total_insts = 1000, .core_insts = 900};
+  cgp_kernel_stats k = case3;
   /* the scaling: half the grid is 4 blocks of 32 warps; a grid too small to round keeps 1 of each */
   cgp_kernel_stats half = cgp_stats_scaled(&k, 0.5), tiny = cgp_stats_scaled(&k, 0.01);
   cr_expect_eq(half.blocks, 4);
@@ -64,27 +86,6 @@ Test(model_launches, each_launch_is_predicted_at_its_own_grid) {
   cJSON_Delete(r);
 }
 
-/* The report's first sample at launch `launch`. */
-static void first_at(cJSON *r, double launch) {
-  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0), "samples"), 0);
-  cJSON_SetNumberValue(cJSON_GetObjectItem(s, "launch"), launch);
-}
-
-/* A second sample, of stats *k, at launch `launch` standing for `weight` launches of its grid. */
-static void add_sample(cJSON *r, const cgp_kernel_stats *k, double launch, double weight) {
-  cJSON *s = cJSON_CreateObject(), *g = cJSON_CreateArray(), *run = cJSON_CreateArray();
-  cJSON_AddItemToArray(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0), "samples"), s);
-  cJSON_AddNumberToObject(s, "launch", launch);
-  cJSON_AddNumberToObject(s, "weight", weight);
-  cJSON_AddNumberToObject(s, "blocks", (double)k->blocks);
-  cJSON_AddNumberToObject(s, "total_warps", (double)k->total_warps);
-  cJSON_AddItemToArray(run, cJSON_CreateNumber((double)k->blocks));
-  cJSON_AddItemToArray(run, cJSON_CreateNumber(weight));
-  cJSON_AddItemToArray(g, run);
-  cJSON_AddItemToObject(s, "launch_grids", g);
-  cJSON_AddItemToObject(cJSON_AddObjectToObject(s, "analysis"), "jetson-tk1", cgp_report_stats_to_json(k));
-}
-
 /* Launches between two analysed ones drift from the first's behaviour to the second's (a column k
    the launch number moves): launch 64 (case 3, 32166 cycles) stands for launches 64 .. 67, launch
    68 (twice the instructions: 166 + 1000 x 64 = 64166) for itself, 4 = 64 / 16 launches on, as the
@@ -94,41 +95,33 @@ static void add_sample(cJSON *r, const cgp_kernel_stats *k, double launch, doubl
    64166 = 192830, as it still does where the analysed launches' times turn (a spike) or where they
    lie far apart (the doubling schedule). */
 Test(model_launches, launches_between_two_close_analysed_ones_are_interpolated) {
-  cgp_device tk1;
-  char err[512];
-  cr_assert_eq(cgp_device_load_file(CGP_SOURCE_DIR "/devices/jetson-tk1.json", &tk1, err, sizeof err), 0, "%s", err);
-  cgp_kernel_stats k = {.blocks = 8, .threads_per_block = 256, .total_warps = 64,
-                        .insts = {0, 1, 0}, .trans_pw = {0, 2, 0}, .dram_pw = {0, 2.0 / 32, 0},
-                        .total_insts = 1000, .core_insts = 900};
-  cgp_kernel_stats k2 = k;
+  cgp_device tk1 = tk1_device();
+  cgp_kernel_stats k = case3, k2 = case3;
   k2.total_insts = 2000;
   k2.core_insts = 1800;
   cJSON *r = one_sample_report(&k2, 1, "[[8, 1]]");
   cr_expect_float_eq(predicted_cycles(r, &tk1), 64166, 1e-6, "launch 68 alone");
   cJSON_Delete(r);
-  r = one_sample_report(&k, 4, "[[8, 4]]");
-  first_at(r, 64);
-  add_sample(r, &k2, 68, 1);
+  r = report_at(&k, 64, 4, "[[8, 4]]");
+  add_sample(r, &k2, 68, 1, "[[8, 1]]");
   cr_expect_float_eq(predicted_cycles(r, &tk1), 240830, 1e-6);
   cJSON_Delete(r);
   /* far apart: launches 7 and 15 (the doubling schedule), the step: 8 x 32166 + 64166 = 321494 */
-  r = one_sample_report(&k, 8, "[[8, 8]]");
-  first_at(r, 7);
-  add_sample(r, &k2, 15, 1);
+  r = report_at(&k, 7, 8, "[[8, 8]]");
+  add_sample(r, &k2, 15, 1, "[[8, 1]]");
   cr_expect_float_eq(predicted_cycles(r, &tk1), 321494, 1e-6);
   cJSON_Delete(r);
   /* a spike: launch 136 unlike launches 128 and 140 (the times turn), the launches between each the
      analysed one before them: 8 x 32166 + 4 x 64166 + 32166 = 546158 (interpolated, they would
      rise to the spike and fall back: 8 x 46166 + 4 x 52166 + 32166 = 610158) */
-  r = one_sample_report(&k, 8, "[[8, 8]]");
-  first_at(r, 128);
-  add_sample(r, &k2, 136, 4);
-  add_sample(r, &k, 140, 1);
+  r = report_at(&k, 128, 8, "[[8, 8]]");
+  add_sample(r, &k2, 136, 4, "[[8, 4]]");
+  add_sample(r, &k, 140, 1, "[[8, 1]]");
   cr_expect_float_eq(predicted_cycles(r, &tk1), 546158, 1e-6);
   cJSON_Delete(r);
   /* two launches in a row: nothing between them, each for itself */
   r = one_sample_report(&k, 1, "[[8, 1]]");
-  add_sample(r, &k2, 1, 1);
+  add_sample(r, &k2, 1, 1, "[[8, 1]]");
   cr_expect_float_eq(predicted_cycles(r, &tk1), 32166 + 64166, 1e-6);
   cJSON_Delete(r);
 }
