@@ -61,7 +61,7 @@ void rt_footprint_batch_begin(rt_footprint *f) {
 }
 
 void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint64_t *addr, unsigned nact,
-                        unsigned size, double skipped) {
+                        unsigned size, double skipped_after) {
   if (sid >= f->nsites || !nact) return;
   uint64_t lo = addr[0], hi = addr[0];
   for (unsigned l = 1; l < nact; l++) {
@@ -77,10 +77,8 @@ void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint
     f->w0_last[sid] = addr[0];
   }
   int64_t step = f->step[sid] == f->step_prev[sid] ? f->step[sid] : 0;
-  /* a window's runs stand for the iterations after it: RT_ITER_FIRST long for the first window,
-     RT_ITER_WINDOW for the others; the first one's stand for at most 7 each (cgp_rt_warp.h) */
-  unsigned window = skipped <= (double)(RT_ITER_PERIOD - RT_ITER_FIRST) / RT_ITER_FIRST ? RT_ITER_FIRST : RT_ITER_WINDOW;
-  cgp_footprint_event(lo, hi, step, skipped, window, &lo, &hi);
+  /* a window's runs stand for the iterations skipped after it (rt_wevent.skipped_after) */
+  cgp_footprint_event(lo, hi, step, skipped_after, 1, &lo, &hi);
   if (lo < f->lo[sid]) f->lo[sid] = lo;
   if (hi > f->hi[sid]) f->hi[sid] = hi;
 }

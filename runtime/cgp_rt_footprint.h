@@ -16,7 +16,7 @@ void rt_footprint_free(rt_footprint *f);
    number in the batch); the batch ends at block end_block of the launch. */
 void rt_footprint_batch_begin(rt_footprint *f);
 void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint64_t *addr, unsigned nact,
-                        unsigned size, double skipped);
+                        unsigned size, double skipped_after);
 /* The launch's rows of blocks are `blocks` long (1 for a 1-D grid): a batch ending at a multiple
    ends a row (cgp_extent_note). Until told, no batch does; reset at each launch's end. */
 void rt_footprint_row_blocks(rt_footprint *f, uint64_t blocks);

@@ -206,12 +206,15 @@ static int tile_footprints(rt_kernel *k) {
   k->tile_header = (int)h;
   const cJSON *bbs = cJSON_GetObjectItemCaseSensitive(d, "blocks"), *m;
   cJSON *warn = cJSON_GetObjectItemCaseSensitive(d, "warnings");
-  size_t b = 0;                              /* the loops inside the tile loop are unrolled */
+  size_t b = 0;                              /* the loops inside the tile loop are unrolled, and
+                                                traced whole up to RT_TILE_WHOLE iterations */
   cJSON_ArrayForEach(m, bbs) {
     if (b >= k->nbb) break;
     int loop = (int)num(m, "loop", -1);
-    if (loop != (int)tl && loop_within(loops, loop, (int)tl))
+    if (loop != (int)tl && loop_within(loops, loop, (int)tl)) {
       unrolled_block(k, b, NULL, &k->bb_total[b], &k->bb_core[b], &k->bb_int[b]);
+      if (tile <= RT_TILE_WHOLE) rt_shape_trace_whole(k->shape, (int)b);
+    }
     b++;
   }
   int32_t nf = 0;

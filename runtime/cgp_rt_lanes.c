@@ -205,13 +205,20 @@ void rt_tracker_sample(rt_tracker *t, int on) { t->iter_first = on ? RT_ITER_FIR
 uint64_t rt_tracker_iterations_skipped(const rt_tracker *t) { return t->iters_skipped; }
 
 /* The last window's runs: each element stands for `header` more executions if its event is in
-   the loop's header block, `body` more otherwise, spread over the window's iterations. */
+   the loop's header block, `body` more otherwise, spread over the window's iterations; in the
+   entry's first window, over its iterations but the first, the loop's start-up (rt_iter_spread):
+   a run of iterations 1.. carries them all, one of iteration 0 alone none, one of 0..W-1 W - 1
+   shares spread over its W elements. */
 static void weigh_window(rt_tracker *t, uint32_t header, uint32_t body) {
   if (t->lane->failed) return;
-  float h = (float)header / (float)t->win_len, b = (float)body / (float)t->win_len;
+  int startup = t->win_at == 0 && t->win_len > 1;
+  float per = (float)(t->win_len - startup);
   for (size_t r = t->win_r0; r < t->win_r1 && r < t->lane->n; r++) {
     rt_run *R = &t->lane->run[r];
-    R->skipped = t->s->ev_header[R->ev] ? h : b;
+    float extra = (float)(t->s->ev_header[R->ev] ? header : body) / per;
+    if (startup && R->t[t->win_dl - 1] == 0)    /* its elements: consecutive iterations from 0 */
+      extra *= (float)(R->count - 1) / (float)R->count;
+    R->skipped = extra;
   }
 }
 
@@ -226,6 +233,8 @@ int rt_tracker_window(rt_tracker *t, int l, unsigned dl) {
   }
   if (phase != len) return 0;
   t->win_len = len;                              /* the window closes: skip up to the next one */
+  t->win_at = it - len;
+  t->win_dl = dl;
   t->win_r1 = t->lane->n;
   uint32_t gap = RT_ITER_PERIOD - len;
   t->pause[RT_LEFT] = (int32_t)gap;

@@ -70,6 +70,8 @@ struct rt_tracker {
   uint32_t paused_t;           /* first iteration skipped */
   uint32_t win_len;            /* the last window's iterations (RT_ITER_PERIOD - win_len skipped
                                   after it, up to the next) */
+  uint32_t win_at;             /* its first iteration */
+  unsigned win_dl;             /* its loop's depth (>= 1) */
   size_t win_r0, win_r1;       /* the lane's runs recorded in it */
   uint64_t iters_skipped;      /* iterations not traced, over all lanes */
   /* recording warp-major (rt_tracker_flat): flat NULL, or the warp's matrix lane flane writes */

@@ -64,14 +64,28 @@ void rt_tracker_free(rt_tracker *t);
    leaf loop (one with no loop inside it) the runtime traces the windows of iterations
    [0, RT_ITER_FIRST) and [k RT_ITER_PERIOD, k RT_ITER_PERIOD + RT_ITER_WINDOW), k >= 1. A window
    stands for the iterations up to the next one, or to the loop's exit: its runs' `skipped` is
-   (iterations skipped) / (its length) per element. The schedule depends on the iteration only,
+   (iterations skipped) / (its length) per element, but for the first window's start-up
+   (rt_iter_spread). The schedule depends on the iteration only,
    so the lanes of a warp, and the warps of a batch, trace the same iterations; a loop of up to
    RT_ITER_FIRST iterations is traced whole, and a window of one entry is one run per event. */
-#define RT_ITER_FIRST 256
-#define RT_ITER_WINDOW 128
+#define RT_ITER_FIRST 64
+#define RT_ITER_WINDOW 64
 #define RT_ITER_PERIOD 2048
+/* A tiled kernel's loop over one tile (tile(n) iterations, inside the tile loop) is traced whole up
+   to this many: its footprint's geometry is learned from the first tile (docs/model.md 8b). */
+#define RT_TILE_WHOLE 256
 /* The length of the window that iteration `it` of a leaf loop's entry falls in the period of. */
 static inline uint32_t rt_iter_window(uint32_t it) { return it < RT_ITER_PERIOD ? RT_ITER_FIRST : RT_ITER_WINDOW; }
+/* The entry's first window holds the loop's start-up in its iteration 0 (a load whose value the
+   thread then holds in a register, a first-iteration branch): that iteration stands for itself,
+   and the iterations skipped after the window are spread over its W - 1 others; a run holding
+   iteration 0 spreads its share over all its elements (its stride walk goes on in the skipped
+   iterations as in the window). The iterations skipped after the window holding iteration t are
+   `skipped` times this, for a run whose first element is at iteration t0 (weigh_window). */
+static inline uint32_t rt_iter_spread(uint32_t t0, uint32_t t) {
+  uint32_t W = rt_iter_window(t);
+  return W - (t < RT_ITER_PERIOD && W > 1 && t0 > 0);
+}
 /* Sample the iterations of lanes started from now on (on != 0) or trace them all. */
 void rt_tracker_sample(rt_tracker *t, int on);
 /* The tracker's skipping state (RT_PAUSED, RT_LEFT, RT_HEADER_LAST: cgp_abi.h's CGP_PAUSE_*)
@@ -181,6 +195,7 @@ typedef struct {
   int is_mem;
   uint32_t id;                 /* site (is_mem) or block */
   float skipped;               /* executions in untraced iterations it stands for */
+  float skipped_after;         /* the iterations skipped after its window (the footprint's reach) */
   unsigned nact;
   uint8_t lane[RT_WARP];
   uint64_t addr[RT_WARP];

@@ -187,7 +187,8 @@ void rt_witer_free(rt_witer *it) {
 /* The iterations skipped after the window element i of run r ends, as offsets from its own
    (cgp_span's lo, hi): the window is [t0, t0 + W) (cgp_rt_warp.h's schedule: the first
    RT_ITER_FIRST iterations, then RT_ITER_WINDOW of every RT_ITER_PERIOD), its elements stand for
-   s = skipped iterations each, S = s W in all, and those come after its last element: they are
+   s = skipped iterations each, S = s W in all (s (W - 1) for a run of the first window from its
+   iteration 1, rt_iter_spread), and those come after its last element: they are
    given there (1 .. S), in their order, after the window's own, none before it ends (they would
    evict what the window's later iterations read, as the GPU's did not yet), and only by a run that
    holds half the window or more: its stride held that long (a run from the window's second
@@ -199,7 +200,7 @@ static int span_of(const rt_shape *s, const rt_wrun *r, uint32_t i, uint32_t *lo
   if (u + 1 != W || 2 * (i + 1) < W) return 0;   /* not the window's last, or its run holds less
                                                        than half the window: no stride to carry on */
   *lo = 1;
-  *hi = 1 + (uint32_t)(W * (double)r->skipped + 0.5);
+  *hi = 1 + (uint32_t)(rt_iter_spread(r->t[m - 1], t) * (double)r->skipped + 0.5);
   return *hi > *lo;
 }
 
@@ -230,6 +231,11 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   if (mask & *present) return 0;
   *present |= mask;
   if (r->skipped > ev->skipped) ev->skipped = r->skipped;
+  unsigned m = it->s->depth[r->ev];
+  if (m && r->skipped > 0) {
+    float after = (float)rt_iter_spread(r->t[m - 1], r->t[m - 1] + c.i) * r->skipped;
+    if (after > ev->skipped_after) ev->skipped_after = after;
+  }
   uint32_t lo = 0, hi = 0;
   if (span_of(it->s, r, c.i, &lo, &hi)) ev->has_span = 1;
   if (ev->spanned) ev->spanned = spanned(it->s, r, c.i);
@@ -297,6 +303,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   }
   event_of(it, r->ev, ev);
   ev->skipped = r->skipped;
+  ev->skipped_after = 0;
   ev->has_span = ev->spanned = 0;               /* no loop: no iterations skipped */
   ev->nact = r->nseg;
   if (r->lanes == UINT32_MAX) {                 /* every lane: two block copies */
@@ -324,7 +331,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
   const rt_wrun *r = &it->w->run[first.run];
   event_of(it, r->ev, ev);
   ev->nact = 0;
-  ev->skipped = 0;
+  ev->skipped = ev->skipped_after = 0;
   ev->has_span = 0;
   ev->spanned = 1;                              /* until a run's element is not */
   take(it, first, ev, &present);

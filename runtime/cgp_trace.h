@@ -6,7 +6,8 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 4: launches say their windows' warming extension; 3: checked, not trusted;
+   File format (version 5: a run's `skipped` is per element that carries it, the first window's
+   iteration 0 carrying none (cgp_rt_warp.h); 4: launches say their windows' warming extension; 3: checked, not trusted;
    2: runs say what they stand for), little-endian
    fixed-width integers:
      header  "CGPTRACE", u32 version, u32 RT_MAXD, u64 run id (the report's runtime.run_id)
@@ -36,7 +37,7 @@
 #include "cgp_model.h"
 
 #define CGP_TRACE_MAGIC "CGPTRACE"
-#define CGP_TRACE_VERSION 4u
+#define CGP_TRACE_VERSION 5u
 #define CGP_TRACE_HEADER_BYTES 24
 #define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
 

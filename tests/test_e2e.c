@@ -113,10 +113,12 @@ Test(e2e, sampled_prediction_agrees_with_full_trace) {
 
 /* Iterations of a lane with a loop of T iterations that the runtime traces (RT_ITER_*: the first
    256, then 128 from the start of every 2048 after the first), by hand. */
+/* The iterations a thread traces of a loop of T (runtime/cgp_rt_warp.h): [0, 64) and
+   [2048 k, 2048 k + 64). */
 static unsigned traced_iterations(unsigned T) {
-  if (T <= 256) return T;
-  unsigned n = 256;
-  for (unsigned s = 2048; s < T; s += 2048) n += T - s < 128 ? T - s : 128;
+  if (T <= 64) return T;
+  unsigned n = 64;
+  for (unsigned s = 2048; s < T; s += 2048) n += T - s < 64 ? T - s : 64;
   return n;
 }
 
@@ -129,14 +131,16 @@ static cJSON *tk1_analysis(cJSON *k) {
 
 Test(e2e, long_loops_are_sampled_inside_threads_and_counted_whole) {
   /* 1024 threads in 4 blocks of 256, all traced (one window), each running a j loop of 5000
-     iterations (mv) or of 2000 + i (tri). In run mode the runtime traces 512 of mv's 5000
-     iterations per thread (0-255, 2048-2175, 4096-4223), each window standing for the
+     iterations (mv) or of 2000 + i (tri). In run mode the runtime traces 192 of mv's 5000
+     iterations per thread (0-63, 2048-2111, 4096-4159), each window standing for the
      iterations up to the next one or to the loop's end: the warp instruction counts must be those
      of the run that traces every iteration (CGPREDICT_ITERATIONS=all), exactly, the prediction
      within 3 %, the report must count the iterations skipped, and the program's output must not
      change. A third kernel, cond, runs mv's loop with a guarded store in it (a loop of several
      blocks, whose skipped iterations the instrumented code counts itself, cgp_abi.h): its
-     iterations skipped must be counted exactly too. */
+     iterations skipped must be counted exactly too. A fourth, acc, keeps its sum in y[i]: it loads
+     y[i] in its first iteration only (a register holds it after the store), so the first window's
+     iteration 0 stands for itself alone: 1 load of y a warp, not 1 + 31 (docs/pipeline.md). */
   write_file("lp.c",
     "#include <stdio.h>\n#include <stdlib.h>\n#define N 1024\n#define M 5000\n"
     "int main(void) {\n"
@@ -156,6 +160,9 @@ Test(e2e, long_loops_are_sampled_inside_threads_and_counted_whole) {
     "    for (int j = 0; j < 2000 + i; j++) s += a[i * M + j];\n"
     "    z[i] = s;\n"
     "  }\n"
+    "#pragma cgpredict kernel name(acc) dims(1)\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    for (int j = 0; j < M; j++) y[i] = y[i] + a[i * M + j] * x[j];\n"
     "#pragma cgpredict kernel name(cond) dims(1)\n"
     "  for (int i = 0; i < N; i++) {\n"
     "    float s = 0;\n"
@@ -171,12 +178,12 @@ Test(e2e, long_loops_are_sampled_inside_threads_and_counted_whole) {
   cJSON *s = report("s.json"), *a = report("a.json");
   double skipped_tri = 0;
   for (unsigned i = 0; i < 1024; i++) skipped_tri += 2000 + i - traced_iterations(2000 + i);
-  const char *names[2] = {"mv", "tri"};
-  double skipped[2] = {1024.0 * (5000 - traced_iterations(5000)), skipped_tri};
+  const char *names[3] = {"mv", "tri", "acc"};
+  double skipped[3] = {1024.0 * (5000 - traced_iterations(5000)), skipped_tri, 1024.0 * (5000 - traced_iterations(5000))};
   cJSON *kc = kernel_named(s, "cond");
   cr_assert_eq(num(kc, "loop_iterations_skipped"), skipped[0], "cond: %g iterations skipped, by hand %g",
                num(kc, "loop_iterations_skipped"), skipped[0]);
-  for (int n = 0; n < 2; n++) {
+  for (int n = 0; n < 3; n++) {
     cJSON *ks = kernel_named(s, names[n]), *ka = kernel_named(a, names[n]);
     cr_assert_eq(num(ks, "loop_iterations_skipped"), skipped[n], "%s: %g iterations skipped, by hand %g", names[n],
                  num(ks, "loop_iterations_skipped"), skipped[n]);

@@ -319,3 +319,39 @@ Test(e2e_tile, no_tiling_suggestion_for_a_loop_shorter_than_the_tile) {
   cr_expect_null(cJSON_GetObjectItem(s, "analysis_tiled"));
   cJSON_Delete(r);
 }
+
+/* A loop over one tile of up to RT_TILE_WHOLE (256) iterations is traced whole, though leaf loops
+   are otherwise sampled after their first 64 iterations (docs/pipeline.md, "Sampling inside a
+   thread"): GEMM tiled by 128 at N = 256, in the default mode, skips no iteration, and its tile
+   tile statistics those of every iteration: 2 tiles, 4 barriers a warp. */
+Test(e2e_tile, a_loop_over_one_tile_of_128_is_traced_whole) {
+  write_file("t128.c",
+             "#include <stdio.h>\n"
+             "#define N 256\n"
+             "static float A[N][N], B[N][N], C[N][N];\n"
+             "int main(void) {\n"
+             "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (float)(i + j); B[i][j] = (float)(i - j); }\n"
+             "#pragma cgpredict kernel name(gemm128) dims(2) block(32,8) shared(A, B) tile(128)\n"
+             "  for (int i = 0; i < N; i++)\n"
+             "    for (int j = 0; j < N; j++) {\n"
+             "      float s = 0;\n"
+             "      for (int kk = 0; kk < N; kk += 128)\n"
+             "        for (int k = kk; k < kk + 128; k++) s += A[i][k] * B[k][j];\n"
+             "      C[i][j] = s;\n"
+             "    }\n"
+             "  printf(\"%g\\n\", C[3][5]);\n"
+             "  return 0;\n"
+             "}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o t128 t128.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=t128.json ./t128"), 0, "%s",
+               read_file("err.txt"));
+  cJSON *r = report("t128.json");
+  cJSON *k = kernel_named(r, "gemm128");
+  cr_expect_null(cJSON_GetObjectItem(k, "loop_iterations_skipped"), "the loop over one tile was sampled");
+  cJSON *st = stats(k, "jetson-tk1");
+  cr_assert_not_null(st);
+  cr_expect_float_eq(num(st, "sync_insts"), 4, 1e-9);
+  /* A: the block's 8 rows by 128 floats; B: 128 rows by its 32 columns */
+  cr_expect_float_eq(num(st, "smem_per_block"), 8 * 128 * 4 + 128 * 32 * 4, 1e-9, "%g", num(st, "smem_per_block"));
+  cJSON_Delete(r);
+}

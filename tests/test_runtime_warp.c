@@ -632,6 +632,57 @@ Test(reconverge, a_windows_skipped_iterations_are_spanned_by_its_last_element) {
   }
 }
 
+/* The loop's start-up: site 1 (x, in the loop's block) is recorded in iteration 0 only, as a load
+   whose value the thread then holds in a register is (MVT's x2[i] += A[j][i] y2[j]), or in
+   iterations 1.. only. Iteration 0 of the entry's first window stands for itself: the load stands
+   for 1 execution, not 1 + the window's share (T = 512, W = 64: 8); a run from iteration 1 stands
+   for T - 1, and its span for the 448 iterations skipped after the window, not 448 x 64 / 63;
+   a[j], every iteration, for T, its span 448 too (docs/pipeline.md, "Sampling inside a thread"). */
+Test(reconverge, the_first_windows_iteration_0_stands_for_itself) {
+  const unsigned T = 512, gap = T - RT_ITER_FIRST;
+  for (int from1 = 0; from1 < 2; from1++) {
+    fixture f;
+    const int mb[] = {1, 1, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+    const unsigned mo[] = {0, 1, 0}, rpo[] = {0, 1, 2};
+    setup(&f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
+    rt_tracker_sample(f.t, 1);
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      int paused = 0;
+      lane(&f, l);
+      enter(&f, 0, &paused);
+      for (unsigned j = 0; j < T; j++) {
+        enter(&f, 1, &paused);
+        if (paused) continue;
+        rt_tracker_access(f.t, 0, A + 4 * j);
+        if ((j == 0) != from1) rt_tracker_access(f.t, 1, X + 128 * l + 4 * j);
+      }
+      enter(&f, 2, &paused);
+      rt_tracker_access(f.t, 2, Y + 4 * l);
+      rt_tracker_finish(f.t);
+    }
+    rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+    cr_assert_not_null(w);
+    rt_witer *it = rt_witer_new(f.s, w);
+    rt_wevent ev;
+    double stands[2] = {0, 0};
+    unsigned span[2] = {0, 0};
+    while (rt_witer_next(it, &ev)) {
+      if (!ev.is_mem || ev.id > 1) continue;
+      stands[ev.id] += 1 + ev.skipped;
+      if (ev.has_span) span[ev.id] = ev.span[0].hi - ev.span[0].lo;
+    }
+    cr_assert_lt(fabs(stands[0] - T), 1e-3, "a[j] stands for %g executions, by hand %u", stands[0], T);
+    double want = from1 ? T - 1 : 1;
+    cr_assert_lt(fabs(stands[1] - want), 1e-3, "x (%s) stands for %g executions, by hand %g",
+                 from1 ? "iterations 1.." : "iteration 0", stands[1], want);
+    cr_assert_eq(span[0], gap, "a[j]'s span: %u iterations, by hand %u", span[0], gap);
+    cr_assert_eq(span[1], from1 ? gap : 0, "x's span: %u iterations", span[1]);
+    rt_witer_free(it);
+    rt_wwarp_free(w);
+    teardown(&f);
+  }
+}
+
 /* a[j] on one element (stride 0), read every iteration: its window's hits and misses are those of
    the iterations it stands for, so no element is `spanned` (its last still carries the span, whose
    units keep the element in the L2). */
