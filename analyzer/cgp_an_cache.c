@@ -177,6 +177,14 @@ static void refer(void *ctx, const uint64_t *units, const uint32_t *tag, unsigne
     for (unsigned i = 0; i < n; i++) din_line(c, (tag[i] & TAG_STORE) != 0, units[i]);
 }
 
+/* The block of m's warp (cgp_grid_block). */
+static uint64_t block_of(const cgp_analysis_cfg *cfg, const cgp_warp_mem *m) {
+  uint64_t xyz[3];
+  cgp_thread_unkey(cfg->dims, m->thread[m->lane[0]], xyz);
+  for (int d = 0; d < 3; d++) xyz[d] /= cfg->block[d] ? cfg->block[d] : 1;
+  return cgp_grid_block(xyz[0], xyz[1], xyz[2]);
+}
+
 static void spans_flush(cache *c) {
   if (c->spans) cgp_spans_flush(c->spans, refer, c);
 }
@@ -210,7 +218,9 @@ static void skip_blocks(void *self, double blocks) {
   uint64_t first = cgp_l2_age(c->l2, &n);
   if (c->cfg->din)
     for (uint64_t i = 0; i < n; i++) din_line(c, 0, first + i);
-  if (c->shared) cgp_shared_each(c->shared, refer, c);
+  if (c->shared)
+    cgp_shared_each(c->shared, blocks < 9e18 ? (uint64_t)(blocks + 0.5) : UINT64_MAX, miss / nb,
+                    cgp_l2_capacity_lines(c->l2), refer, c);
 }
 
 static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblocks) {
@@ -354,8 +364,10 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     if (miss) mark_dram_fills(c, sm, c->unit1, nmiss, c->unit2, c->hit2, n2);
   } else
     miss = n2 - cgp_l2_access_many(c->l2, c->unit2, n2);
-  if (m->space == CGP_SPACE_GLOBAL && c->shared)
-    for (unsigned i = 0; i < n2; i++) cgp_shared_note(c->shared, c->unit2[i]);
+  if (m->space == CGP_SPACE_GLOBAL && c->shared) {
+    uint64_t b = block_of(c->cfg, m);
+    for (unsigned i = 0; i < n2; i++) cgp_shared_note(c->shared, c->unit2[i], b);
+  }
   unsigned wf = wavefronts(c, m, whole, n2);
   if (cfg->din)
     for (unsigned i = 0; i < n2; i++) din_line(c, m->kind != CGP_LOAD, c->unit2[i]);

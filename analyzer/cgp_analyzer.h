@@ -460,12 +460,24 @@ void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx);
 typedef struct cgp_shared cgp_shared;
 cgp_shared *cgp_shared_new(void);
 void cgp_shared_free(cgp_shared *h);
-/* The window referenced `unit` (the first 4096 distinct units a window are followed). */
-void cgp_shared_note(cgp_shared *h, uint64_t unit);
+/* The window's block `block` (cgp_grid_block) referenced `unit` (the first 4096 distinct units a
+   window are followed). */
+void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block);
 /* A new window begins: the one that ended is the one before. */
 void cgp_shared_next_window(cgp_shared *h);
-/* The units this window referenced that the window before referenced too, to ref (CGP_REF_AGAIN). */
-void cgp_shared_each(const cgp_shared *h, cgp_l2_refs ref, void *ctx);
+/* `blocks` blocks after this window were not traced, each bringing lines_per_block new units
+   into an L2 of `capacity` units: the units this window referenced that the window before
+   referenced too, to ref (CGP_REF_AGAIN), but those of one column of blocks unless the blocks
+   skipped since the window hold a whole row of the grid and the L2 a row's new units, where the
+   row is known (docs/model.md section 4c). */
+void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uint64_t capacity, cgp_l2_refs ref,
+                     void *ctx);
+/* A block's place, packed as cgp_thread_key packs a 3-D thread's (x, y, z: 21 bits each). */
+uint64_t cgp_grid_block(uint64_t bx, uint64_t by, uint64_t bz);
+/* The blocks in a row of a grid swept row by row, from two windows: the last block of one, the
+   first of the next, and the blocks between them; 0 when that does not tell (one row, another
+   layer, or no row fits). */
+uint64_t cgp_grid_row(uint64_t last, uint64_t first, uint64_t gap);
 
 /* ---- Footprints: the bytes a kernel reads and writes (cgp_footprint.c; docs/model.md 12) ------- */
 

@@ -12,7 +12,10 @@
      element a thread (stride 0) is read every iteration: it is referenced again at the end, as
      recent as the last iteration's lines.
    - Shared lines: the units two windows in a row referenced, though blocks apart (a vector every
-     block reads), which the blocks between them went on referencing. */
+     block reads), which the blocks between them went on referencing. Where only one column of
+     blocks references a unit (GEMVER's v1[j], read by the blocks above and below), the blocks
+     between reference it only once a row, so it is kept only when they hold a whole row and the
+     L2 holds a row's new lines (cgp_grid_row infers the row from the windows' places). */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -197,7 +200,9 @@ void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, uint32_t tag, cgp_l2_ref
 typedef struct {
   uint64_t unit;
   uint32_t gen;
+  uint32_t col;                 /* the column of blocks (x) that referenced it first */
   uint8_t again;                /* the window before referenced it too */
+  uint8_t cols;                 /* 1: blocks of one column referenced it; 2: of several */
 } seen;
 
 typedef struct {
@@ -207,12 +212,35 @@ typedef struct {
                                    addresses the program's arrays have) */
   uint32_t gen;
   size_t n;
+  uint64_t first, last;         /* its lowest and highest block (cgp_grid_block), UINT64_MAX / 0:
+                                   none */
 } seen_set;
 
 struct cgp_shared {
   seen_set w[2];                /* w[cur]: this window's; the other: the one before */
   int cur;
+  uint64_t gap;                 /* blocks skipped since this window (cgp_shared_each) */
+  uint64_t gap_before;          /* between the window before and this one */
+  uint64_t row;                 /* blocks in a row of the grid: 0 while not known (this launch) */
 };
+
+uint64_t cgp_grid_block(uint64_t bx, uint64_t by, uint64_t bz) {
+  return (bz & 0x1fffff) << 42 | (by & 0x1fffff) << 21 | (bx & 0x1fffff);
+}
+
+/* The sweep runs a row of R blocks after another: block (x, y) is number y R + x of its layer z.
+   Two windows' places and the blocks between them give R: last (x0, y0) of one, first (x1, y1 >
+   y0) of the next, `gap` blocks between, so (y1 - y0) R + x1 - x0 = gap + 1; 0 when they are on
+   one row or layer apart, or the numbers do not fit such a row. */
+uint64_t cgp_grid_row(uint64_t last, uint64_t first, uint64_t gap) {
+  uint64_t x0 = last & 0x1fffff, y0 = last >> 21 & 0x1fffff, x1 = first & 0x1fffff, y1 = first >> 21 & 0x1fffff;
+  if (last >> 42 != first >> 42 || y1 <= y0) return 0;
+  int64_t d = (int64_t)gap + 1 - ((int64_t)x1 - (int64_t)x0);
+  uint64_t dy = y1 - y0;
+  if (d <= 0 || (uint64_t)d % dy) return 0;
+  uint64_t r = (uint64_t)d / dy;
+  return r > x0 && r > x1 ? r : 0;
+}
 
 cgp_shared *cgp_shared_new(void) {
   cgp_shared *h = calloc(1, sizeof *h);
@@ -226,6 +254,7 @@ cgp_shared *cgp_shared_new(void) {
     return NULL;
   }
   h->w[0].gen = h->w[1].gen = 1;
+  h->w[0].first = h->w[1].first = UINT64_MAX;
   return h;
 }
 
@@ -254,12 +283,19 @@ static seen *seen_find(seen_set *w, uint64_t unit, int *found) {
   }
 }
 
-void cgp_shared_note(cgp_shared *h, uint64_t unit) {
+void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) {
   seen_set *cur = &h->w[h->cur];
+  if (block < cur->first) cur->first = block;
+  if (block > cur->last) cur->last = block;
   int found;
   seen *x = seen_find(cur, unit, &found);
-  if (found || !x) return;
-  *x = (seen){unit, cur->gen, 0};
+  uint32_t col = (uint32_t)(block & 0x1fffff);
+  if (found) {
+    if (x->col != col) x->cols = 2;
+    return;
+  }
+  if (!x) return;
+  *x = (seen){unit, cur->gen, col, 0, 1};
   cur->order[cur->n++] = (uint32_t)(x - cur->e);
   seen_find(&h->w[!h->cur], unit, &found);
   x->again = (uint8_t)found;
@@ -273,17 +309,31 @@ void cgp_shared_next_window(cgp_shared *h) {
     cur->gen = 1;
   }
   cur->n = 0;
+  cur->first = UINT64_MAX;
+  cur->last = 0;
+  h->gap_before = h->gap;
+  h->gap = 0;
 }
 
-void cgp_shared_each(const cgp_shared *h, cgp_l2_refs ref, void *ctx) {
-  const seen_set *cur = &h->w[h->cur];
+void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uint64_t capacity, cgp_l2_refs ref,
+                     void *ctx) {
+  const seen_set *cur = &h->w[h->cur], *before = &h->w[!h->cur];
+  if (cur->n && before->n) {                      /* the row, once two windows in a row give it */
+    if (cur->first < before->last) h->row = 0;    /* a new launch's sweep */
+    uint64_t r = cgp_grid_row(before->last, cur->first, h->gap_before);
+    if (r) h->row = r;
+  }
+  h->gap += blocks;
+  /* a unit of one column: the blocks skipped reference it only if they hold a whole row, and it
+     is then a row's new lines old */
+  int local = !h->row || (h->gap >= h->row && (double)h->row * lines_per_block <= (double)capacity);
   uint64_t out[SPAN_UNITS];
   _Static_assert(CGP_REF_AGAIN == 0, "again[] is all CGP_REF_AGAIN");
   uint32_t again[SPAN_UNITS] = {0};
   unsigned n = 0;
   for (size_t i = 0; i < cur->n; i++) {
     const seen *x = &cur->e[cur->order[i]];
-    if (!x->again) continue;
+    if (!x->again || (x->cols == 1 && !local)) continue;
     out[n++] = x->unit;
     if (n == SPAN_UNITS) {
       ref(ctx, out, again, n);

@@ -144,28 +144,75 @@ Test(spans, a_coalesced_warp_is_one_span) {
   cgp_spans_free(s);
 }
 
-/* Units 5 and 6 in one window, 6 and 7 in the next: the grid shares 6 only. */
+/* Units 5 and 6 in one window, 6 and 7 in the next (a 1-D grid's blocks 0 and 9: no row known):
+   the grid shares 6 only. */
 Test(shared, units_two_windows_in_a_row_referenced) {
   cgp_shared *h = cgp_shared_new();
   cr_assert_not_null(h);
-  cgp_shared_note(h, 5);
-  cgp_shared_note(h, 6);
+  cgp_shared_note(h, 5, 0);
+  cgp_shared_note(h, 6, 0);
   cgp_shared_next_window(h);
-  cgp_shared_note(h, 6);
-  cgp_shared_note(h, 7);
-  cgp_shared_note(h, 6);
+  cgp_shared_note(h, 6, 9);
+  cgp_shared_note(h, 7, 9);
+  cgp_shared_note(h, 6, 9);
   refs r = {0};
-  cgp_shared_each(h, record, &r);
+  cgp_shared_each(h, 100, 10, 1000, record, &r);
   cr_assert_eq(r.n, 1);
   cr_assert_eq(r.unit[0], 6);
   cr_assert_eq(r.tag[0], CGP_REF_AGAIN);
   cgp_shared_next_window(h);                   /* a window with none of them */
   cgp_shared_next_window(h);
-  cgp_shared_note(h, 6);
+  cgp_shared_note(h, 6, 30);
   r.n = 0;
-  cgp_shared_each(h, record, &r);
+  cgp_shared_each(h, 100, 10, 1000, record, &r);
   cr_assert_eq(r.n, 0, "the window before did not reference 6");
   cgp_shared_free(h);
+}
+
+/* Rows of 128 blocks: a window ending at block (79, 0), the next starting at (0, 1) with 48 blocks
+   between (80 .. 127): R + 0 - 79 = 48 + 1, R = 128. Ending at (15, 0), the next at (8, 2) with
+   248 between: 2 R + 8 - 15 = 249, R = 128; with 247 between, 2 R = 255: no row of whole blocks.
+   One row, another layer, or a row narrower than a column seen (ending at (2, 0), the next at
+   (9, 2) after 10: 2 R = 4) tell nothing. */
+Test(shared, the_grid_row_from_two_windows_places) {
+  cr_assert_eq(cgp_grid_row(cgp_grid_block(79, 0, 0), cgp_grid_block(0, 1, 0), 48), 128);
+  cr_assert_eq(cgp_grid_row(cgp_grid_block(15, 0, 0), cgp_grid_block(8, 2, 0), 248), 128);
+  cr_assert_eq(cgp_grid_row(cgp_grid_block(15, 0, 0), cgp_grid_block(8, 2, 0), 247), 0, "no row of whole blocks");
+  cr_assert_eq(cgp_grid_row(cgp_grid_block(15, 3, 0), cgp_grid_block(32, 3, 0), 16), 0, "one row");
+  cr_assert_eq(cgp_grid_row(cgp_grid_block(15, 3, 0), cgp_grid_block(0, 4, 1), 16), 0, "another layer");
+  cr_assert_eq(cgp_grid_row(cgp_grid_block(2, 0, 0), cgp_grid_block(9, 2, 0), 10), 0, "a row of 2 < 10 columns");
+}
+
+/* GEMVER's v1[j] on a grid of rows of 128 blocks: unit 1 is read by the blocks of column 3 alone,
+   unit 2 by columns 3 and 4, in windows at rows 1 and 2 (blocks 0 .. 15 of each; the windows
+   before them placed the row: (79, 0), then (0, 1) after 48 blocks). After the second, 112 blocks
+   untraced (the rest of row 2): no block of column 3 among them, so unit 1 is not referenced
+   again, unit 2 is (the grid shares it). With 240 untraced, a whole row, unit 1 is, if the L2
+   holds a row's new units (128 x 10 <= 2000), not if it does not (128 x 10 > 1000). */
+Test(shared, a_unit_one_column_of_blocks_reads_is_kept_only_across_a_row_the_l2_holds) {
+  const uint64_t skipped[3] = {112, 240, 240}, capacity[3] = {2000, 2000, 1000};
+  const unsigned want[3] = {1, 2, 1};
+  for (int c = 0; c < 3; c++) {
+    cgp_shared *h = cgp_shared_new();
+    cr_assert_not_null(h);
+    cgp_shared_note(h, 9, cgp_grid_block(79, 0, 0));     /* window at (64 .. 79, 0) */
+    cgp_shared_each(h, 48, 10, capacity[c], record, &(refs){0});
+    for (uint64_t row = 1; row <= 2; row++) {
+      cgp_shared_next_window(h);                          /* window at (0 .. 15, row) */
+      cgp_shared_note(h, 1, cgp_grid_block(3, row, 0));
+      cgp_shared_note(h, 2, cgp_grid_block(3, row, 0));
+      cgp_shared_note(h, 2, cgp_grid_block(4, row, 0));
+      cgp_shared_note(h, 8, cgp_grid_block(0, row, 0));
+      cgp_shared_note(h, 8, cgp_grid_block(15, row, 0));
+      refs r = {0};
+      cgp_shared_each(h, row == 1 ? 112 : skipped[c], 10, capacity[c], record, &r);
+      if (row == 1) continue;
+      cr_assert_eq(r.n, want[c] + 1, "case %d: %u units kept", c, r.n);  /* and unit 8, columns 0 and 15 */
+      cr_assert_eq(r.unit[want[c] == 2 ? 1 : 0], 2, "case %d", c);
+      if (want[c] == 2) cr_assert_eq(r.unit[0], 1, "case %d", c);
+    }
+    cgp_shared_free(h);
+  }
 }
 
 /* ---- through the cache analysis ----------------------------------------------------------------- */
