@@ -69,6 +69,11 @@ static uint64_t hash(uint64_t x) {
 
 static uint64_t chunk_bit(uint64_t addr) { return hash(addr >> 6) & (CHUNK_BITS - 1); }
 
+/* An address's first slot: the elements of one 64-byte chunk (its 4-byte words) take consecutive
+   slots after the chunk's hashed place, so a thread walking an array probes the table in order,
+   as the host's prefetcher follows, not a random line per element. */
+static size_t slot(uint64_t addr, size_t cap) { return (size_t)(hash(addr >> 6) * 16 + (addr >> 2 & 15)) & (cap - 1); }
+
 cgp_deps *cgp_deps_new(size_t max_addresses) {
   cgp_deps *d = calloc(1, sizeof *d);
   if (!d) return NULL;
@@ -107,7 +112,7 @@ static int grow(cgp_deps *d) {
   if (!n) return -1;
   for (size_t i = 0; i < d->cap; i++) {
     if (d->tab[i].gen != d->gen) continue;
-    size_t j = hash(d->tab[i].addr) & (ncap - 1);
+    size_t j = slot(d->tab[i].addr, ncap);
     while (n[j].gen == d->gen) j = (j + 1) & (ncap - 1);
     n[j] = d->tab[i];
   }
@@ -121,7 +126,7 @@ static entry *lookup(cgp_deps *d, uint64_t addr) {
   uint64_t bit = chunk_bit(addr);
   int chunk_seen = (d->chunks[bit / 64] >> (bit % 64)) & 1;
   if (!chunk_seen && d->used >= d->max) { d->partial = 1; return NULL; }
-  size_t i = hash(addr) & (d->cap - 1);
+  size_t i = slot(addr, d->cap);
   while (d->tab[i].gen == d->gen && d->tab[i].addr != addr) i = (i + 1) & (d->cap - 1);
   if (d->tab[i].gen == d->gen) return &d->tab[i];
   if (d->used >= d->max) { d->partial = 1; return NULL; }
@@ -177,7 +182,7 @@ static void keep(uint64_t th[2], uint32_t sid[2], uint64_t t, uint32_t s) {
 }
 
 void cgp_deps_prefetch(const cgp_deps *d, uint64_t addr) {
-  __builtin_prefetch(&d->tab[hash(addr) & (d->cap - 1)]);
+  __builtin_prefetch(&d->tab[slot(addr, d->cap)]);
 }
 
 void cgp_deps_order(cgp_deps *d, uint64_t mask) { d->order = mask; }
