@@ -134,19 +134,23 @@ static void din_line(const cache *c, int store, uint64_t unit) {
 
 /* A span's tag (cgp_spans_add): where its misses count. Bit 31: a span's unit (CGP_REF_AGAIN, 0,
    has it clear); 30: the batch counts (else it warms); 29: counted as a store (warp_mem: not a
-   load with a class); 28: a store (the Dinero label); 24-27: the class; 0-23: the site (0xffffff:
-   none counted). */
+   load with a class); 28: a store (the Dinero label); 24-27: the class; 16-23: the SM of a load
+   whose units go through its L1 too (TAG_NO_SM: none); 0-15: the site (0xffff: none counted). */
 #define TAG_SPAN (1u << 31)
 #define TAG_COUNTING (1u << 30)
 #define TAG_NOT_LOAD (1u << 29)
 #define TAG_STORE (1u << 28)
-#define TAG_SITES 0xffffffu
+#define TAG_SM_SHIFT 16
+#define TAG_NO_SM 0xffu
+#define TAG_SITES 0xffffu
 
 static uint32_t span_tag(const cache *c, const cgp_warp_mem *m) {
   uint32_t sid = m->sid < c->cfg->nsid && m->sid < TAG_SITES ? m->sid : TAG_SITES;
   int load = m->kind == CGP_LOAD && m->cls < CGP_NCLASS;
+  uint32_t sm = load && c->use_l1 && m->space == CGP_SPACE_GLOBAL && m->sm % c->cfg->no_sm < TAG_NO_SM
+                    ? m->sm % c->cfg->no_sm : TAG_NO_SM;
   return TAG_SPAN | (c->counting ? TAG_COUNTING : 0) | (load ? (uint32_t)m->cls << 24 : TAG_NOT_LOAD) |
-         (m->kind != CGP_LOAD ? TAG_STORE : 0) | sid;
+         (m->kind != CGP_LOAD ? TAG_STORE : 0) | sm << TAG_SM_SHIFT | sid;
 }
 
 /* An L2 miss of a span's unit: counted where warp_mem counts its instruction's own. */
@@ -161,12 +165,32 @@ static void span_miss(cache *c, uint32_t tag) {
   if ((tag & TAG_SITES) != TAG_SITES) c->site[tag & TAG_SITES].miss += 1;
 }
 
+static cgp_l2 *l1_of(cache *c, unsigned sm);
+
+/* A span's load units in its SM's L1 as well: the skipped iterations' loads fill it as they did
+   on the GPU, so what the window read there before them is evicted as it was (GRAMSCHM's kernel 3
+   on the H100: its second loop's window re-read in the L1 the rows its first loop's window left,
+   which the first loop's 1984 skipped rows had evicted). Units of the L1's size; the L1's own
+   hits and misses are not counted (the window's instructions stand for them). */
+static void refer_l1(cache *c, const uint64_t *units, const uint32_t *tag, unsigned n) {
+  unsigned l2u = c->cfg->l2_unit_bytes, l1u = c->cfg->l1_unit_bytes;
+  for (unsigned i = 0; i < n; i++) {
+    unsigned sm = tag[i] >> TAG_SM_SHIFT & TAG_NO_SM;
+    if (!(tag[i] & TAG_SPAN) || sm == TAG_NO_SM) continue;
+    cgp_l2 *l1 = l1_of(c, sm);
+    if (!l1) continue;
+    uint64_t a = units[i] * l2u;
+    for (uint64_t u = a / l1u; u <= (a + l2u - 1) / l1u; u++) cgp_l2_access(l1, u);
+  }
+}
+
 /* Units referenced in the L2 (cgp_l2_refs): a span's misses counted, the rest nothing; and in the
    Dinero export. */
 static void refer(void *ctx, const uint64_t *units, const uint32_t *tag, unsigned n) {
   cache *c = ctx;
   uint32_t spans = 0;
   for (unsigned i = 0; i < n; i++) spans |= tag[i];
+  if (c->use_l1 && (spans & TAG_SPAN)) refer_l1(c, units, tag, n);
   if (!(spans & TAG_SPAN)) cgp_l2_access_many(c->l2, units, n);
   else {
     cgp_l2_access_each(c->l2, units, n, c->hit_ref);
