@@ -326,14 +326,14 @@ void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uin
   h->gap += blocks;
   /* a unit of one column: the blocks skipped reference it only if they hold a whole row, and it
      is then a row's new lines old */
-  int local = !h->row || (h->gap >= h->row && (double)h->row * lines_per_block <= (double)capacity);
+  int keep_column = !h->row || (h->gap >= h->row && (double)h->row * lines_per_block <= (double)capacity);
   uint64_t out[SPAN_UNITS];
   _Static_assert(CGP_REF_AGAIN == 0, "again[] is all CGP_REF_AGAIN");
   uint32_t again[SPAN_UNITS] = {0};
   unsigned n = 0;
   for (size_t i = 0; i < cur->n; i++) {
     const seen *x = &cur->e[cur->order[i]];
-    if (!x->again || (x->cols == 1 && !local)) continue;
+    if (!x->again || (x->cols == 1 && !keep_column)) continue;
     out[n++] = x->unit;
     if (n == SPAN_UNITS) {
       ref(ctx, out, again, n);

@@ -6,8 +6,10 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 5: a run's `skipped` is per element that carries it, the first window's
-   iteration 0 carrying none (cgp_rt_warp.h); 4: launches say their windows' warming extension; 3: checked, not trusted;
+   File format (version 5: leaf-loop windows of 64 iterations, whose first spreads the skipped
+   ones over all its iterations but the loop's start-up (cgp_rt_warp.h: a replay reads a run's
+   `skipped` and its window by these rules); 4: launches say their windows' warming extension;
+   3: checked, not trusted;
    2: runs say what they stand for), little-endian
    fixed-width integers:
      header  "CGPTRACE", u32 version, u32 RT_MAXD, u64 run id (the report's runtime.run_id)
