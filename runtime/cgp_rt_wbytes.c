@@ -1,4 +1,11 @@
-/* cgp_rt_wbytes.c: a warp as bytes, the trace file's form of it (cgp_rt_warp.h), and back. */
+/* cgp_rt_wbytes.c: a warp as bytes, the trace file's form of it (cgp_rt_warp.h), and back.
+
+   A warp: u32 threads, u32 key mask, a u64 thread key per lane in the mask, u32 runs, u32
+   segments, each run (u32 event, u32 t[RT_MAXD - 1], u32 segments | RUN_AFFINE, f32 skipped),
+   then each run's segments in run order: 21 bytes each (u8 lane, u32 count, u64 a0, u64 stride),
+   or, for a run marked RUN_AFFINE (every segment one element, its lanes' addresses a0 + (lane -
+   first lane) d: a stencil's or a coalesced warp instruction), 20 bytes for all of them (u32
+   lanes, u64 a0, i64 d): a straight-line warp's events take 20 bytes instead of 21 a lane. */
 #include "cgp_rt_record.h"
 #include "cgp_rt_wwarp.h"
 
@@ -10,6 +17,8 @@
 
 #define RUN_BYTES (4 + 4 * (RT_MAXD - 1) + 4 + 4)
 #define SEG_BYTES (1 + 4 + 8 + 8)
+#define AFFINE_BYTES (4 + 8 + 8)
+#define RUN_AFFINE (UINT32_C(1) << 31)
 
 static uint32_t key_mask(const rt_wwarp *w) {
   uint32_t m = 0;
@@ -18,11 +27,51 @@ static uint32_t key_mask(const rt_wwarp *w) {
   return m;
 }
 
+/* Run r's segments into s[0 .. nseg) (a linear warp's: each lane's address, one element). */
+static void segs_of(const rt_wwarp *w, size_t r, rt_seg *s) {
+  const rt_wrun *R = &w->run[r];
+  if (!w->linear) {
+    memcpy(s, &w->seg[R->seg0], R->nseg * sizeof *s);
+    return;
+  }
+  uint32_t lanes = R->lanes;                     /* a linear warp's, in ascending order */
+  for (uint32_t k = 0; k < R->nseg; k++, lanes &= lanes - 1)
+    s[k] = (rt_seg){(uint32_t)__builtin_ctz(lanes), 1, w->addr[R->seg0 + k], 0};
+}
+
+/* 1 if the n segments s[] are one element each at s[0].a0 + (lane - s[0].lane) d: *d. */
+static int affine(const rt_seg *s, uint32_t n, int64_t *d) {
+  *d = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    if (s[k].count != 1 || s[k].stride != 0) return 0;
+    if (!k) continue;
+    int64_t diff = (int64_t)(s[k].a0 - s[0].a0), dl = (int64_t)s[k].lane - (int64_t)s[0].lane;
+    if (k == 1) {
+      if (dl <= 0 || diff % dl) return 0;
+      *d = diff / dl;
+    }
+    if (s[k].a0 != s[0].a0 + (uint64_t)*d * (uint64_t)dl) return 0;
+  }
+  return 1;
+}
+
+static int affine_run(const rt_wwarp *w, size_t r, int64_t *d) {
+  rt_seg s[RT_WARP];
+  if (w->run[r].nseg > RT_WARP) return 0;
+  segs_of(w, r, s);
+  return affine(s, w->run[r].nseg, d);
+}
+
 size_t rt_wwarp_size(const rt_wwarp *w) {
   uint32_t m = key_mask(w);
   size_t keys = 0;
   for (; m; m &= m - 1) keys++;
-  return 16 + 8 * keys + w->nrun * RUN_BYTES + w->nseg * SEG_BYTES;
+  size_t n = 16 + 8 * keys + w->nrun * RUN_BYTES;
+  for (size_t r = 0; r < w->nrun; r++) {
+    int64_t d;
+    n += affine_run(w, r, &d) ? AFFINE_BYTES : w->run[r].nseg * SEG_BYTES;
+  }
+  return n;
 }
 
 static unsigned char *put32(unsigned char *o, uint32_t v) {
@@ -50,23 +99,33 @@ void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *o) {
   o = put32(o, (uint32_t)w->nrun);
   o = put32(o, (uint32_t)w->nseg);
   for (size_t r = 0; r < w->nrun; r++) {
+    int64_t d;
     o = put32(o, w->run[r].ev);
     for (unsigned j = 0; j < RT_MAXD - 1; j++) o = put32(o, w->run[r].t[j]);
-    o = put32(o, w->run[r].nseg);
+    o = put32(o, w->run[r].nseg | (affine_run(w, r, &d) ? RUN_AFFINE : 0));
     uint32_t bits;
     memcpy(&bits, &w->run[r].skipped, 4);
     o = put32(o, bits);
   }
   /* each run's segments in run order: runs are sorted by first key, their segments are not */
   for (size_t r = 0; r < w->nrun; r++) {
-    uint32_t lanes = w->run[r].lanes;             /* a linear warp's, in ascending order */
-    for (uint32_t k = 0; k < w->run[r].nseg; k++, lanes &= lanes - 1) {
-      size_t at = w->run[r].seg0 + k;
-      rt_seg sg = w->linear ? (rt_seg){(uint32_t)__builtin_ctz(lanes), 1, w->addr[at], 0} : w->seg[at];
-      *o++ = (unsigned char)sg.lane;
-      o = put32(o, sg.count);
-      o = put64(o, sg.a0);
-      o = put64(o, sg.stride);
+    rt_seg s[RT_WARP];
+    int64_t d;
+    uint32_t n = w->run[r].nseg;
+    segs_of(w, r, s);
+    if (affine(s, n, &d)) {
+      uint32_t lanes = 0;
+      for (uint32_t k = 0; k < n; k++) lanes |= UINT32_C(1) << s[k].lane;
+      o = put32(o, lanes);
+      o = put64(o, s[0].a0);
+      o = put64(o, (uint64_t)d);
+      continue;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+      *o++ = (unsigned char)s[k].lane;
+      o = put32(o, s[k].count);
+      o = put64(o, s[k].a0);
+      o = put64(o, s[k].stride);
     }
   }
 }
@@ -103,22 +162,24 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
   NEED(8, "run and segment counts");
   size_t nrun = get32(p + at), nseg = get32(p + at + 4);
   at += 8;
-  if (nrun > (len - at) / RUN_BYTES || nseg > (len - at) / SEG_BYTES || nrun > nseg) {
+  if (nrun > (len - at) / RUN_BYTES || nseg > nrun * RT_WARP || nrun > nseg) {
     snprintf(err, errlen, "warp truncated at byte %zu (%zu runs, %zu segments announced)", at, nrun, nseg);
     goto fail;
   }
-  NEED(nrun * RUN_BYTES + nseg * SEG_BYTES, "runs and segments");
+  NEED(nrun * RUN_BYTES, "runs");
   w->run = malloc((nrun ? nrun : 1) * sizeof *w->run);
   w->seg = malloc((nseg ? nseg : 1) * sizeof *w->seg);
   if (!w->run || !w->seg) { snprintf(err, errlen, "out of memory"); goto fail; }
   w->nrun = nrun;
   w->nseg = nseg;
-  size_t seg0 = 0, segs_at = at + nrun * RUN_BYTES;
+  size_t seg0 = 0, sa = at + nrun * RUN_BYTES;   /* sa: the next segment's bytes */
   for (size_t r = 0; r < nrun; r++, at += RUN_BYTES) {
     rt_wrun *wr = &w->run[r];
     wr->ev = get32(p + at);
     for (unsigned j = 0; j < RT_MAXD - 1; j++) wr->t[j] = get32(p + at + 4 + 4 * j);
-    wr->nseg = get32(p + at + 4 + 4 * (RT_MAXD - 1));
+    uint32_t ns = get32(p + at + 4 + 4 * (RT_MAXD - 1));
+    int aff = (ns & RUN_AFFINE) != 0;
+    wr->nseg = ns & ~RUN_AFFINE;
     uint32_t bits = get32(p + at + 8 + 4 * (RT_MAXD - 1));
     memcpy(&wr->skipped, &bits, 4);
     wr->seg0 = (uint32_t)seg0;
@@ -134,9 +195,32 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
       snprintf(err, errlen, "warp byte %zu: a run of %u segments (1 to %d, %zu left)", at, wr->nseg, RT_WARP, nseg - seg0);
       goto fail;
     }
+    if (aff) {                                   /* one element a lane, a0 + (lane - first) d */
+      if (len - sa < AFFINE_BYTES) { snprintf(err, errlen, "warp truncated at byte %zu (an affine run)", sa); goto fail; }
+      uint32_t lanes = get32(p + sa);
+      uint64_t a0 = get64(p + sa + 4), d = get64(p + sa + 12);
+      if ((uint32_t)__builtin_popcount(lanes) != wr->nseg) {
+        snprintf(err, errlen, "warp byte %zu: an affine run of %u segments with %d lanes", sa, wr->nseg,
+                 __builtin_popcount(lanes));
+        goto fail;
+      }
+      unsigned first = (unsigned)__builtin_ctz(lanes);
+      for (uint32_t k = 0; k < wr->nseg; k++, lanes &= lanes - 1) {
+        unsigned l = (unsigned)__builtin_ctz(lanes);
+        w->seg[seg0 + k] = (rt_seg){l, 1, a0 + d * (uint64_t)(l - first), 0};
+      }
+      wr->lanes = get32(p + sa);
+      wr->maxcount = wr->mincount = 1;
+      sa += AFFINE_BYTES;
+      seg0 += wr->nseg;
+      continue;
+    }
+    if ((len - sa) / SEG_BYTES < wr->nseg) {
+      snprintf(err, errlen, "warp truncated at byte %zu (a run's %u segments)", sa, wr->nseg);
+      goto fail;
+    }
     uint32_t lanes = 0;
-    for (uint32_t k = 0; k < wr->nseg; k++) {
-      size_t sa = segs_at + (seg0 + k) * SEG_BYTES;
+    for (uint32_t k = 0; k < wr->nseg; k++, sa += SEG_BYTES) {
       rt_seg *sg = &w->seg[seg0 + k];
       sg->lane = p[sa];
       sg->count = get32(p + sa + 1);
@@ -155,7 +239,7 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
     seg0 += wr->nseg;
   }
   if (seg0 != nseg) { snprintf(err, errlen, "warp byte %zu: runs hold %zu of %zu segments", at, seg0, nseg); goto fail; }
-  *used = segs_at + nseg * SEG_BYTES;
+  *used = sa;
   return w;
 fail:
   rt_wwarp_free(w);

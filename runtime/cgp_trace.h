@@ -8,7 +8,8 @@
 
    File format (version 5: leaf-loop windows of 64 iterations, whose first spreads the skipped
    ones over all its iterations but the loop's start-up (cgp_rt_warp.h: a replay reads a run's
-   `skipped` and its window by these rules); 4: launches say their windows' warming extension;
+   `skipped` and its window by these rules), and a warp's run of one element a lane on an affine
+   address is 20 bytes (cgp_rt_wbytes.c); 4: launches say their windows' warming extension;
    3: checked, not trusted;
    2: runs say what they stand for), little-endian
    fixed-width integers:

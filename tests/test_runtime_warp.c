@@ -310,7 +310,9 @@ Test(reconverge, a_shared_warp_is_freed_by_its_last_holder) {
 }
 
 /* The trace's bytes of a warp (rt_wwarp_serialise) read back to a warp that issues the same
-   events; every shorter prefix and a lane out of range are refused, never trusted. */
+   events; every shorter prefix, a lane out of range and an affine run whose lanes are not as many
+   as its segments are refused, never trusted. x[i] and y[i] (one element a lane, 4 bytes apart)
+   are affine runs of 20 bytes (the warp's last 40); a[j]'s runs are segments of 21 bytes each. */
 Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
   fixture f;
   const int mb[] = {1, 2, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
@@ -361,10 +363,25 @@ Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
     cr_assert(strstr(err, "truncated"), "prefix %zu: %s", k, err);
   }
   cr_assert_null(rt_wwarp_deserialise(b, n, 2, &used, err, sizeof err), "an event beyond the shape accepted");
-  size_t seg0 = n - 21 * 1;                 /* the last segment: its lane byte */
+  unsigned active = 0;
+  for (unsigned l = 0; l < RT_WARP; l += 1 + l % 2) active++;
+  const size_t run_bytes = 4 + 4 * (RT_MAXD - 1) + 8;
+  size_t runs_at = 8 + 8 * active + 8, nrun = b[runs_at - 8], sa = runs_at + nrun * run_bytes, seg0 = 0;
+  for (size_t r = 0; r < nrun && !seg0; r++) {    /* the first run of segments: its first one */
+    const unsigned char *ns = &b[runs_at + r * run_bytes + 4 + 4 * (RT_MAXD - 1)];
+    if (ns[3] & 0x80) sa += 20;                     /* an affine run */
+    else seg0 = sa;
+  }
+  cr_assert(seg0 && seg0 + 21 <= n - 40, "a[j]'s segments before the two affine runs");
+  unsigned char keep = b[seg0];
   b[seg0] = 40;
   cr_assert_null(rt_wwarp_deserialise(b, n, rt_shape_events(f.s), &used, err, sizeof err), "lane 40 accepted");
   cr_assert(strstr(err, "lane 40"), "%s", err);
+  b[seg0] = keep;
+  b[n - 20] = 1;                            /* y[i]'s affine run: lane 0 alone */
+  b[n - 19] = b[n - 18] = b[n - 17] = 0;
+  cr_assert_null(rt_wwarp_deserialise(b, n, rt_shape_events(f.s), &used, err, sizeof err), "a lane mask of 1 accepted");
+  cr_assert(strstr(err, "affine run"), "%s", err);
   free(b);
   rt_wwarp_free(w);
   teardown(&f);
