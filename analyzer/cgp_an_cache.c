@@ -201,14 +201,6 @@ static void refer(void *ctx, const uint64_t *units, const uint32_t *tag, unsigne
     for (unsigned i = 0; i < n; i++) din_line(c, (tag[i] & TAG_STORE) != 0, units[i]);
 }
 
-/* The block of m's warp (cgp_grid_block). */
-static uint64_t block_of(const cgp_analysis_cfg *cfg, const cgp_warp_mem *m) {
-  uint64_t xyz[3];
-  cgp_thread_unkey(cfg->dims, m->thread[m->lane[0]], xyz);
-  for (int d = 0; d < 3; d++) xyz[d] /= cfg->block[d] ? cfg->block[d] : 1;
-  return cgp_grid_block(xyz[0], xyz[1], xyz[2]);
-}
-
 static void spans_flush(cache *c) {
   if (c->spans) cgp_spans_flush(c->spans, refer, c);
 }
@@ -389,7 +381,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   } else
     miss = n2 - cgp_l2_access_many(c->l2, c->unit2, n2);
   if (m->space == CGP_SPACE_GLOBAL && c->shared) {
-    uint64_t b = block_of(c->cfg, m);
+    uint64_t b = cgp_thread_block(c->cfg, m->thread[m->lane[0]], NULL);   /* its warp's block */
     for (unsigned i = 0; i < n2; i++) cgp_shared_note(c->shared, c->unit2[i], b);
   }
   unsigned wf = wavefronts(c, m, whole, n2);

@@ -160,3 +160,14 @@ void cgp_thread_unkey(int dims, uint64_t key, uint64_t xyz[3]) {
   if (dims == 2) { xyz[0] = key & 0xffffffffu; xyz[1] = key >> 32; xyz[2] = 0; return; }
   xyz[0] = key & 0x1fffff; xyz[1] = key >> 21 & 0x1fffff; xyz[2] = key >> 42 & 0x1fffff;
 }
+
+uint64_t cgp_thread_block(const cgp_analysis_cfg *cfg, uint64_t key, uint64_t off[3]) {
+  uint64_t xyz[3], b[3];
+  cgp_thread_unkey(cfg->dims, key, xyz);
+  for (int d = 0; d < 3; d++) {
+    uint64_t e = cfg->block[d] ? cfg->block[d] : 1;
+    if (off) off[d] = xyz[d] % e;
+    b[d] = xyz[d] / e;
+  }
+  return cgp_grid_block(b[0], b[1], b[2]);
+}

@@ -302,6 +302,11 @@ static inline uint64_t cgp_thread_key(int dims, uint64_t x, uint64_t y, uint64_t
   return (z & 0x1fffff) << 42 | (y & 0x1fffff) << 21 | (x & 0x1fffff);
 }
 void cgp_thread_unkey(int dims, uint64_t key, uint64_t xyz[3]);
+/* A block's place, packed as cgp_thread_key packs a 3-D thread's (x, y, z: 21 bits each). */
+static inline uint64_t cgp_grid_block(uint64_t bx, uint64_t by, uint64_t bz) { return cgp_thread_key(3, bx, by, bz); }
+/* The thread of `key`'s offset in its block (off, may be NULL) and its block (cgp_grid_block),
+   for the block shape of cfg (cfg->dims, cfg->block). */
+uint64_t cgp_thread_block(const cgp_analysis_cfg *cfg, uint64_t key, uint64_t off[3]);
 /* The mask that, XORed into a key, orders keys as the sequential nest visits the threads when
    the loop of dimension d counts down (descending[d]): it reverses that coordinate's field (a
    descending loop runs thread x + 1 before x). Bit 63 stays clear: a masked key is never
@@ -472,8 +477,6 @@ void cgp_shared_next_window(cgp_shared *h);
    row is known (docs/model.md section 4c). */
 void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uint64_t capacity, cgp_l2_refs ref,
                      void *ctx);
-/* A block's place, packed as cgp_thread_key packs a 3-D thread's (x, y, z: 21 bits each). */
-uint64_t cgp_grid_block(uint64_t bx, uint64_t by, uint64_t bz);
 /* The blocks in a row of a grid swept row by row, from two windows: the last block of one, the
    first of the next, and the blocks between them; 0 when that does not tell (one row, another
    layer, or no row fits). */

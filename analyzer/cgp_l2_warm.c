@@ -224,17 +224,16 @@ struct cgp_shared {
   uint64_t row;                 /* blocks in a row of the grid: 0 while not known (this launch) */
 };
 
-uint64_t cgp_grid_block(uint64_t bx, uint64_t by, uint64_t bz) {
-  return (bz & 0x1fffff) << 42 | (by & 0x1fffff) << 21 | (bx & 0x1fffff);
-}
-
 /* The sweep runs a row of R blocks after another: block (x, y) is number y R + x of its layer z.
    Two windows' places and the blocks between them give R: last (x0, y0) of one, first (x1, y1 >
    y0) of the next, `gap` blocks between, so (y1 - y0) R + x1 - x0 = gap + 1; 0 when they are on
    one row or layer apart, or the numbers do not fit such a row. */
 uint64_t cgp_grid_row(uint64_t last, uint64_t first, uint64_t gap) {
-  uint64_t x0 = last & 0x1fffff, y0 = last >> 21 & 0x1fffff, x1 = first & 0x1fffff, y1 = first >> 21 & 0x1fffff;
-  if (last >> 42 != first >> 42 || y1 <= y0) return 0;
+  uint64_t b0[3], b1[3];
+  cgp_thread_unkey(3, last, b0);
+  cgp_thread_unkey(3, first, b1);
+  uint64_t x0 = b0[0], y0 = b0[1], x1 = b1[0], y1 = b1[1];
+  if (b0[2] != b1[2] || y1 <= y0) return 0;
   int64_t d = (int64_t)gap + 1 - ((int64_t)x1 - (int64_t)x0);
   uint64_t dy = y1 - y0;
   if (d <= 0 || (uint64_t)d % dy) return 0;
@@ -289,7 +288,9 @@ void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) {
   if (block > cur->last) cur->last = block;
   int found;
   seen *x = seen_find(cur, unit, &found);
-  uint32_t col = (uint32_t)(block & 0x1fffff);
+  uint64_t b[3];
+  cgp_thread_unkey(3, block, b);
+  uint32_t col = (uint32_t)b[0];
   if (found) {
     if (x->col != col) x->cols = 2;
     return;

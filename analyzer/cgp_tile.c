@@ -68,7 +68,7 @@ struct cgp_tile {
   uint64_t *wtile;                /* per warp: tile iterations begun */
   uint64_t *wruns;                /* per warp: header executions (a virtual tile loop) */
   uint8_t *win;                   /* per warp: a footprint access in this tile iteration */
-  uint32_t (*lane_off)[CGP_WARP][3]; /* per warp: each lane's offset in its block (thread_off) */
+  uint32_t (*lane_off)[CGP_WARP][3]; /* per warp: each lane's offset in its block (cgp_thread_block) */
   uint64_t *wblock;               /* per warp: its block; valid when lane_ok */
   uint8_t *lane_ok;
   wfoot *wf;                      /* nwarps x nfoot */
@@ -78,21 +78,9 @@ struct cgp_tile {
   unsigned flags;
 };
 
-static void thread_off(const cgp_tile *t, uint64_t key, uint64_t off[3], uint64_t *block) {
-  uint64_t xyz[3];
-  cgp_thread_unkey(t->cfg->dims, key, xyz);
-  uint64_t b[3];
-  for (int d = 0; d < 3; d++) {
-    uint64_t e = t->cfg->block[d] ? t->cfg->block[d] : 1;
-    off[d] = xyz[d] % e;
-    b[d] = xyz[d] / e;
-  }
-  *block = b[2] << 42 | (b[1] & 0x1fffff) << 21 | (b[0] & 0x1fffff);
-}
-
 static uint64_t warp_in_block(const cgp_tile *t, uint64_t key) {
-  uint64_t off[3], b;
-  thread_off(t, key, off, &b);
+  uint64_t off[3];
+  cgp_thread_block(t->cfg, key, off);
   uint64_t bx = t->cfg->block[0] ? t->cfg->block[0] : 1, by = t->cfg->block[1] ? t->cfg->block[1] : 1;
   return (off[0] + off[1] * bx + off[2] * bx * by) / CGP_WARP;
 }
@@ -249,7 +237,7 @@ static const uint32_t (*lanes_of(cgp_tile *t, const cgp_warp_mem *m, uint64_t *b
   if (!t->lane_ok[m->warp]) {
     for (unsigned l = 0; l < CGP_WARP; l++) {
       uint64_t off[3], b;
-      thread_off(t, m->thread[l], off, &b);
+      b = cgp_thread_block(t->cfg, m->thread[l], off);
       for (int d = 0; d < 3; d++) lo[l][d] = (uint32_t)off[d];
       if (l == m->lane[0]) t->wblock[m->warp] = b;
     }
@@ -281,8 +269,8 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
     uint64_t tile = t->wtile[m->warp];
     if (u == 0) {
       if (f->has_ref && f->ref_block == blk && f->ref_tile == tile && f->ref_key != key0) {
-        uint64_t roff[3], rb;
-        thread_off(t, f->ref_key, roff, &rb);
+        uint64_t roff[3];
+        cgp_thread_block(t->cfg, f->ref_key, roff);
         int64_t dd[ND] = {(int64_t)off0[0] - (int64_t)roff[0], (int64_t)off0[1] - (int64_t)roff[1],
                           (int64_t)off0[2] - (int64_t)roff[2], 0};
         learn(f, dd, (int64_t)(m->addr[0] - f->ref_addr));
@@ -331,8 +319,8 @@ static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ct
     wf->have = 0;
     if (wf->w > wmax) wmax = wf->w;
     if (!f->ready) continue;
-    uint64_t off0[3], blk;
-    thread_off(t, wf->key, off0, &blk);
+    uint64_t off0[3];
+    cgp_thread_block(t->cfg, wf->key, off0);
     int64_t base = (int64_t)wf->addr;
     for (int d = 0; d < 3; d++) base = (int64_t)((uint64_t)base - (uint64_t)f->s[d] * off0[d]);
     uint64_t wl = warp_in_block(t, wf->key);

@@ -98,34 +98,34 @@ void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *o) {
     if (m >> l & 1) o = put64(o, w->thread[l]);
   o = put32(o, (uint32_t)w->nrun);
   o = put32(o, (uint32_t)w->nseg);
-  for (size_t r = 0; r < w->nrun; r++) {
-    int64_t d;
-    o = put32(o, w->run[r].ev);
-    for (unsigned j = 0; j < RT_MAXD - 1; j++) o = put32(o, w->run[r].t[j]);
-    o = put32(o, w->run[r].nseg | (affine_run(w, r, &d) ? RUN_AFFINE : 0));
-    uint32_t bits;
-    memcpy(&bits, &w->run[r].skipped, 4);
-    o = put32(o, bits);
-  }
-  /* each run's segments in run order: runs are sorted by first key, their segments are not */
+  /* the runs, then each run's segments in run order (runs are sorted by first key, their
+     segments are not): both written in one pass, o at the run, g at its segments */
+  unsigned char *g = o + w->nrun * RUN_BYTES;
   for (size_t r = 0; r < w->nrun; r++) {
     rt_seg s[RT_WARP];
     int64_t d;
     uint32_t n = w->run[r].nseg;
     segs_of(w, r, s);
-    if (affine(s, n, &d)) {
+    int aff = affine(s, n, &d);
+    o = put32(o, w->run[r].ev);
+    for (unsigned j = 0; j < RT_MAXD - 1; j++) o = put32(o, w->run[r].t[j]);
+    o = put32(o, n | (aff ? RUN_AFFINE : 0));
+    uint32_t bits;
+    memcpy(&bits, &w->run[r].skipped, 4);
+    o = put32(o, bits);
+    if (aff) {
       uint32_t lanes = 0;
       for (uint32_t k = 0; k < n; k++) lanes |= UINT32_C(1) << s[k].lane;
-      o = put32(o, lanes);
-      o = put64(o, s[0].a0);
-      o = put64(o, (uint64_t)d);
+      g = put32(g, lanes);
+      g = put64(g, s[0].a0);
+      g = put64(g, (uint64_t)d);
       continue;
     }
     for (uint32_t k = 0; k < n; k++) {
-      *o++ = (unsigned char)s[k].lane;
-      o = put32(o, s[k].count);
-      o = put64(o, s[k].a0);
-      o = put64(o, s[k].stride);
+      *g++ = (unsigned char)s[k].lane;
+      g = put32(g, s[k].count);
+      g = put64(g, s[k].a0);
+      g = put64(g, s[k].stride);
     }
   }
 }
@@ -197,7 +197,7 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
     }
     if (aff) {                                   /* one element a lane, a0 + (lane - first) d */
       if (len - sa < AFFINE_BYTES) { snprintf(err, errlen, "warp truncated at byte %zu (an affine run)", sa); goto fail; }
-      uint32_t lanes = get32(p + sa);
+      uint32_t mask = get32(p + sa), lanes = mask;
       uint64_t a0 = get64(p + sa + 4), d = get64(p + sa + 12);
       if ((uint32_t)__builtin_popcount(lanes) != wr->nseg) {
         snprintf(err, errlen, "warp byte %zu: an affine run of %u segments with %d lanes", sa, wr->nseg,
@@ -209,7 +209,7 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
         unsigned l = (unsigned)__builtin_ctz(lanes);
         w->seg[seg0 + k] = (rt_seg){l, 1, a0 + d * (uint64_t)(l - first), 0};
       }
-      wr->lanes = get32(p + sa);
+      wr->lanes = mask;
       wr->maxcount = wr->mincount = 1;
       sa += AFFINE_BYTES;
       seg0 += wr->nseg;

@@ -184,6 +184,13 @@ void rt_witer_free(rt_witer *it) {
   free(it);
 }
 
+/* The iterations skipped after the window of element i of run r, which its element stands for:
+   `skipped` times the window's iterations that carry them (rt_iter_spread); 0 outside a loop. */
+static double skipped_after(const rt_shape *s, const rt_wrun *r, uint32_t i) {
+  unsigned m = s->depth[r->ev];
+  return m ? rt_iter_spread(r->t[m - 1], r->t[m - 1] + i) * (double)r->skipped : 0;
+}
+
 /* The iterations skipped after the window element i of run r ends, as offsets from its own
    (cgp_span's lo, hi): the window is [t0, t0 + W) (cgp_rt_warp.h's schedule: the first
    RT_ITER_FIRST iterations, then RT_ITER_WINDOW of every RT_ITER_PERIOD), its elements stand for
@@ -200,7 +207,7 @@ static int span_of(const rt_shape *s, const rt_wrun *r, uint32_t i, uint32_t *lo
   if (u + 1 != W || 2 * (i + 1) < W) return 0;   /* not the window's last, or its run holds less
                                                        than half the window: no stride to carry on */
   *lo = 1;
-  *hi = 1 + (uint32_t)(rt_iter_spread(r->t[m - 1], t) * (double)r->skipped + 0.5);
+  *hi = 1 + (uint32_t)(skipped_after(s, r, i) + 0.5);
   return *hi > *lo;
 }
 
@@ -231,9 +238,8 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   if (mask & *present) return 0;
   *present |= mask;
   if (r->skipped > ev->skipped) ev->skipped = r->skipped;
-  unsigned m = it->s->depth[r->ev];
-  if (m && r->skipped > 0) {
-    float after = (float)rt_iter_spread(r->t[m - 1], r->t[m - 1] + c.i) * r->skipped;
+  if (r->skipped > 0) {
+    float after = (float)skipped_after(it->s, r, c.i);
     if (after > ev->skipped_after) ev->skipped_after = after;
   }
   uint32_t lo = 0, hi = 0;
