@@ -33,7 +33,9 @@
    - Each instruction takes LSU wavefronts: one per distinct L1 line (128 bytes) its lanes touch,
      one per lane for an atomic (docs/model.md section 9).
    - The L2 is the device's, passed in the configuration, and keeps its contents from launch to
-     launch and kernel to kernel.
+     launch and kernel to kernel. Hits of the counted batches on lines an earlier launch left there
+     (cgp_l2_mark at the launch's start) are counted as inherited (l2_inherited), weighted as their
+     instruction's misses are, a span's by 1: what a launch would lose were its caches cold.
    - Blocks the GPU runs but the sample did not trace (skip_blocks) bring as many new lines into
      the L2 per block as the last window's measured blocks did (its L2 misses over its blocks):
      the L2 is aged by that many lines nobody references again (cgp_l2_age), so what an earlier
@@ -193,9 +195,11 @@ static void refer(void *ctx, const uint64_t *units, const uint32_t *tag, unsigne
   if (c->use_l1 && (spans & TAG_SPAN)) refer_l1(c, units, tag, n);
   if (!(spans & TAG_SPAN)) cgp_l2_access_many(c->l2, units, n);
   else {
+    uint64_t inh = cgp_l2_inherited(c->l2);
     cgp_l2_access_each(c->l2, units, n, c->hit_ref);
     for (unsigned i = 0; i < n; i++)
       if (!c->hit_ref[i] && (tag[i] & TAG_SPAN)) span_miss(c, tag[i]);
+    if (spans & TAG_COUNTING) c->t.l2_inherited += (double)(cgp_l2_inherited(c->l2) - inh);
   }
   if (c->cfg->din)
     for (unsigned i = 0; i < n; i++) din_line(c, (tag[i] & TAG_STORE) != 0, units[i]);
@@ -212,6 +216,14 @@ static void flush_l1(void *self) {
   memset(c->fills, 0, (size_t)c->cfg->no_sm * FILLS * sizeof *c->fills);
   for (unsigned s = 0; s < c->cfg->no_sm; s++)
     if (c->l1[s]) cgp_l2_reset(c->l1[s]);
+}
+
+/* A launch: its SMs' L1s empty, and the L2 marked, so that its hits on what earlier launches left
+   there are told apart (inherited: docs/model.md 5b, "Warming launches"). */
+static void begin_launch(void *self) {
+  cache *c = self;
+  flush_l1(c);
+  cgp_l2_mark(c->l2);
 }
 
 static void begin_window(void *self) {
@@ -375,6 +387,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     whole = (m->size ? m->size : 1) <= cfg->l2_unit_bytes * 7;
     if (m->space == CGP_SPACE_LOCAL && c->has_l1 && m->kind == CGP_STORE) local_store_l1(c, m);
   }
+  uint64_t inh = cgp_l2_inherited(c->l2);
   if (nmiss) {                                      /* L1 fills: remember which come from DRAM */
     miss = n2 - cgp_l2_access_each(c->l2, c->unit2, n2, c->hit2);
     if (miss) mark_dram_fills(c, sm, c->unit1, nmiss, c->unit2, c->hit2, n2);
@@ -403,6 +416,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     return;
   }
   c->win_miss += nm * miss;
+  c->t.l2_inherited += nm * (double)(cgp_l2_inherited(c->l2) - inh);
   c->t.lsu_wavefronts += n * wf;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
     c->t.ld_wavefronts[m->cls] += n * wf;
@@ -438,6 +452,7 @@ static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
   tot->st_trans += c->t.st_trans;
   tot->lsu_wavefronts += c->t.lsu_wavefronts;
   tot->st_dram += c->t.st_dram;
+  tot->l2_inherited += c->t.l2_inherited;
   for (size_t s = 0; s < c->cfg->nsid; s++) {
     sites[s].trans += c->site[s].trans;
     sites[s].miss += c->site[s].miss;
@@ -461,7 +476,7 @@ static void destroy(void *self) {
   free(c);
 }
 
-const cgp_analysis_ops cgp_an_cache = {.name = "cache", .create = create, .begin_launch = flush_l1,
+const cgp_analysis_ops cgp_an_cache = {.name = "cache", .create = create, .begin_launch = begin_launch,
                                        .begin_window = begin_window, .begin_batch = begin_batch,
                                        .skip_blocks = skip_blocks, .end_batch = end_batch,
                                        .warp_mem = warp_mem, .results = results, .destroy = destroy};

@@ -90,6 +90,14 @@ int cgp_l2_degraded(const cgp_l2 *l2);
 /* Bytes the cache holds now. */
 size_t cgp_l2_bytes(const cgp_l2 *l2);
 
+/* Inherited hits (docs/model.md 5b, "Warming launches"): after cgp_l2_mark, a hit on a line whose
+   latest reference came before the mark is an inherited one; cgp_l2_inherited counts them since
+   the cache was created (a count that only grows: callers take differences). Only a fully
+   associative cache tracks them (cgp_l2_tracks_inherited); a set associative one counts none. */
+void cgp_l2_mark(cgp_l2 *l2);
+int cgp_l2_tracks_inherited(const cgp_l2 *l2);
+uint64_t cgp_l2_inherited(const cgp_l2 *l2);
+
 /* Empty the cache: every following first reference to a line misses. */
 void cgp_l2_reset(cgp_l2 *l2);
 
@@ -276,6 +284,8 @@ typedef struct {
   double ld_overlap[CGP_NCLASS];    /* of ld_insts, the sites marked overlap (docs/model.md 5e) */
   double ld_merged_dram[CGP_NCLASS]; /* L1 lookups merged with a fill in flight that missed the L2
                                        (they wait for DRAM; docs/model.md 5c) */
+  double l2_inherited;              /* L2 hits on lines earlier launches left (cgp_l2_mark): DRAM
+                                       transactions a cold start would add (docs/model.md 5b) */
 } cgp_totals;
 
 /* Per static site, what the analyses measured (device dependent: transactions and misses).

@@ -78,6 +78,8 @@ struct cgp_l2 {
   uint32_t front, tail, rsize;  /* live bits lie in [front, tail); positions 1..rsize */
   uint32_t resident;
   int degraded;                 /* a reference went unrecorded: out of memory */
+  uint32_t mark;                /* positions below it: referenced before cgp_l2_mark */
+  uint64_t inherited;           /* hits on a line last referenced before the mark */
   uint64_t fresh;               /* cgp_l2_age's next line, past CGP_L2_FRESH_LINE */
   /* set associative */
   uint64_t *tags, *order;       /* order: per set, if assoc <= 16 */
@@ -141,7 +143,7 @@ void cgp_l2_reset(cgp_l2 *c) {
     c->tshift = 64 - cgp_log2(c->slots);
     memset(c->live, 0, (c->rsize / 64 + 1) * sizeof *c->live);
     memset(c->sum, 0, (c->rsize / 64 / 64 + 1) * sizeof *c->sum);
-    c->front = c->tail = 1;
+    c->front = c->tail = c->mark = 1;
     c->resident = 0;
     c->degraded = 0;
   } else {
@@ -294,6 +296,8 @@ __attribute__((noinline))
 static void renumber(cgp_l2 *c) {
   uint32_t words = c->rsize / 64 + 1, n = 0;
   for (uint32_t w = 0; w < words; w++) { c->before[w] = n; n += popcount64(c->live[w]); }
+  uint32_t m = c->mark;           /* the live positions below the mark keep their place below it */
+  c->mark = m > c->front ? 1 + c->before[m / 64] + popcount64(c->live[m / 64] & (BIT(m) - 1)) : 1;
   for (uint64_t i = 0; i < c->slots; i++) {
     group *g = &c->tab[i];
     if (!g->key) continue;
@@ -330,6 +334,7 @@ static inline int access_fully(cgp_l2 *c, uint64_t line) {
   if (!g) return 0;                                /* no room: degraded, not recorded */
   uint32_t *s = &g->stamp[line - q * GL], old = *s, t = c->tail;
   int hit = old >= c->front;
+  c->inherited += (uint64_t)(hit & (old < c->mark));
   if (c->resident == c->assoc) {                   /* full: no branch on hit or miss */
     uint32_t f = lru_pos(c), is_hit = 0 - (uint32_t)hit, gone = pick(is_hit, old, f);
     live_clear(c, gone);                             /* a hit's old position, or the victim's */
@@ -420,6 +425,15 @@ static inline int access(cgp_l2 *c, uint64_t line) {
 int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 
 int cgp_l2_degraded(const cgp_l2 *c) { return c->degraded; }
+
+void cgp_l2_mark(cgp_l2 *c) {
+  c->have_mru = 0;                /* the next reference is looked up: it may be from before */
+  c->mark = c->tail;
+}
+
+int cgp_l2_tracks_inherited(const cgp_l2 *c) { return c->tab != NULL; }
+
+uint64_t cgp_l2_inherited(const cgp_l2 *c) { return c->inherited; }
 
 size_t cgp_l2_bytes(const cgp_l2 *c) {
   if (c->tab) return sizeof *c + c->slots * sizeof *c->tab + (c->rsize / 64 + 1) * (sizeof *c->live + sizeof *c->before) +

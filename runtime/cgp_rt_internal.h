@@ -28,6 +28,11 @@
 #define RT_DEFAULT_BUDGET_MB 64 /* trace state (runs, stored warps) the runtime may hold: README */
 #define RT_DEFAULT_TRACE_MB 512 /* the trace file's cap on disk (CGPREDICT_TRACE_MB): README */
 #define RT_FWD 16               /* addresses a thread holds in registers for forwarding */
+/* Warming launches (cgp_rt_nest.c, docs/model.md 5b): an analysed launch inherits when its L2 hits
+   on what earlier launches left reach this share of its L2 transactions; a kernel whose launches
+   do not is checked again every RT_INHERIT_RECHECK-th analysed launch */
+#define RT_INHERIT_TOLERANCE 0.001
+#define RT_INHERIT_RECHECK 4
 #define RT_DEPS_MAX_ADDRESSES (1u << 18)   /* element addresses the dependence check follows per launch */
 #define RT_DEPS_MAX_CHECKED (1u << 24)     /* lane accesses it checks per launch (then: partial) */
 
@@ -164,6 +169,14 @@ typedef struct rt_kernel {
   uint64_t next_sampled;      /* the next launch to analyse (docs/model.md 5b) */
   uint64_t last_global;       /* cgp_rt_g.launches when it last began */
   int dense;                  /* analysed launches differ: launches analysed closer together */
+  /* Warming launches (docs/model.md 5b): an analysed launch's hits on what earlier launches left
+     in an L2 (inherits: one was above RT_INHERIT_TOLERANCE of its L2 transactions, on a device) and
+     the warm-started analysed launches past its first that had none (inherit_checks) */
+  int inherits;
+  unsigned inherit_checks;
+  int prev_traced;            /* its last launch was traced (analysed or warming) */
+  uint64_t untraced_seen;     /* cgp_rt_g.untraced when it last began */
+  uint64_t warming_traced, warming_skipped;   /* launches traced to warm its caches, and not */
   rt_sample *samples;
   size_t nsamples, capsamples;
   cgp_analysis_cfg cfg[RT_MAX_DEVICES];
@@ -241,6 +254,7 @@ typedef struct {
   rt_kernel **kernels;
   size_t nkernels;
   uint64_t launches;                      /* every kernel's launches, in program order */
+  uint64_t untraced;                      /* of them, those that ran untraced */
   char report_path[4096];
   uint64_t traced_accesses, traced_threads;
   uint64_t folded_iterations;             /* loop iterations issued at once (cgp_rt_loop) */

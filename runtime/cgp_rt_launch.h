@@ -38,6 +38,7 @@ typedef struct rt_launch {
   int active, sampled, over_budget;
   int warming;                            /* traced for the caches alone: the next launch is analysed */
   int traced;                             /* sampled or warming */
+  int warm_started;                       /* every launch since its kernel's last one was traced */
   int unordered;                          /* the sweep went back (a descending loop): windows and
                                              batches are complete only at the nest's end */
   uint64_t drop_from;                     /* blocks from here on are not traced: their windows

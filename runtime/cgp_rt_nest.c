@@ -76,18 +76,36 @@ static void plan_next_sample(rt_kernel *k, uint64_t n) {
   k->next_sampled = n + (step ? step : 1);
 }
 
-/* Another kernel, launched among the last launches of every kernel, analyses its next launch:
-   this launch (of whatever kernel) warms the caches for it too, so that an analysed launch finds
-   in the L2 what the launches of the other kernels just before it leave there, as a full trace
-   does (docs/model.md 4c, 5b). */
+/* Does kernel k's next analysed launch want the launches before it traced, to find in the L2 what
+   they leave there (docs/model.md 5b, "Warming launches")? Until one of its warm-started analysed
+   launches past its first has shown no inherited hits, yes; once one has shown them, yes; else
+   only every RT_INHERIT_RECHECK-th analysed launch, which checks again. */
+static int wants_warming(const rt_kernel *k) {
+  return k->inherits || !k->inherit_checks || k->nsamples % RT_INHERIT_RECHECK == RT_INHERIT_RECHECK - 1;
+}
+
+/* Another kernel, launched among the last launches of every kernel, analyses its next launch and
+   wants it warmed: this launch (of whatever kernel) warms the caches for it too, so that an
+   analysed launch finds in the L2 what the launches of the other kernels just before it leave
+   there, as a full trace does (docs/model.md 4c, 5b). */
 static int another_expects(const rt_kernel *k) {
   for (size_t i = 0; i < cgp_rt_g.nkernels; i++) {
     const rt_kernel *x = cgp_rt_g.kernels[i];
     if (x != k && x->launches && x->launches == x->next_sampled &&
-        cgp_rt_g.launches - x->last_global <= cgp_rt_g.nkernels)
+        cgp_rt_g.launches - x->last_global <= cgp_rt_g.nkernels && wants_warming(x))
       return 1;
   }
   return 0;
+}
+
+/* An analysed launch's inherited hits, on every device (the launch's sums, before the stats): a
+   share above RT_INHERIT_TOLERANCE of its L2 transactions, or a device whose L2 cannot tell,
+   marks the kernel as inheriting; none, in a launch past its first that every launch since the
+   kernel's last one traced (warm_started), is one more check that its launches need no warming. */
+static void note_inherited(const cgp_totals *sum, size_t d, int *inherits) {
+  double trans = sum->st_trans;
+  for (int c = 0; c < CGP_NCLASS; c++) trans += sum->ld_trans[c];
+  if (!cgp_l2_tracks_inherited(S->l2[d]) || sum->l2_inherited > RT_INHERIT_TOLERANCE * trans) *inherits = 1;
 }
 
 /* The steps of this launch: the descriptor's, and for a run-time one (iv_step 0) the value given,
@@ -130,7 +148,10 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   rt_kernel *k = rt_kernel_for(desc);
   if (!k) return;
   long long step[3];
-  if (!launch_steps(k, given, step)) return;
+  if (!launch_steps(k, given, step)) {
+    cgp_rt_g.untraced++;                      /* it runs untraced: the caches miss what it does */
+    return;
+  }
   cgp_analysis_set *kan = L->kan;
   rt_launch_clear(L);
   L->kan = kan ? kan : cgp_analysis_set_new(&kan_cfg, cgp_kernel_analyses);
@@ -160,12 +181,23 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   rt_run_limit = 2 * cgp_rt_g.budget_bytes;   /* hard limit: a lane that would grow past it is cut */
   L->active = 1;
   cgp_rt_fold = cgp_rt_g.fold && !cgp_rt_g.sample_iterations;
+  /* every launch since this kernel's last one, that one included, was traced: the caches are as
+     the GPU's would be */
+  L->warm_started = k->launches && k->prev_traced && k->untraced_seen == cgp_rt_g.untraced;
   L->sampled = launch_sampled(k, k->launches++);
   /* the launch before an analysed one is traced for the caches alone, so that the analysed launch
-     finds in the L2 what this one leaves there (docs/model.md section 4c) */
-  L->warming = !L->sampled && cgp_rt_g.sample_mode != 2 && (launch_sampled(k, k->launches) || another_expects(k));
+     finds in the L2 what this one leaves there (docs/model.md section 4c), where that kernel's
+     analysed launches find something there (wants_warming) */
+  int before = !L->sampled && cgp_rt_g.sample_mode != 2 && launch_sampled(k, k->launches);
+  L->warming = before && wants_warming(k);
+  if (!L->warming && !L->sampled && cgp_rt_g.sample_mode != 2) L->warming = another_expects(k);
+  if (before && !L->warming) k->warming_skipped++;
+  k->warming_traced += L->warming;
   k->last_global = cgp_rt_g.launches++;
   L->traced = L->sampled || L->warming;
+  cgp_rt_g.untraced += !L->traced;
+  k->prev_traced = L->traced;
+  k->untraced_seen = cgp_rt_g.untraced;
   unsigned b[3];
   rt_resolve_block(k, b);
   L->bx = b[0]; L->by = b[1]; L->bz = b[2];
@@ -236,15 +268,19 @@ static uint64_t record_launch(void) {
   for (size_t d = 0; d < S->ndev; d++)                  /* the device that traced the most windows */
     if (L->dv[d].windows > s.windows) s.windows = L->dv[d].windows;
   s.stop = L->stop ? L->stop : L->over_budget ? RT_STOP_BUDGET : RT_STOP_GRID;
+  int inherits = 0;
   for (size_t d = 0; d < S->ndev; d++) {
     cgp_totals sum = L->dv[d].fold, sum_tiled = L->dv[d].fold_tiled;
     for (size_t w = 0; w < L->dv[d].nwstat; w++)
       rt_launch_stats_add(&L->dv[d].wstat[w], G, (double)L->threads / (double)G, &sum, &sum_tiled,
                           d == 0 ? &s.traced_warps : NULL);
+    note_inherited(&sum, d, &inherits);
     rt_launch_stats_sum(&sum, L->tpb, &s.stats[d]);
     rt_tile_stats(k, d, &s.stats[d]);
     s.has_tiled |= rt_launch_stats_tiled(k, d, &sum_tiled, L->tpb, &s.tiled[d]);
   }
+  if (inherits) k->inherits = 1;
+  else if (L->warm_started && s.launch > 0) k->inherit_checks++;
   for (size_t w = 0; w < L->dv[0].nwstat; w++) rt_wstat_count(k, &L->dv[0].wstat[w]);
   rt_record_launch(k, &s);
   rt_record_deps(k, s.launch, cgp_analysis_deps(L->kan));

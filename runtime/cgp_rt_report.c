@@ -688,6 +688,20 @@ static cJSON *kernel_json(const rt_kernel *k) {
              RT_ITER_FIRST, RT_ITER_WINDOW, RT_ITER_PERIOD);
     cJSON_AddStringToObject(o, "iterations_note", note);
   }
+  /* the launches before analysed ones traced to warm the caches, and those left untraced because
+     the kernel's analysed launches found nothing of earlier launches in the L2 (docs/model.md 5b) */
+  if (k->warming_traced || k->warming_skipped) {
+    cJSON_AddNumberToObject(o, "launches_warming", (double)k->warming_traced);
+    cJSON_AddNumberToObject(o, "launches_warming_skipped", (double)k->warming_skipped);
+    if (k->warming_skipped) {
+      char note[400];
+      snprintf(note, sizeof note, "%llu launches before analysed ones ran untraced, not warming the caches: this "
+               "kernel's analysed launches found no more than %g %% of their L2 transactions in what earlier launches "
+               "left there (checked again every %d analysed launches)", (unsigned long long)k->warming_skipped,
+               100 * RT_INHERIT_TOLERANCE, RT_INHERIT_RECHECK);
+      cJSON_AddStringToObject(o, "warming_note", note);
+    }
+  }
   cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->desc, "warnings"), 1));
   const cJSON *priv = cJSON_GetObjectItemCaseSensitive(k->desc, "privatized");
   if (cJSON_GetArraySize(priv) > 0) cJSON_AddItemToObject(o, "privatized", cJSON_Duplicate(priv, 1));

@@ -358,3 +358,37 @@ Test(l2, aging_is_references_of_fresh_lines_capped_at_the_capacity) {
     cgp_l2_ref_free(ref);
   }
 }
+
+/* Inherited hits (docs/model.md 5b): after the mark, a hit on a line last referenced before it.
+   4 lines: 1 2 3 | mark | 2 (inherited) 5 (miss) 2 (not: referenced since the mark), then 2 and 5
+   alternately 40 times (hits past the 32 positions a renumbering comes at), 1 (inherited: still
+   resident, its position renumbered below the mark's), 3 (inherited), 7 (miss, evicts the least
+   recent: 5), 5 (miss). 3 inherited of 44 hits; a mark not renumbered would have counted every
+   reference after the renumbering as before it. Set associative: none tracked. */
+Test(l2, hits_on_lines_from_before_the_mark_are_inherited) {
+  cgp_l2 *c = cgp_l2_new(4 * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  cr_assert(cgp_l2_tracks_inherited(c));
+  unsigned hits = 0;
+  for (uint64_t l = 1; l <= 3; l++) hits += (unsigned)cgp_l2_access(c, l);
+  cgp_l2_mark(c);
+  uint64_t seq[] = {2, 5, 2};
+  for (int i = 0; i < 3; i++) hits += (unsigned)cgp_l2_access(c, seq[i]);
+  cr_expect_eq(cgp_l2_inherited(c), 1);
+  for (int i = 0; i < 40; i++) hits += (unsigned)cgp_l2_access(c, i % 2 ? 2 : 5);
+  cr_expect_eq(cgp_l2_inherited(c), 1, "the hits since the mark are its own");
+  hits += (unsigned)cgp_l2_access(c, 1);
+  hits += (unsigned)cgp_l2_access(c, 3);
+  cr_expect_eq(cgp_l2_inherited(c), 3);
+  cr_expect_eq(cgp_l2_access(c, 7), 0);
+  cr_expect_eq(cgp_l2_access(c, 5), 0, "5 was the least recent");
+  cr_expect_eq(hits, 44);
+  cr_expect_eq(cgp_l2_inherited(c), 3);
+  cgp_l2_mark(c);                       /* the most recent line (5) is looked up after a mark */
+  cr_expect_eq(cgp_l2_access(c, 5), 1);
+  cr_expect_eq(cgp_l2_inherited(c), 4);
+  cgp_l2_free(c);
+  cgp_l2 *s = cgp_l2_new(8 * LINE, LINE, 2, CGP_L2_MODULO);
+  cr_assert_not_null(s);
+  cr_expect_not(cgp_l2_tracks_inherited(s));
+  cgp_l2_free(s);
+}

@@ -416,3 +416,53 @@ Test(e2e_launches, a_stencils_window_warms_from_the_row_of_blocks_above) {
   cJSON_Delete(r[0]);
   cJSON_Delete(r[1]);
 }
+
+/* Warming launches only where an analysed launch finds earlier launches' lines in the L2
+   (docs/model.md 5b). `fresh(t)` reads plane t of 16 and writes plane t of another 16 (16 KB each,
+   4 blocks of 256 on the TK1): no launch reads what an earlier one did, its launch 1 (the first check) finds nothing inherited,
+   so the launches before its analysed launches 3 and 15 run untraced, and the one before 7 (the
+   recheck, its 4th analysed launch) is traced; its time is `full`'s. `again(t)` reads one 16 KB
+   array every launch: launch 1 finds it in the TK1's 128 KB, and every launch before an analysed
+   one (2, 6, 14) is traced. Before the rule, `fresh` had three warming launches too. */
+static const char *const FRESH_SRC =
+  "#include <stdio.h>\n"
+  "#define P 4096\n"
+  "static float a[16][P], o[16][P], b[P], c[P];\n"
+  "static void fresh(int t) {\n"
+  "#pragma cgpredict kernel name(fresh) block(256)\n"
+  "  for (int i = 0; i < P; i++) o[t][i] = 2.0f * a[t][i];\n"
+  "}\n"
+  "static void again(int t) {\n"
+  "#pragma cgpredict kernel name(again) block(256)\n"
+  "  for (int i = 0; i < P; i++) c[i] += b[i] * (float)t;\n"
+  "}\n"
+  "int main(void) {\n"
+  "  for (int t = 0; t < 16; t++) fresh(t);\n"
+  "  for (int t = 0; t < 16; t++) again(t);\n"
+  "  printf(\"%g %g\\n\", c[7], o[3][7]);\n"
+  "  return 0;\n"
+  "}\n";
+
+Test(e2e_launches, launches_before_analysed_ones_warm_the_l2_only_where_it_is_inherited) {
+  write_file("f.c", FRESH_SRC);
+  cr_assert_eq(sh("%s build -- cc -O2 -o f f.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  double ms[2];
+  const char *modes[] = {"full", "run"};
+  for (int m = 0; m < 2; m++) {
+    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_SAMPLE=%s CGPREDICT_REPORT=r.json ./f",
+                    modes[m]), 0, "%s", read_file("err.txt"));
+    cJSON *r = report("r.json"), *f = kernel_named(r, "fresh"), *a = kernel_named(r, "again");
+    ms[m] = num(prediction(f, "jetson-tk1"), "time_ms");
+    if (m == 1) {
+      cr_expect_eq(num(f, "launches_sampled"), 5);
+      cr_expect_eq(num(f, "launches_warming"), 1);
+      cr_expect_eq(num(f, "launches_warming_skipped"), 2);
+      cr_expect_not_null(cJSON_GetObjectItem(f, "warming_note"));
+      cr_expect_eq(num(a, "launches_warming"), 3);
+      cr_expect_eq(num(a, "launches_warming_skipped"), 0);
+      cr_expect_null(cJSON_GetObjectItem(a, "warming_note"));
+    }
+    cJSON_Delete(r);
+  }
+  cr_expect(fabs(ms[1] - ms[0]) <= 0.005 * ms[0], "run %g ms, full %g ms", ms[1], ms[0]);
+}
