@@ -293,6 +293,35 @@ Test(deps, table_is_bounded) {
   cgp_deps_free(d);
 }
 
+/* Every address is found again, however chunks collide and the table grows: 20000 elements in
+   1250 chunks of 16 words at random places (xorshift, fixed seed) written by thread 1, then read
+   by thread 2 in another order: one raw, counted 20000 times, 20000 addresses, a second launch
+   the same. An address entered twice, or a lookup that stopped short of its entry, would count
+   fewer raws and more addresses. */
+Test(deps, every_address_is_found_again_across_collisions_and_growth) {
+  enum { CHUNKS = 1250, N = CHUNKS * 16 };
+  static uint64_t addr[N];
+  uint64_t x = 88172645463325252u;
+  for (int c = 0; c < CHUNKS; c++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    for (int w = 0; w < 16; w++) addr[c * 16 + w] = (x & 0xffffffffc0u) + 4u * (unsigned)w;
+  }
+  cgp_deps *d = cgp_deps_new(1u << 18);
+  for (int launch = 0; launch < 2; launch++) {
+    for (int i = 0; i < N; i++) cgp_deps_access(d, addr[i], 1, 0, 1);
+    for (int i = 0; i < N; i++) cgp_deps_access(d, addr[(size_t)i * 7919 % N], 2, 1, 0);
+    size_t n;
+    const cgp_dep *f = cgp_deps_found(d, &n);
+    cr_assert_eq(n, 1, "launch %d", launch);
+    cr_expect_eq(f[0].kind, CGP_DEP_RAW);
+    cr_expect_eq(f[0].count, N);
+    cr_expect_eq(cgp_deps_addresses(d), N);
+    cr_expect(!cgp_deps_partial(d));
+    cgp_deps_reset(d);
+  }
+  cgp_deps_free(d);
+}
+
 /* The check behind the analyzer interface (cgp_kernel_analyses): a warp whose 32 lanes store to
    one address is a write-after-write between threads 0 and 1 (site 2, twice); a constant load by
    32 lanes is checked by its first two only, an atomic not at all; and past deps_max_checked lane
