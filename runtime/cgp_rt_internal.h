@@ -33,7 +33,11 @@
    do not is checked again every RT_INHERIT_RECHECK-th analysed launch */
 #define RT_INHERIT_TOLERANCE 0.001
 #define RT_INHERIT_RECHECK 4
-#define RT_DEPS_MAX_ADDRESSES (1u << 18)   /* element addresses the dependence check follows per launch */
+#define RT_DEPS_MAX_ADDRESSES_LOG2 16      /* element addresses the dependence check follows per launch:
+                                              2^16, 8 MiB of table (2^18 cost ADI at N = 1024 27 %
+                                              more CPU; the same verdicts and dependences on PolyBench
+                                              at STANDARD sizes and MachSuite: docs/pipeline.md) */
+#define RT_DEPS_MAX_ADDRESSES (1u << RT_DEPS_MAX_ADDRESSES_LOG2)
 #define RT_DEPS_MAX_CHECKED (1u << 24)     /* lane accesses it checks per launch (then: partial) */
 
 /* A window: consecutive blocks [start, start + size) traced fully, standing for [start,

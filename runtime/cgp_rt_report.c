@@ -461,9 +461,11 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
   if (cJSON_GetArraySize(benign) > 0) cJSON_AddItemToObject(o, "benign_races", benign);   /* schema 1.8 */
   else cJSON_Delete(benign);
   cJSON *dc = cJSON_AddObjectToObject(o, "dependence_check");
-  cJSON_AddStringToObject(dc, "scope", "exact among the traced threads of each analysed launch's first window "
-                          "(its first 2 x B x SMs blocks), element addresses, at most 2^18 addresses and 2^24 "
-                          "accesses a launch; a value carried in a register is found by the pass");
+  char scope[400];
+  snprintf(scope, sizeof scope, "exact among the traced threads of each analysed launch's first window (its first "
+           "2 x B x SMs blocks), element addresses, at most 2^%d addresses and 2^24 accesses a launch; a value "
+           "carried in a register is found by the pass", RT_DEPS_MAX_ADDRESSES_LOG2);
+  cJSON_AddStringToObject(dc, "scope", scope);
   cJSON_AddBoolToObject(dc, "partial", k->deps_partial);
 }
 
