@@ -127,14 +127,14 @@ void rt_trace_blocks(const rt_kernel *k, const rt_window *w, uint64_t below) {
     put64(b);
     put32((uint32_t)w->nw[b]);
     for (size_t i = 0; i < w->nw[b]; i++) {
-      size_t n = rt_wwarp_size(w->blk[b][i]);
+      size_t n = rt_wwarp_size_bound(w->blk[b][i]);
       if (n > T.cap) {
         unsigned char *p = realloc(T.buf, n);
         if (!p) { T.state = -2; snprintf(T.err, sizeof T.err, "out of memory"); return; }
         T.buf = p;
         T.cap = n;
       }
-      rt_wwarp_serialise(w->blk[b][i], T.buf);
+      n = rt_wwarp_serialise(w->blk[b][i], T.buf);
       T.events += rt_wwarp_events(w->blk[b][i]);
       put32((uint32_t)n);
       put(T.buf, n);

@@ -177,12 +177,13 @@ int rt_wwarp_linear(const rt_wwarp *w);
 /* The warp as bytes (the trace file, docs/pipeline.md "One trace, every device"): little-endian
    fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit, u32 runs,
    u32 segments, per run u32 event, u32 iterations[RT_MAXD - 1], u32 segments, f32 skipped (IEEE
-   754 bits), per segment u8 lane, u32 count, u64 first address, u64 stride. rt_wwarp_size: its
-   length. */
-size_t rt_wwarp_size(const rt_wwarp *w);
+   754 bits), per segment u8 lane, u32 count, u64 first address, u64 stride (or a run's affine
+   form: cgp_rt_wbytes.c). rt_wwarp_size_bound: bytes enough for it; rt_wwarp_serialise writes
+   it and returns its length. */
+size_t rt_wwarp_size_bound(const rt_wwarp *w);
 /* Events the warp issues at most (the sum of its runs' longest counts): the work to replay it. */
 uint64_t rt_wwarp_events(const rt_wwarp *w);
-void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out);
+size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out);
 /* Read one warp of a shape with `nev` events from p[0..len): NULL, with err saying what and at
    which byte of the warp, when the bytes are truncated or inconsistent (an event out of range,
    a lane twice in one run, a count of 0, more than RT_WARP lanes); *used: bytes it took. */

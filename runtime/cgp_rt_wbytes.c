@@ -55,23 +55,9 @@ static int affine(const rt_seg *s, uint32_t n, int64_t *d) {
   return 1;
 }
 
-static int affine_run(const rt_wwarp *w, size_t r, int64_t *d) {
-  rt_seg s[RT_WARP];
-  if (w->run[r].nseg > RT_WARP) return 0;
-  segs_of(w, r, s);
-  return affine(s, w->run[r].nseg, d);
-}
-
-size_t rt_wwarp_size(const rt_wwarp *w) {
-  uint32_t m = key_mask(w);
-  size_t keys = 0;
-  for (; m; m &= m - 1) keys++;
-  size_t n = 16 + 8 * keys + w->nrun * RUN_BYTES;
-  for (size_t r = 0; r < w->nrun; r++) {
-    int64_t d;
-    n += affine_run(w, r, &d) ? AFFINE_BYTES : w->run[r].nseg * SEG_BYTES;
-  }
-  return n;
+/* Every key, every run in full and in its affine form: more than the warp can take. */
+size_t rt_wwarp_size_bound(const rt_wwarp *w) {
+  return 16 + 8 * RT_WARP + w->nrun * (RUN_BYTES + AFFINE_BYTES) + w->nseg * SEG_BYTES;
 }
 
 static unsigned char *put32(unsigned char *o, uint32_t v) {
@@ -90,7 +76,8 @@ uint64_t rt_wwarp_events(const rt_wwarp *w) {
   return n;
 }
 
-void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *o) {
+size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
+  unsigned char *o = out;
   uint32_t m = key_mask(w);
   o = put32(o, w->threads);
   o = put32(o, m);
@@ -105,7 +92,7 @@ void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *o) {
     rt_seg s[RT_WARP];
     int64_t d;
     uint32_t n = w->run[r].nseg;
-    segs_of(w, r, s);
+    segs_of(w, r, s);                            /* a run has a segment per lane at most */
     int aff = affine(s, n, &d);
     o = put32(o, w->run[r].ev);
     for (unsigned j = 0; j < RT_MAXD - 1; j++) o = put32(o, w->run[r].t[j]);
@@ -128,6 +115,7 @@ void rt_wwarp_serialise(const rt_wwarp *w, unsigned char *o) {
       g = put64(g, s[k].stride);
     }
   }
+  return (size_t)(g - out);
 }
 
 static uint32_t get32(const unsigned char *p) {
