@@ -9,10 +9,13 @@
    loop's threads taken in the order it runs them (cgp_deps_order). Detection is exact
    for the accesses fed in, whatever their order (the runtime feeds warps round robin).
 
-   Bounded memory: an open-addressing table that grows with the addresses seen, to at most
-   max_addresses entries; once full, new addresses are not tracked (cgp_deps_partial), tracked
-   ones still are, and a bit per 64-byte chunk turns away the rest without probing. A reset
-   (each launch) costs the 128 KiB of those bits, not the table: entries carry its generation.
+   Bounded memory: an open-addressing table of the power of two of slots at or above 2 x
+   max_addresses, mapped at once and zeroed by the system page by page as entries first touch them
+   (it used to grow by doubling, each step zeroing and rehashing a table twice the last: at ADI's
+   N = 1024 that was half the check's page faults, and the rehash besides). Once max_addresses are
+   in it, new addresses are not tracked (cgp_deps_partial), tracked ones still are, and a bit per
+   64-byte chunk turns away the rest without probing. A reset (each launch) costs the 128 KiB of
+   those bits, not the table: entries carry its generation.
 
    The analysis (cgp_an_deps, in cgp_kernel_analyses): the check behind the analyzer interface,
    fed warp memory instructions. Each active lane's global access is checked, but a constant load
@@ -20,10 +23,12 @@
    check keeps of readers), atomics not at all (they are the remedy, not a race), nor local or
    shared memory (each thread's own; the block's). Past cfg->deps_max_checked lane accesses in a
    launch it checks no more and says partial. */
+#define _DEFAULT_SOURCE          /* mmap's MAP_ANONYMOUS */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define NONE UINT64_MAX
 
@@ -38,11 +43,14 @@ typedef struct {
 } entry;
 _Static_assert(sizeof(entry) == 64, "an entry is a host cache line");
 
-/* n zeroed entries on a 64-byte boundary. */
+/* n zeroed entries on a page boundary, each page zeroed when first touched. */
 static entry *new_table(size_t n) {
-  entry *t = aligned_alloc(64, n * sizeof *t);
-  if (t) memset(t, 0, n * sizeof *t);
-  return t;
+  void *t = mmap(NULL, n * sizeof(entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return t == MAP_FAILED ? NULL : t;
+}
+
+static void free_table(entry *t, size_t n) {
+  if (t) munmap(t, n * sizeof *t);
 }
 
 struct cgp_deps {
@@ -82,7 +90,8 @@ cgp_deps *cgp_deps_new(size_t max_addresses) {
   cgp_deps *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->max = max_addresses ? max_addresses : 1;
-  d->cap = 1024;                 /* grows with the addresses seen, up to 2 x max */
+  if (d->max > SIZE_MAX / 4 / sizeof(entry)) d->max = SIZE_MAX / 4 / sizeof(entry);
+  for (d->cap = 64; d->cap < 2 * d->max; d->cap *= 2) {}   /* at most half full */
   d->tab = new_table(d->cap);
   d->chunks = calloc(CHUNK_BITS / 64, sizeof *d->chunks);
   if (!d->tab || !d->chunks) { cgp_deps_free(d); return NULL; }
@@ -92,7 +101,7 @@ cgp_deps *cgp_deps_new(size_t max_addresses) {
 
 void cgp_deps_free(cgp_deps *d) {
   if (!d) return;
-  free(d->tab);
+  free_table(d->tab, d->cap);
   free(d->found);
   free(d->chunks);
   free(d);
@@ -110,22 +119,6 @@ void cgp_deps_reset(cgp_deps *d) {
   d->order = 0;
 }
 
-static int grow(cgp_deps *d) {
-  size_t ncap = d->cap * 2;
-  entry *n = new_table(ncap);
-  if (!n) return -1;
-  for (size_t i = 0; i < d->cap; i++) {
-    if (d->tab[i].gen != d->gen) continue;
-    size_t j = slot(d->tab[i].addr, ncap);
-    while (n[j].gen == d->gen) j = (j + PROBE) & (ncap - 1);
-    n[j] = d->tab[i];
-  }
-  free(d->tab);
-  d->tab = n;
-  d->cap = ncap;
-  return 0;
-}
-
 static entry *lookup(cgp_deps *d, uint64_t addr) {
   uint64_t bit = chunk_bit(addr);
   if (d->used >= d->max && !(d->chunks[bit / 64] >> (bit % 64) & 1)) { d->partial = 1; return NULL; }
@@ -133,10 +126,6 @@ static entry *lookup(cgp_deps *d, uint64_t addr) {
   while (d->tab[i].gen == d->gen && d->tab[i].addr != addr) i = (i + PROBE) & (d->cap - 1);
   if (d->tab[i].gen == d->gen) return &d->tab[i];
   if (d->used >= d->max) { d->partial = 1; return NULL; }
-  if (2 * (d->used + 1) > d->cap) {
-    if (grow(d) != 0) { d->partial = 1; return NULL; }
-    return lookup(d, addr);
-  }
   d->chunks[bit / 64] |= UINT64_C(1) << (bit % 64);
   entry *e = &d->tab[i];
   e->addr = addr;
