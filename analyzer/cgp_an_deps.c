@@ -12,7 +12,8 @@
    Bounded memory: an open-addressing table of the power of two of slots at or above 2 x
    max_addresses, mapped at once and zeroed by the system page by page as entries first touch them
    (it used to grow by doubling, each step zeroing and rehashing a table twice the last: at ADI's
-   N = 1024 that was half the check's page faults, and the rehash besides). Once max_addresses are
+   N = 1024 that was half the check's page faults, and the rehash besides); short of address space,
+   the largest half that maps, following half as many addresses. Once max_addresses are
    in it, new addresses are not tracked (cgp_deps_partial), tracked ones still are, and a bit per
    64-byte chunk turns away the rest without probing. A reset (each launch) costs the 128 KiB of
    those bits, not the table: entries carry its generation.
@@ -92,7 +93,10 @@ cgp_deps *cgp_deps_new(size_t max_addresses) {
   d->max = max_addresses ? max_addresses : 1;
   if (d->max > SIZE_MAX / 4 / sizeof(entry)) d->max = SIZE_MAX / 4 / sizeof(entry);
   for (d->cap = 64; d->cap < 2 * d->max; d->cap *= 2) {}   /* at most half full */
-  d->tab = new_table(d->cap);
+  /* short of address space (ulimit -v): a smaller table, which follows fewer addresses and says
+     partial once they are in it */
+  while (!(d->tab = new_table(d->cap)) && d->cap > 64) d->cap /= 2;
+  if (d->max > d->cap / 2) d->max = d->cap / 2;
   d->chunks = calloc(CHUNK_BITS / 64, sizeof *d->chunks);
   if (!d->tab || !d->chunks) { cgp_deps_free(d); return NULL; }
   d->gen = 1;
