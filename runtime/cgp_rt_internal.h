@@ -2,7 +2,8 @@
    cgp_rt_nest.c (a nest's entry and exit: launches) -> cgp_rt.c (the hooks: threads, lanes,
    accesses; cgp_rt_fold.c, folded loops, above it too) -> cgp_rt_sched.c (pending warps, windows)
    -> cgp_rt_window.c (batches through the analyses) -> cgp_rt_kernel.c (kernels, descriptors,
-   launches) -> cgp_rt_report.c (set-up, report). The launch the files before cgp_rt_window.c work
+   launches) -> cgp_rt_setup.c (set-up, exit and crash handlers) -> cgp_rt_report.c (the
+   report). The launch the files before cgp_rt_window.c work
    on is one object, cgp_rt_g.launch (cgp_rt_launch.h); the nest's CPU time is inline in them
    (cgp_rt_cpu.h). */
 #ifndef CGP_RT_INTERNAL_H
@@ -354,6 +355,9 @@ void rt_record_launch(rt_kernel *k, const rt_sample *s);
 /* A launch of G blocks (G > 0), sampled or not, into the launches the latest sample stands for. */
 void rt_record_stood_for(rt_kernel *k, uint64_t G);
 void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d);
+/* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o, for
+   the report and a trace replay. */
+void rt_site_stats_json(cJSON *o, const cgp_site_totals *s);
 /* A new, empty L2 of the device's geometry, in its transaction units (cgp_transaction_bytes). */
 cgp_l2 *rt_device_l2(const cgp_device *d);
 /* Session s's L2s freed (its devices stay; its din streams are its owner's to close). */
@@ -399,9 +403,11 @@ static inline void rt_nest_forget_in_child(void) {
   cgp_rt_fold = 0;
 }
 
-/* cgp_rt_report.c: set-up at the first launch, the report at exit */
+/* cgp_rt_setup.c: set-up at the first launch (devices, environment, exit, crash and fork
+   handlers) */
 void rt_report_install(void);
-/* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o. */
-void rt_site_stats_json(cJSON *o, const cgp_site_totals *s);
+/* cgp_rt_report.c: the report, written at exit (whole or not at all) */
+void rt_write_report(void);
+
 
 #endif

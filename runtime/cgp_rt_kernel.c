@@ -615,3 +615,13 @@ void rt_record_stood_for(rt_kernel *k, uint64_t G) {
   }
   s->stood[s->nstood++] = (rt_stood){(double)G, 1};
 }
+
+/* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o: the
+   report's and a trace replay's. */
+void rt_site_stats_json(cJSON *o, const cgp_site_totals *s) {
+  double n = s->insts[0] + s->insts[1] + s->insts[2];
+  double looked = s->trans + s->l1_hit;
+  cJSON_AddNumberToObject(o, "transactions_per_warp", n > 0 ? s->trans / n : 0);
+  cJSON_AddNumberToObject(o, "l2_hit_rate", s->trans > 0 ? 1.0 - s->miss / s->trans : 0);
+  if (s->l1_hit > 0) cJSON_AddNumberToObject(o, "l1_hit_rate", looked > 0 ? s->l1_hit / looked : 0);
+}
