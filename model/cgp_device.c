@@ -487,6 +487,20 @@ size_t cgp_device_all_names(char ***names) {
   return n;
 }
 
+/* Here, not in cgp_fpga_device.c: the GPU list skips FPGA files, and the FPGA loader calls this
+   file's folder and list helpers, never the other way round. */
+int cgp_device_file_is_fpga(const char *path) {
+  char *text = NULL, err[256];
+  size_t len = 0;
+  if (cgp_read_regular_file(path, DEVICE_FILE_CAP_BYTES, &text, &len, err, sizeof err) != 0) return 0;
+  cJSON *root = cJSON_Parse(text);
+  const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "kind"));
+  int fpga = kind && !strcmp(kind, "fpga");
+  cJSON_Delete(root);
+  free(text);
+  return fpga;
+}
+
 void cgp_device_names_free(char **names, size_t n) {
   for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);

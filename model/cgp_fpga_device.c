@@ -277,18 +277,6 @@ int cgp_fpga_device_load_file(const char *path, cgp_fpga_device *dev, char *err,
   return rc;
 }
 
-int cgp_device_file_is_fpga(const char *path) {
-  char *text = NULL, err[256];
-  size_t len = 0;
-  if (cgp_read_regular_file(path, FPGA_FILE_CAP_BYTES, &text, &len, err, sizeof err) != 0) return 0;
-  cJSON *root = cJSON_Parse(text);
-  const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "kind"));
-  int fpga = kind && !strcmp(kind, "fpga");
-  cJSON_Delete(root);
-  free(text);
-  return fpga;
-}
-
 int cgp_device_name_is_fpga(const char *name) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.json", cgp_devices_dir(), name);

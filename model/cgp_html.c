@@ -6,6 +6,7 @@
    report's; the full-precision value of each predicted time rides in a data-ms attribute so that
    a test can compare the page with the JSON exactly. */
 #include "cgp_report.h"
+#include "cgp_json.h"
 #include "cgp_file.h"
 
 #include <stdarg.h>

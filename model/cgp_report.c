@@ -806,11 +806,6 @@ static void host_sync_note(FILE *f, const cJSON *report) {
   }
 }
 
-void cgp_report_format_ms(char *out, size_t len, double ms) {
-  if (ms == 0 || ms >= 0.01) snprintf(out, len, "%.3f", ms);
-  else snprintf(out, len, "%.3g", ms);
-}
-
 /* The widest kernel and device names of the report (at least the headers' 14), so that long names
    keep the columns. */
 static void name_widths(const cJSON *report, int *kw, int *dw) {

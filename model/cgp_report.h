@@ -82,9 +82,6 @@ int cgp_report_html(const cJSON *report, const char *report_path, char **out, si
 /* That page written to `out` as reports are (cgp_file.h: whole or not at all, never through a link
    or into a special file), never over the report itself (cgp_same_file). 0, or -1 with err. */
 int cgp_report_write_html(const cJSON *report, const char *report_path, const char *out, char *err, size_t errlen);
-/* A time in ms as the summary and the page print it: at least three significant digits
-   (0.000015 ms is not 0.000). */
-void cgp_report_format_ms(char *out, size_t len, double ms);
 /* The table a person reads at a glance: kernel, device, time, bound, MWP/CWP, access classes. */
 void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path);
 

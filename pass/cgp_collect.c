@@ -2,7 +2,7 @@
    thread body block by block, the loads hoisted between mapped loops, and the warnings about calls
    and stores it cannot trace; then its hazards (cgp_hazards.c). Uses cgp_sites.c and
    cgp_messages.c. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_mark.h"
 #include <stdlib.h>
 

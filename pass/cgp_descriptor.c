@@ -2,7 +2,7 @@
    (docs/pipeline.md lists its keys): sites with their source names and addr_ids, blocks with PTX
    counts, inner loops, carried scalars, exits, mapping. Uses cgp_names.c, cgp_shape.c and
    cgp_sites.c. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_abi.h"
 #include "cgp_mark.h"
 #include "cgp_overlap.h"

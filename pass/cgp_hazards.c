@@ -1,7 +1,7 @@
 /* cgp_hazards.c: where the mapped loops are not a CUDA grid: scalars carried from one iteration
    to the next (a reduction or a recurrence, cgp_carried.h) and early exits the index does not
    decide. Each is a descriptor entry and a warning. Uses cgp_names.c and cgp_messages.c. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_carried.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
    with the inlined, guarded cgp.mem.flush and cgp.bb, and the calls the pass inserts: sites'
    addresses per block, block_seen marks, kernel_begin and kernel_end on the nest's edges. Uses
    cgp_sites.c. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_abi.h"
 #include "cgp_clean.h"
 #include <stdint.h>

@@ -32,13 +32,13 @@
    The hooks' meaning is specified in runtime/cgp_rt.h.
 
    This file is the driver: cgp_pass_instrument_module finds the marked nests and instrument_nest
-   runs the steps on each, in order; each step is a file of its own (cgp_instrument_internal.h
+   runs the steps on each, in order; each step is a file of its own (cgp_phase2.h
    declares what they share): cgp_mapped.c (the mapped loops), cgp_collect.c and cgp_hazards.c
    (sites, carried scalars, early exits), cgp_skip.c (the latch slice), cgp_shape.c (the body's
    structure), cgp_descriptor.c and cgp_names.c (the descriptor), cgp_hooks.c (the hooks and
    their calls), cgp_thread.c (the thread loop's header, skip path and clean copy). */
 #include "cgp_pass.h"
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_abi.h"
 #include "cgp_clean.h"
 #include "cgp_fold.h"

@@ -1,7 +1,7 @@
 /* cgp_mapped.c: finding the mapped loops of a marked nest (its `dims` outermost loops, by
    default the perfect nest, at most 3) and their induction variables, which become the thread
    ids. Uses cgp_sites.c and cgp_messages.c. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include <stdlib.h>
 
 /* Loops directly inside `outer` (nested in it, not inside another loop nested in it). */

@@ -1,7 +1,7 @@
 /* cgp_messages.c: the pass's errors and warnings, one line each, into the caller's buffers; a
    nest's warnings also go into its descriptor ("warnings"). The lowest level of phase 2: it calls
    nothing else of it. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdio.h>

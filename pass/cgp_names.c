@@ -1,7 +1,7 @@
 /* cgp_names.c: what the source calls things, for the descriptor and the warnings: the array a
    site reads (from the source line at its location, else the debug variable or global its address
    is indexed from), a value's debug variable and type. Calls nothing else of phase 2. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include <ctype.h>
 #include <llvm-c/DebugInfo.h>
 #include <stdio.h>

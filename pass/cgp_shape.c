@@ -1,7 +1,7 @@
 /* cgp_shape.c: the thread body's structure: its blocks in reverse postorder, the loops inside the
    thread loop (innermost per block, the tile loop), whether it is acyclic. Uses cgp_mapped.c (a
    tile loop's induction variable) and cgp_sites.c. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_abi.h"
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* cgp_sites.c: questions about one instruction that every step of phase 2 asks: is it an access,
    phase 1's marker (cgp_mark.h), a real call, a memory site of the nest in its reading, and which
    address and base a site reports. Calls nothing else of phase 2. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_mark.h"
 #include <string.h>
 

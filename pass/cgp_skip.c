@@ -1,7 +1,7 @@
 /* cgp_skip.c: can a thread be skipped? The latch slice: the instructions the thread loop's latch
    needs, recomputable from the header's phis and loop invariants alone (cgp_decide_skip), and the
    block that runs just that slice for a thread the runtime skips (cgp_build_skip_block). */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_clean.h"
 #include <stdlib.h>
 

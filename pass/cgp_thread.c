@@ -2,7 +2,7 @@
    what each thread does and branches to the instrumented body, the clean copy or the skip block
    (cgp_skip.c); the clean copy becomes a loop of its own over the next plain threads. Uses
    cgp_skip.c, cgp_sites.c and cgp_messages.c. */
-#include "cgp_instrument_internal.h"
+#include "cgp_phase2.h"
 #include "cgp_clean.h"
 #include "cgp_ptrmap.h"
 #include <stdlib.h>

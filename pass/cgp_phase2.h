@@ -1,4 +1,4 @@
-/* cgp_instrument_internal.h: what the files of phase 2 (cgp_instrument.c and the step files it
+/* cgp_phase2.h: what the files of phase 2 (cgp_instrument.c and the step files it
    calls) share: the pass's context, one marked nest, the thread body's shape, and one declaration
    per function one file gives another. Internal to pass/.
 
@@ -6,8 +6,8 @@
    cgp_hazards.c; cgp_descriptor.c and cgp_hazards.c call cgp_names.c; cgp_descriptor.c calls
    cgp_shape.c, which calls cgp_mapped.c; cgp_thread.c calls cgp_skip.c; and any of them may call
    the two lowest files, cgp_sites.c and cgp_messages.c, which call nothing of phase 2. */
-#ifndef CGP_INSTRUMENT_INTERNAL_H
-#define CGP_INSTRUMENT_INTERNAL_H
+#ifndef CGP_PHASE2_H
+#define CGP_PHASE2_H
 
 #include "cgp_pass.h"
 #include "cgp_cfg.h"
