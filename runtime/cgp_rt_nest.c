@@ -98,10 +98,10 @@ static int another_expects(const rt_kernel *k) {
   return 0;
 }
 
-/* An analysed launch's inherited hits, on every device (the launch's sums, before the stats): a
-   share above RT_INHERIT_TOLERANCE of its L2 transactions, or a device whose L2 cannot tell,
-   marks the kernel as inheriting; none, in a launch past its first that every launch since the
-   kernel's last one traced (warm_started), is one more check that its launches need no warming. */
+/* Device d's share of an analysed launch's inherited hits (the launch's sums, before the stats):
+   above RT_INHERIT_TOLERANCE of its L2 transactions, or on an L2 that cannot tell, sets *inherits.
+   (record_launch then marks the kernel as inheriting, or, where no device did, counts a check of a
+   warm-started launch past the first.) */
 static void note_inherited(const cgp_totals *sum, size_t d, int *inherits) {
   double trans = sum->st_trans;
   for (int c = 0; c < CGP_NCLASS; c++) trans += sum->ld_trans[c];
