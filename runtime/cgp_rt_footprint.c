@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cgp_rt_footprint.h"
-#include "cgp_rt_warp.h"
+#include "cgp_rt_witer.h"   /* rt_wevent */
 
 struct rt_footprint {
   size_t nsites;

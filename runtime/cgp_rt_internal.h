@@ -19,7 +19,8 @@
 #include "cgp_rt_footprint.h"
 #include "cgp_model.h"
 #include "cgp_rt.h"
-#include "cgp_rt_warp.h"
+#include "cgp_rt_wbytes.h"
+#include "cgp_rt_witer.h"
 
 #define RT_MAX_DEVICES 16
 #define RT_ALLOC_ALIGN 256      /* cudaMalloc returns 256-byte aligned memory (CUDA C Programming
@@ -117,7 +118,7 @@ typedef struct {
 } rt_dep;
 
 /* The recording hot path's specialisations (cgp_rt.c), each built of the tracker's primitives
-   (cgp_rt_record.h, "the matrix's primitives") and each giving what the general path gives; a
+   (cgp_rt_lanes.h, "the matrix's primitives") and each giving what the general path gives; a
    kernel's are chosen once, by fast_paths (cgp_rt_kernel.c), none under
    CGPREDICT_FAST=0. All but RT_FAST_BB are for a lane recording into its warp's matrix. */
 #define RT_FAST_LANE 1u       /* lane_right starts the warp's next lane inline (the body's block

@@ -105,7 +105,7 @@ static unsigned fast_paths(const rt_kernel *k) {
   return fast;
 }
 
-/* The static shape of the thread body, for reconvergent warps (cgp_rt_warp.h). */
+/* The static shape of the thread body, for reconvergent warps (cgp_rt_lanes.h). */
 static rt_shape *parse_shape(const cJSON *d, size_t nmem, size_t nbb) {
   const cJSON *loops = cJSON_GetObjectItemCaseSensitive(d, "loops");
   size_t nl = (size_t)cJSON_GetArraySize(loops);

@@ -1,8 +1,7 @@
-/* cgp_rt_lanes.c: a kernel's shape and the recording of its lanes (cgp_rt_warp.h, cgp_rt_record.h):
+/* cgp_rt_lanes.c: a kernel's shape and the recording of its lanes (cgp_rt_lanes.h):
    the shape of the thread body, a lane's runs as the hooks record them, and straight-line bodies
    recorded warp-major. cgp_rt_warp.c builds warps from what is recorded here. */
-#include "cgp_rt_record.h"
-#include "cgp_rt_wwarp.h"
+#include "cgp_rt_lanes.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "cgp_rt_warp.h"
+#include "cgp_rt_lanes.h"
 
 #define RT_LOCAL_BASE (UINT64_C(1) << 60)      /* above every user array's GPU address */
 #define RT_LOCAL_WORD_BYTES 4u                 /* the interleaving's 32-bit word (the guide's) */

@@ -11,7 +11,7 @@
    launch, window after window.
 
    Invariants that make streaming possible, in bounded memory:
-   - a thread's accesses are recorded as runs keyed by program point (cgp_rt_warp.h), not one by
+   - a thread's accesses are recorded as runs keyed by program point (cgp_rt_lanes.h), not one by
      one; a warp is complete once its last lane has finished or the program has moved past the
      warp's last row; it is then grouped into a compact warp and its lanes' runs are reused;
    - a window is complete once the program has moved past the last cell of its last block,

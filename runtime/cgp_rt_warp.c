@@ -1,4 +1,4 @@
-/* cgp_rt_warp.c: reconvergent warps from lanes recorded one after another (cgp_rt_warp.h): a
+/* cgp_rt_warp.c: reconvergent warps from lanes recorded one after another (cgp_rt_warp.h; the lanes: cgp_rt_lanes.h): a
    warp's runs grouped across its lanes (cgp_rt_wwarp.h), in memory pools by size. Recording the
    lanes is cgp_rt_lanes.c's, issuing a warp's events in order cgp_rt_witer.c's, a warp as the
    trace file's bytes cgp_rt_wbytes.c's.
@@ -7,7 +7,8 @@
    count as blocks of their ancestor at that depth, so two iterations of such a loop share a key.
    The iterator never puts one lane twice into an instruction, so such events still issue in lane
    lockstep, one per iteration in order; only their interleaving with other sites is approximate. */
-#include "cgp_rt_record.h"
+#include "cgp_rt_warp.h"
+#include "cgp_rt_witer.h"
 #include "cgp_rt_wwarp.h"
 
 #include <stdio.h>

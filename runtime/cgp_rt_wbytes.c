@@ -1,4 +1,4 @@
-/* cgp_rt_wbytes.c: a warp as bytes, the trace file's form of it (cgp_rt_warp.h), and back.
+/* cgp_rt_wbytes.c: a warp as bytes, the trace file's form of it (cgp_rt_wbytes.h), and back.
 
    A warp: u32 threads, u32 key mask, a u64 thread key per lane in the mask, u32 runs, u32
    segments, each run (u32 event, u32 t[RT_MAXD - 1], u32 segments | RUN_AFFINE, f32 skipped),
@@ -6,7 +6,7 @@
    or, for a run marked RUN_AFFINE (every segment one element, its lanes' addresses a0 + (lane -
    first lane) d: a stencil's or a coalesced warp instruction), 20 bytes for all of them (u32
    lanes, u64 a0, i64 d): a straight-line warp's events take 20 bytes instead of 21 a lane. */
-#include "cgp_rt_record.h"
+#include "cgp_rt_wbytes.h"
 #include "cgp_rt_wwarp.h"
 
 #include <stdio.h>

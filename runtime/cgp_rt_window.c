@@ -2,7 +2,8 @@
    into batches of B x no_sm blocks (the blocks resident together; block j of a batch on SM
    j mod no_sm), and each batch's warps issue round robin, one warp memory instruction at a time
    [MODEL.md section 4 choice], every warp's events in the order its reconverged lanes run them
-   (cgp_rt_warp.h). cgp_rt_sched.c decides when a batch is complete and whether it counts. */
+   (cgp_rt_lanes.h, cgp_rt_witer.h). cgp_rt_sched.c decides when a batch is complete and whether
+   it counts. */
 #include "cgp_rt_internal.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* cgp_rt_witer.c: issuing a warp's events in program order, lanes at one point together
-   (cgp_rt_warp.h's iterator over a warp of cgp_rt_wwarp.h). */
-#include "cgp_rt_record.h"
+   (cgp_rt_witer.h, over a warp laid out as cgp_rt_wwarp.h says). */
+#include "cgp_rt_witer.h"
 #include "cgp_rt_wwarp.h"
 
 #include <stdio.h>
@@ -192,7 +192,7 @@ static double skipped_after(const rt_shape *s, const rt_wrun *r, uint32_t i) {
 }
 
 /* The iterations skipped after the window element i of run r ends, as offsets from its own
-   (cgp_span's lo, hi): the window is [t0, t0 + W) (cgp_rt_warp.h's schedule: the first
+   (cgp_span's lo, hi): the window is [t0, t0 + W) (cgp_rt_lanes.h's schedule: the first
    RT_ITER_FIRST iterations, then RT_ITER_WINDOW of every RT_ITER_PERIOD), its elements stand for
    s = skipped iterations each, S = s W in all (s (W - 1) for a run of the first window from its
    iteration 1, rt_iter_spread), and those come after its last element: they are

@@ -1,10 +1,10 @@
 /* cgp_rt_wwarp.h: a warp's layout, private to the runtime's warp code (cgp_rt_warp.c builds warps,
    cgp_rt_witer.c issues their events, cgp_rt_wbytes.c writes and reads them as bytes), and the
-   few functions those files share. */
+   comparison of two points those files share. */
 #ifndef CGP_RT_WWARP_H
 #define CGP_RT_WWARP_H
 
-#include "cgp_rt_record.h"
+#include "cgp_rt_warp.h"
 
 typedef struct {
   uint32_t ev, maxcount, mincount;
@@ -39,10 +39,5 @@ struct rt_wwarp {
 /* Program order of two (run, element) points: positions level by level, iterations between
    (cgp_rt_witer.c). */
 int rt_wrun_cmp_points(const rt_shape *s, const rt_wrun *x, uint32_t ai, const rt_wrun *y, uint32_t bi);
-/* A straight-line body's recorded blocks turned into its warp's masks (cgp_rt_lanes.c). */
-void rt_flat_to_masks(const rt_shape *s, rt_flat *f);
-/* Lane l's events in f, in program order, appended to its record and cleared from f
-   (cgp_rt_lanes.c). */
-void rt_flat_to_lane(const rt_shape *s, rt_flat *f, unsigned l, rt_lane_rec *lane);
 
 #endif

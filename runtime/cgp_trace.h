@@ -7,7 +7,7 @@
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
    File format (version 5: leaf-loop windows of 64 iterations, whose first spreads the skipped
-   ones over all its iterations but the loop's start-up (cgp_rt_warp.h: a replay reads a run's
+   ones over all its iterations but the loop's start-up (cgp_rt_lanes.h: a replay reads a run's
    `skipped` and its window by these rules), and a warp's run of one element a lane on an affine
    address is 20 bytes (cgp_rt_wbytes.c); 4: launches say their windows' warming extension;
    3: checked, not trusted;

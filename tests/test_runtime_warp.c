@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "cgp_analyzer.h"
-#include "cgp_rt_record.h"   /* the tracker's serial, for the wrap test */
+#include "cgp_rt_wbytes.h"
+#include "cgp_rt_witer.h"   /* and cgp_rt_lanes.h: the tracker's serial, for the wrap test */
 
 typedef struct {
   rt_shape *s;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgp_rt_warp.h"
+#include "cgp_rt_witer.h"
 
 #define MAX_READ (3 + 5 + 8 + 8 + RT_WARP * (1 + 1 + 63 * 2))   /* = 4120 */
 

@@ -1,14 +1,167 @@
-/* cgp_rt_record.h: recording a lane, the runtime's hottest path (cgp_rt_warp.h's contract).
+/* cgp_rt_lanes.h: a kernel's thread-body shape and the recording of its lanes as keyed runs
+   (cgp_rt_lanes.c; docs/pipeline.md, "Reconvergent warps"). Above it, cgp_rt_warp.h groups the
+   lanes into warps, cgp_rt_witer.h issues a warp's events, cgp_rt_wbytes.h writes warps as bytes.
 
-   Every traced access and block entry of a traced thread comes here. The common case, an
-   element that extends the run its event has open, is inline so that cgp_rt_mem and cgp_rt_bb
-   reach it without a call (ATAX 8192 full: the two calls and record's frame were 41 % of the
-   CPU); a new run is rt_record_new, out of line. The types are here, not in cgp_rt_lanes.c, for
-   that inlining only: nothing outside the runtime's warp code reads their fields. */
-#ifndef CGP_RT_RECORD_H
-#define CGP_RT_RECORD_H
+   A GPU runs the 32 lanes of a warp in lockstep and reconverges them after a branch or a loop
+   (SIMT stack, immediate post-dominator): a warp memory instruction is one static site executed
+   by the lanes that reach it at the same iteration of every enclosing loop of the thread body.
+   The CPU runs the lanes one after another, so each lane's events are recorded with their
+   program point, its key:
 
-#include "cgp_rt_warp.h"
+       key = [p0, t1, p1, t2, p2, ..., tm, pm]
+
+   where m is the depth of the event's innermost loop inside the thread body, tj the iteration
+   (0, 1, ...) of the enclosing loop at depth j, pm the event's own position and pj (j < m) the
+   position of the depth-(j+1) loop containing it; positions are reverse-postorder numbers of the
+   thread body's blocks (a site adds its order in its block), so along any one lane keys increase,
+   and lanes at the same program point have equal keys. Merging the lanes' events by key gives
+   the warp's instructions in issue order, lanes that left a loop or took the other side of a
+   branch masked.
+
+   Bounded memory: a lane keeps runs, not accesses. A run is one event at consecutive iterations
+   of its innermost loop (same outer iterations) whose addresses step by a constant; an affine
+   loop of any trip count is one run per site. A warp keeps runs grouped across lanes.
+
+   Recording a lane is the runtime's hottest path: every traced access and block entry of a
+   traced thread comes here. The common case, an element that extends the run its event has open,
+   is inline (the end of this header) so that cgp_rt_mem and cgp_rt_bb reach it without a call
+   (ATAX 8192 full: the two calls and record's frame were 41 % of the CPU); a new run is
+   rt_record_new, out of line. The types are here, not in cgp_rt_lanes.c, for that inlining only:
+   nothing outside the runtime's warp code reads their fields. */
+#ifndef CGP_RT_LANES_H
+#define CGP_RT_LANES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgp_abi.h"   /* the pause word's layout, shared with the instrumented code */
+#include "cgp_analyzer.h"   /* cgp_span */
+
+#define RT_WARP 32
+#define RT_MAXD 8              /* loop depths tracked inside a thread body (deeper: see .c) */
+
+/* The thread body's static shape. Events 0..nmem-1 are memory sites, nmem..nmem+nbb-1 blocks. */
+typedef struct rt_shape rt_shape;
+
+/* mem_block[s]: block of site s (-1: a load hoisted out of the thread loop, issued first);
+   mem_order[s]: its position among its block's sites; bb_rpo[b]: reverse-postorder number of
+   block b in the thread body; bb_loop[b]: innermost loop (inside the thread loop) holding b, or
+   -1; loop_header[l], loop_parent[l] (-1: directly in the thread loop). NULL on inconsistent
+   input (err says what). */
+rt_shape *rt_shape_new(size_t nmem, const int *mem_block, const unsigned *mem_order, size_t nbb,
+                       const unsigned *bb_rpo, const int *bb_loop, size_t nloops, const int *loop_header,
+                       const int *loop_parent, char *err, size_t errlen);
+void rt_shape_free(rt_shape *s);
+size_t rt_shape_events(const rt_shape *s);
+
+/* One lane's recorded runs. */
+typedef struct rt_run rt_run;
+typedef struct {
+  rt_run *run;
+  size_t n, cap;
+  int failed;                  /* out of memory or over budget: the lane's record is cut short */
+} rt_lane_rec;
+
+/* The lane being traced (one at a time: the CPU runs threads one after another). */
+typedef struct rt_tracker rt_tracker;
+rt_tracker *rt_tracker_new(const rt_shape *s);
+void rt_tracker_free(rt_tracker *t);
+/* rt_tracker_start(t, lane), inline below (once per traced thread): start recording
+   a new thread into lane (whose previous contents are dropped). */
+
+/* Sampling inside a thread (docs/pipeline.md, "Sampling inside a thread"): of each entry of a
+   leaf loop (one with no loop inside it) the runtime traces the windows of iterations
+   [0, RT_ITER_FIRST) and [k RT_ITER_PERIOD, k RT_ITER_PERIOD + RT_ITER_WINDOW), k >= 1. A window
+   stands for the iterations up to the next one, or to the loop's exit: its runs' `skipped` is
+   (iterations skipped) / (its length) per element, but for the first window's start-up
+   (rt_iter_spread). The schedule depends on the iteration only,
+   so the lanes of a warp, and the warps of a batch, trace the same iterations; a loop of up to
+   RT_ITER_FIRST iterations is traced whole, and a window of one entry is one run per event. */
+#define RT_ITER_FIRST 64
+#define RT_ITER_WINDOW 64
+#define RT_ITER_PERIOD 2048
+/* A tiled kernel's loop over one tile (tile(n) iterations, inside the tile loop) is traced whole up
+   to this many: its footprint's geometry is learned from the first tile (docs/model.md 8b). */
+#define RT_TILE_WHOLE 256
+/* The length of the window that iteration `it` of a leaf loop's entry falls in the period of. */
+static inline uint32_t rt_iter_window(uint32_t it) { return it < RT_ITER_PERIOD ? RT_ITER_FIRST : RT_ITER_WINDOW; }
+/* The entry's first window holds the loop's start-up in its iteration 0 (a load whose value the
+   thread then holds in a register, a first-iteration branch): that iteration stands for itself,
+   and the iterations skipped after the window are spread over its W - 1 others; a run holding
+   iteration 0 spreads its share over all its elements (its stride walk goes on in the skipped
+   iterations as in the window). The iterations skipped after the window holding iteration t are
+   `skipped` times this, for a run whose first element is at iteration t0 (weigh_window). */
+static inline uint32_t rt_iter_spread(uint32_t t0, uint32_t t) {
+  uint32_t W = rt_iter_window(t);
+  return W - (t < RT_ITER_PERIOD && W > 1 && t0 > 0);
+}
+/* Sample the iterations of lanes started from now on (on != 0) or trace them all. */
+void rt_tracker_sample(rt_tracker *t, int on);
+/* The tracker's skipping state (RT_PAUSED, RT_LEFT, RT_HEADER_LAST: cgp_abi.h's CGP_PAUSE_*)
+   moves to word[3], its current values copied: the instrumented code reads and updates the
+   runtime's cgp_rt_pause as the contract there says. Until rt_tracker_free, which sets
+   word[RT_PAUSED] to -1. */
+#define RT_PAUSED CGP_PAUSE_LOOP
+#define RT_LEFT CGP_PAUSE_LEFT
+#define RT_HEADER_LAST CGP_PAUSE_HEADER_LAST
+void rt_tracker_pause_in(rt_tracker *t, int32_t word[3]);
+/* While paused (rt_tracker_block returned 1): the lane enters block bid. 0: still in a skipped
+   iteration; 1: tracing resumed, at the next window or after the loop (the block is recorded). */
+int rt_tracker_resume(rt_tracker *t, uint32_t bid);
+/* rt_tracker_finish(t), inline below: the lane ends (its window's weights are
+   settled if it ended in a skipped iteration); the tracker has no lane until the next
+   rt_tracker_start. */
+/* Loop folding (docs/pipeline.md, "Folded loops"): events ev[0..nev) each extended its open run
+   in the iteration the lane has just recorded at its current loop level; k more iterations the
+   same (each event once, on its stride) give each run k more elements and the level k more
+   iterations, which is what recording them one by one would do. 1 when done; 0, with nothing
+   changed, when it cannot be shown so (a run not at this iteration, a count that would pass
+   2^32 - 1, a sampled window ahead, a failed lane): the caller then records them one by one. */
+int rt_tracker_extend(rt_tracker *t, const uint32_t *ev, size_t nev, uint64_t k);
+/* Iterations skipped so far, over all lanes (executions of the loop's body; of its header when
+   the header is the whole loop). */
+uint64_t rt_tracker_iterations_skipped(const rt_tracker *t);
+/* The thread enters block bid (loop iterations are counted at loop headers):
+   rt_tracker_block(t, bid), and accesses addr through site sid: rt_tracker_access(t, sid, addr);
+   both static inline, below. */
+/* Bytes the lanes' runs hold in all, across trackers (for the memory budget), and the most they
+   may hold (default SIZE_MAX): a lane whose runs would grow past it fails (rt_lane_rec). */
+extern size_t rt_run_bytes, rt_run_limit;
+void rt_lane_free(rt_lane_rec *lane);
+
+/* Straight-line bodies (docs/pipeline.md, "Straight-line bodies are recorded warp-major"): when
+   the thread body has no loop, every event at most once per lane in program order (the blocks
+   of an acyclic body run in reverse postorder), a warp's lanes can be recorded into one matrix,
+   a lane mask and RT_WARP addresses per event, instead of a run per event per lane: what the
+   warp's grouping would find is then read off in program order. rt_shape_flat: 1 if s has no
+   loop, at most RT_FLAT_EVENTS events and no two at one position. A cycle that is no natural
+   loop (irreducible control flow) runs an event out of order: that lane's events move to its
+   record at once, the warp's other lanes when it is built, so the warp is what
+   rt_wwarp_build gives. */
+#define RT_FLAT_EVENTS CGP_FLAT_EVENTS
+typedef struct rt_flat rt_flat;
+int rt_shape_flat(const rt_shape *s);
+/* The loop holding thread-body block `block` is traced at every iteration, never sampled inside
+   the thread: it reaches the thread's local memory, whose array it reuses over the whole loop
+   against an L1 all the threads' arrays share (docs/pipeline.md, "Sampling inside a thread"). */
+void rt_shape_trace_whole(rt_shape *s, int block);
+/* An empty matrix for a flat shape's warp, its bytes counted in rt_run_bytes: NULL when out of
+   memory or when they would pass rt_run_limit (the warp is then recorded by lanes). */
+rt_flat *rt_flat_new(const rt_shape *s);
+void rt_flat_free(rt_flat *f);
+/* f emptied for the next warp, what it held dropped (a warp outside every window). */
+void rt_flat_clear(const rt_shape *s, rt_flat *f);
+/* For rt_wwarp_build_flat (cgp_rt_warp.c): a straight-line body's recorded blocks turned into its
+   warp's masks, and lane l's events in f, in program order, appended to its record and cleared
+   from f. */
+void rt_flat_to_masks(const rt_shape *s, rt_flat *f);
+void rt_flat_to_lane(const rt_shape *s, rt_flat *f, unsigned l, rt_lane_rec *lane);
+/* After rt_tracker_start(t, lanes[l]): the lane records into f (unless f has spilled), with
+   rt_tracker_flat(t, f, l), inline below. */
+/* The blocks the lane ran, of a flat shape whose body has no cycle, as bits b % 64 of seen[b / 64]
+   (b < nbb; CGP_HOOK_BLOCK_SEEN), taken when the lane ends: recorded as rt_record of each block
+   in the order it ran would have (reverse postorder, so program order), into the matrix or the
+   lane's record, and cleared. Inline below (once per traced thread). */
 
 struct rt_shape {
   size_t nmem, nbb, nev, nloops;
@@ -28,7 +181,7 @@ struct rt_shape {
   uint32_t *order;             /* flat: the events in program order */
 };
 
-/* A warp's lanes recorded warp-major (cgp_rt_warp.h, "Straight-line bodies"). */
+/* A warp's lanes recorded warp-major (above, "Straight-line bodies"). */
 struct rt_flat {
   uint32_t *mask;              /* per event: the lanes that ran it */
   uint64_t *addr;              /* per event, RT_WARP addresses: lane l's at [e * RT_WARP + l] */
@@ -236,7 +389,7 @@ static inline void rt_flat_mark(rt_flat *f, unsigned l, uint64_t w) {
   f->marked |= UINT32_C(1) << l;
 }
 
-/* rt_tracker_seen (cgp_rt_warp.h), every case: the lane in its record (its blocks after its
+/* rt_tracker_seen (above), every case: the lane in its record (its blocks after its
    sites), or more than one word of marks (straight into the blocks' masks). */
 void rt_tracker_seen_all(rt_tracker *t, uint64_t *seen);
 
