@@ -510,7 +510,19 @@ int cgp_build(int argc, char **cmd) {
         push(&final, libomp);
         push(&final, rpath);
       }
+      /* an object or archive `cgpredict cc -c` made carries the runtime's weak stub, whose hooks
+         leave no symbol for the runtime archive to resolve: the linker would take none of it, and
+         the program would load the shared runtime through the stub (runtime/cgp_rt_stub.c). The
+         whole archive then, whose strong definitions replace the stub's. */
+      int stubbed = 0;
+      for (int i = 1; i < argc && !stubbed; i++) {
+        size_t n = strlen(cmd[i]);
+        stubbed = cmd[i][0] != '-' && n > 2 && (strcmp(cmd[i] + n - 2, ".o") == 0 || strcmp(cmd[i] + n - 2, ".a") == 0) &&
+                  object_names(cmd[i], CGP_HOOK_KERNEL_BEGIN);
+      }
+      if (stubbed) push(&final, "-Wl,--whole-archive");
       push(&final, runtime_lib());
+      if (stubbed) push(&final, "-Wl,--no-whole-archive");
       push(&final, "-lcjson");
       push(&final, "-lz");
       push(&final, "-lm");

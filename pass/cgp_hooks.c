@@ -60,7 +60,7 @@ static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
 /* cgp.bb(i32 bid, i32 loop, i32 header), always inlined, called at the top of thread-body block
    bid with constants: `loop` its descriptor loop (-1: none), `header` 1 if it heads that loop.
    While the runtime traces the thread, cgp_rt_bb(bid); but in an iteration the runtime skips
-   (cgp_rt_tracing 2) of that very loop (cgp_rt_pause[CGP_PAUSE_LOOP] == loop), what cgp_rt_bb
+   (cgp_rt_tracing 2) of that very loop (cgp_rt_pause[CGP_PAUSE_LOOP] == loop >= 0), what cgp_rt_bb
    would do, inline (cgp_abi.h): a block other than the header clears HEADER_LAST; the header,
    while more than one header execution is left to skip, counts it and sets HEADER_LAST; the
    header that ends the skipping calls the runtime. The sampled loops of a traced thread skip
@@ -94,7 +94,11 @@ static LLVMValueRef bb_hook(pass_ctx *pc, LLVMValueRef hook) {
   LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, on, LLVMConstInt(pc->i32, 2, 0), ""), skipping, call);
   LLVMPositionBuilderAtEnd(pc->b, skipping);
   LLVMValueRef paused = LLVMBuildLoad2(pc->b, pc->i32, slot[CGP_PAUSE_LOOP], "paused");
-  LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, paused, loop, ""), in_loop, call);
+  /* a block outside every loop (loop -1) is no skipped loop's, whatever the word holds: -1 there is
+     "no loop", which the runtime's weak stub keeps for ever (runtime/cgp_rt_stub.c) */
+  LLVMValueRef same = LLVMBuildAnd(pc->b, LLVMBuildICmp(pc->b, LLVMIntEQ, paused, loop, ""),
+                                   LLVMBuildICmp(pc->b, LLVMIntSGE, loop, zero, ""), "");
+  LLVMBuildCondBr(pc->b, same, in_loop, call);
   LLVMPositionBuilderAtEnd(pc->b, in_loop);
   LLVMBuildCondBr(pc->b, LLVMBuildICmp(pc->b, LLVMIntNE, header, zero, ""), head, body);
   LLVMPositionBuilderAtEnd(pc->b, body);

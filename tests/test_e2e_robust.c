@@ -284,6 +284,56 @@ Test(e2e_robust, objects_from_cgpredict_cc_c_link_with_a_plain_cc) {
   expect_both_kernels("r3.json");
 }
 
+/* A thread's loop of 3000 iterations, sampled (its first 64 traced, the rest skipped), then a store
+   after it: the thread leaves the loop in a skipped iteration, and the store's block must resume
+   tracing. Through the weak stub (objects of `cgpredict cc -c` linked by a plain cc) the
+   instrumented code's pause word stays "no loop" (-1), which the inline skip test took for the
+   loop of a block outside every loop: the store's block never called the runtime, and the store
+   was reported `not_executed` (found on Parboil's cp, built by its own Makefile). And `cgpredict
+   cc` linking such objects took nothing from the runtime archive (the stub's weak hooks left no
+   symbol to resolve), so the program loaded the shared runtime through the stub: it now links
+   the archive whole, and runs without the shared runtime. The three builds report the same. */
+Test(e2e_robust, a_store_after_a_sampled_loop_is_traced_however_the_objects_link) {
+  write_file("s.c", "void acc(float *out, const float *t, int n) {\n"
+                    "#pragma cgpredict kernel name(acc)\n"
+                    "  for (int i = 0; i < 512; i++) {\n"
+                    "    float e = 0;\n"
+                    "    for (int j = 0; j < n; j++) e += t[j];\n"
+                    "    out[i] = e;\n"
+                    "  }\n"
+                    "}\n");
+  write_file("main.c", "#include <stdio.h>\n"
+                       "void acc(float *out, const float *t, int n);\n"
+                       "static float out[512], t[3000];\n"
+                       "int main(void) {\n"
+                       "  for (int j = 0; j < 3000; j++) t[j] = j % 7;\n"
+                       "  acc(out, t, 3000);\n"
+                       "  printf(\"%g\\n\", out[5]);\n"
+                       "  return 0;\n"
+                       "}\n");
+  cr_assert_eq(sh("%s cc -O2 -c s.c && cc -O2 -c main.c && %s -o viastub main.o s.o && %s cc -o viatool main.o s.o && "
+                  "%s cc -O2 -o whole main.c s.c", CGP_DRIVER, plain_cc(), CGP_DRIVER, CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *runs[3] = {"CGPREDICT_REPORT=r0.json ./viastub",
+                         "CGPREDICT_RUNTIME_SO=/nonexistent/libcgpredict_rt.so CGPREDICT_REPORT=r1.json ./viatool",
+                         "CGPREDICT_REPORT=r2.json ./whole"};
+  double t0 = 0;
+  for (int i = 0; i < 3; i++) {
+    cr_assert_eq(sh("CGPREDICT_QUIET=1 %s", runs[i]), 0, "%s: %s", runs[i], read_file("err.txt"));
+    cr_assert_str_eq(read_file("out.txt"), "8994\n");
+    char name[16];
+    snprintf(name, sizeof name, "r%d.json", i);
+    cJSON *r = report(name);
+    cr_assert_not_null(r, "%s: %s", runs[i], read_file("err.txt"));
+    cJSON *k = kernel_named(r, "acc");
+    cr_assert_gt(num(k, "loop_iterations_skipped"), 0, "%s: the loop is sampled", runs[i]);
+    cr_assert_eq(num(site(k, 6, "store", "out"), "warp_instructions_traced"), 512 / 32, "%s", runs[i]);
+    double t = num(prediction(k, "jetson-tk1"), "time_ms");
+    if (i == 0) t0 = t;
+    cr_assert_float_eq(t, t0, 1e-12 * t0, "%s: %g ms against %g", runs[i], t, t0);
+    cJSON_Delete(r);
+  }
+}
+
 Test(e2e_robust, without_a_loadable_runtime_a_plain_link_runs_uninstrumented_and_says_so) {
   write_file("a.c", kern_a_src);
   write_file("c.c", kern_c_src);
