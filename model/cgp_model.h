@@ -190,6 +190,9 @@ typedef struct cgp_prediction {
    uncoalesced loads moved into class 1 with a coalesced load's L1 units, transactions and LSU
    wavefronts and their own L1 hit and L2 miss fractions. Returns 0 (s unchanged) if there are none. */
 double cgp_whatif_coalesce(cgp_kernel_stats *s);
+/* The same for a share (0 < share <= 1) of the uncoalesced loads: the others stay uncoalesced with
+   their per-instruction figures (gathers, which no interchange coalesces: docs/model.md 8c). */
+double cgp_whatif_coalesce_share(cgp_kernel_stats *s, double share);
 
 /* Section 2: active blocks per SM, B = min of the four limits (registers only when known). */
 unsigned cgp_active_blocks(const cgp_device *d, unsigned threads_per_block, unsigned smem_per_block,

@@ -326,9 +326,12 @@ static int predict_kernel(const cJSON *kernel, const cgp_device *dev, kernel_tot
    none) and keeps the reuse it had: the fraction of its L1 units that hit (the same threads read
    the same elements, now in fewer lines) and of its L2 transactions that missed. Class 1 is then
    the instruction-weighted mean of the coalesced loads and the moved ones. */
-double cgp_whatif_coalesce(cgp_kernel_stats *s) {
-  if (s->insts[2] <= 0) return 0;
-  double n1 = s->insts[1], n2 = s->insts[2], n = n1 + n2;
+double cgp_whatif_coalesce(cgp_kernel_stats *s) { return cgp_whatif_coalesce_share(s, 1.0); }
+
+double cgp_whatif_coalesce_share(cgp_kernel_stats *s, double share) {
+  if (s->insts[2] <= 0 || !(share > 0)) return 0;
+  if (share > 1) share = 1;
+  double n1 = s->insts[1], n2 = share * s->insts[2], n = n1 + n2, left = s->insts[2] - n2;
   int have1 = n1 > 0;
   double units = have1 && s->l1_trans_pw[1] > 0 ? s->l1_trans_pw[1] : (s->l1_trans_pw[2] > 0 ? 4.0 : 0.0);
   double l1_hit = s->l1_trans_pw[2] > 0 ? s->l1_hit_pw[2] / s->l1_trans_pw[2] : 0;
@@ -347,11 +350,14 @@ double cgp_whatif_coalesce(cgp_kernel_stats *s) {
   double merged = s->l1_trans_pw[2] > 0 ? s->merged_dram_pw[2] / s->l1_trans_pw[2] : 0;
   s->merged_dram_pw[1] = (n1 * s->merged_dram_pw[1] + n2 * units * merged) / n;
   s->insts[1] = n;
-  s->insts[2] = 0;
-  s->overlap_insts[1] += s->overlap_insts[2];
-  s->overlap_insts[2] = 0;
-  s->trans_pw[2] = s->dram_pw[2] = s->l1_trans_pw[2] = s->l1_hit_pw[2] = s->ld_wavefronts_pw[2] = 0;
-  s->merged_dram_pw[2] = 0;
+  s->insts[2] = left;                   /* the rest keep their per-instruction figures */
+  s->overlap_insts[1] += share * s->overlap_insts[2];
+  s->overlap_insts[2] -= share * s->overlap_insts[2];
+  if (left <= 0) {
+    s->insts[2] = s->overlap_insts[2] = 0;
+    s->trans_pw[2] = s->dram_pw[2] = s->l1_trans_pw[2] = s->l1_hit_pw[2] = s->ld_wavefronts_pw[2] = 0;
+    s->merged_dram_pw[2] = 0;
+  }
   return 1;
 }
 
@@ -454,14 +460,36 @@ static void add_block_suggestion(cJSON *sug, const cJSON *kernel, const cgp_devi
    for 105 bytes) is near its minimum already, and the what-if, which gives the moved
    loads a coalesced load's cost, promised a gain that following it (block(32,8,1)) did not give
    (issue 30 item 6). A report without the field (older) keeps the suggestion. */
+static int is_uncoalesced_load(const cJSON *m) {
+  const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "class"));
+  const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "kind"));
+  return cls && strcmp(cls, "uncoalesced") == 0 && kind && strcmp(kind, "load") == 0;
+}
+
+/* A site indexed by data it loads (the pass's index_loaded: x[col[j]]): uncoalesced, a gather. */
+static int is_gather(const cJSON *m) { return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "index_loaded")); }
+
+/* Of the uncoalesced loads' warp instructions, the share that a loop interchange or a transposed
+   array could make coalesced: all but the gathers'. 1 for a report whose sites say nothing. */
+static double movable_share(const cJSON *kernel) {
+  const cJSON *m;
+  double all = 0, gathers = 0;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(kernel, "memory")) {
+    if (!is_uncoalesced_load(m)) continue;
+    double n = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "warp_instructions_traced"));
+    if (!(n > 0)) continue;
+    all += n;
+    if (is_gather(m)) gathers += n;
+  }
+  return all > 0 ? (all - gathers) / all : 1;
+}
+
 static int coalescing_pays(const cJSON *kernel) {
   const cJSON *m;
   int known = 0;
   cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(kernel, "memory")) {
-    const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "class"));
-    const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "kind"));
     const cJSON *sec = cJSON_GetObjectItemCaseSensitive(m, "sector_bytes_per_warp_instruction");
-    if (!cls || strcmp(cls, "uncoalesced") || !kind || strcmp(kind, "load")) continue;
+    if (!is_uncoalesced_load(m) || is_gather(m)) continue;
     double lanes = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "active_lanes_per_warp_instruction"));
     double size = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "size"));
     if (!cJSON_IsNumber(sec) || !(sec->valuedouble > 0) || !(lanes * size > 0)) return 1;
@@ -471,19 +499,47 @@ static int coalescing_pays(const cJSON *kernel) {
   return !known;
 }
 
+/* The uncoalesced loads that are gathers (gathers 1) or not, as "x (line 99), y (line 12)": at most
+   three, each array once; "" if none. */
+static void uncoalesced_loads(const cJSON *kernel, int gathers, char *out, size_t len) {
+  const cJSON *m;
+  size_t used = 0;
+  int n = 0;
+  out[0] = '\0';
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(kernel, "memory")) {
+    if (!is_uncoalesced_load(m) || is_gather(m) != gathers || n == 3) continue;
+    const char *array = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "array"));
+    if (!array || !*array || strstr(out, array)) continue;
+    int w = snprintf(out + used, len - used, "%s%s (line %g)", n ? ", " : "", array,
+                     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "line")));
+    if (w < 0 || (size_t)w >= len - used) break;
+    used += (size_t)w;
+    n++;
+  }
+}
+
+/* cgp_whatif_coalesce_share with the share of the kernel being suggested for (add_suggestions). */
+static double coalesce_share;
+static double whatif_coalesce_movable(cgp_kernel_stats *s) { return cgp_whatif_coalesce_share(s, coalesce_share); }
+
 static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *dev, const kernel_total *base) {
   cJSON *sug = cJSON_AddArrayToObject(pred, "suggestions");
   kernel_total t;
   char err[512];
-  /* offered only when it predicts a gain (1 % or more) */
-  if (base->rep_stats.insts[2] > 0 && coalescing_pays(kernel) &&
-      predict_kernel(kernel, dev, &t, cgp_whatif_coalesce, err, sizeof err) == 0 &&
+  /* offered only when it predicts a gain (1 % or more); gathers stay as they are (docs/model.md 8c) */
+  coalesce_share = movable_share(kernel);
+  if (base->rep_stats.insts[2] > 0 && coalesce_share > 0 && coalescing_pays(kernel) &&
+      predict_kernel(kernel, dev, &t, whatif_coalesce_movable, err, sizeof err) == 0 &&
       t.time_ms > 0 && t.time_ms < 0.99 * base->time_ms) {
     cJSON *o = cJSON_CreateObject();
-    char text[400];
-    snprintf(text, sizeof text, "make the uncoalesced accesses coalesced (interchange the loops or transpose "
-             "the array so consecutive threads touch consecutive elements): %.3g ms instead of %.3g ms",
-             t.time_ms, base->time_ms);
+    char text[800], moved[200], gathers[200];
+    uncoalesced_loads(kernel, 0, moved, sizeof moved);
+    uncoalesced_loads(kernel, 1, gathers, sizeof gathers);
+    snprintf(text, sizeof text, "make the uncoalesced loads%s%s coalesced (interchange the loops or transpose "
+             "the array so consecutive threads touch consecutive elements): %.3g ms instead of %.3g ms%s%s%s",
+             moved[0] ? " of " : "", moved, t.time_ms, base->time_ms,
+             gathers[0] ? "; the loads of " : "", gathers,
+             gathers[0] ? " are gathers (indexed by loaded data), which no interchange coalesces: left as they are" : "");
     cJSON_AddStringToObject(o, "change", text);
     cJSON_AddStringToObject(o, "kind", "coalesce");
     cJSON_AddNumberToObject(o, "predicted_ms", t.time_ms);

@@ -183,6 +183,7 @@ char *cgp_descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
     cJSON *site = mem_site_json(pc, n, &n->mem[i], ids ? ids[i] : i);
     cJSON_AddNumberToObject(site, "vary_loop", cgp_vary_loop(pc, cfg, bs, n->mem[i].inst));
     if (overlaps(pc, cfg, bs, &n->mem[i])) cJSON_AddBoolToObject(site, "overlap", 1);
+    if (cgp_site_index_loaded(pc, n->mem[i].inst)) cJSON_AddBoolToObject(site, "index_loaded", 1);
     cJSON_AddItemToArray(mem, site);
   }
   free(ids);

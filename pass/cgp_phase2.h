@@ -123,6 +123,12 @@ void cgp_site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LL
 /* Site i is an access to a thread's own array in CUDA local memory (its base alloca carries
    phase 1's !cgp.local_memory; cgp_local.c). */
 int cgp_site_local_memory(const pass_ctx *pc, LLVMValueRef i);
+/* Site i's address is indexed by a value the thread loads from memory at an address that is not
+   fixed (an index array: x[col[j]]; an offset read per iteration): where such an access is
+   uncoalesced it is a gather (a scatter for a store), which no loop interchange or transposition
+   of the accessed array makes coalesced. A loaded row pointer (rows[i][j]) or a scalar read at one
+   address for the whole thread (a struct's field) does not count. */
+int cgp_site_index_loaded(const pass_ctx *pc, LLVMValueRef i);
 
 /* ---- cgp_mapped.c: the mapped loops and their induction variables ----------------------------- */
 

@@ -79,3 +79,52 @@ int cgp_site_local_memory(const pass_ctx *pc, LLVMValueRef i) {
   cgp_site_pointers(pc, i, &ptr, &base);
   return cgp_local_memory_tagged(base);           /* cgp_site_pointers' base: underlying already */
 }
+
+/* p is the same address for the whole thread: an argument, a global, a stack slot, or constant
+   offsets from one (a struct's field, a parameter's copy). */
+static int fixed_address(LLVMValueRef p) {
+  for (int guard = 0; guard < 16; guard++) {
+    if (LLVMIsAArgument(p) || LLVMIsAGlobalValue(p) || LLVMIsAAllocaInst(p) || LLVMIsAConstant(p)) return 1;
+    if (LLVMIsABitCastInst(p) || LLVMIsAAddrSpaceCastInst(p)) {
+      p = LLVMGetOperand(p, 0);
+      continue;
+    }
+    if (!LLVMIsAGetElementPtrInst(p)) return 0;
+    for (int o = 1; o < LLVMGetNumOperands(p); o++)
+      if (!LLVMIsAConstant(LLVMGetOperand(p, (unsigned)o))) return 0;
+    p = LLVMGetOperand(p, 0);
+  }
+  return 0;
+}
+
+/* v is computed, through casts, integer arithmetic, selects and phis (at most `depth` steps
+   back), from a value loaded at an address that is not fixed: an index read from an array. */
+static int from_loaded_index(LLVMValueRef v, int depth) {
+  if (depth <= 0 || !LLVMIsAInstruction(v)) return 0;
+  if (LLVMIsALoadInst(v)) return !fixed_address(LLVMGetOperand(v, 0));
+  if (LLVMIsAPHINode(v)) {
+    for (unsigned o = 0; o < LLVMCountIncoming(v); o++)
+      if (from_loaded_index(LLVMGetIncomingValue(v, o), depth - 1)) return 1;
+    return 0;
+  }
+  if (!LLVMIsACastInst(v) && !LLVMIsABinaryOperator(v) && !LLVMIsASelectInst(v)) return 0;
+  for (int o = LLVMIsASelectInst(v) ? 1 : 0; o < LLVMGetNumOperands(v); o++)
+    if (from_loaded_index(LLVMGetOperand(v, (unsigned)o), depth - 1)) return 1;
+  return 0;
+}
+
+int cgp_site_index_loaded(const pass_ctx *pc, LLVMValueRef i) {
+  LLVMValueRef p, base;
+  cgp_site_pointers(pc, i, &p, &base);
+  for (int guard = 0; guard < 16; guard++) {
+    if (LLVMIsABitCastInst(p) || LLVMIsAAddrSpaceCastInst(p)) {
+      p = LLVMGetOperand(p, 0);
+      continue;
+    }
+    if (!LLVMIsAGetElementPtrInst(p)) return 0;
+    for (int o = 1; o < LLVMGetNumOperands(p); o++)
+      if (from_loaded_index(LLVMGetOperand(p, (unsigned)o), 8)) return 1;
+    p = LLVMGetOperand(p, 0);                     /* a row's pointer loaded (rows[i][j]) is no gather */
+  }
+  return 0;
+}

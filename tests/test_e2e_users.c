@@ -100,3 +100,72 @@ Test(e2e_users, a_build_that_compiled_no_marked_source_says_so) {
   cr_expect_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./p"), 0);
   cr_expect_not_null(read_file("r.json"), "the rebuilt program writes its report");
 }
+
+/* Parboil's spmv (JDS, one thread a row) read x[col[j]]: the coalescing suggestion promised 58.6 of
+   140 ms for making it coalesced, which no interchange or transposition does (its addresses come
+   from the data). The pass marks a site whose index is loaded at an address that is not fixed
+   (index_loaded): x[col[..]] here, not a row pointer read from an array (rows[i][3]) nor a size
+   read from a struct the thread is given (m[i * d->n]). A kernel whose uncoalesced loads are all
+   gathers gets no coalescing suggestion; another's names the loads it moves and the gathers it
+   leaves, and predicts with the gathers still uncoalesced. */
+static cJSON *suggestion_of_kind(cJSON *pred, const char *kind) {
+  cJSON *e;
+  cJSON_ArrayForEach(e, cJSON_GetObjectItem(pred, "suggestions"))
+    if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "kind")), kind) == 0) return e;
+  return NULL;
+}
+
+Test(e2e_users, a_gather_is_named_and_no_interchange_is_promised_for_it) {
+  write_file("g.c",
+             "#include <stdio.h>\n"
+             "#define N 8192\n"
+             "#define K 16\n"
+             "struct dims { int n; };\n"
+             "static float x[N], y[N], m[N * 4], row[N][8], *rows[N];\n"
+             "static int col[N * K];\n"
+             "static void gather(void) {\n"
+             "#pragma cgpredict kernel name(gather)\n"
+             "  for (int i = 0; i < N; i++) y[i] = x[col[i]];\n"
+             "}\n"
+             "static void mixed(void) {\n"
+             "#pragma cgpredict kernel name(mixed)\n"
+             "  for (int i = 0; i < N; i++) {\n"
+             "    float s = 0;\n"
+             "    for (int j = 0; j < K; j++) s += x[col[i * K + j]];\n"
+             "    y[i] = s;\n"
+             "  }\n"
+             "}\n"
+             "static void plain(const struct dims *d) {\n"
+             "#pragma cgpredict kernel name(plain)\n"
+             "  for (int i = 0; i < N; i++) y[i] = m[i * d->n] + rows[i][3];\n"
+             "}\n"
+             "int main(void) {\n"
+             "  struct dims d = {4};\n"
+             "  for (int i = 0; i < N * K; i++) col[i] = (int)((i * 2654435761u) % N);\n"
+             "  for (int i = 0; i < N; i++) { x[i] = i; rows[i] = row[(i * 7) % N]; }\n"
+             "  gather(); mixed(); plain(&d);\n"
+             "  printf(\"%g\\n\", y[5]);\n"
+             "  return 0;\n"
+             "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o g g.c && CGPREDICT_QUIET=1 CGPREDICT_REPORT=g.json ./g", CGP_DRIVER), 0, "%s",
+               read_file("err.txt"));
+  cJSON *r = report("g.json");
+  cJSON *g = kernel_named(r, "gather"), *mx = kernel_named(r, "mixed"), *p = kernel_named(r, "plain");
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(site(g, 9, "load", "x"), "index_loaded")));
+  cr_expect_null(cJSON_GetObjectItem(site(g, 9, "load", "col"), "index_loaded"));
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(site(g, 9, "store", "y"), "index_loaded")) == 0);
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(site(mx, 15, "load", "x"), "index_loaded")));
+  cr_expect_null(cJSON_GetObjectItem(site(mx, 15, "load", "col"), "index_loaded"));
+  cr_expect_null(cJSON_GetObjectItem(site(p, 21, "load", "m"), "index_loaded"));
+  cr_expect_null(cJSON_GetObjectItem(site(p, 21, "load", "rows"), "index_loaded"));
+  /* gather: x is its only uncoalesced load: nothing to suggest */
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(site(g, 9, "load", "x"), "class")), "uncoalesced");
+  cr_expect_null(suggestion_of_kind(prediction(g, "jetson-tk1"), "coalesce"));
+  /* mixed: col's rows of 16 (64 B a lane) move, x stays a gather */
+  cJSON *s = suggestion_of_kind(prediction(mx, "jetson-tk1"), "coalesce");
+  cr_assert_not_null(s, "%s", cJSON_Print(prediction(mx, "jetson-tk1")));
+  const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(s, "change"));
+  cr_expect(strstr(text, "loads of col (line 15) coalesced") && strstr(text, "the loads of x (line 15) are gathers"),
+            "%s", text);
+  cJSON_Delete(r);
+}

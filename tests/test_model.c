@@ -661,3 +661,32 @@ Test(model, coalescing_moves_the_uncoalesced_loads_with_their_reuse) {
   cgp_kernel_stats none = {.insts = {1, 2, 0}};
   cr_expect_eq(cgp_whatif_coalesce(&none), 0);
 }
+
+Test(model, coalescing_a_share_leaves_the_gathers_uncoalesced) {
+  /* The loads above, the uncoalesced one 2 instructions of which half are a gather: share 0.5
+     moves 1 (4 sectors, half hit -> 2 L2 transactions, 0.25 DRAM, 1 wavefront); the other stays
+     with its 32 sectors, 16 L2 transactions, 2 DRAM and 32 wavefronts. Class 1: 3 instructions,
+     L2 (2 x 4 + 2) / 3, DRAM (2 x 4 + 0.25) / 3; wavefronts 2 + 64 - 31 = 35. */
+  cgp_kernel_stats s = {.insts = {0, 2, 2}, .l1_trans_pw = {0, 4, 32}, .l1_hit_pw = {0, 0, 16},
+                        .trans_pw = {0, 4, 16}, .dram_pw = {0, 4, 2}, .ld_wavefronts_pw = {0, 1, 32},
+                        .overlap_insts = {0, 0, 2}, .lsu_wavefronts = 2 * 1 + 2 * 32};
+  cr_assert_eq(cgp_whatif_coalesce_share(&s, 0.5), 1);
+  cr_expect_float_eq(s.insts[1], 3, EPS);
+  cr_expect_float_eq(s.insts[2], 1, EPS);
+  cr_expect_float_eq(s.trans_pw[1], (2 * 4 + 2) / 3.0, EPS);
+  cr_expect_float_eq(s.dram_pw[1], (2 * 4 + 0.25) / 3.0, EPS);
+  cr_expect_float_eq(s.trans_pw[2], 16, EPS);
+  cr_expect_float_eq(s.dram_pw[2], 2, EPS);
+  cr_expect_float_eq(s.l1_trans_pw[2], 32, EPS);
+  cr_expect_float_eq(s.overlap_insts[1], 1, EPS);
+  cr_expect_float_eq(s.overlap_insts[2], 1, EPS);
+  cr_expect_float_eq(s.lsu_wavefronts, 35, EPS);
+  /* share 1 is cgp_whatif_coalesce; share 0 changes nothing */
+  cgp_kernel_stats a = {.insts = {0, 2, 1}, .trans_pw = {0, 4, 16}, .dram_pw = {0, 4, 2}}, b = a;
+  cr_assert_eq(cgp_whatif_coalesce_share(&a, 1.0), 1);
+  cr_assert_eq(cgp_whatif_coalesce(&b), 1);
+  cr_expect_eq(memcmp(&a, &b, sizeof a), 0);
+  cgp_kernel_stats c = {.insts = {0, 2, 1}, .trans_pw = {0, 4, 16}}, c0 = c;
+  cr_expect_eq(cgp_whatif_coalesce_share(&c, 0), 0);
+  cr_expect_eq(memcmp(&c, &c0, sizeof c), 0);
+}
