@@ -53,8 +53,44 @@ static unsigned for_end_by_tokens(const file_scan *fs, unsigned i) {
   return 0;
 }
 
+/* Token i names a macro whose expansion begins with a for statement (Parboil's and SPEC's lbm:
+   `SWEEP_START(...)` for `for (i = ...; ...; i += N_CELL_ENTRIES) {`): that statement, whose
+   extent starts at the macro's name; a null cursor if not. The compiler's debug locations put
+   such a loop at the macro's use (its `for` at the name's line and column), as the pass finds it.
+   (libclang gives the macro expansion at the name, not the statement: the AST is walked down the
+   cursors whose extent holds the name, as expanded in this file.) */
+typedef struct {
+  CXFile file;
+  unsigned off;
+  CXCursor found;
+} for_at;
+
+static enum CXChildVisitResult find_for(CXCursor c, CXCursor parent, CXClientData data) {
+  (void)parent;
+  for_at *q = data;
+  CXSourceRange r = clang_getCursorExtent(c);
+  CXFile f = NULL;
+  unsigned a, b;
+  clang_getExpansionLocation(clang_getRangeStart(r), &f, NULL, NULL, &a);
+  clang_getExpansionLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &b);
+  if (!f || !clang_File_isEqual(f, q->file) || q->off < a || q->off > b) return CXChildVisit_Continue;
+  if (clang_getCursorKind(c) == CXCursor_ForStmt && a == q->off) {
+    q->found = c;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static CXCursor macro_for(const file_scan *fs, unsigned i) {
+  for_at q = {.found = clang_getNullCursor()};
+  clang_getExpansionLocation(clang_getTokenLocation(fs->s->tu, fs->tok[i]), &q.file, NULL, NULL, &q.off);
+  if (q.file) clang_visitChildren(clang_getTranslationUnitCursor(fs->s->tu), find_for, &q);
+  return q.found;
+}
+
 /* The first kept token from found->after on, past any labels (`outer: for`, as HLS code such as
-   MachSuite names every loop), must be the `for` keyword of a for statement. */
+   MachSuite names every loop), must be the `for` keyword of a for statement, or a macro whose
+   expansion starts with one (macro_for). */
 static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
   scan *s = fs->s;
   unsigned i = 0;
@@ -63,13 +99,16 @@ static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
   for (unsigned colon; i < fs->ntok && clang_getTokenKind(fs->tok[i]) == CXToken_Identifier &&
                        (colon = kept_from(fs, i + 1)) < fs->ntok && cgp_pragma_spelled(fs, colon, ":");)
     i = kept_from(fs, colon + 1);
-  if (i >= fs->ntok || !cgp_pragma_spelled(fs, i, "for") || clang_getTokenKind(fs->tok[i]) != CXToken_Keyword) {
+  int is_for = i < fs->ntok && cgp_pragma_spelled(fs, i, "for") && clang_getTokenKind(fs->tok[i]) == CXToken_Keyword;
+  CXCursor c = !is_for && i < fs->ntok && clang_getTokenKind(fs->tok[i]) == CXToken_Identifier ? macro_for(fs, i)
+                                                                                               : clang_getNullCursor();
+  if (!is_for && clang_Cursor_isNull(c)) {
     cgp_pragma_error_at(s, k->file, k->pragma_line, k->pragma_col,
                         "#pragma cgpredict kernel is not followed by a for loop");
     return;
   }
   clang_getSpellingLocation(clang_getTokenLocation(s->tu, fs->tok[i]), NULL, &k->for_line, &k->for_col, NULL);
-  CXCursor c = clang_getCursor(s->tu, clang_getTokenLocation(s->tu, fs->tok[i]));
+  if (is_for) c = clang_getCursor(s->tu, clang_getTokenLocation(s->tu, fs->tok[i]));
   if (clang_getCursorKind(c) != CXCursor_ForStmt) {
     if (s->openmp) {                             /* libclang shows no statement inside a construct */
       cgp_pragma_error_at(s, k->file, k->for_line, k->for_col,
@@ -85,7 +124,8 @@ static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
                         "(is the loop itself inside a macro?)");
     return;
   }
-  clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, &k->for_end_line, NULL, NULL);
+  /* (where the statement ends, in the file: a closing macro's use, `SWEEP_END`) */
+  clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, &k->for_end_line, NULL, NULL);
   if (s->openmp) {
     unsigned end = for_end_by_tokens(fs, i);
     if (end > k->for_end_line) k->for_end_line = end;

@@ -169,3 +169,35 @@ Test(e2e_users, a_gather_is_named_and_no_interchange_is_promised_for_it) {
             "%s", text);
   cJSON_Delete(r);
 }
+
+/* The nest a macro writes (SPEC's and Parboil's lbm sweep every cell with SWEEP_START(...) ...
+   SWEEP_END) is traced as the same nest written out: the same sites and the same time. */
+Test(e2e_users, a_loop_a_macro_writes_is_predicted_as_the_loop_written_out) {
+  const char *body =
+    "#include <stdio.h>\n"
+    "#define N 4096\n"
+    "#define SWEEP(v) for (v = 0; v < N * 4; v += 4) {\n"
+    "#define SWEEP_END }\n"
+    "static float a[N * 4], b[N * 4];\n"
+    "static void k(void) {\n"
+    "  int i;\n"
+    "#pragma cgpredict kernel name(k)\n"
+    "%s"
+    "}\n"
+    "int main(void) { for (int i = 0; i < N * 4; i++) a[i] = i; k(); printf(\"%%g\\n\", b[8]); return 0; }\n";
+  char src[2][1024];
+  snprintf(src[0], sizeof src[0], body, "  SWEEP(i)\n    b[i] = a[i] + a[i + 1];\n  SWEEP_END\n");
+  snprintf(src[1], sizeof src[1], body, "  for (i = 0; i < N * 4; i += 4) {\n    b[i] = a[i] + a[i + 1];\n  }\n");
+  write_file("macro.c", src[0]);
+  write_file("plain.c", src[1]);
+  cr_assert_eq(sh("%s cc -O2 -o macro macro.c && %s cc -O2 -o plain plain.c && CGPREDICT_QUIET=1 CGPREDICT_REPORT=m.json "
+                  "./macro && CGPREDICT_QUIET=1 CGPREDICT_REPORT=p.json ./plain", CGP_DRIVER, CGP_DRIVER),
+               0, "%s", read_file("err.txt"));
+  cJSON *m = report("m.json"), *p = report("p.json");
+  cJSON *km = kernel_named(m, "k"), *kp = kernel_named(p, "k");
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(km, "memory")), 3);
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(site(km, 10, "load", "a"), "class")), "uncoalesced");
+  cr_expect_float_eq(num(prediction(km, "jetson-tk1"), "time_ms"), num(prediction(kp, "jetson-tk1"), "time_ms"), 1e-12);
+  cJSON_Delete(m);
+  cJSON_Delete(p);
+}

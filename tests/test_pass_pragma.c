@@ -145,6 +145,32 @@ Test(pragma, a_labelled_loop_is_marked_past_its_labels) {
                "not followed by a for loop");
 }
 
+/* A loop written by a macro (Parboil's and SPEC's lbm: `SWEEP_START(...)` expands to `for (...) {`,
+   `SWEEP_END` to `}`): it was refused, "not followed by a for loop". The for statement the macro
+   begins is marked at the macro's name, where the compiler's debug locations put the loop, and it
+   ends at the closing macro's line. A macro that expands to something else is still refused. */
+Test(pragma, a_loop_a_macro_writes_is_marked_at_the_macros_use) {
+  const char *src =
+    "#define SWEEP(v, n) for (v = 0; v < (n); v++) {\n"
+    "#define SWEEP_END }\n"
+    "#define CLEAR(a) (a)[0] = 0\n"
+    "void f(float *a) {\n"
+    "  int i;\n"
+    "#pragma cgpredict kernel name(swept)\n"
+    "  SWEEP(i, 64)\n"
+    "    a[i] = 1;\n"
+    "  SWEEP_END\n"
+    "}\n";
+  size_t n;
+  cgp_kernel_pragma *k = scan_ok(src, &n);
+  cr_assert_eq(n, 1);
+  expect_kernel_at(&k[0], "swept", 7, 3);
+  cr_assert_eq(k[0].for_end_line, 9);
+  free(k);
+  expect_error("#define CLEAR(a) (a)[0] = 0\nvoid f(float *a) {\n#pragma cgpredict kernel\n  CLEAR(a);\n}\n", 3, 1,
+               "not followed by a for loop");
+}
+
 /* Two pragmas stacked on one loop: before, the build failed later with "the mapped loop at line
    4:3 has no integer induction variable", about a loop whose counter is an int (found trying
    MachSuite). Now the second pragma is refused, naming the first. */
