@@ -174,6 +174,46 @@ static int site_is_local(const rt_kernel *k, uint32_t sid) {
   return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "local"));
 }
 
+static const cJSON *site_desc(const rt_kernel *k, uint32_t sid) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
+}
+
+/* The store of a reduction among k's dependences (a waw whose threads each read the element
+   before writing it, cgp_dep.reduction) at the same array as site sid, sid being a load or that
+   store: a raw or war between the two is the read and the write of one update, whose remedy is
+   the reduction's. UINT32_MAX if none. */
+static uint32_t reduction_store_of(const rt_kernel *k, uint32_t sid) {
+  const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(site_desc(k, sid), "array"));
+  for (size_t i = 0; a && i < k->ndeps; i++) {
+    const cgp_dep *d = &k->deps[i].d;
+    const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(site_desc(k, d->first_sid), "array"));
+    if (d->reduction && b && strcmp(a, b) == 0 && (sid == d->first_sid || k->mem_kind[sid] == CGP_LOAD))
+      return d->first_sid;
+  }
+  return UINT32_MAX;
+}
+
+/* A reduction's remedy: into one element, or (its store indexed by data it loads, the pass's
+   index_loaded) into elements the data chooses, a histogram. */
+static void reduction_remedy(char *out, size_t len, const rt_kernel *k, uint32_t store, int part) {
+  const cJSON *s = site_desc(k, store);
+  const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "array"));
+  int line = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "line"));
+  int histogram = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "index_loaded"));
+  snprintf(out, len, "%s%s: %s. In CUDA use atomicAdd on %s, or %s",
+           part ? "the read and the write of one update of the reduction into " : "a reduction into ",
+           a ? a : "an array",
+           histogram ? "threads add into elements the data chooses (a histogram)" : "every thread adds into one element",
+           histogram ? "them" : "it",
+           histogram ? "per-block histograms in shared memory (atomicAdd there), added together at the end"
+                     : "a tree reduction (per-block partial sums in shared memory, then one more pass)");
+  if (part) {
+    size_t n = strlen(out);
+    snprintf(out + n, len - n, "; its update at line %d is the waw listed with it: an atomic update has no separate "
+             "read to order", line);
+  }
+}
+
 /* Dependences through memory (traced threads), and from the pass scalars carried across threads
    and early exits from mapped loops. */
 static void dependences_json(cJSON *o, const rt_kernel *k) {
@@ -204,11 +244,13 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
                "(private to each thread); a value one iteration leaves for the next must then be passed "
                "explicitly (a reduction or a recurrence)", a ? a : "");
       cJSON_AddStringToObject(e, "remedy", remedy);
-    } else if (d->reduction) {
+    } else if (d->reduction || (d->kind != CGP_DEP_WAW && reduction_store_of(k, d->first_sid) != UINT32_MAX &&
+                                reduction_store_of(k, d->first_sid) == reduction_store_of(k, d->second_sid))) {
+      char remedy[600];
+      reduction_remedy(remedy, sizeof remedy, k, d->reduction ? d->first_sid : reduction_store_of(k, d->first_sid),
+                       !d->reduction);
       cJSON_AddBoolToObject(e, "reduction", 1);
-      cJSON_AddStringToObject(e, "remedy", "a reduction: every thread adds into one element. In CUDA use atomicAdd "
-                              "on it, or a tree reduction (per-block partial sums in shared memory, then one "
-                              "more pass)");
+      cJSON_AddStringToObject(e, "remedy", remedy);
     } else {
       cJSON_AddStringToObject(e, "remedy", d->kind == CGP_DEP_RAW
                                                ? "a thread reads what another thread of the same launch writes: "
