@@ -38,7 +38,7 @@ typedef struct {
   uint64_t rd[2], wr[2];         /* thread keys, NONE if absent; [0] < [1] */
   uint32_t rd_sid[2], wr_sid[2];
   uint32_t gen;
-  uint8_t rmw;                   /* a thread read then wrote it */
+  uint8_t rmw;                   /* a thread read a value it had not written, then wrote it */
 } entry;
 _Static_assert(sizeof(entry) == 64, "an entry is a host cache line");
 
@@ -189,10 +189,13 @@ void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t t, uint32_t sid, int i
   int w = other(e->wr, t);
   if (is_store) {
     int r = other(e->rd, t);
-    int own_read = e->rd[0] == t || e->rd[1] == t;
-    if (own_read) e->rmw = 1;
+    /* an update of what others left (a sum, a bin), not a thread's own scratch: it read the
+       element before it ever wrote it (Parboil's sad: every thread writes a global row `line`,
+       then reads it back, then writes it again: a shared scratch array, not a reduction) */
+    int own_read = e->rd[0] == t || e->rd[1] == t, wrote = e->wr[0] == t || e->wr[1] == t;
+    if (own_read && !wrote) e->rmw = 1;
     if (w >= 0) {
-      int red = e->rmw && own_read;
+      int red = e->rmw && own_read && !wrote;
       if (e->wr[w] < t) note(d, CGP_DEP_WAW, e->wr[w], e->wr_sid[w], t, sid, addr, red);
       else note(d, CGP_DEP_WAW, t, sid, e->wr[w], e->wr_sid[w], addr, red);
     }

@@ -980,6 +980,11 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       if (deps) fprintf(f, "%d dependence(s) between threads%s", deps, exits ? ", " : "");
       if (exits) fprintf(f, "%d early exit(s) from a mapped loop", exits);
       fprintf(f, " (see \"dependences\" in the report); the time above is for the loop as if it were parallel\n");
+    } else if (cJSON_IsTrue(safe) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                                         cJSON_GetObjectItemCaseSensitive(k, "dependence_check"), "partial"))) {
+      /* Parboil's sad: 1 warp traced before the budget, a race on a global scratch row unseen */
+      fprintf(f, "    note: no dependence found, but the check stopped early (its bound on addresses or accesses, "
+                 "or the trace budget): threads it did not see may still conflict (\"dependence_check\" in the report)\n");
     }
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "benign_races")) {

@@ -7,10 +7,16 @@
 #include <llvm-c/Core.h>
 #include <string.h>
 
-/* Calls to these compile to one PTX instruction (or an SFU approximation nvcc emits inline). */
+/* Calls to these compile to one PTX instruction (or an SFU approximation nvcc emits inline). The
+   marked file is compiled with -fno-builtin (driver/cgp_build.c), so C's own abs() and friends stay
+   calls: abs, labs, llabs (abs.s32/.s64), fma (fma.rn), trunc, round, rint (cvt.rzi/.rni) and
+   copysign (a bit operation) are one instruction and touch no memory (Parboil's sad: abs() was
+   warned of as "its memory accesses are not traced"). */
 static const char *const cgp_math_calls[] = {
   "sqrt", "sqrtf", "fabs", "fabsf", "exp", "expf", "log", "logf", "sin", "sinf", "cos", "cosf",
-  "pow", "powf", "fmin", "fminf", "fmax", "fmaxf", "floor", "floorf", "ceil", "ceilf", NULL
+  "pow", "powf", "fmin", "fminf", "fmax", "fmaxf", "floor", "floorf", "ceil", "ceilf",
+  "abs", "labs", "llabs", "fma", "fmaf", "trunc", "truncf", "round", "roundf", "rint", "rintf",
+  "copysign", "copysignf", NULL
 };
 
 static int is_math_call(const char *name) {

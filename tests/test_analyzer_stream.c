@@ -281,6 +281,22 @@ Test(deps, read_modify_write_by_every_thread_is_a_reduction) {
   cgp_deps_free(d);
 }
 
+/* Every thread writes a shared scratch element, reads it back, writes it again (Parboil's sad:
+   `static short line[16]`, filled and read by each call): its reads are of its own writes, so the
+   waw between threads is no reduction (it was: "use atomicAdd"). */
+Test(deps, a_shared_scratch_written_before_it_is_read_is_no_reduction) {
+  cgp_deps *d = cgp_deps_new(100);
+  for (uint64_t t = 0; t < 8; t++)
+    for (int again = 0; again < 2; again++) {
+      cgp_deps_access(d, 0x400, t, 1, 1);
+      cgp_deps_access(d, 0x400, t, 0, 0);
+    }
+  const cgp_dep *w = find(d, CGP_DEP_WAW);
+  cr_assert_not_null(w);
+  cr_assert(!w->reduction);
+  cgp_deps_free(d);
+}
+
 /* Past max_addresses, new addresses are not followed: partial, memory bounded. */
 Test(deps, table_is_bounded) {
   cgp_deps *d = cgp_deps_new(10);

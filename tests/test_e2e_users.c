@@ -201,3 +201,38 @@ Test(e2e_users, a_loop_a_macro_writes_is_predicted_as_the_loop_written_out) {
   cJSON_Delete(m);
   cJSON_Delete(p);
 }
+
+/* Parboil's sad calls C's abs() in its thread body. The marked file is compiled with -fno-builtin,
+   so abs stays a call, which was warned of as "its memory accesses are not traced" (six
+   warnings). abs, fma, trunc, round, rint and copysign, one PTX instruction each and no memory,
+   are counted as such. And where the dependence check stopped early (its 2^16 addresses) with
+   nothing found, the summary says the threads it did not see may still conflict (sad, its budget
+   reached after one warp, was called parallel while every thread writes one global row). */
+Test(e2e_users, abs_is_an_instruction_and_a_cut_dependence_check_is_said_so) {
+  cJSON *r = build_run_tk1(
+      "#include <stdio.h>\n"
+      "#include <stdlib.h>\n"
+      "#define N 4096\n"
+      "#define M 64\n"
+      "static int a[N * M], s[N];\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N * M; i++) a[i] = i % 7 - 3;\n"
+      "#pragma cgpredict kernel name(sad)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    int t = 0;\n"
+      "    for (int j = 0; j < M; j++) t += abs(a[i * M + j]);\n"
+      "    s[i] = t;\n"
+      "  }\n"
+      "  printf(\"%d\\n\", s[5]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "sad");
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "warnings")), 0, "%s",
+               cJSON_Print(cJSON_GetObjectItem(k, "warnings")));
+  cr_expect_null(strstr(read_file("build.txt"), "call to abs"), "%s", read_file("build.txt"));
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "parallel_safe")));
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(k, "dependence_check"), "partial")));
+  cr_expect(strstr(read_file("summary.txt"), "no dependence found, but the check stopped early"), "%s",
+            read_file("summary.txt"));
+  cJSON_Delete(r);
+}
