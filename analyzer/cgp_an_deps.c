@@ -39,6 +39,7 @@ typedef struct {
   uint32_t rd_sid[2], wr_sid[2];
   uint32_t gen;
   uint8_t rmw;                   /* a thread read a value it had not written, then wrote it */
+  uint8_t scratch;               /* a thread wrote it, read it back, and wrote it again */
 } entry;
 _Static_assert(sizeof(entry) == 64, "an entry is a host cache line");
 
@@ -135,17 +136,19 @@ static entry *lookup(cgp_deps *d, uint64_t addr) {
   e->gen = d->gen;
   e->rd[0] = e->rd[1] = e->wr[0] = e->wr[1] = NONE;
   e->rmw = 0;
+  e->scratch = 0;
   d->used++;
   return e;
 }
 
 static void note(cgp_deps *d, cgp_dep_kind kind, uint64_t t1, uint32_t s1, uint64_t t2, uint32_t s2,
-                 uint64_t addr, int reduction) {
+                 uint64_t addr, int reduction, int scratch) {
   for (size_t i = 0; i < d->nfound; i++) {
     cgp_dep *f = &d->found[i];
     if (f->kind == kind && f->first_sid == s1 && f->second_sid == s2) {
       f->count++;
       f->reduction |= reduction;
+      f->scratch |= scratch;
       return;
     }
   }
@@ -156,7 +159,7 @@ static void note(cgp_deps *d, cgp_dep_kind kind, uint64_t t1, uint32_t s1, uint6
     d->found = p;
     d->capfound = n;
   }
-  d->found[d->nfound++] = (cgp_dep){kind, s1, s2, t1 ^ d->order, t2 ^ d->order, addr, 1, reduction};
+  d->found[d->nfound++] = (cgp_dep){kind, s1, s2, t1 ^ d->order, t2 ^ d->order, addr, 1, reduction, scratch};
 }
 
 /* Another thread than t among the two recorded, or NONE. */
@@ -194,20 +197,21 @@ void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t t, uint32_t sid, int i
        then reads it back, then writes it again: a shared scratch array, not a reduction) */
     int own_read = e->rd[0] == t || e->rd[1] == t, wrote = e->wr[0] == t || e->wr[1] == t;
     if (own_read && !wrote) e->rmw = 1;
+    if (own_read && wrote) e->scratch = 1;
     if (w >= 0) {
-      int red = e->rmw && own_read && !wrote;
-      if (e->wr[w] < t) note(d, CGP_DEP_WAW, e->wr[w], e->wr_sid[w], t, sid, addr, red);
-      else note(d, CGP_DEP_WAW, t, sid, e->wr[w], e->wr_sid[w], addr, red);
+      int red = e->rmw && own_read && !wrote, scratch = own_read && wrote;
+      if (e->wr[w] < t) note(d, CGP_DEP_WAW, e->wr[w], e->wr_sid[w], t, sid, addr, red, scratch);
+      else note(d, CGP_DEP_WAW, t, sid, e->wr[w], e->wr_sid[w], addr, red, scratch);
     }
-    if (r >= 0) {
-      if (e->rd[r] < t) note(d, CGP_DEP_WAR, e->rd[r], e->rd_sid[r], t, sid, addr, 0);
-      else note(d, CGP_DEP_RAW, t, sid, e->rd[r], e->rd_sid[r], addr, 0);
+    if (r >= 0) {               /* on an element updated (a reduction) or reused (a scratch), part of that */
+      if (e->rd[r] < t) note(d, CGP_DEP_WAR, e->rd[r], e->rd_sid[r], t, sid, addr, e->rmw, e->scratch);
+      else note(d, CGP_DEP_RAW, t, sid, e->rd[r], e->rd_sid[r], addr, e->rmw, e->scratch);
     }
     keep(e->wr, e->wr_sid, t, sid);
   } else {
     if (w >= 0) {
-      if (e->wr[w] < t) note(d, CGP_DEP_RAW, e->wr[w], e->wr_sid[w], t, sid, addr, 0);
-      else note(d, CGP_DEP_WAR, t, sid, e->wr[w], e->wr_sid[w], addr, 0);
+      if (e->wr[w] < t) note(d, CGP_DEP_RAW, e->wr[w], e->wr_sid[w], t, sid, addr, e->rmw, e->scratch);
+      else note(d, CGP_DEP_WAR, t, sid, e->wr[w], e->wr_sid[w], addr, e->rmw, e->scratch);
     }
     keep(e->rd, e->rd_sid, t, sid);
   }

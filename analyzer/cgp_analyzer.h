@@ -420,7 +420,12 @@ typedef struct {
   uint64_t first_thread, second_thread;     /* cgp_thread_key values */
   uint64_t addr;
   uint64_t count;                           /* conflicting access pairs seen (lower bound) */
-  int reduction;                            /* every thread reads, modifies and writes it */
+  int reduction;                            /* every thread reads, modifies and writes it (a raw
+                                               or war: on an element so updated, part of it) */
+  int scratch;                              /* its threads each write the element, read their own
+                                               value back and write it again: one scratch place all
+                                               threads use for their own values (a raw or war: on
+                                               such an element) */
 } cgp_dep;
 
 /* Exact detection of inter-thread conflicts within one launch, in bounded memory: per element

@@ -544,6 +544,7 @@ void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *dp) {
     if (j < k->ndeps) {
       k->deps[j].d.count += f[i].count;
       k->deps[j].d.reduction |= f[i].reduction;
+      k->deps[j].d.scratch |= f[i].scratch;
       continue;
     }
     rt_dep *p = realloc(k->deps, (k->ndeps + 1) * sizeof *p);

@@ -178,19 +178,18 @@ static const cJSON *site_desc(const rt_kernel *k, uint32_t sid) {
   return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
 }
 
-/* The store of a reduction among k's dependences (a waw whose threads each read the element
-   before writing it, cgp_dep.reduction) at the same array as site sid, sid being a load or that
-   store: a raw or war between the two is the read and the write of one update, whose remedy is
-   the reduction's. UINT32_MAX if none. */
-static uint32_t reduction_store_of(const rt_kernel *k, uint32_t sid) {
-  const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(site_desc(k, sid), "array"));
-  for (size_t i = 0; a && i < k->ndeps; i++) {
-    const cgp_dep *d = &k->deps[i].d;
-    const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(site_desc(k, d->first_sid), "array"));
-    if (d->reduction && b && strcmp(a, b) == 0 && (sid == d->first_sid || k->mem_kind[sid] == CGP_LOAD))
-      return d->first_sid;
-  }
-  return UINT32_MAX;
+/* The store of dependence d: a waw's first, a raw's first (write then read), a war's second. */
+static uint32_t store_of(const cgp_dep *d) { return d->kind == CGP_DEP_WAR ? d->second_sid : d->first_sid; }
+
+/* A shared scratch's remedy (its store's array and line). */
+static void scratch_remedy(char *out, size_t len, const rt_kernel *k, uint32_t store, int part) {
+  const cJSON *s = site_desc(k, store);
+  const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "array"));
+  snprintf(out, len, "%s'%s' (line %d) is scratch every thread fills and reads back, one copy for all threads: give "
+           "each thread its own (declare it inside the loop, or index it by the thread: registers or CUDA local "
+           "memory)%s", part ? "part of a shared scratch: " : "", a ? a : "?",
+           (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "line")),
+           part ? "; this dependence goes with it" : "");
 }
 
 /* A reduction's remedy: into one element, or (its store indexed by data it loads, the pass's
@@ -244,12 +243,15 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
                "(private to each thread); a value one iteration leaves for the next must then be passed "
                "explicitly (a reduction or a recurrence)", a ? a : "");
       cJSON_AddStringToObject(e, "remedy", remedy);
-    } else if (d->reduction || (d->kind != CGP_DEP_WAW && reduction_store_of(k, d->first_sid) != UINT32_MAX &&
-                                reduction_store_of(k, d->first_sid) == reduction_store_of(k, d->second_sid))) {
+    } else if (d->reduction) {     /* (a raw or war: the read and the write of one update) */
       char remedy[600];
-      reduction_remedy(remedy, sizeof remedy, k, d->reduction ? d->first_sid : reduction_store_of(k, d->first_sid),
-                       !d->reduction);
+      reduction_remedy(remedy, sizeof remedy, k, store_of(d), d->kind != CGP_DEP_WAW);
       cJSON_AddBoolToObject(e, "reduction", 1);
+      cJSON_AddStringToObject(e, "remedy", remedy);
+    } else if (d->scratch) {
+      char remedy[600];
+      scratch_remedy(remedy, sizeof remedy, k, store_of(d), d->kind != CGP_DEP_WAW);
+      cJSON_AddBoolToObject(e, "scratch", 1);
       cJSON_AddStringToObject(e, "remedy", remedy);
     } else {
       cJSON_AddStringToObject(e, "remedy", d->kind == CGP_DEP_RAW

@@ -277,7 +277,12 @@ Test(deps, read_modify_write_by_every_thread_is_a_reduction) {
   const cgp_dep *w = find(d, CGP_DEP_WAW);
   cr_assert_not_null(w);
   cr_assert(w->reduction);
+  cr_assert(!w->scratch);
   cr_assert_eq(w->count, 7);
+  /* the read of what the thread before added is that update's */
+  const cgp_dep *r = find(d, CGP_DEP_RAW);
+  cr_assert_not_null(r);
+  cr_assert(r->reduction && !r->scratch);
   cgp_deps_free(d);
 }
 
@@ -294,6 +299,11 @@ Test(deps, a_shared_scratch_written_before_it_is_read_is_no_reduction) {
   const cgp_dep *w = find(d, CGP_DEP_WAW);
   cr_assert_not_null(w);
   cr_assert(!w->reduction);
+  cr_assert(w->scratch);
+  /* the reads of what the thread before wrote there go with the scratch too */
+  const cgp_dep *r = find(d, CGP_DEP_RAW);
+  cr_assert_not_null(r);
+  cr_assert(r->scratch && !r->reduction);
   cgp_deps_free(d);
 }
 
