@@ -38,8 +38,10 @@ typedef struct {
   uint64_t rd[2], wr[2];         /* thread keys, NONE if absent; [0] < [1] */
   uint32_t rd_sid[2], wr_sid[2];
   uint32_t gen;
-  uint8_t rmw;                   /* a thread read a value it had not written, then wrote it */
-  uint8_t scratch;               /* a thread wrote it, read it back, and wrote it again */
+  uint8_t red;                   /* two threads wrote it, one having read it before it ever wrote
+                                    it: updated by several, a reduction */
+  uint8_t scratch;               /* two threads wrote it, one having written it, read it back and
+                                    written it again: scratch several use */
 } entry;
 _Static_assert(sizeof(entry) == 64, "an entry is a host cache line");
 
@@ -135,7 +137,7 @@ static entry *lookup(cgp_deps *d, uint64_t addr) {
   e->addr = addr;
   e->gen = d->gen;
   e->rd[0] = e->rd[1] = e->wr[0] = e->wr[1] = NONE;
-  e->rmw = 0;
+  e->red = 0;
   e->scratch = 0;
   d->used++;
   return e;
@@ -160,6 +162,14 @@ static void note(cgp_deps *d, cgp_dep_kind kind, uint64_t t1, uint32_t s1, uint6
     d->capfound = n;
   }
   d->found[d->nfound++] = (cgp_dep){kind, s1, s2, t1 ^ d->order, t2 ^ d->order, addr, 1, reduction, scratch};
+}
+
+/* The dependence of this kind between these sites, if found already, is part of a reduction (its
+   read noted before the writes that showed the update). */
+static void mark_reduction(cgp_deps *d, cgp_dep_kind kind, uint32_t s1, uint32_t s2) {
+  for (size_t i = 0; i < d->nfound; i++)
+    if (d->found[i].kind == kind && d->found[i].first_sid == s1 && d->found[i].second_sid == s2)
+      d->found[i].reduction = 1;
 }
 
 /* Another thread than t among the two recorded, or NONE. */
@@ -196,22 +206,29 @@ void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t t, uint32_t sid, int i
        element before it ever wrote it (Parboil's sad: every thread writes a global row `line`,
        then reads it back, then writes it again: a shared scratch array, not a reduction) */
     int own_read = e->rd[0] == t || e->rd[1] == t, wrote = e->wr[0] == t || e->wr[1] == t;
-    if (own_read && !wrote) e->rmw = 1;
-    if (own_read && wrote) e->scratch = 1;
     if (w >= 0) {
-      int red = e->rmw && own_read && !wrote, scratch = own_read && wrote;
+      int red = own_read && !wrote, scratch = own_read && wrote;
+      e->red |= (uint8_t)red;
+      e->scratch |= (uint8_t)scratch;
+      if (red) {                 /* t's read of the other's value, noted before: that update's */
+        uint32_t rs = e->rd[0] == t ? e->rd_sid[0] : e->rd_sid[1];
+        if (e->wr[w] < t) mark_reduction(d, CGP_DEP_RAW, e->wr_sid[w], rs);
+        else mark_reduction(d, CGP_DEP_WAR, rs, e->wr_sid[w]);
+      }
       if (e->wr[w] < t) note(d, CGP_DEP_WAW, e->wr[w], e->wr_sid[w], t, sid, addr, red, scratch);
       else note(d, CGP_DEP_WAW, t, sid, e->wr[w], e->wr_sid[w], addr, red, scratch);
     }
-    if (r >= 0) {               /* on an element updated (a reduction) or reused (a scratch), part of that */
-      if (e->rd[r] < t) note(d, CGP_DEP_WAR, e->rd[r], e->rd_sid[r], t, sid, addr, e->rmw, e->scratch);
-      else note(d, CGP_DEP_RAW, t, sid, e->rd[r], e->rd_sid[r], addr, e->rmw, e->scratch);
+    /* on an element several threads update (a reduction) or reuse (a scratch): part of that, not
+       a recurrence (a scan's element, updated by its own thread and read by the next, is neither) */
+    if (r >= 0) {
+      if (e->rd[r] < t) note(d, CGP_DEP_WAR, e->rd[r], e->rd_sid[r], t, sid, addr, e->red, e->scratch);
+      else note(d, CGP_DEP_RAW, t, sid, e->rd[r], e->rd_sid[r], addr, e->red, e->scratch);
     }
     keep(e->wr, e->wr_sid, t, sid);
   } else {
     if (w >= 0) {
-      if (e->wr[w] < t) note(d, CGP_DEP_RAW, e->wr[w], e->wr_sid[w], t, sid, addr, e->rmw, e->scratch);
-      else note(d, CGP_DEP_WAR, t, sid, e->wr[w], e->wr_sid[w], addr, e->rmw, e->scratch);
+      if (e->wr[w] < t) note(d, CGP_DEP_RAW, e->wr[w], e->wr_sid[w], t, sid, addr, e->red, e->scratch);
+      else note(d, CGP_DEP_WAR, t, sid, e->wr[w], e->wr_sid[w], addr, e->red, e->scratch);
     }
     keep(e->rd, e->rd_sid, t, sid);
   }

@@ -86,8 +86,13 @@ static cJSON *memory_json(const rt_kernel *k) {
 
 static const char *const dep_kind[3] = {"raw", "war", "waw"};
 
+/* Site sid's entry in k's descriptor. */
+static const cJSON *site_desc(const rt_kernel *k, uint32_t sid) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
+}
+
 static cJSON *site_loc(const rt_kernel *k, uint32_t sid) {
-  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
+  const cJSON *s = site_desc(k, sid);
   cJSON *o = cJSON_CreateObject();
   const char *f = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "file"));
   cJSON_AddStringToObject(o, "file", f ? f : "");
@@ -156,8 +161,7 @@ static void pass_dependences(cJSON *list, cJSON *benign, const cJSON *desc, cons
 /* The constant site sid of k stores, the same in every thread (the pass's "stored_constant":
    `mask[id] = true`), or NULL. */
 static const char *site_constant(const rt_kernel *k, uint32_t sid) {
-  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
-  return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "stored_constant"));
+  return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(site_desc(k, sid), "stored_constant"));
 }
 
 /* Two threads wrote one element, each the same constant: a benign race. */
@@ -170,12 +174,7 @@ static int benign_waw(const rt_kernel *k, const cgp_dep *d) {
 /* Site sid of k is an access to a local declared outside the nest (the pass's "local"): scratch
    memory the nest shares only because of where it is declared. */
 static int site_is_local(const rt_kernel *k, uint32_t sid) {
-  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
-  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "local"));
-}
-
-static const cJSON *site_desc(const rt_kernel *k, uint32_t sid) {
-  return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)sid);
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(site_desc(k, sid), "local"));
 }
 
 /* The store of dependence d: a waw's first, a raw's first (write then read), a war's second. */
@@ -235,8 +234,7 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
       continue;
     }
     if (site_is_local(k, d->first_sid) || site_is_local(k, d->second_sid)) {
-      const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-          cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)d->second_sid), "array"));
+      const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(site_desc(k, d->second_sid), "array"));
       char remedy[512];
       snprintf(remedy, sizeof remedy,
                "'%s' is a local declared outside the nest, one for all threads: declare it inside the loop "

@@ -307,6 +307,38 @@ Test(deps, a_shared_scratch_written_before_it_is_read_is_no_reduction) {
   cgp_deps_free(d);
 }
 
+/* Two threads update one bin: the second's read of the first's value is noted before its write
+   shows the update; it is that update's all the same (Parboil's histo, a bin or two a thread). */
+Test(deps, the_read_before_two_threads_update_is_the_updates) {
+  cgp_deps *d = cgp_deps_new(100);
+  for (uint64_t t = 0; t < 2; t++) {
+    cgp_deps_access(d, 0x400, t, 0, 0);
+    cgp_deps_access(d, 0x400, t, 1, 1);
+  }
+  const cgp_dep *r = find(d, CGP_DEP_RAW), *w = find(d, CGP_DEP_WAW);
+  cr_assert_not_null(r);
+  cr_assert_not_null(w);
+  cr_assert(w->reduction);
+  cr_assert(r->reduction);
+  cgp_deps_free(d);
+}
+
+/* A scan, a[i] += a[i - 1]: each element read and rewritten by its own thread, then read by the
+   next. Its raw is a recurrence, neither part of a reduction nor of a scratch. */
+Test(deps, a_scans_raw_is_no_reduction) {
+  cgp_deps *d = cgp_deps_new(100);
+  for (uint64_t t = 1; t < 8; t++) {
+    cgp_deps_access(d, 0x400 + 4 * t, t, 0, 0);        /* a[i] */
+    cgp_deps_access(d, 0x400 + 4 * (t - 1), t, 1, 0);  /* a[i - 1] */
+    cgp_deps_access(d, 0x400 + 4 * t, t, 2, 1);        /* a[i] = */
+  }
+  const cgp_dep *r = find(d, CGP_DEP_RAW);
+  cr_assert_not_null(r);
+  cr_assert(!r->reduction && !r->scratch);
+  cr_assert_null(find(d, CGP_DEP_WAW));
+  cgp_deps_free(d);
+}
+
 /* Past max_addresses, new addresses are not followed: partial, memory bounded. */
 Test(deps, table_is_bounded) {
   cgp_deps *d = cgp_deps_new(10);
