@@ -198,11 +198,10 @@ static void reduction_remedy(char *out, size_t len, const rt_kernel *k, uint32_t
   const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "array"));
   int line = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "line"));
   int histogram = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "index_loaded"));
-  snprintf(out, len, "%s%s: %s. In CUDA use atomicAdd on %s, or %s",
+  snprintf(out, len, "%s%s: %s. In CUDA use atomicAdd on them, or %s",
            part ? "the read and the write of one update of the reduction into " : "a reduction into ",
            a ? a : "an array",
-           histogram ? "threads add into elements the data chooses (a histogram)" : "every thread adds into one element",
-           histogram ? "them" : "it",
+           histogram ? "threads add into elements the data chooses (a histogram)" : "threads add into the same elements",
            histogram ? "per-block histograms in shared memory (atomicAdd there), added together at the end"
                      : "a tree reduction (per-block partial sums in shared memory, then one more pass)");
   if (part) {
