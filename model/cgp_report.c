@@ -502,14 +502,18 @@ static int coalescing_pays(const cJSON *kernel) {
 /* The uncoalesced loads that are gathers (gathers 1) or not, as "x (line 99), y (line 12)": at most
    three, each array once; "" if none. */
 static void uncoalesced_loads(const cJSON *kernel, int gathers, char *out, size_t len) {
-  const cJSON *m;
+  const cJSON *m, *seen[3];
   size_t used = 0;
   int n = 0;
   out[0] = '\0';
   cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(kernel, "memory")) {
     if (!is_uncoalesced_load(m) || is_gather(m) != gathers || n == 3) continue;
     const char *array = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "array"));
-    if (!array || !*array || strstr(out, array)) continue;
+    int again = 0;
+    for (int i = 0; i < n && array; i++)
+      again |= strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(seen[i], "array")), array) == 0;
+    if (!array || !*array || again) continue;
+    seen[n] = m;
     int w = snprintf(out + used, len - used, "%s%s (line %g)", n ? ", " : "", array,
                      cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "line")));
     if (w < 0 || (size_t)w >= len - used) break;
