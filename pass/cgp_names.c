@@ -209,6 +209,30 @@ static size_t member_base(const char *text, size_t c) {
   return c;
 }
 
+/* The identifier text[c, *e) starts an access: where it is not subscripted itself but a member of
+   it is (`s->x[i]`, `a.b.c[i]`), the array is that member's path, and *e moves to its end (before,
+   a struct of arrays' every site was named by the struct, `s`). `pos[i].x`, `cell->next->v` stay. */
+static void subscripted_member(const char *text, size_t *e) {
+  size_t n = strlen(text), k = *e;
+  while (k < n && isspace((unsigned char)text[k])) k++;
+  if (k < n && text[k] == '[') return;
+  for (int guard = 0; guard < 16; guard++) {
+    if (k + 1 < n && text[k] == '-' && text[k + 1] == '>') k += 2;
+    else if (k < n && text[k] == '.') k++;
+    else return;
+    while (k < n && isspace((unsigned char)text[k])) k++;
+    size_t b = k;
+    while (k < n && IDCHAR(text[k])) k++;
+    if (k == b || isdigit((unsigned char)text[b])) return;
+    size_t end = k;
+    while (k < n && isspace((unsigned char)text[k])) k++;
+    if (k < n && text[k] == '[') {
+      *e = end;
+      return;
+    }
+  }
+}
+
 /* A macro's or function's parenthesized arguments starting at text[open] (`MIN(min, src[n - 1])`):
    the one identifier subscripted in them (`src`), when exactly one is; 0 otherwise. */
 static int subscripted_argument(const char *text, size_t open, char *buf, size_t cap) {
@@ -262,6 +286,7 @@ int cgp_name_in_source(pass_ctx *pc, const char *file, unsigned line, unsigned c
   while (e < n && IDCHAR(text[e])) e++;
   for (after = e; after < n && isspace((unsigned char)text[after]); after++) {}
   if (after < n && text[after] == '(') return subscripted_argument(text, after, buf, cap);
+  subscripted_member(text, &e);
   if (e > c && !isdigit((unsigned char)text[c]) && e - c < cap) {
     snprintf(buf, cap, "%.*s", (int)(e - c), text + c);
     found = 1;

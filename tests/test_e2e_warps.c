@@ -499,6 +499,42 @@ Test(e2e_warps, a_struct_field_site_is_named_by_its_array) {
   cJSON_Delete(r);
 }
 
+/* A struct of arrays: `s->x[i]` and `g.y[i]` index members, named by their path (`s->x`, `g.y`);
+   every site of it was named `s` (found trying struct-of-arrays code after Parboil). The bound
+   `s->n`, a member read whole, is still `s`. */
+Test(e2e_warps, a_struct_of_arrays_site_is_named_by_its_member) {
+  cJSON *r = build_and_run(
+      "#include <stdio.h>\n"
+      "#define N 256\n"
+      "typedef struct { float *x; int n; } soa;\n"
+      "typedef struct { float y[N]; } arr;\n"
+      "static float xs[N];\n"
+      "static arr g;\n"
+      "static void k(soa *s) {\n"
+      "#pragma cgpredict kernel name(soa)\n"
+      "  for (int i = 0; i < s->n; i++) g.y[i] = s->x[i] * 2;\n"
+      "}\n"
+      "int main(void) {\n"
+      "  soa s = {xs, N};\n"
+      "  for (int i = 0; i < N; i++) xs[i] = i;\n"
+      "  k(&s);\n"
+      "  printf(\"%.1f\\n\", g.y[N - 1]);\n"
+      "  return 0;\n"
+      "}\n");
+  cJSON *k = kernel_named(r, "soa");
+  cr_assert_not_null(site(k, 9, "store", "g.y"));
+  int xs = 0, whole = 0;
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory")) {
+    const char *a = cJSON_GetObjectItem(m, "array")->valuestring;
+    xs += strcmp(a, "s->x") == 0;
+    whole += strcmp(a, "s") == 0;
+  }
+  cr_assert_geq(xs, 1, "a load of s->x[i] named s->x");
+  cr_assert_geq(whole, 1, "the bound s->n named s");
+  cJSON_Delete(r);
+}
+
 /* A search left by a break when it finds its key is no parallel loop: the report says so with
    an "exit" entry at the break, its program's output is its own, and the prediction covers the
    threads the CPU ran (up to the key). */
