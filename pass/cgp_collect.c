@@ -52,7 +52,11 @@ void cgp_collect_body(pass_ctx *pc, nest *n) {
         if (LLVMIsAFunction(callee)) cgp_function_name(callee, name, sizeof name);
         int c = 0;
         cgp_pass_ptx_cost(i, &c);
-        if (!c)
+        if (cgp_pass_call_is_sequence(i))
+          cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: no memory, but CUDA's "
+                        "device %s is a sequence of instructions, counted here as one (its cost is a lower bound)",
+                        name, name);
+        else if (!c)
           cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: its memory "
                     "accesses are not traced (cgpredict inlines the functions the marked file defines, "
                     "as nvcc inlines __device__ functions; define it there, or it cannot be inlined: "

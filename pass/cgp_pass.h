@@ -51,5 +51,8 @@ unsigned cgp_pass_ptx_units(LLVMValueRef inst, cgp_ptx_units *u);
 /* A call that writes no memory on the GPU: a hook, a debug or lifetime marker, or a math function
    computed in registers (the table cgp_pass_ptx_cost counts as one instruction). */
 int cgp_pass_call_is_register_only(LLVMValueRef call);
+/* 1 if the call is to a math function CUDA computes in registers by a sequence of instructions of
+   unknown length (tanf, atan2f, fmodf ...), counted as one instruction. */
+int cgp_pass_call_is_sequence(LLVMValueRef call);
 
 #endif

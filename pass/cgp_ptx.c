@@ -19,9 +19,25 @@ static const char *const cgp_math_calls[] = {
   "copysign", "copysignf", NULL
 };
 
+/* C's other math functions that read and write no memory (not frexp, modf or sincos, which write
+   through a pointer): CUDA's device versions are sequences of instructions whose length this
+   table does not know, counted as one (a lower bound, said at the call: cgp_pass_call_is_sequence). */
+static const char *const cgp_math_sequences[] = {
+  "tan", "tanf", "atan", "atanf", "atan2", "atan2f", "asin", "asinf", "acos", "acosf", "sinh", "sinhf",
+  "cosh", "coshf", "tanh", "tanhf", "asinh", "asinhf", "acosh", "acoshf", "atanh", "atanhf", "exp2", "exp2f",
+  "expm1", "expm1f", "log2", "log2f", "log10", "log10f", "log1p", "log1pf", "cbrt", "cbrtf", "hypot", "hypotf",
+  "erf", "erff", "erfc", "erfcf", "fmod", "fmodf", "remainder", "remainderf", "lgamma", "lgammaf", "tgamma",
+  "tgammaf", "ldexp", "ldexpf", "nearbyint", "nearbyintf", "fdim", "fdimf", NULL
+};
+
+static int in_list(const char *const *list, const char *name) {
+  for (int i = 0; list[i]; i++)
+    if (strcmp(name, list[i]) == 0) return 1;
+  return 0;
+}
+
 static int is_math_call(const char *name) {
-  for (int i = 0; cgp_math_calls[i]; i++)
-    if (strcmp(name, cgp_math_calls[i]) == 0) return 1;
+  if (in_list(cgp_math_calls, name) || in_list(cgp_math_sequences, name)) return 1;
   return strncmp(name, "llvm.sqrt.", 10) == 0 || strncmp(name, "llvm.fabs.", 10) == 0 ||
          strncmp(name, "llvm.fmuladd.", 13) == 0 || strncmp(name, "llvm.fma.", 9) == 0 ||
          strncmp(name, "llvm.exp", 8) == 0 || strncmp(name, "llvm.log", 8) == 0 ||
@@ -63,6 +79,8 @@ int cgp_pass_call_is_register_only(LLVMValueRef call) {
   const char *name = callee_name(call);
   return is_marker_call(name) || is_math_call(name);
 }
+
+int cgp_pass_call_is_sequence(LLVMValueRef call) { return in_list(cgp_math_sequences, callee_name(call)); }
 
 unsigned cgp_pass_ptx_cost(LLVMValueRef inst, int *core) {
   *core = 0;

@@ -236,3 +236,29 @@ Test(e2e_users, abs_is_an_instruction_and_a_cut_dependence_check_is_said_so) {
             read_file("summary.txt"));
   cJSON_Delete(r);
 }
+
+/* C's other math functions (tanf, atan2f, fmodf, hypotf) touch no memory, but were warned of as
+   "its memory accesses are not traced"; CUDA's device versions are instruction sequences the
+   table counts as one, which the warning now says instead. */
+Test(e2e_users, a_math_function_is_said_to_be_a_sequence_not_untraced_memory) {
+  cJSON *r = build_run_tk1_with("prog.c",
+                                "#include <stdio.h>\n"
+                                "#include <math.h>\n"
+                                "#define N 4096\n"
+                                "static float a[N], b[N];\n"
+                                "int main(void) {\n"
+                                "  for (int i = 0; i < N; i++) a[i] = i * 0.001f;\n"
+                                "#pragma cgpredict kernel name(t)\n"
+                                "  for (int i = 0; i < N; i++) b[i] = tanf(a[i]) + fmodf(a[i], 0.3f);\n"
+                                "  printf(\"%g\\n\", b[100]);\n"
+                                "  return 0;\n"
+                                "}\n",
+                                "cc", "-O2 -Wl,--no-as-needed -lm");
+  const char *build = read_file("build.txt");
+  cr_expect_null(strstr(build, "memory accesses are not traced"), "%s", build);
+  cr_expect(strstr(build, "call to tanf inside the thread body: no memory, but CUDA's device tanf is a sequence") &&
+                strstr(build, "call to fmodf"),
+            "%s", build);
+  cr_expect_gt(num(prediction(kernel_named(r, "t"), "jetson-tk1"), "time_ms"), 0);
+  cJSON_Delete(r);
+}
