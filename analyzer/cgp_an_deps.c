@@ -143,16 +143,21 @@ static entry *lookup(cgp_deps *d, uint64_t addr) {
   return e;
 }
 
+/* The dependence of this kind between these sites found so far, or NULL. */
+static cgp_dep *found_dep(cgp_deps *d, cgp_dep_kind kind, uint32_t s1, uint32_t s2) {
+  for (size_t i = 0; i < d->nfound; i++)
+    if (d->found[i].kind == kind && d->found[i].first_sid == s1 && d->found[i].second_sid == s2) return &d->found[i];
+  return NULL;
+}
+
 static void note(cgp_deps *d, cgp_dep_kind kind, uint64_t t1, uint32_t s1, uint64_t t2, uint32_t s2,
                  uint64_t addr, int reduction, int scratch) {
-  for (size_t i = 0; i < d->nfound; i++) {
-    cgp_dep *f = &d->found[i];
-    if (f->kind == kind && f->first_sid == s1 && f->second_sid == s2) {
-      f->count++;
-      f->reduction |= reduction;
-      f->scratch |= scratch;
-      return;
-    }
+  cgp_dep *f = found_dep(d, kind, s1, s2);
+  if (f) {
+    f->count++;
+    f->reduction |= reduction;
+    f->scratch |= scratch;
+    return;
   }
   if (d->nfound == d->capfound) {
     size_t n = d->capfound ? 2 * d->capfound : 8;
@@ -167,9 +172,8 @@ static void note(cgp_deps *d, cgp_dep_kind kind, uint64_t t1, uint32_t s1, uint6
 /* The dependence of this kind between these sites, if found already, is part of a reduction (its
    read noted before the writes that showed the update). */
 static void mark_reduction(cgp_deps *d, cgp_dep_kind kind, uint32_t s1, uint32_t s2) {
-  for (size_t i = 0; i < d->nfound; i++)
-    if (d->found[i].kind == kind && d->found[i].first_sid == s1 && d->found[i].second_sid == s2)
-      d->found[i].reduction = 1;
+  cgp_dep *f = found_dep(d, kind, s1, s2);
+  if (f) f->reduction = 1;
 }
 
 /* Another thread than t among the two recorded, or NONE. */

@@ -275,13 +275,18 @@ static int drops_value(const char *a) {
          strcmp(a, "-Xlinker") == 0;
 }
 
+/* An argument naming an object or an archive (not an option). */
+static int object_or_archive(const char *a) {
+  size_t n = strlen(a);
+  return a[0] != '-' && n > 2 && (strcmp(a + n - 2, ".o") == 0 || strcmp(a + n - 2, ".a") == 0);
+}
+
 static int not_for_the_check(const char *a) {
   static const char *const exact[] = {"-c", "-S", "-E", "-shared", "-static", "-pie", "-rdynamic", NULL};
   for (int i = 0; exact[i]; i++)
     if (strcmp(a, exact[i]) == 0) return 1;
   size_t n = strlen(a);
-  int object = a[0] != '-' && n > 2 && (strcmp(a + n - 2, ".o") == 0 || strcmp(a + n - 2, ".a") == 0);
-  return object || (a[0] != '-' && n > 3 && strstr(a, ".so") != NULL) || strncmp(a, "-l", 2) == 0 ||
+  return object_or_archive(a) || (a[0] != '-' && n > 3 && strstr(a, ".so") != NULL) || strncmp(a, "-l", 2) == 0 ||
          strncmp(a, "-L", 2) == 0 || strncmp(a, "-Wl,", 4) == 0 || strncmp(a, "-M", 2) == 0;
 }
 
@@ -515,11 +520,8 @@ int cgp_build(int argc, char **cmd) {
          the program would load the shared runtime through the stub (runtime/cgp_rt_stub.c). The
          whole archive then, whose strong definitions replace the stub's. */
       int stubbed = 0;
-      for (int i = 1; i < argc && !stubbed; i++) {
-        size_t n = strlen(cmd[i]);
-        stubbed = cmd[i][0] != '-' && n > 2 && (strcmp(cmd[i] + n - 2, ".o") == 0 || strcmp(cmd[i] + n - 2, ".a") == 0) &&
-                  object_names(cmd[i], CGP_HOOK_KERNEL_BEGIN);
-      }
+      for (int i = 1; i < argc && !stubbed; i++)
+        stubbed = object_or_archive(cmd[i]) && object_names(cmd[i], CGP_HOOK_KERNEL_BEGIN);
       if (stubbed) push(&final, "-Wl,--whole-archive");
       push(&final, runtime_lib());
       if (stubbed) push(&final, "-Wl,--no-whole-archive");
