@@ -2,6 +2,7 @@
    unoptimized bitcode, then phase 1 (markers and -O1), then phase 2 (the marked nests). */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <stdio.h>
@@ -205,6 +206,47 @@ Test(pass, untraced_threads_run_the_clean_copy_as_a_loop_of_its_own) {
   cr_assert_eq(count_blocks(m, "cgp.clean", &hooks, &loads), 2);
   cr_assert_eq(hooks, 0, "no hook in either clean copy");
   cr_assert_eq(loads, 6);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* A sum read after the loop leaves the nest on the edge its kernel_end hook sits on: the hook's
+   block hands it on through a phi of its own, so the body stays closed and untraced threads run
+   the clean copy. Before, the exit's phi took the sum straight from the body, across the hook's
+   block, and no copy was made: every untraced thread ran the hooked body (XSBench 3.5x). */
+Test(pass, a_sum_read_after_the_nest_leaves_the_clean_copy_in_place) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = compile(ctx,
+    "float A[1000];\n"
+    "float sum_of(int n) {\n"
+    "  float s = 0;\n"
+    "#pragma cgpredict kernel name(red)\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    s += A[i] * A[i];\n"
+    "  return s;\n"
+    "}\n");
+  cgp_kernel_pragma k = pragma("red", 5, 3, 1);
+  char err[2048], warn[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+  char *msg = NULL;
+  cr_assert_eq(LLVMVerifyModule(m, LLVMReturnStatusAction, &msg), 0, "%s", msg);
+  LLVMDisposeMessage(msg);
+  unsigned hooks, loads;
+  cr_assert_eq(count_blocks(m, "cgp.clean", &hooks, &loads), 1, "a clean copy of the one-block body");
+  cr_assert_eq(hooks, 0);
+  cr_assert_eq(loads, 1);
+  unsigned through = 0;                          /* the sum's phi in the kernel_end block */
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(LLVMGetNamedFunction(m, "sum_of")); b; b = LLVMGetNextBasicBlock(b)) {
+    int ends = 0;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+      size_t len;
+      ends |= LLVMGetInstructionOpcode(i) == LLVMCall &&
+              strcmp(LLVMGetValueName2(LLVMGetCalledValue(i), &len), "cgp_rt_kernel_end") == 0;
+    }
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); ends && i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+      through += LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMFloatTypeKind && LLVMCountIncoming(i) == 2;
+  }
+  cr_assert_eq(through, 1, "from the hooked body and from its clean copy");
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
 }
