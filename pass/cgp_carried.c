@@ -199,6 +199,12 @@ static int chain_add(chain *c, LLVMValueRef v, int depth) {
     LLVMValueRef callee = LLVMGetCalledValue(v);
     size_t len = 0;
     const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+    if (!strncmp(name, "llvm.fmuladd.", 13) || !strncmp(name, "llvm.fma.", 9)) {
+      /* s += a * b contracted (clang's default -ffp-contract=on for float): the sum is the
+         addend alone, else (s = s * x + y) it is a recurrence */
+      if (chain_reaches(c, LLVMGetOperand(v, 0)) || chain_reaches(c, LLVMGetOperand(v, 1))) return 0;
+      return chain_op(c, "+", v) && chain_add(c, LLVMGetOperand(v, 2), depth + 1);
+    }
     const char *mm = NULL;
     if (!strncmp(name, "llvm.smax.", 10) || !strncmp(name, "llvm.umax.", 10) || !strncmp(name, "llvm.maxnum.", 12) ||
         !strncmp(name, "llvm.maximum.", 13))

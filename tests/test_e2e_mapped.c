@@ -152,7 +152,7 @@ Test(e2e_mapped, an_inner_range_of_run_time_length_carries_nothing) {
   cJSON_Delete(r);
 }
 
-/* A sum, a maximum and a count are reductions (x = x op e, op associative); merge's indices (the
+/* A sum, a dot product, a maximum and a count are reductions (x = x op e, op associative); merge's indices (the
    comparison that picks one reads them) and an automaton's state (the next state is looked up
    from it) are recurrences. Each is reported at the line of its update, with words to match. */
 Test(e2e_mapped, carried_scalars_are_told_reduction_or_recurrence_at_their_update) {
@@ -189,13 +189,22 @@ Test(e2e_mapped, carried_scalars_are_told_reduction_or_recurrence_at_their_updat
                            "    q = delta[q][a[i] % 8];\n"
                            "    hits += q == 3;\n"
                            "  }\n"
-                           "  printf(\"%.1f %d %d %d %d\\n\", s, m, out[N], q, hits);\n"
+                           "  float d = 0, h = 1;\n"
+                           "#pragma cgpredict kernel name(dot)\n"
+                           "  for (int i = 0; i < N; i++)\n"
+                           "    d += x[i] * x[i];\n"
+                           "#pragma cgpredict kernel name(horner)\n"
+                           "  for (int i = 0; i < N; i++)\n"
+                           "    h = h * 0.5f + x[i];\n"
+                           "  printf(\"%.1f %d %d %d %d %.1f %.3f\\n\", s, m, out[N], q, hits, d, h);\n"
                            "  return 0;\n"
                            "}\n",
                            "");
   struct { const char *kernel, *var, *form; int line; } want[] = {
       {"sum", "s", "reduction", 11},  {"mx", "m", "reduction", 16},       {"merge", "i1", "recurrence", 22},
       {"merge", "i2", "recurrence", 25}, {"kmp", "q", "recurrence", 31}, {"kmp", "hits", "reduction", 32},
+      /* clang contracts both into one llvm.fmuladd: the sum is its addend, Horner's rule its factor */
+      {"dot", "d", "reduction", 37},     {"horner", "h", "recurrence", 40},
   };
   const char *build = read_file("build.txt");
   for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
