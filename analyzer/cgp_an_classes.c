@@ -41,6 +41,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   if (m->sid < c->nsid) {
     c->site[m->sid].insts[m->cls] += n;
     c->site[m->sid].lanes += n * m->nact;
+    if (m->cls == CGP_CLASS_UNCOAL && m->kind == CGP_LOAD && m->on_stride) c->site[m->sid].uncoal_on_stride += n;
     if (m->size <= CGP_SECTOR_BYTES && m->nact <= CGP_WARP)
       c->site[m->sid].sectors += n * cgp_lines_known(m->addr, m->nact, m->size, CGP_SECTOR_BYTES, m->affine, c->out);
   }
@@ -57,6 +58,7 @@ static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
     for (int k = 0; k < CGP_NCLASS; k++) sites[s].insts[k] += c->site[s].insts[k];
     sites[s].lanes += c->site[s].lanes;
     sites[s].sectors += c->site[s].sectors;
+    sites[s].uncoal_on_stride += c->site[s].uncoal_on_stride;
     c->site[s] = (cgp_site_totals){0};
   }
   c->t = (cgp_totals){0};

@@ -51,6 +51,17 @@ cgp_class cgp_classify_known(const uint64_t *addr, unsigned n, unsigned elem, in
 unsigned cgp_lines_known(const uint64_t *addr, unsigned n, unsigned elem, unsigned line_bytes, int affine,
                          uint64_t *out);
 
+/* cgp_classify_known for the active lanes `lane` (ascending lane numbers; NULL: lanes 0..n-1):
+   an inactive lane between two active ones would have filled the gap, so neighbours k lanes
+   apart are coalesced when at most k elements apart (a divergent warp's a[tid] stays coalesced). */
+cgp_class cgp_classify_lanes(const uint64_t *addr, const uint8_t *lane, unsigned n, unsigned elem, int affine);
+/* 1 if the n active lanes' addresses are on one stride of their threads' coordinates (`thread`:
+   cgp_thread_key per lane number, `dims` of them): addr = a0 + sx x + sy y + sz z, as an index
+   computed from the thread index gives, whatever the block shape; 0 if no such strides exist (an
+   index the data or the branches chose: a gather, a binary search, a random pick). 1 also
+   where the lanes do not pin a stride down (fewer than 3 lanes, or none along one direction). */
+int cgp_on_thread_stride(const uint64_t *addr, const uint8_t *lane, const uint64_t *thread, unsigned n, int dims);
+
 /* ---- L2 as LRU by reuse distance (MODEL.md section 4) ------------------------------------ */
 
 /* How a line number picks its set. */
@@ -178,6 +189,9 @@ typedef struct {
   uint8_t affine;           /* 1: the addresses are on one stride (cgp_affine), computed once by
                                the runtime; 0: not, or not known (cgp_lines_known) */
   uint8_t nact;             /* lanes taking part, >= 1 */
+  uint8_t on_stride;        /* an uncoalesced load: 1 if its addresses are on a stride of the
+                               lanes' thread coordinates (cgp_on_thread_stride), 0 if the data chose
+                               them; 1 for every other instruction */
   uint8_t warp_threads;     /* threads the warp has (lanes that ran at all) */
   unsigned size;            /* bytes per lane */
   const uint64_t *addr;     /* nact byte addresses, as the GPU sees them (cudaMalloc alignment) */
@@ -296,6 +310,8 @@ typedef struct {
   double lanes;                     /* lane accesses */
   double sectors;                   /* CGP_SECTOR_BYTES sectors its warp instructions touch (device
                                        independent: the bytes a warp moves, against lanes x size) */
+  double uncoal_on_stride;          /* uncoalesced load instructions on a stride of the thread index
+                                       (cgp_warp_mem's on_stride) */
   double bank_degree_sum;           /* shared sites: sum of conflict degrees */
   double smem_insts;                /* shared-memory warp instructions (tiled sites) */
 } cgp_site_totals;

@@ -36,6 +36,58 @@ cgp_class cgp_classify_known(const uint64_t *addr, unsigned n, unsigned elem, in
   return widest <= elem ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL;
 }
 
+cgp_class cgp_classify_lanes(const uint64_t *addr, const uint8_t *lane, unsigned n, unsigned elem, int affine) {
+  if (!lane || n < 2 || (unsigned)(lane[n - 1] - lane[0]) == n - 1) return cgp_classify_known(addr, n, elem, affine);
+  int same = 1, within = 1;                   /* lanes between two active ones would fill the gap */
+  for (unsigned l = 1; l < n; l++) {
+    uint64_t d = addr[l] > addr[l - 1] ? addr[l] - addr[l - 1] : addr[l - 1] - addr[l];
+    same &= d == 0;
+    within &= d <= (uint64_t)elem * (unsigned)(lane[l] - lane[l - 1]);
+  }
+  return same ? CGP_CLASS_CONST : within ? CGP_CLASS_COAL : CGP_CLASS_UNCOAL;
+}
+
+int cgp_on_thread_stride(const uint64_t *addr, const uint8_t *lane, const uint64_t *thread, unsigned n, int dims) {
+  if (n < 3 || !lane || !thread) return 1;
+  if (dims < 1) dims = 1;
+  if (dims > 3) dims = 3;
+  int64_t c[CGP_WARP][3], da[CGP_WARP], s[3] = {0, 0, 0};
+  int have[3] = {0, 0, 0};
+  uint64_t o[3], t[3];
+  cgp_thread_unkey(dims, thread[lane[0]], o);
+  for (unsigned k = 0; k < n && k < CGP_WARP; k++) {   /* each lane's place and address from lane 0's */
+    cgp_thread_unkey(dims, thread[lane[k]], t);
+    for (int d = 0; d < 3; d++) c[k][d] = (int64_t)(t[d] - o[d]);
+    da[k] = (int64_t)(addr[k] - addr[0]);
+  }
+  if (n > CGP_WARP) n = CGP_WARP;
+  /* the stride along x from a lane of lane 0's row, along y from one of its plane once x's is
+     known, along z from any once both are: a warp's lanes run along x first */
+  for (int d = 0; d < dims; d++)
+    for (unsigned k = 1; k < n && !have[d]; k++) {
+      int ok = c[k][d] != 0;
+      int64_t rest = da[k];
+      for (int e = 0; e < dims && ok; e++) {
+        if (e == d || c[k][e] == 0) continue;
+        if (e > d || !have[e]) ok = 0;
+        else rest -= s[e] * c[k][e];
+      }
+      if (!ok) continue;
+      if (rest % c[k][d]) return 0;              /* no whole stride reaches it */
+      s[d] = rest / c[k][d];
+      have[d] = 1;
+    }
+  for (unsigned k = 1; k < n; k++) {
+    int64_t want = 0;
+    for (int d = 0; d < dims; d++) {
+      if (c[k][d] && !have[d]) return 1;         /* a direction the lanes do not pin down */
+      want += s[d] * c[k][d];
+    }
+    if (want != da[k]) return 0;
+  }
+  return 1;
+}
+
 /* Line m into out[0..k), ascending without duplicates: k + 1 if it was new, else k. */
 static unsigned insert_line(uint64_t *out, unsigned k, uint64_t m) {
   unsigned i = k;

@@ -341,7 +341,7 @@ static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ct
       }
       cgp_warp_mem g = {.sid = f->sid, .kind = CGP_LOAD, .nact = (uint8_t)n, .warp_threads = CGP_WARP,
                         .size = f->elem, .addr = ga, .lane = lanes, .thread = keys, .warp = warp,
-                        .skipped = wf->w - 1, .space = CGP_SPACE_GLOBAL};
+                        .skipped = wf->w - 1, .space = CGP_SPACE_GLOBAL, .on_stride = 1};
       g.affine = (uint8_t)cgp_affine(ga, n);
       g.cls = (uint8_t)cgp_classify_known(ga, n, g.size, g.affine);
       emit(ctx, &g);

@@ -466,8 +466,14 @@ static int is_uncoalesced_load(const cJSON *m) {
   return cls && strcmp(cls, "uncoalesced") == 0 && kind && strcmp(kind, "load") == 0;
 }
 
-/* A site indexed by data it loads (the pass's index_loaded: x[col[j]]): uncoalesced, a gather. */
-static int is_gather(const cJSON *m) { return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "index_loaded")); }
+/* A gather: a site indexed by data it loads (the pass's index_loaded: x[col[j]]), or one whose
+   uncoalesced instructions mostly follow no stride of the thread index (the run's
+   uncoalesced_on_thread_stride below one half: a binary search's probes, a table row picked at
+   random), whose addresses the data chooses. */
+static int is_gather(const cJSON *m) {
+  const cJSON *on = cJSON_GetObjectItemCaseSensitive(m, "uncoalesced_on_thread_stride");
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "index_loaded")) || (cJSON_IsNumber(on) && on->valuedouble < 0.5);
+}
 
 /* Of the uncoalesced loads' warp instructions, the share that a loop interchange or a transposed
    array could make coalesced: all but the gathers'. 1 for a report whose sites say nothing. */
@@ -543,7 +549,8 @@ static void add_suggestions(cJSON *pred, const cJSON *kernel, const cgp_device *
              "the array so consecutive threads touch consecutive elements): %.3g ms instead of %.3g ms%s%s%s",
              moved[0] ? " of " : "", moved, t.time_ms, base->time_ms,
              gathers[0] ? "; the loads of " : "", gathers,
-             gathers[0] ? " are gathers (indexed by loaded data), which no interchange coalesces: left as they are" : "");
+             gathers[0] ? " are gathers (their addresses follow the data, not the thread index), which no interchange "
+                          "coalesces: left as they are" : "");
     cJSON_AddStringToObject(o, "change", text);
     cJSON_AddStringToObject(o, "kind", "coalesce");
     cJSON_AddNumberToObject(o, "predicted_ms", t.time_ms);

@@ -61,6 +61,10 @@ static cJSON *memory_json(const rt_kernel *k) {
     cJSON_AddNumberToObject(m, "active_lanes_per_warp_instruction", n > 0 ? s->lanes / n : 0);
     /* the bytes a warp instruction moves, in whole sectors: against lanes x size, its waste */
     cJSON_AddNumberToObject(m, "sector_bytes_per_warp_instruction", n > 0 ? s->sectors * CGP_SECTOR_BYTES / n : 0);
+    /* of an uncoalesced load's instructions, those whose addresses follow the thread index: the
+       rest the data chose (a gather, a search's probes, a random pick), which no interchange fixes */
+    if (k->mem_kind[i] == CGP_LOAD && s->insts[CGP_CLASS_UNCOAL] > 0)
+      cJSON_AddNumberToObject(m, "uncoalesced_on_thread_stride", s->uncoal_on_stride / s->insts[CGP_CLASS_UNCOAL]);
     rt_site_stats_json(m, s);
     if (k->mem_kind[i] == CGP_LOAD)
       cJSON_AddNumberToObject(m, "forwarded_from_register", (double)k->forwarded[i]);

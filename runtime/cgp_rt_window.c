@@ -150,7 +150,11 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
                       .spanned = (uint8_t)ev.spanned, .carries = (uint8_t)ev.has_span,
                       .space = k->mem_local[sid] ? CGP_SPACE_LOCAL : CGP_SPACE_GLOBAL};
     m.affine = (uint8_t)cgp_affine(ev.addr, ev.nact);
-    m.cls = (uint8_t)cgp_classify_known(ev.addr, ev.nact, m.size, m.affine);
+    m.cls = (uint8_t)cgp_classify_lanes(ev.addr, ev.lane, ev.nact, m.size, m.affine);
+    /* is an uncoalesced load's pattern the thread index's (an interchange or a transposition
+       could make it coalesced) or the data's? Only those pay for the test */
+    m.on_stride = m.cls != CGP_CLASS_UNCOAL || m.kind != CGP_LOAD ||
+                  (uint8_t)cgp_on_thread_stride(ev.addr, ev.lane, m.thread, ev.nact, (int)k->dims);
     cgp_analysis_warp_mem(an, &m);
     if (kan) cgp_analysis_warp_mem(kan, &m);       /* (it checks global memory only) */
     /* a thread's own array in local memory (cgp_rt_local.h): no host copy */

@@ -111,6 +111,62 @@ Test(classify, one_wide_gap_makes_uncoalesced) {
   cr_assert_eq(lines_of(a, 32, 4, out), 3);
 }
 
+/* A divergent warp: lanes 0, 5, 9 and 30 active, each reading a[lane]. The lanes between them
+   would have filled the gaps: coalesced (two lines of 64 bytes), where neighbour by neighbour it looked 5
+   elements wide. The same lanes reading a[32 * lane] stay uncoalesced, all reading a[0] constant. */
+Test(classify, a_divergent_warps_consecutive_elements_are_coalesced) {
+  const uint8_t lane[4] = {0, 5, 9, 30};
+  uint64_t a[4], out[8];
+  for (unsigned k = 0; k < 4; k++) a[k] = BASE + 4u * lane[k];
+  cr_assert_eq(cgp_classify(a, 4, 4), CGP_CLASS_UNCOAL, "without the lanes: gaps");
+  cr_assert_eq(cgp_classify_lanes(a, lane, 4, 4, cgp_affine(a, 4)), CGP_CLASS_COAL);
+  cr_assert_eq(lines_of(a, 4, 4, out), 2, "the lines of the whole warp's a[tid]");
+  for (unsigned k = 0; k < 4; k++) a[k] = BASE + 128u * lane[k];
+  cr_assert_eq(cgp_classify_lanes(a, lane, 4, 4, 0), CGP_CLASS_UNCOAL);
+  for (unsigned k = 0; k < 4; k++) a[k] = BASE;
+  cr_assert_eq(cgp_classify_lanes(a, lane, 4, 4, 1), CGP_CLASS_CONST);
+  const uint8_t all[3] = {3, 4, 5};              /* no gap: as cgp_classify */
+  uint64_t b[3] = {BASE, BASE + 8, BASE + 16};
+  cr_assert_eq(cgp_classify_lanes(b, all, 3, 4, 1), CGP_CLASS_UNCOAL);
+}
+
+/* Addresses on a stride of the threads' coordinates, whatever the block shape, against those the
+   data chose. 1-D: a[7 * tid] is on one; a random pick or a binary search's probes are not. 2-D,
+   a warp of two rows of 16 (block 16 x 16): A[x][y] of a 1024-column row-major array, x and y the
+   thread's, is on one (x's stride 4096, y's 4); A[x * x] is not. */
+Test(classify, addresses_on_a_stride_of_the_thread_index_or_chosen_by_the_data) {
+  uint64_t key[32], a[32];
+  uint8_t lane[32];
+  for (unsigned l = 0; l < 32; l++) {
+    lane[l] = (uint8_t)l;
+    key[l] = 64 + l;
+    a[l] = BASE + 28u * (64 + l);
+  }
+  cr_assert(cgp_on_thread_stride(a, lane, key, 32, 1));
+  static const unsigned pick[32] = {3, 0, 7, 7, 1, 11, 2, 0, 5, 9, 3, 3, 8, 0, 1, 4,
+                                    6, 2, 10, 7, 0, 0, 3, 5, 1, 9, 2, 4, 8, 6, 11, 1};
+  for (unsigned l = 0; l < 32; l++) a[l] = BASE + 4u * pick[l];
+  cr_assert_not(cgp_on_thread_stride(a, lane, key, 32, 1), "num_nucs[mat], mat picked at random");
+  uint8_t some[5] = {2, 6, 7, 20, 31};              /* a divergent warp still on its stride */
+  uint64_t b[5];
+  for (unsigned k = 0; k < 5; k++) b[k] = BASE + 4096u * (64 + some[k]);
+  cr_assert(cgp_on_thread_stride(b, some, key, 5, 1));
+  b[3] += 8;
+  cr_assert_not(cgp_on_thread_stride(b, some, key, 5, 1));
+  for (unsigned l = 0; l < 32; l++) {              /* 2-D: x = 16 + l % 16, y = 8 + l / 16 */
+    uint64_t x = 16 + l % 16, y = 8 + l / 16;
+    key[l] = cgp_thread_key(2, x, y, 0);
+    a[l] = BASE + 4096u * x + 4u * y;
+  }
+  cr_assert(cgp_on_thread_stride(a, lane, key, 32, 2), "two rows of a 16-wide block");
+  for (unsigned l = 0; l < 32; l++) {
+    uint64_t x = 16 + l % 16;
+    a[l] = BASE + 4u * x * x;
+  }
+  cr_assert_not(cgp_on_thread_stride(a, lane, key, 32, 2));
+  cr_assert(cgp_on_thread_stride(a, lane, key, 2, 2), "two lanes are always on a stride");
+}
+
 Test(classify, class_names) {
   cr_assert_str_eq(cgp_class_name(CGP_CLASS_CONST), "constant");
   cr_assert_str_eq(cgp_class_name(CGP_CLASS_COAL), "coalesced");
