@@ -55,11 +55,13 @@ unsigned cgp_lines_known(const uint64_t *addr, unsigned n, unsigned elem, unsign
    an inactive lane between two active ones would have filled the gap, so neighbours k lanes
    apart are coalesced when at most k elements apart (a divergent warp's a[tid] stays coalesced). */
 cgp_class cgp_classify_lanes(const uint64_t *addr, const uint8_t *lane, unsigned n, unsigned elem, int affine);
-/* 1 if the n active lanes' addresses are on one stride of their threads' coordinates (`thread`:
-   cgp_thread_key per lane number, `dims` of them): addr = a0 + sx x + sy y + sz z, as an index
-   computed from the thread index gives, whatever the block shape; 0 if no such strides exist (an
-   index the data or the branches chose: a gather, a binary search, a random pick). 1 also
-   where the lanes do not pin a stride down (fewer than 3 lanes, or none along one direction). */
+/* 1 if the n active lanes' addresses follow their threads' x (`thread`: cgp_thread_key per lane
+   number, `dims` of them): between neighbouring active lanes of one row of the block (same y and
+   z), the bytes per step of x are one value for at least three quarters of the pairs, as an
+   index computed from the thread index gives whatever the block shape (a warp over two rows of a
+   16-wide block too), a few lanes aside (an edge thread reading a padded copy); 0 otherwise (an
+   index the data or the branches chose: a gather, a binary search's probes, a random pick). 1
+   also where fewer than two such pairs say anything. */
 int cgp_on_thread_stride(const uint64_t *addr, const uint8_t *lane, const uint64_t *thread, unsigned n, int dims);
 
 /* ---- L2 as LRU by reuse distance (MODEL.md section 4) ------------------------------------ */

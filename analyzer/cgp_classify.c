@@ -49,43 +49,32 @@ cgp_class cgp_classify_lanes(const uint64_t *addr, const uint8_t *lane, unsigned
 
 int cgp_on_thread_stride(const uint64_t *addr, const uint8_t *lane, const uint64_t *thread, unsigned n, int dims) {
   if (n < 3 || !lane || !thread) return 1;
-  if (dims < 1) dims = 1;
-  if (dims > 3) dims = 3;
-  int64_t c[CGP_WARP][3], da[CGP_WARP], s[3] = {0, 0, 0};
-  int have[3] = {0, 0, 0};
-  uint64_t o[3], t[3];
-  cgp_thread_unkey(dims, thread[lane[0]], o);
-  for (unsigned k = 0; k < n && k < CGP_WARP; k++) {   /* each lane's place and address from lane 0's */
-    cgp_thread_unkey(dims, thread[lane[k]], t);
-    for (int d = 0; d < 3; d++) c[k][d] = (int64_t)(t[d] - o[d]);
-    da[k] = (int64_t)(addr[k] - addr[0]);
-  }
   if (n > CGP_WARP) n = CGP_WARP;
-  /* the stride along x from a lane of lane 0's row, along y from one of its plane once x's is
-     known, along z from any once both are: a warp's lanes run along x first */
-  for (int d = 0; d < dims; d++)
-    for (unsigned k = 1; k < n && !have[d]; k++) {
-      int ok = c[k][d] != 0;
-      int64_t rest = da[k];
-      for (int e = 0; e < dims && ok; e++) {
-        if (e == d || c[k][e] == 0) continue;
-        if (e > d || !have[e]) ok = 0;
-        else rest -= s[e] * c[k][e];
-      }
-      if (!ok) continue;
-      if (rest % c[k][d]) return 0;              /* no whole stride reaches it */
-      s[d] = rest / c[k][d];
-      have[d] = 1;
-    }
+  int64_t r[CGP_WARP];                         /* bytes per step of x, between neighbours of a row */
+  unsigned m = 0;
+  uint64_t p[3], q[3];
+  cgp_thread_unkey(dims, thread[lane[0]], p);
   for (unsigned k = 1; k < n; k++) {
-    int64_t want = 0;
-    for (int d = 0; d < dims; d++) {
-      if (c[k][d] && !have[d]) return 1;         /* a direction the lanes do not pin down */
-      want += s[d] * c[k][d];
+    cgp_thread_unkey(dims, thread[lane[k]], q);
+    if (q[1] == p[1] && q[2] == p[2] && q[0] != p[0]) {
+      int64_t dx = (int64_t)(q[0] - p[0]), da = (int64_t)(addr[k] - addr[k - 1]);
+      if (dx == 1) r[m] = da;
+      else if (dx == -1) r[m] = (int64_t)(UINT64_C(0) - (uint64_t)da);   /* (no INT64_MIN / -1) */
+      else r[m] = da % dx == 0 ? da / dx : INT64_MIN + (int64_t)k;      /* no whole stride: unlike any */
+      m++;
     }
-    if (want != da[k]) return 0;
+    p[0] = q[0]; p[1] = q[1]; p[2] = q[2];
   }
-  return 1;
+  if (m < 2) return 1;
+  int64_t cand = r[0];                         /* the majority, if any (Boyer and Moore's vote) */
+  unsigned votes = 0;
+  for (unsigned i = 0; i < m; i++) {
+    if (!votes) cand = r[i];
+    votes += r[i] == cand ? 1u : (unsigned)-1;
+  }
+  unsigned agree = 0;
+  for (unsigned i = 0; i < m; i++) agree += r[i] == cand;
+  return 4 * agree >= 3 * m;
 }
 
 /* Line m into out[0..k), ascending without duplicates: k + 1 if it was new, else k. */

@@ -130,10 +130,11 @@ Test(classify, a_divergent_warps_consecutive_elements_are_coalesced) {
   cr_assert_eq(cgp_classify_lanes(b, all, 3, 4, 1), CGP_CLASS_UNCOAL);
 }
 
-/* Addresses on a stride of the threads' coordinates, whatever the block shape, against those the
-   data chose. 1-D: a[7 * tid] is on one; a random pick or a binary search's probes are not. 2-D,
-   a warp of two rows of 16 (block 16 x 16): A[x][y] of a 1024-column row-major array, x and y the
-   thread's, is on one (x's stride 4096, y's 4); A[x * x] is not. */
+/* Addresses that follow the thread index, whatever the block shape, against those the data
+   chose. 1-D: a[7 * tid] does; a random pick does not. A divergent warp on its stride does; one
+   lane off it of four neighbour pairs is too many. 2-D, a warp of two rows of 16 (block 16 x 16):
+   A[x][y] of a 1024-column row-major array, x and y the thread's, does; A[x * x] does not. A few
+   lanes elsewhere (sad's edge threads reading a padded row) leave the rest's stride. */
 Test(classify, addresses_on_a_stride_of_the_thread_index_or_chosen_by_the_data) {
   uint64_t key[32], a[32];
   uint8_t lane[32];
@@ -165,6 +166,13 @@ Test(classify, addresses_on_a_stride_of_the_thread_index_or_chosen_by_the_data) 
   }
   cr_assert_not(cgp_on_thread_stride(a, lane, key, 32, 2));
   cr_assert(cgp_on_thread_stride(a, lane, key, 2, 2), "two lanes are always on a stride");
+  for (unsigned l = 0; l < 32; l++) {              /* 1-D, Parboil's sad: edge threads read a */
+    key[l] = 64 + l;                               /* padded copy at one address */
+    a[l] = l < 2 || l > 29 ? BASE + 0x100000 : BASE + 32u * (64 + l);
+  }
+  cr_assert(cgp_on_thread_stride(a, lane, key, 32, 1), "26 of 31 neighbours 32 bytes a step");
+  for (unsigned l = 0; l < 32; l++) a[l] = l % 4 == 0 ? BASE + 0x100000 : BASE + 32u * (64 + l);
+  cr_assert_not(cgp_on_thread_stride(a, lane, key, 32, 1), "15 of 31 are not three quarters");
 }
 
 Test(classify, class_names) {
