@@ -528,6 +528,23 @@ static void uncoalesced_loads(const cJSON *kernel, int gathers, char *out, size_
   }
 }
 
+/* Where no coalescing suggestion names them (every uncoalesced load a gather: XSBench's lookups),
+   the summary says why none is offered, and what a CUDA port does instead. */
+static void gathers_note(FILE *f, const cJSON *k) {
+  char g[200];
+  uncoalesced_loads(k, 1, g, sizeof g);
+  if (!g[0]) return;
+  const cJSON *p, *s;
+  cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions"))
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(p, "suggestions")) {
+      const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "kind"));
+      if (kind && strcmp(kind, "coalesce") == 0) return;
+    }
+  fprintf(f, "    note: the uncoalesced loads of %s are gathers (their addresses follow the data, not the thread "
+             "index): no loop interchange coalesces them; ordering the threads by the data they index can "
+             "(not predicted)\n", g);
+}
+
 /* cgp_whatif_coalesce_share with the share of the kernel being suggested for (add_suggestions). */
 static double coalesce_share;
 static double whatif_coalesce_movable(cgp_kernel_stats *s) { return cgp_whatif_coalesce_share(s, coalesce_share); }
@@ -978,6 +995,7 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
         fprintf(f, "    suggestion: %s\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "change")));
     }
     fastest_line(f, k);
+    gathers_note(f, k);
     const cJSON *safe = cJSON_GetObjectItemCaseSensitive(k, "parallel_safe");
     if (cJSON_IsFalse(safe)) {
       int deps = 0, exits = 0;
