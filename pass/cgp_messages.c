@@ -24,9 +24,12 @@ void cgp_nest_warn(pass_ctx *pc, nest *n, unsigned line, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(m, sizeof m, fmt, ap);
   va_end(ap);
-  cgp_msg_add(&pc->warn, "%s:%u: warning: kernel '%s': %s", n->k->file, line ? line : n->k->for_line,
-          n->k->name, m);
   char located[sizeof n->k->file + sizeof m + 32];   /* the report's copy says where too: file:line: text */
   snprintf(located, sizeof located, "%s:%u: %s", n->k->file, line ? line : n->k->for_line, m);
+  const cJSON *w;                    /* once: a function inlined at two calls warns of its line twice */
+  cJSON_ArrayForEach(w, n->warnings)
+    if (cJSON_IsString(w) && strcmp(w->valuestring, located) == 0) return;
+  cgp_msg_add(&pc->warn, "%s:%u: warning: kernel '%s': %s", n->k->file, line ? line : n->k->for_line,
+          n->k->name, m);
   cJSON_AddItemToArray(n->warnings, cJSON_CreateString(located));
 }
