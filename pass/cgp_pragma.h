@@ -58,6 +58,10 @@ int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
    clang compiles the constructs to calls into LLVM's OpenMP runtime. */
 int cgp_openmp_enabled(const char *const *argv, int argc);
 
+/* The words of cgp_pragma_scan's error for a marked loop inside an OpenMP construct of a file
+   compiled with -fopenmp: the driver then compiles that file without OpenMP (cgp_build.c). */
+#define CGP_PRAGMA_IN_OPENMP "the marked loop is inside an OpenMP construct"
+
 /* Parse a pragma's text, `cgpredict kernel [clauses]` (what follows `#pragma`, or the contents
    of a _Pragma string), into k's clause fields (name, dims, block, shared, tile, noalias, fpga; the
    others are left alone). No libclang: a pure function of the `len` bytes at `text` (no NUL

@@ -112,7 +112,7 @@ static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
   if (clang_getCursorKind(c) != CXCursor_ForStmt) {
     if (s->openmp) {                             /* libclang shows no statement inside a construct */
       cgp_pragma_error_at(s, k->file, k->for_line, k->for_col,
-                          "the marked loop is inside an OpenMP construct (the file is compiled with -fopenmp): "
+                          CGP_PRAGMA_IN_OPENMP " (the file is compiled with -fopenmp): "
                           "OpenMP outlines it and shares its iterations among threads, which cgpredict cannot "
                           "follow as one grid; mark a serial copy of the nest, or compile this file without "
                           "-fopenmp (its OpenMP pragmas are then ignored and the loop runs in order; keep "

@@ -392,6 +392,56 @@ Test(e2e_robust, an_openmp_file_with_a_marked_nest_links_and_runs_as_built_by_gc
   cr_assert(strstr(err, "LLVM's OpenMP runtime") && strstr(err, "libomp.so"), "%s", err);
 }
 
+/* The loop OpenMP shares among threads is the one a user marks (RSBench's and XSBench's lookups,
+   `#pragma omp parallel for reduction(+:v)`; RSBench's Makefile always adds -fopenmp). The build
+   stopped there, and the way out was to edit the Makefile. Now that file is compiled without
+   OpenMP, with a warning at the loop that says so: the loop runs in order, as traced; another
+   file keeps its OpenMP threads, and the program's output is the plain build's. */
+Test(e2e_robust, a_loop_openmp_shares_is_traced_with_its_file_compiled_without_openmp) {
+  write_file("k.c",
+    "#define N 4096\n"
+    "int a[N];\n"
+    "long lookups(void) {\n"
+    "  long v = 0;\n"
+    "#pragma omp parallel for reduction(+:v)\n"
+    "#pragma cgpredict kernel name(lookups)\n"
+    "  for (int i = 0; i < N; i++) v += a[(i * 37) % N] % 5;\n"
+    "  return v;\n"
+    "}\n");
+  write_file("main.c",
+    "#include <stdio.h>\n"
+    "#include <omp.h>\n"
+    "extern int a[];\n"
+    "long lookups(void);\n"
+    "int main(void) {\n"
+    "  int threads = 0;\n"
+    "#pragma omp parallel for\n"
+    "  for (int i = 0; i < 4096; i++) a[i] = i * 3;\n"
+    "#pragma omp parallel\n"
+    "#pragma omp master\n"
+    "  threads = omp_get_num_threads();\n"
+    "  printf(\"%d threads, %ld\\n\", threads, lookups());\n"
+    "  return 0;\n"
+    "}\n");
+  cr_assert_eq(sh("%s -O2 -fopenmp -o plain main.c k.c", plain_cc()), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("OMP_NUM_THREADS=2 ./plain"), 0);
+  char *want = strdup(read_file("out.txt"));
+  cr_assert(strstr(want, "2 threads"), "%s", want);
+  cr_assert_eq(sh("%s cc -O2 -fopenmp -c k.c && %s cc -O2 -fopenmp -o traced main.c k.o", CGP_DRIVER, CGP_DRIVER), 0,
+               "%s", read_file("err.txt"));
+  cr_assert(strstr(read_file("err.txt"), "k.c:7:3: warning: the marked loop is inside an OpenMP construct: k.c is "
+                                         "compiled without -fopenmp"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("OMP_NUM_THREADS=2 CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./traced"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), want);
+  free(want);
+  cJSON *r = cJSON_Parse(read_file("r.json"));
+  cr_assert_not_null(r, "no report: %s", read_file("err.txt"));
+  cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
+  cr_assert_str_eq(cJSON_GetObjectItem(k, "name")->valuestring, "lookups");
+  cr_assert_eq(cJSON_GetObjectItem(k, "threads_extent")->child->valueint, 4096);
+  cJSON_Delete(r);
+}
+
 /* An object `cgpredict cc -c` made of a marked -fopenmp file, linked by `cgpredict cc` where no
    libomp is installed (here: a clang-14 whose resource directory has none beside it): the link
    stops with status 1 and the message that names the object and the remedy, as the compile of a
