@@ -528,8 +528,9 @@ static void uncoalesced_loads(const cJSON *kernel, int gathers, char *out, size_
   }
 }
 
-/* Where no coalescing suggestion names them (every uncoalesced load a gather: XSBench's lookups),
-   the summary says why none is offered, and what a CUDA port does instead. */
+/* Where no coalescing suggestion names them (every uncoalesced load a gather: XSBench's lookups,
+   NPB CG's rows of a CSR matrix), the summary says why none is offered, and what a CUDA port does
+   instead (XSBench's sort the lookups; a sparse matrix-vector product takes ELL or a warp a row). */
 static void gathers_note(FILE *f, const cJSON *k) {
   char g[200];
   uncoalesced_loads(k, 1, g, sizeof g);
@@ -541,8 +542,8 @@ static void gathers_note(FILE *f, const cJSON *k) {
       if (kind && strcmp(kind, "coalesce") == 0) return;
     }
   fprintf(f, "    note: the uncoalesced loads of %s are gathers (their addresses follow the data, not the thread "
-             "index): no loop interchange coalesces them; ordering the threads by the data they index can "
-             "(not predicted)\n", g);
+             "index): no loop interchange coalesces them; reordering the data can (sorted keys, a padded "
+             "column-major layout such as ELL for a sparse matrix's rows; not predicted)\n", g);
 }
 
 /* cgp_whatif_coalesce_share with the share of the kernel being suggested for (add_suggestions). */
