@@ -84,6 +84,8 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
   LLVMValueRef shared[MAX_SHARED];
   /* a function without a nest has no local shared by a nest's threads: its locals are each call's */
   size_t nshared = nk && has_nest(fn, k, nk) ? cgp_shared_locals(fn, k, nk, shared, MAX_SHARED) : 0;
+  /* the user's OpenMP private(...) says so: each thread's, as if declared in the nest */
+  nshared = cgp_omp_private(m, k, nk, shared, nshared);
   LLVMValueRef outside[MAX_SHARED];          /* declared outside the nests, private or not */
   size_t noutside = nshared;
   memcpy(outside, shared, noutside * sizeof *outside);

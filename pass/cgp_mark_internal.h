@@ -32,6 +32,10 @@ int cgp_inst_accesses(LLVMTargetDataRef td, LLVMValueRef i, LLVMValueRef ptrs[2]
    at most cap, in out; their number. */
 size_t cgp_shared_locals(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *out,
                          size_t cap);
+/* Drops from shared[] the locals an OpenMP clause written with a nest's pragma makes private
+   (the pragma's omp_private), naming them in m's !cgp.privatized for those nests; the number
+   kept. They are then each thread's, as if declared inside the nest. */
+size_t cgp_omp_private(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *shared, size_t nshared);
 /* Drops from shared[] the locals every nest touching them has private, naming them in m's
    !cgp.privatized; the number kept. */
 size_t cgp_privatize(LLVMModuleRef m, LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *shared,

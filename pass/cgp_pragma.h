@@ -38,6 +38,11 @@ typedef struct cgp_kernel_pragma {
   unsigned shared_pad[CGP_PRAGMA_MAX_SHARED];   /* `shared(A pad(n))`: elements after each row */
   unsigned tile;              /* 0 = not given */
   int noalias;                /* `noalias`: the CUDA port passes pointers that do not alias */
+  /* The variables an OpenMP directive written with the pragma, before or after it, makes each
+     thread's own (`#pragma omp parallel for private(u1, u2)`; private, firstprivate,
+     lastprivate), space-separated: the pass takes such a local, declared outside the nest, as
+     declared inside (cgp_private.c). */
+  char omp_private[CGP_PRAGMA_SHARED_MAX];
   int fpga;                   /* CGP_FPGA_*: no clause, directives, auto (the search), none (the baseline) */
   unsigned n_knobs;
   cgp_fpga_knob knobs[CGP_PRAGMA_MAX_KNOBS];

@@ -5,6 +5,7 @@
 #include "cgp_pragma_internal.h"
 
 #include <clang-c/Index.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,71 @@ static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
   }
 }
 
+/* The names in the private(...), firstprivate(...) and lastprivate(...) clauses of `#pragma omp`
+   lines among the pragma lines around f (those right before it, and those between it and its
+   loop), space-separated into k->omp_private; a name that does not fit is left out. */
+static void omp_private_names(const file_scan *fs, const found *f, cgp_kernel_pragma *k) {
+  const char *t = fs->text;
+  size_t lo = f->offset, hi = f->after <= fs->len ? f->after : fs->len, used = 0;
+  if (lo >= fs->len) return;
+  for (;;) {                                     /* back over the pragma lines just before f */
+    size_t start = lo;
+    while (start > 0 && t[start - 1] != '\n') start--;
+    if (start == 0) break;
+    size_t prev = start - 1;                     /* the line before: its first character */
+    while (prev > 0 && t[prev - 1] != '\n') prev--;
+    size_t c = prev;
+    while (c < start && (t[c] == ' ' || t[c] == '\t')) c++;
+    int continued = prev >= 2 && t[prev - 2] == '\\';   /* the line before it ends in a backslash */
+    if (c >= start || (t[c] != '#' && !continued)) break;
+    lo = prev;
+  }
+  if (hi > lo && t[hi - 1] == '\n') hi--;       /* from the end of the pragma's own line */
+  for (;;) {                                     /* on over the pragma lines after it */
+    size_t next = hi;
+    while (next < fs->len && t[next] != '\n') next++;
+    if (next >= fs->len) break;
+    size_t c = next + 1;
+    while (c < fs->len && (t[c] == ' ' || t[c] == '\t')) c++;
+    if (c >= fs->len || t[c] != '#') break;
+    hi = c + 1;
+  }
+  while (hi < fs->len && t[hi] != '\n') hi++;
+  for (size_t i = lo; i + 11 < hi; i++) {
+    if (t[i] != '#') continue;
+    size_t j = i + 1;
+    while (j < hi && (t[j] == ' ' || t[j] == '\t')) j++;
+    if (hi - j < 10 || strncmp(t + j, "pragma", 6) != 0) continue;
+    j += 6;
+    while (j < hi && (t[j] == ' ' || t[j] == '\t')) j++;
+    if (hi - j < 4 || strncmp(t + j, "omp", 3) != 0 || isalnum((unsigned char)t[j + 3]) || t[j + 3] == '_') continue;
+    size_t end = j;                              /* the directive, over its continued lines */
+    while (end < hi && !(t[end] == '\n' && t[end - 1] != '\\')) end++;
+    for (size_t p = j; p + 8 <= end; p++) {
+      if (strncmp(t + p, "private", 7) != 0) continue;
+      size_t w = p;                              /* the clause's word: private, firstprivate, lastprivate */
+      if (w >= j + 5 && strncmp(t + w - 5, "first", 5) == 0) w -= 5;
+      else if (w >= j + 4 && strncmp(t + w - 4, "last", 4) == 0) w -= 4;
+      if (w > j && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_')) continue;
+      size_t q = p + 7;
+      while (q < end && (t[q] == ' ' || t[q] == '\t')) q++;
+      if (q >= end || t[q] != '(') continue;
+      for (q++; q < end && t[q] != ')';) {       /* the list: identifiers between commas */
+        while (q < end && !(isalpha((unsigned char)t[q]) || t[q] == '_') && t[q] != ')') q++;
+        size_t b = q;
+        while (q < end && (isalnum((unsigned char)t[q]) || t[q] == '_')) q++;
+        if (q > b && used + (q - b) + 2 <= sizeof k->omp_private) {
+          memcpy(k->omp_private + used, t + b, q - b);
+          used += q - b;
+          k->omp_private[used++] = ' ';
+          k->omp_private[used] = '\0';
+        }
+      }
+    }
+    i = end;
+  }
+}
+
 void cgp_pragma_finish(file_scan *fs, const found *f) {
   scan *s = fs->s;
   cgp_kernel_pragma *k = calloc(1, sizeof *k);
@@ -155,6 +221,7 @@ void cgp_pragma_finish(file_scan *fs, const found *f) {
                           &k->knobs[q].col);
   }
   mark_loop(fs, f, k);
+  if (f->text_offset != ~0u) omp_private_names(fs, f, k);   /* a written pragma, not a macro's */
   int ok = !s->failed;
   if (ok && !k->name[0]) default_name(k);
   for (size_t j = 0; ok && j < s->n; j++)

@@ -331,6 +331,36 @@ size_t cgp_privatize(LLVMModuleRef m, LLVMValueRef fn, const cgp_kernel_pragma *
   return kept;
 }
 
+/* Is `name` (len bytes) a word of the space-separated list? */
+static int listed(const char *list, const char *name, size_t len) {
+  for (const char *p = list; *p;) {
+    const char *e = strchr(p, ' ');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n == len && strncmp(p, name, len) == 0) return 1;
+    p += n + (e != NULL);
+  }
+  return 0;
+}
+
+size_t cgp_omp_private(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *shared, size_t nshared) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  size_t kept = 0;
+  for (size_t s = 0; s < nshared; s++) {
+    size_t len = 0;
+    const char *var = LLVMGetValueName2(shared[s], &len);   /* the variable's name (-fno-discard-value-names) */
+    int made = 0;
+    for (size_t n = 0; n < nk && len; n++) {
+      if (!listed(k[n].omp_private, var, len)) continue;
+      LLVMValueRef ops[2] = {LLVMMDStringInContext(ctx, k[n].name, (unsigned)strlen(k[n].name)),
+                             LLVMMDStringInContext(ctx, var, (unsigned)len)};
+      LLVMAddNamedMetadataOperand(m, CGP_PRIVATIZED_MD, LLVMMDNodeInContext(ctx, ops, 2));
+      made = 1;
+    }
+    if (!made) shared[kept++] = shared[s];
+  }
+  return kept;
+}
+
 /* ---- a thread's own locals (cgp_sites.c drops what a callee reaches of them) ------------------- */
 
 void cgp_thread_locals_tag(LLVMValueRef fn, const cgp_kernel_pragma *k, size_t nk, int whole) {

@@ -269,6 +269,49 @@ Test(e2e_private, a_shared_scratch_array_is_told_to_be_declared_inside_not_atomi
   cJSON_Delete(r);
 }
 
+/* The same scratch, named in the OpenMP clause the loop carries (NPB MG's resid: `double u1[M],
+   u2[M]` before `#pragma omp parallel for private(i1,i2,i3,u1,u2)`), built with -fopenmp (the
+   file then without it): each thread's, as the user said, so no dependence and the kernel
+   parallel; its accesses by a run-time index are local memory, as if declared inside. Without
+   the clause: shared, as above. Before, the clause was not read: 12 dependences on MG. */
+Test(e2e_private, an_openmp_private_clause_makes_its_scratch_array_each_threads) {
+  const char *src =
+      "#include <stdio.h>\n"
+      "#define N 256\n"
+      "float a[4 * N], out[N];\n"
+      "static void sums(void) {\n"
+      "  float tmp[4], s;\n"
+      "  int i, j;\n"
+      "#pragma omp parallel for private(j, tmp) \\\n"
+      "  schedule(static)\n"
+      "#pragma cgpredict kernel name(sums)\n"
+      "  for (i = 0; i < N; i++) {\n"
+      "    for (j = 0; j < 4; j++) tmp[j] = a[4 * i + j];\n"
+      "    s = 0;\n"
+      "    for (j = 0; j < 4; j++) s += tmp[j] * tmp[3 - j];\n"
+      "    out[i] = s;\n"
+      "  }\n"
+      "}\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < 4 * N; i++) a[i] = i % 9;\n"
+      "  sums();\n"
+      "  printf(\"%.1f\\n\", out[N - 1]);\n"
+      "  return 0;\n"
+      "}\n";
+  cJSON *r = build_run_tk1_with("prog.c", src, "cc", "-O2 -fopenmp");
+  cJSON *k = kernel_named(r, "sums");
+  assert_parallel(k);
+  cr_assert(privatized(k, "tmp"));
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(k, "dependences")), 0);
+  cJSON *m;
+  int local = 0;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory"))
+    local += strcmp(cJSON_GetObjectItem(m, "array")->valuestring, "tmp") == 0 &&
+             cJSON_IsTrue(cJSON_GetObjectItem(m, "local_memory"));
+  cr_expect_gt(local, 0, "tmp[j] by a run-time j: local memory, as declared inside");
+  cJSON_Delete(r);
+}
+
 /* MachSuite's md/grid itself (tests/data/machsuite-md-grid, unmodified), marked as the user of
    issue 30 did: `#pragma cgpredict kernel dims(3)` on loop_grid0_x, built as its Makefile builds
    it. Before: "not parallel as written", 40 dependences (b0's counters, b1, p, q shared; ten

@@ -605,3 +605,36 @@ Test(pragma, fpga_directive_errors_name_their_position) {
   FPGA_ERR("fpga(unroll(i, 2)", 26, "expected ')' to close 'fpga(...)'");
 #undef FPGA_ERR
 }
+
+/* The locals an OpenMP directive written with the pragma makes each thread's own: private,
+   firstprivate and lastprivate lists, before the pragma or after it, over continued lines; not
+   threadprivate (a directive for globals), not a directive past the loop's line, nor one a line
+   of code away. */
+Test(pragma, openmp_private_clauses_around_the_pragma_are_read) {
+  size_t n;
+  cgp_kernel_pragma *k = scan_ok(
+    "double u1[8], u2[8], t[8];\n"
+    "#pragma omp threadprivate(t)\n"
+    "void f(int n) {\n"
+    "  int i, j; double a[4], b[4], c[4], d[4];\n"
+    "#pragma omp parallel for default(shared) private(i, u1,u2) \\\n"
+    "    firstprivate(a) schedule(static)\n"
+    "#pragma cgpredict kernel name(one)\n"
+    "  for (i = 0; i < n; i++) u1[0] = a[0];\n"
+    "#pragma cgpredict kernel name(two)\n"
+    "#pragma omp for lastprivate(b)\n"
+    "  for (j = 0; j < n; j++) {\n"
+    "#pragma omp simd private(c)\n"
+    "    for (i = 0; i < 4; i++) b[i] = c[i];\n"
+    "  }\n"
+    "#pragma omp parallel private(d)\n"
+    "  i = 0;\n"
+    "#pragma cgpredict kernel name(three)\n"
+    "  for (i = 0; i < n; i++) d[0] = i;\n"
+    "}\n", &n);
+  cr_assert_eq(n, 3);
+  cr_expect_str_eq(k[0].omp_private, "i u1 u2 a ");
+  cr_expect_str_eq(k[1].omp_private, "b ");
+  cr_expect_str_eq(k[2].omp_private, "");
+  free(k);
+}
