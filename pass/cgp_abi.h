@@ -9,7 +9,9 @@
      (each mapped loop's 1 + largest index where its bound is a constant, 0: not; absent from an
      older pass's descriptor: none), can_skip,
      shared[] (array names of the pragma's shared()), shared_pad[] (their pad(n), 0 none), tile, tile_loop (index into loops[] of the
-     loop stepping by tile, -1: none; docs/model.md 8b), warnings[],
+     loop stepping by tile, -1: none; docs/model.md 8b), warnings[], call_args[] (the names of the
+     arrays untraced calls of the body are given pointers into, which they may write: no
+     shared-memory tile for them; absent: none),
      mem[]:    per memory site (its sid is its index): file, line, column, kind ("load" | "store" |
                "atomic"), size (bytes), array, reading ("may_alias" | "noalias"), block (bid, -1
                for a load hoisted out of the thread loop, "hoisted": true), order (within block),

@@ -4,7 +4,9 @@
    cgp_messages.c. */
 #include "cgp_phase2.h"
 #include "cgp_mark.h"
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void add_site(nest *n, size_t *cap, LLVMValueRef i, int kind, int block, unsigned order) {
   if (n->nmem == *cap) n->mem = realloc(n->mem, (*cap *= 2) * sizeof *n->mem);
@@ -32,6 +34,38 @@ static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
     }
 }
 
+/* The arrays (named by their base: a global, a local, an argument) an untraced call i receives
+   pointers into, into n->call_args once each and, comma-separated, into out ("" if none). */
+static void call_arrays(nest *n, LLVMValueRef i, char *out, size_t cap) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (unsigned a = 0; a + 1 < (unsigned)LLVMGetNumOperands(i); a++) {   /* (the last is the callee) */
+    LLVMValueRef v = LLVMGetOperand(i, a);
+    if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMPointerTypeKind) continue;
+    LLVMValueRef base = cgp_pass_underlying_base(v);
+    size_t len = 0;
+    const char *nm = base ? LLVMGetValueName2(base, &len) : NULL;
+    if (!nm || !len || len > 200) continue;
+    char name[208];
+    snprintf(name, sizeof name, "%.*s", (int)len, nm);
+    const cJSON *e;
+    int seen = 0;
+    cJSON_ArrayForEach(e, n->call_args) seen |= strcmp(e->valuestring, name) == 0;
+    if (!seen) cJSON_AddItemToArray(n->call_args, cJSON_CreateString(name));
+    int here = 0;                                /* named already in this call's list? */
+    for (const char *p = out; *p && !here;) {
+      const char *c = strstr(p, ", ");
+      size_t n_ = c ? (size_t)(c - p) : strlen(p);
+      here = n_ == strlen(name) && strncmp(p, name, n_) == 0;
+      p += n_ + (c ? 2 : 0);
+    }
+    if (!here) {
+      int w = snprintf(out + used, cap - used, "%s%s", used ? ", " : "", name);
+      if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
+    }
+  }
+}
+
 void cgp_collect_body(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
   const cgp_loop *t = n->mapped[n->dims - 1];
@@ -56,11 +90,15 @@ void cgp_collect_body(pass_ctx *pc, nest *n) {
           cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: no memory, but CUDA's "
                         "device %s is a sequence of instructions, counted here as one (its cost is a lower bound)",
                         name, name);
-        else if (!c)
+        else if (!c) {
+          char args[256];
+          call_arrays(n, i, args, sizeof args);
           cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: its memory "
                     "accesses are not traced (cgpredict inlines the functions the marked file defines, "
                     "as nvcc inlines __device__ functions; define it there, or it cannot be inlined: "
-                    "variadic, recursive or indirect)", name);
+                    "variadic, recursive or indirect)%s%s%s", name, args[0] ? "; it is given " : "", args,
+                    args[0] ? ", which it may write: no shared-memory tile is offered for them" : "");
+        }
       }
     }
     bid++;

@@ -198,6 +198,7 @@ char *cgp_descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddItemToObject(d, "carried", cJSON_Duplicate(n->carried, 1));
   cJSON_AddItemToObject(d, "exits", cJSON_Duplicate(n->exits, 1));
   cJSON_AddItemToObject(d, "warnings", cJSON_Duplicate(n->warnings, 1));
+  cJSON_AddItemToObject(d, "call_args", cJSON_Duplicate(n->call_args, 1));
   cJSON_AddItemToObject(d, "privatized", privatized_json(pc->m, k));
   char *s = cJSON_PrintUnformatted(d);
   cJSON_Delete(d);

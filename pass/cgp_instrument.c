@@ -66,7 +66,7 @@ static size_t fold_candidates(const nest *n, const body_shape *bs, LLVMBasicBloc
 static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_cfg *cfg,
                            cgp_loop *loops, size_t nl, cgp_loop *l0, LLVMBasicBlockRef *made) {
   nest n = {.k = k, .cfg = cfg, .warnings = cJSON_CreateArray(), .carried = cJSON_CreateArray(),
-           .exits = cJSON_CreateArray()};
+           .exits = cJSON_CreateArray(), .call_args = cJSON_CreateArray()};
   int rc = -1;
   if (cgp_choose_mapped_loops(pc, &n, loops, nl, l0) != 0) goto out;
   for (unsigned d = 0; d < n.dims; d++) {
@@ -166,6 +166,7 @@ out:
   cJSON_Delete(n.warnings);
   cJSON_Delete(n.carried);
   cJSON_Delete(n.exits);
+  cJSON_Delete(n.call_args);
   return rc;
 }
 

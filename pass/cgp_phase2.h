@@ -80,6 +80,8 @@ typedef struct {
   LLVMValueRef *slice; size_t nslice;
   int can_skip;
   cJSON *warnings;
+  cJSON *call_args;                 /* the arrays untraced calls of the body receive (by name, once):
+                                       they may write them (cgp_collect.c) */
 } nest;
 
 #define NEST_ERROR(pc, n, ...) do { \

@@ -296,8 +296,12 @@ static int whatif_tiling(rt_kernel *k) {
   cJSON_ArrayForEach(m, mem) {
     if (i >= k->nmem) break;
     if (site_loop(k, m) == best) {
-      /* an array the loop also writes is not a read-only tile: it stays global */
+      /* an array the loop also writes is not a read-only tile: it stays global; nor is one an
+         untraced call of the body is given, which may write it (the descriptor's call_args) */
       int written = 0;
+      const cJSON *arg;
+      cJSON_ArrayForEach(arg, cJSON_GetObjectItemCaseSensitive(d, "call_args"))
+        written |= cJSON_IsString(arg) && !strcmp(arg->valuestring, str(m, "array"));
       const cJSON *s;
       size_t j = 0;
       cJSON_ArrayForEach(s, mem) {

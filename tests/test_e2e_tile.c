@@ -355,3 +355,43 @@ Test(e2e_tile, a_loop_over_one_tile_of_128_is_traced_whole) {
   cr_expect_float_eq(num(st, "smem_per_block"), 8 * 128 * 4 + 128 * 32 * 4, 1e-9, "%g", num(st, "smem_per_block"));
   cJSON_Delete(r);
 }
+
+/* An array an untraced call of the body is given (NPB EP's vranlc(2*NK, &t1, A, x-1), from another
+   file, refilling the global x each iteration) may be written by it: no shared-memory tile for it,
+   and the call's warning names it. Before: "tile the loop by 32 with x in shared memory". */
+Test(e2e_tile, an_array_an_untraced_call_is_given_is_no_tile) {
+  write_file("other.c", "void touch(float *p) { p[0] += 0.0f; }\n");
+  write_file("g.c",
+    "#include <stdio.h>\n"
+    "#define N 64\n"
+    "float A[N][N], B[N][N], C[N][N];\n"
+    "void touch(float *p);\n"
+    "static void gemm(void) {\n"
+    "#pragma cgpredict kernel name(gemm) dims(2) block(32,32)\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    for (int j = 0; j < N; j++) {\n"
+    "      touch(&B[0][0]);\n"
+    "      C[i][j] = 0;\n"
+    "      for (int k = 0; k < N; k++)\n"
+    "        C[i][j] += A[i][k] * B[k][j];\n"
+    "    }\n"
+    "}\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (float)(i + j); B[i][j] = (float)(i - j); }\n"
+    "  gemm();\n"
+    "  printf(\"%g\\n\", C[3][5]);\n"
+    "  return 0;\n"
+    "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o g g.c other.c 2>build.txt && CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 "
+                  "CGPREDICT_REPORT=g.json ./g", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect(strstr(read_file("build.txt"), "call to touch inside the thread body") &&
+            strstr(read_file("build.txt"), "it is given B, which it may write"), "%s", read_file("build.txt"));
+  cJSON *r = cJSON_Parse(read_file("g.json"));
+  cr_assert_not_null(r);
+  cJSON *wi = cJSON_GetObjectItem(kernel_named(r, "gemm"), "tiling_whatif");
+  cr_assert_not_null(wi, "A is still a tile");
+  char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(wi, "shared"));
+  cr_expect_str_eq(text, "[\"A\"]");
+  free(text);
+  cJSON_Delete(r);
+}
