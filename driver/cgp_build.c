@@ -356,6 +356,9 @@ static int compile_marked(const char *src, cgp_kernel_pragma *k, size_t nk, cons
                             "-emit-llvm", "-c", NULL};
   for (int i = 0; ir_flags[i]; i++) push(&a, ir_flags[i]);
   for (int i = 0; i < flags->n; i++) push(&a, flags->v[i]);
+  /* the user's compiler has given its diagnostics (check_with_users_compiler): clang-14's, in
+     other words, would print each warning a second time (NPB IS: six, twice) */
+  push(&a, "-w");
   push(&a, src); push(&a, "-o"); push(&a, bc);
   int rc = run(a.v);
   args_free(&a);

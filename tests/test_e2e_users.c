@@ -40,6 +40,15 @@ Test(e2e_users, warning_flags_reach_marked_files_as_the_users_compiler_reads_the
   cr_expect_eq(sh("%s cc -Wall -Werror -Wno-unused-variable -o u u.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_expect_eq(sh("%s cc -Wall -o u u.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_expect_not_null(strstr(read_file("err.txt"), "unused variable"), "%s", read_file("err.txt"));
+  /* a warning both compilers give by default (NPB IS's implicit declarations) is said once: the
+     user's compiler's; clang-14, which makes the object, says nothing (it said each again) */
+  write_file("i.c", "#include <stdio.h>\n#define N 64\nstatic float a[N];\nint main(void) {\n"
+                    "#pragma cgpredict kernel\n  for (int i = 0; i < N; i++) a[i] = (float)i;\n"
+                    "  printf(\"%d\\n\", helper());\n  return 0;\n}\nint helper(void) { return 3; }\n");
+  cr_expect_eq(sh("%s cc -o i i.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  const char *once = strstr(read_file("err.txt"), "implicit declaration of function");
+  cr_expect_not_null(once, "%s", read_file("err.txt"));
+  cr_expect_null(once ? strstr(once + 1, "implicit declaration of function") : NULL, "%s", read_file("err.txt"));
   cr_expect_null(strstr(read_file("err.txt"), "pragma"), "%s", read_file("err.txt"));
   cr_expect_eq(sh("%s cc -o x x.c && CGPREDICT_QUIET=1 ./x", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   /* options whose value is the next argument leave the check with it: a library directory and
