@@ -225,33 +225,37 @@ Test(e2e_private, loads_inside_a_macro_are_named_by_their_array) {
   cJSON_Delete(r);
 }
 
+/* A kernel whose scratch tmp[4] is declared before the nest and indexed by j; `omp` is written
+   right before its pragma (an OpenMP directive, or nothing). */
+#define SUMS_SRC(omp) \
+  "#include <stdio.h>\n" \
+  "#define N 256\n" \
+  "float a[4 * N], out[N];\n" \
+  "static void sums(void) {\n" \
+  "  float tmp[4], s;\n" \
+  "  int i, j;\n" omp \
+  "#pragma cgpredict kernel name(sums)\n" \
+  "  for (i = 0; i < N; i++) {\n" \
+  "    for (j = 0; j < 4; j++) tmp[j] = a[4 * i + j];\n" \
+  "    s = 0;\n" \
+  "    for (j = 0; j < 4; j++) s += tmp[j] * tmp[3 - j];\n" \
+  "    out[i] = s;\n" \
+  "  }\n" \
+  "}\n" \
+  "int main(void) {\n" \
+  "  for (int i = 0; i < 4 * N; i++) a[i] = i % 9;\n" \
+  "  sums();\n" \
+  "  printf(\"%.1f\\n\", out[N - 1]);\n" \
+  "  return 0;\n" \
+  "}\n"
+
 /* A scratch array declared outside the nest and indexed by a variable (which the static check
    cannot follow: it stays shared) gets the remedy its dependences need, a copy per thread; not
    atomicAdd, which fits a read-modify-write of one shared location by several threads. Before:
    the generic remedies of a shared array, and a waw whose writer had read the element in an
    earlier iteration was called a reduction, "use atomicAdd" (md/grid: ten, on b0, b1 and p). */
 Test(e2e_private, a_shared_scratch_array_is_told_to_be_declared_inside_not_atomic) {
-  cJSON *r = build_run_tk1(
-      "#include <stdio.h>\n"
-      "#define N 256\n"
-      "float a[4 * N], out[N];\n"
-      "static void sums(void) {\n"
-      "  float tmp[4], s;\n"
-      "  int i, j;\n"
-      "#pragma cgpredict kernel name(sums)\n"
-      "  for (i = 0; i < N; i++) {\n"
-      "    for (j = 0; j < 4; j++) tmp[j] = a[4 * i + j];\n"
-      "    s = 0;\n"
-      "    for (j = 0; j < 4; j++) s += tmp[j] * tmp[3 - j];\n"
-      "    out[i] = s;\n"
-      "  }\n"
-      "}\n"
-      "int main(void) {\n"
-      "  for (int i = 0; i < 4 * N; i++) a[i] = i % 9;\n"
-      "  sums();\n"
-      "  printf(\"%.1f\\n\", out[N - 1]);\n"
-      "  return 0;\n"
-      "}\n");
+  cJSON *r = build_run_tk1(SUMS_SRC(""));
   cJSON *k = kernel_named(r, "sums");
   cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(k, "parallel_safe")));
   int on_tmp = 0;
@@ -275,29 +279,7 @@ Test(e2e_private, a_shared_scratch_array_is_told_to_be_declared_inside_not_atomi
    parallel; its accesses by a run-time index are local memory, as if declared inside. Without
    the clause: shared, as above. Before, the clause was not read: 12 dependences on MG. */
 Test(e2e_private, an_openmp_private_clause_makes_its_scratch_array_each_threads) {
-  const char *src =
-      "#include <stdio.h>\n"
-      "#define N 256\n"
-      "float a[4 * N], out[N];\n"
-      "static void sums(void) {\n"
-      "  float tmp[4], s;\n"
-      "  int i, j;\n"
-      "#pragma omp parallel for private(j, tmp) \\\n"
-      "  schedule(static)\n"
-      "#pragma cgpredict kernel name(sums)\n"
-      "  for (i = 0; i < N; i++) {\n"
-      "    for (j = 0; j < 4; j++) tmp[j] = a[4 * i + j];\n"
-      "    s = 0;\n"
-      "    for (j = 0; j < 4; j++) s += tmp[j] * tmp[3 - j];\n"
-      "    out[i] = s;\n"
-      "  }\n"
-      "}\n"
-      "int main(void) {\n"
-      "  for (int i = 0; i < 4 * N; i++) a[i] = i % 9;\n"
-      "  sums();\n"
-      "  printf(\"%.1f\\n\", out[N - 1]);\n"
-      "  return 0;\n"
-      "}\n";
+  const char *src = SUMS_SRC("#pragma omp parallel for private(j, tmp) \\\n  schedule(static)\n");
   cJSON *r = build_run_tk1_with("prog.c", src, "cc", "-O2 -fopenmp");
   cJSON *k = kernel_named(r, "sums");
   assert_parallel(k);

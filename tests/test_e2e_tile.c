@@ -168,25 +168,26 @@ Test(e2e_tile, a_shared_array_read_outside_the_tile_loop_is_named) {
 
 /* The naive GEMM of the same sizes: its what-if tiling (docs/model.md 8c) cuts its k loop by the
    block's x (32) and keeps A and B in shared memory, C in a register. */
-static const char *naive_src =
-  "#include <stdio.h>\n"
-  "#define N 128\n"
-  "static float A[N][N], B[N][N], C[N][N];\n"
-  "static void gemm(void) {\n"
-  "#pragma cgpredict kernel name(gemm) dims(2) block(32,32)\n"
-  "  for (int i = 0; i < N; i++)\n"
-  "    for (int j = 0; j < N; j++) {\n"
-  "      C[i][j] = 0;\n"
-  "      for (int k = 0; k < N; k++)\n"
-  "        C[i][j] += A[i][k] * B[k][j];\n"
-  "    }\n"
+#define NAIVE_GEMM(decl, call) \
+  "#include <stdio.h>\n" \
+  "#define N 128\n" \
+  "static float A[N][N], B[N][N], C[N][N];\n" decl \
+  "static void gemm(void) {\n" \
+  "#pragma cgpredict kernel name(gemm) dims(2) block(32,32)\n" \
+  "  for (int i = 0; i < N; i++)\n" \
+  "    for (int j = 0; j < N; j++) {\n" call \
+  "      C[i][j] = 0;\n" \
+  "      for (int k = 0; k < N; k++)\n" \
+  "        C[i][j] += A[i][k] * B[k][j];\n" \
+  "    }\n" \
+  "}\n" \
+  "int main(void) {\n" \
+  "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (float)(i + j); B[i][j] = (float)(i - j); }\n" \
+  "  gemm();\n" \
+  "  printf(\"%g\\n\", C[3][5]);\n" \
+  "  return 0;\n" \
   "}\n"
-  "int main(void) {\n"
-  "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (float)(i + j); B[i][j] = (float)(i - j); }\n"
-  "  gemm();\n"
-  "  printf(\"%g\\n\", C[3][5]);\n"
-  "  return 0;\n"
-  "}\n";
+static const char *naive_src = NAIVE_GEMM("", "");
 
 Test(e2e_tile, naive_gemm_gets_a_tiling_suggestion_from_its_own_trace) {
   cJSON *r = build_and_run("n", naive_src);
@@ -361,27 +362,7 @@ Test(e2e_tile, a_loop_over_one_tile_of_128_is_traced_whole) {
    and the call's warning names it. Before: "tile the loop by 32 with x in shared memory". */
 Test(e2e_tile, an_array_an_untraced_call_is_given_is_no_tile) {
   write_file("other.c", "void touch(float *p) { p[0] += 0.0f; }\n");
-  write_file("g.c",
-    "#include <stdio.h>\n"
-    "#define N 64\n"
-    "float A[N][N], B[N][N], C[N][N];\n"
-    "void touch(float *p);\n"
-    "static void gemm(void) {\n"
-    "#pragma cgpredict kernel name(gemm) dims(2) block(32,32)\n"
-    "  for (int i = 0; i < N; i++)\n"
-    "    for (int j = 0; j < N; j++) {\n"
-    "      touch(&B[0][0]);\n"
-    "      C[i][j] = 0;\n"
-    "      for (int k = 0; k < N; k++)\n"
-    "        C[i][j] += A[i][k] * B[k][j];\n"
-    "    }\n"
-    "}\n"
-    "int main(void) {\n"
-    "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (float)(i + j); B[i][j] = (float)(i - j); }\n"
-    "  gemm();\n"
-    "  printf(\"%g\\n\", C[3][5]);\n"
-    "  return 0;\n"
-    "}\n");
+  write_file("g.c", NAIVE_GEMM("void touch(float *p);\n", "      touch(&B[0][0]);\n"));
   cr_assert_eq(sh("%s cc -O2 -o g g.c other.c 2>build.txt && CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 "
                   "CGPREDICT_REPORT=g.json ./g", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_expect(strstr(read_file("build.txt"), "call to touch inside the thread body") &&
