@@ -259,6 +259,14 @@ static int sample_stats(const cJSON *kernel, const cJSON *s, const char *key, co
   return 0;
 }
 
+/* Samples a and b are of one launch shape (their "shape", the runtime's key for the bounds the
+   nest was entered with; none on either: one). Between two of different shapes nothing drifts: the
+   launches each stands for are its own shape's (docs/model.md 5b). */
+static int same_shape(const cJSON *a, const cJSON *b) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, "shape"), *y = b ? cJSON_GetObjectItemCaseSensitive(b, "shape") : NULL;
+  return (!x && !y) || (cJSON_IsNumber(x) && cJSON_IsNumber(y) && x->valuedouble == y->valuedouble);
+}
+
 /* 1 if the predicted times of p[0..n) never turn: none rising after one fell, none falling after
    one rose. */
 static int monotone(const cgp_prediction *p, int n) {
@@ -296,7 +304,8 @@ static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_dev
     int lo = i > 0 ? i - 1 : 0, hi = i + 2 < n ? i + 2 : n - 1;
     double at = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "launch"));
     double gap = s->next ? cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s->next, "launch")) - at : 0;
-    int drift = gap > 1 && gap <= fmax(1, floor(at / CGP_DENSE_SPACING)) && monotone(&p[lo], hi - lo + 1);
+    int drift = gap > 1 && gap <= fmax(1, floor(at / CGP_DENSE_SPACING)) && monotone(&p[lo], hi - lo + 1) &&
+                same_shape(s, s->next);
     double time = w * p[i].time_ms, cycles = w * p[i].cycles;
     char e[256];
     if (launch_grids_time(s, dev, &st[i], drift ? s->next : NULL, drift ? &st[i + 1] : NULL, drift ? gap : 0, &time,

@@ -58,6 +58,12 @@
    iv_step never needs it, so older objects run unchanged; objects using it need this runtime
    (the stub refuses a runtime without it: "a hook is missing"). */
 #define CGP_HOOK_KERNEL_BEGIN_STEP "cgp_rt_kernel_begin_step"
+/* cgp_rt_kernel_class(key): called just before kernel_begin where a mapped loop's bound is a value
+   the nest is entered with (an argument, a size computed before it): the key mixes those values,
+   so launches of one key have one grid, and the runtime schedules the analysed launches of each
+   key apart (docs/model.md 5b, "Launches of one shape"). A nest without such bounds never calls
+   it. Objects using it need this runtime (the stub refuses one without it). */
+#define CGP_HOOK_KERNEL_CLASS "cgp_rt_kernel_class"
 #define CGP_HOOK_KERNEL_END "cgp_rt_kernel_end"
 #define CGP_HOOK_THREAD "cgp_rt_thread"     /* its PLAIN answer may grant the next threads */
 #define CGP_HOOK_FAST_END "cgp_rt_fast_end"

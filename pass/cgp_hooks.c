@@ -133,6 +133,8 @@ void cgp_declare_hooks(pass_ctx *pc) {
   pc->t_fast_end = LLVMFunctionType(pc->voidt, &pc->i64, 1, 0);
   pc->f_begin = declare_hook(pc, CGP_HOOK_KERNEL_BEGIN, pc->t_begin);
   pc->f_begin_step = declare_hook(pc, CGP_HOOK_KERNEL_BEGIN_STEP, pc->t_begin_step);
+  pc->t_class = LLVMFunctionType(pc->voidt, &pc->i64, 1, 0);
+  pc->f_class = declare_hook(pc, CGP_HOOK_KERNEL_CLASS, pc->t_class);
   pc->f_thread = declare_hook(pc, "cgp_rt_thread", pc->t_thread);
   pc->f_flush = flush_hook(pc, declare_hook(pc, CGP_HOOK_MEM_BLOCK, pc->t_flush));
   pc->f_bb = bb_hook(pc, declare_hook(pc, "cgp_rt_bb", pc->t_bb));
@@ -217,6 +219,23 @@ static void pass_through_edge_phis(pass_ctx *pc, LLVMBasicBlockRef e, LLVMBasicB
     }
 }
 
+/* Where mapped loops' bounds are values the nest is entered with (cgp_mapped_bound), a call
+   cgp_rt_kernel_class(key) at the builder, the key mixing them (FNV-1a's step over each as i64):
+   NPB MG's resid, entered at five grid sizes in turn, gets five keys. */
+static void class_key(pass_ctx *pc, nest *n) {
+  LLVMValueRef key = NULL;
+  for (unsigned d = 0; d < n->dims; d++) {
+    LLVMValueRef v = cgp_mapped_bound(n->cfg, n->mapped[d], n->mapped[0]);
+    if (!v) continue;
+    unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+    if (w < 64) v = LLVMBuildZExt(pc->b, v, pc->i64, "cgp.bound");
+    else if (w > 64) v = LLVMBuildTrunc(pc->b, v, pc->i64, "cgp.bound");
+    key = LLVMBuildMul(pc->b, LLVMBuildXor(pc->b, key ? key : LLVMConstInt(pc->i64, UINT64_C(0xcbf29ce484222325), 0),
+                                           v, ""), LLVMConstInt(pc->i64, UINT64_C(0x100000001b3), 0), "cgp.key");
+  }
+  if (key) LLVMBuildCall2(pc->b, pc->t_class, pc->f_class, &key, 1, "");
+}
+
 /* A new block on the edge from -> to, holding a call to `hook`; phis of `to` are retargeted.
    With steps (the nest's run-time steps, kernel_begin_step): the call's arguments after arg[0] are
    the three steps, computed in that block. */
@@ -242,6 +261,7 @@ static void hook_on_edge(pass_ctx *pc, nest *n, LLVMBasicBlockRef from, LLVMBasi
     arg = args;
     nargs = 4;
   }
+  if (hook == pc->f_begin || hook == pc->f_begin_step) class_key(pc, n);
   LLVMBuildCall2(pc->b, ty, hook, arg, nargs, "");
   LLVMBuildBr(pc->b, to);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(from);

@@ -105,6 +105,32 @@ static LLVMValueRef uncast(LLVMValueRef v) {
   return v;
 }
 
+LLVMValueRef cgp_mapped_bound(const cgp_cfg *cfg, const cgp_loop *l, const cgp_loop *l0) {
+  LLVMValueRef exit_br = NULL;
+  for (size_t b = 0; b < cfg->n; b++) {               /* its one exiting branch */
+    if (!l->in[b]) continue;
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(cfg->bb[b]);
+    if (!t) continue;
+    for (unsigned s = 0; s < LLVMGetNumSuccessors(t); s++) {
+      size_t j = cgp_cfg_index(cfg, LLVMGetSuccessor(t, s));
+      if (j < cfg->n && l->in[j]) continue;
+      if (exit_br && exit_br != t) return NULL;
+      exit_br = t;
+    }
+  }
+  if (!exit_br || LLVMGetInstructionOpcode(exit_br) != LLVMBr || !LLVMIsConditional(exit_br)) return NULL;
+  LLVMValueRef c = LLVMGetCondition(exit_br);
+  if (!LLVMIsAICmpInst(c)) return NULL;
+  for (unsigned o = 0; o < 2; o++) {
+    LLVMValueRef v = LLVMGetOperand(c, o);
+    if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) continue;
+    if (LLVMIsAArgument(v)) return v;
+    size_t j = LLVMIsAInstruction(v) ? cgp_cfg_index(cfg, LLVMGetInstructionParent(v)) : cfg->n;
+    if (j < cfg->n && !l0->in[j]) return v;        /* (a block the pass added is none of the user's) */
+  }
+  return NULL;
+}
+
 long long cgp_mapped_extent(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef iv) {
   LLVMValueRef exit_br = NULL;
   int inside_on_true = 0;

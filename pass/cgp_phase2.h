@@ -39,6 +39,8 @@ typedef struct {
   LLVMTypeRef i8p, i32, i64, voidt;
   LLVMTypeRef t_begin, t_begin_step, t_thread, t_mem, t_bb, t_bb_inline, t_end, t_flush, t_fast_end;
   LLVMValueRef f_begin, f_begin_step, f_thread, f_flush, f_bb, f_end, f_hoisted, f_fast_end;
+  LLVMTypeRef t_class;
+  LLVMValueRef f_class;
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
   msgbuf err, warn;
@@ -143,6 +145,10 @@ LLVMValueRef cgp_induction_variable(const cgp_cfg *cfg, const cgp_loop *l, long 
    when the loop's only exit compares the index, or the next one, with a constant (`i < 31`,
    `i.next != 31`): the grid's size before the sweep reaches it; 0 if not. */
 long long cgp_mapped_extent(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef iv);
+/* The value mapped loop l's one exiting comparison tests its index against, when the nest (its
+   outermost mapped loop l0) is entered with it: a function argument or an instruction outside
+   l0, of integer type; NULL otherwise (a constant, a value the nest computes, several exits). */
+LLVMValueRef cgp_mapped_bound(const cgp_cfg *cfg, const cgp_loop *l, const cgp_loop *l0);
 
 /* ---- cgp_skip.c: the latch slice that lets the runtime skip a thread -------------------------- */
 

@@ -46,6 +46,9 @@ void cgp_rt_kernel_begin(const char *desc);
    step as in the descriptor, 1 where not mapped). A step of 0 has no thread mapping: the launch
    is said on stderr and runs untraced. */
 void cgp_rt_kernel_begin_step(const char *desc, int64_t sx, int64_t sy, int64_t sz);
+/* Called just before kernel_begin (or _step) of a nest whose mapped loops' bounds are values it is
+   entered with: key mixes them, one key per grid shape (cgp_abi.h, CGP_HOOK_KERNEL_CLASS). */
+void cgp_rt_kernel_class(uint64_t key);
 /* A pseudo-thread starts: x is the innermost mapped loop's index, y and z the next ones out
    (0 when not mapped). Returns CGP_RT_SKIP when the body may be skipped. A CGP_RT_PLAIN answer
    may carry, in bits 2 and up, a count n (at most CGP_RT_MAX_GRANT): threads x + 1 .. x + n of

@@ -109,7 +109,25 @@ typedef struct {
   cgp_kernel_stats stats[RT_MAX_DEVICES];
   int has_tiled;                            /* the what-if tiling was analysed: */
   cgp_kernel_stats tiled[RT_MAX_DEVICES];   /* its stats (docs/model.md 8c) */
+  int shape;                                /* its launch shape (rt_shape_class), -1: none */
+  uint64_t stood_launches;                  /* the launches it stands for, itself included */
 } rt_sample;
+
+/* A launch shape of a kernel: the launches entered with one key (cgp_rt_kernel_class, a mix of
+   the mapped loops' bound values), scheduled apart from the kernel's others once it recurs (comes
+   back after another shape's launches) and one of its launches has been analysed (docs/model.md
+   5b, "Launches of one shape"). */
+#define RT_SHAPES 16
+typedef struct {
+  uint64_t key;
+  uint64_t launches;          /* of this shape so far */
+  uint64_t next_sampled;      /* the next of them to analyse */
+  int dense;
+  long last, prev;            /* its latest two samples (indices into samples[]), -1: none */
+  unsigned nsamples;
+  unsigned runs;              /* runs of consecutive launches of it: from 2 on, it recurs */
+  int succ;                   /* the shape of the launch that came after its latest, -1: not seen */
+} rt_shape_class;
 
 /* A dependence found in some launch, as the report lists it. */
 typedef struct {
@@ -175,6 +193,9 @@ typedef struct rt_kernel {
   uint64_t next_sampled;      /* the next launch to analyse (docs/model.md 5b) */
   uint64_t last_global;       /* cgp_rt_g.launches when it last began */
   int dense;                  /* analysed launches differ: launches analysed closer together */
+  rt_shape_class shapes[RT_SHAPES];
+  unsigned nshapes;
+  int cur_shape, prev_shape;  /* the launch in flight's shape and the one before's, -1: none */
   /* Warming launches (docs/model.md 5b): an analysed launch's hits on what earlier launches left
      in an L2 (inherits: one was above RT_INHERIT_TOLERANCE of its L2 transactions, on a device) and
      the warm-started analysed launches past its first that had none (inherit_checks) */
@@ -354,7 +375,7 @@ void rt_kernel_free(rt_kernel *k);
 void rt_resolve_block(const rt_kernel *k, unsigned block[3]);
 void rt_record_launch(rt_kernel *k, const rt_sample *s);
 /* A launch of G blocks (G > 0), sampled or not, into the launches the latest sample stands for. */
-void rt_record_stood_for(rt_kernel *k, uint64_t G);
+void rt_record_stood_for(rt_kernel *k, long sample, uint64_t G);
 void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d);
 /* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o, for
    the report and a trace replay. */

@@ -367,6 +367,7 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
     return NULL;
   }
   rt_kernel *k = calloc(1, sizeof *k);
+  if (k) k->cur_shape = k->prev_shape = -1;
   if (!k) { cJSON_Delete(d); return NULL; }
   k->desc_ptr = desc;
   k->desc = d;
@@ -602,9 +603,11 @@ void rt_record_launch(rt_kernel *k, const rt_sample *s) {
   k->samples[k->nsamples++] = *s;
 }
 
-void rt_record_stood_for(rt_kernel *k, uint64_t G) {
-  if (!k->nsamples || !G) return;
-  rt_sample *s = &k->samples[k->nsamples - 1];
+void rt_record_stood_for(rt_kernel *k, long sample, uint64_t G) {
+  if (!k->nsamples || sample < 0 || (size_t)sample >= k->nsamples) return;
+  rt_sample *s = &k->samples[sample];
+  s->stood_launches++;
+  if (!G) return;
   rt_stood *last = s->nstood ? &s->stood[s->nstood - 1] : NULL;
   if (last && last->blocks == (double)G * last->count) {   /* the same grid as the run before it */
     last->blocks += (double)G;

@@ -38,8 +38,48 @@ static int unit_steps(const long long *step) {
 
 static void end_nest(void);
 
-static int launch_sampled(const rt_kernel *k, uint64_t launch) {
-  return cgp_rt_g.sample_mode == 2 || launch == k->next_sampled;
+/* ---- launch shapes (docs/model.md 5b, "Launches of one shape") ----------------------------------
+   A nest entered with its mapped loops' bounds as values (cgp_rt_kernel_class's key, called just
+   before kernel_begin) has one grid per key. Once a key's launches have an analysed one, they are
+   analysed on a schedule of their own (0, 1, 3, 7 ... of that key's launches, closer once two of
+   them differ) and stand for that key's analysed launch: NPB MG's resid, entered at five grid
+   sizes in turn, had every launch analysed while its levels, compared with each other, differed. */
+static _Thread_local int shape_given;
+static _Thread_local uint64_t shape_key;
+
+void cgp_rt_kernel_class(uint64_t key) {
+  shape_key = key;
+  shape_given = 1;
+}
+
+/* The shape of `key`, made if new; -1 when RT_SHAPES are taken (the kernel's schedule then). */
+static int shape_of(rt_kernel *k, uint64_t key) {
+  for (unsigned i = 0; i < k->nshapes; i++)
+    if (k->shapes[i].key == key) return (int)i;
+  if (k->nshapes == RT_SHAPES) return -1;
+  k->shapes[k->nshapes] = (rt_shape_class){.key = key, .last = -1, .prev = -1, .succ = -1};
+  return (int)k->nshapes++;
+}
+
+/* Shape c (-1: none) is on its own schedule: it recurs and has an analysed launch. A shape that
+   never comes back (LU's grid, shrinking every 32 launches of k) keeps the kernel's, which sees its
+   launches drift. */
+static int own_schedule(const rt_kernel *k, int c) {
+  return c >= 0 && k->shapes[c].nsamples && k->shapes[c].runs >= 2;
+}
+
+/* Is a launch of shape c, the shape's launches-th and the kernel's launch-th, analysed? */
+static int shape_sampled(const rt_kernel *k, int c, uint64_t launch) {
+  if (cgp_rt_g.sample_mode == 2) return 1;
+  if (own_schedule(k, c)) return k->shapes[c].launches == k->shapes[c].next_sampled;
+  return launch == k->next_sampled;
+}
+
+/* Is the kernel's next launch analysed? Its shape is taken to be the one that followed this
+   launch's shape last time (a V-cycle's levels come in turn). */
+static int next_sampled(const rt_kernel *k, int c) {
+  int q = c >= 0 ? k->shapes[c].succ : -1;
+  return shape_sampled(k, q, k->launches);
 }
 
 /* Two analysed launches of one kernel differ on a device when the model predicts the second's
@@ -74,6 +114,15 @@ static void plan_next_sample(rt_kernel *k, uint64_t n) {
     k->dense = 1;
   uint64_t step = k->dense ? n / CGP_DENSE_SPACING : n + 1;
   k->next_sampled = n + (step ? step : 1);
+}
+
+/* The same for shape c, whose latest launch (its n-th) was just analysed. */
+static void plan_shape(rt_kernel *k, int c) {
+  rt_shape_class *sc = &k->shapes[c];
+  uint64_t n = sc->launches - 1;
+  if (sc->nsamples >= 3 && !sc->dense && launches_differ(&k->samples[sc->last], &k->samples[sc->prev])) sc->dense = 1;
+  uint64_t step = sc->dense ? n / CGP_DENSE_SPACING : n + 1;
+  sc->next_sampled = n + (step ? step : 1);
 }
 
 /* Does kernel k's next analysed launch want the launches before it traced, to find in the L2 what
@@ -137,6 +186,8 @@ void cgp_rt_kernel_begin_step(const char *desc, int64_t sx, int64_t sy, int64_t 
 }
 
 static void kernel_begin(const char *desc, const int64_t *given) {
+  int has_key = shape_given;                  /* taken whatever becomes of this launch */
+  shape_given = 0;
   if (!rt_owner_enter()) return;
   if (L->active) {                            /* the previous nest was left without its exit (a
                                                  longjmp): what ran is its launch, and the report says so */
@@ -184,11 +235,16 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   /* every launch since this kernel's last one, that one included, was traced: the caches are as
      the GPU's would be */
   L->warm_started = k->launches && k->prev_traced && k->untraced_seen == cgp_rt_g.untraced;
-  L->sampled = launch_sampled(k, k->launches++);
+  int c = has_key ? shape_of(k, shape_key) : -1;
+  if (k->cur_shape >= 0) k->shapes[k->cur_shape].succ = c;
+  if (c >= 0 && (c != k->cur_shape || !k->shapes[c].runs)) k->shapes[c].runs++;
+  k->cur_shape = c;
+  L->sampled = shape_sampled(k, c, k->launches++);
+  if (c >= 0) k->shapes[c].launches++;
   /* the launch before an analysed one is traced for the caches alone, so that the analysed launch
      finds in the L2 what this one leaves there (docs/model.md section 4c), where that kernel's
      analysed launches find something there (wants_warming) */
-  int before = !L->sampled && cgp_rt_g.sample_mode != 2 && launch_sampled(k, k->launches);
+  int before = !L->sampled && cgp_rt_g.sample_mode != 2 && next_sampled(k, c);
   L->warming = before && wants_warming(k);
   if (!L->warming && !L->sampled && cgp_rt_g.sample_mode != 2) L->warming = another_expects(k);
   if (before && !L->warming) k->warming_skipped++;
@@ -233,8 +289,27 @@ static uint64_t record_launch(void);
 /* The launch's grid, its sample when analysed, the launches the latest sample stands for (this
    one with its own grid), and the next launch to analyse. */
 static void finish_launch(void) {
-  rt_record_stood_for(L->k, record_launch());
-  if (L->sampled) plan_next_sample(L->k, L->k->launches - 1);
+  rt_kernel *k = L->k;
+  int c = k->cur_shape;
+  size_t had = k->nsamples;
+  uint64_t G = record_launch();
+  int analysed = k->nsamples > had;
+  int own = own_schedule(k, c);
+  if (analysed) {
+    k->samples[k->nsamples - 1].shape = own ? c : -1;
+    if (c >= 0) {
+      rt_shape_class *sc = &k->shapes[c];
+      sc->prev = sc->last;
+      sc->last = (long)k->nsamples - 1;
+      sc->nsamples++;
+    }
+  }
+  /* it stands with its shape's latest analysed launch, on the shape's own schedule, else with the
+     kernel's latest */
+  rt_record_stood_for(k, own_schedule(k, c) ? k->shapes[c].last : (long)k->nsamples - 1, G);
+  if (!L->sampled) return;
+  plan_next_sample(k, k->launches - 1);
+  if (c >= 0 && analysed) plan_shape(k, c);
 }
 
 /* Its blocks (0: none ran). */

@@ -289,7 +289,9 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
   uint64_t next = i + 1 < k->nsamples ? k->samples[i + 1].launch : k->launches;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "launch", (double)s->launch);
-  cJSON_AddNumberToObject(o, "weight", (double)(next - s->launch));
+  /* with launch shapes, the launches it stands for are its shape's, not those up to the next */
+  cJSON_AddNumberToObject(o, "weight", k->nshapes ? (double)s->stood_launches : (double)(next - s->launch));
+  if (s->shape >= 0) cJSON_AddNumberToObject(o, "shape", s->shape);
   cJSON_AddItemToObject(o, "grid", u64_array(s->gridblocks, 3));
   cJSON_AddItemToObject(o, "threads_extent", u64_array(s->grid, 3));
   cJSON_AddNumberToObject(o, "threads", (double)s->threads);

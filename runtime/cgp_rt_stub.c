@@ -46,6 +46,7 @@ static struct {
   int state;                              /* 0: not tried, 1: loaded, -1: not available */
   void (*begin)(const char *);
   void (*begin_step)(const char *, int64_t, int64_t, int64_t);
+  void (*klass)(uint64_t);
   int32_t (*thread)(int64_t, int64_t, int64_t);
   void (*fast_end)(int64_t);
   void (*mem)(uint32_t, const void *, const void *);
@@ -104,6 +105,7 @@ static int load(void) {
   if (h) {
     *(void **)&rt.begin = dlsym(h, CGP_HOOK_KERNEL_BEGIN);
     *(void **)&rt.begin_step = dlsym(h, CGP_HOOK_KERNEL_BEGIN_STEP);
+    *(void **)&rt.klass = dlsym(h, CGP_HOOK_KERNEL_CLASS);
     *(void **)&rt.thread = dlsym(h, CGP_HOOK_THREAD);
     *(void **)&rt.fast_end = dlsym(h, CGP_HOOK_FAST_END);
     *(void **)&rt.mem = dlsym(h, CGP_HOOK_MEM);
@@ -116,7 +118,7 @@ static int load(void) {
     rt.tracing = dlsym(h, CGP_HOOK_TRACING);
     *(void **)&rt.handover = dlsym(h, CGP_RT_STRICT_HANDOVER);
   }
-  if (!h || !rt.begin || !rt.begin_step || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.seen_at ||
+  if (!h || !rt.begin || !rt.begin_step || !rt.klass || !rt.thread || !rt.fast_end || !rt.mem || !rt.mem_block || !rt.hoisted || !rt.bb || !rt.loop || !rt.end || !rt.seen_at ||
       !rt.tracing || !rt.handover) {
     fprintf(stderr, "cgpredict: this program has loop nests compiled with `cgpredict cc -c` but was linked "
             "without the cgpredict runtime, and the runtime library '%s' cannot be loaded (%s): the nests run "
@@ -141,6 +143,11 @@ WEAK void cgp_rt_kernel_begin_step(const char *desc, int64_t sx, int64_t sy, int
   if (!load()) return;
   rt.begin_step(desc, sx, sy, sz);
   cgp_rt_tracing = *rt.tracing;
+}
+
+WEAK void cgp_rt_kernel_class(uint64_t key) {
+  if (!load()) return;
+  rt.klass(key);
 }
 
 WEAK int32_t cgp_rt_thread(int64_t x, int64_t y, int64_t z) {

@@ -251,6 +251,43 @@ Test(pass, a_sum_read_after_the_nest_leaves_the_clean_copy_in_place) {
   LLVMContextDispose(ctx);
 }
 
+/* A nest entered with its bound as a value (n) tells the runtime its shape's key before it begins,
+   one mixing the bound (cgp_rt_kernel_class, docs/model.md 5b); a nest with constant bounds does
+   not call it. */
+Test(pass, a_nest_entered_with_its_bound_says_its_shape) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = compile(ctx,
+    "float A[1000];\n"
+    "void by_n(int n) {\n"
+    "#pragma cgpredict kernel name(by_n)\n"
+    "  for (int i = 0; i < n; i++) A[i] = 1;\n"
+    "}\n"
+    "void fixed(void) {\n"
+    "#pragma cgpredict kernel name(fixed)\n"
+    "  for (int i = 0; i < 1000; i++) A[i] = 2;\n"
+    "}\n");
+  cgp_kernel_pragma k[2] = {pragma("by_n", 4, 3, 1), pragma("fixed", 8, 3, 1)};
+  char err[2048], warn[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, k, 2, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+  cr_assert_eq(count_calls(m, "cgp_rt_kernel_begin"), 2);
+  cr_assert_eq(count_calls(m, "cgp_rt_kernel_class"), 1, "by_n's alone");
+  LLVMValueRef by_n = LLVMGetNamedFunction(m, "by_n");
+  int before = 0;                                /* in the block of by_n's kernel_begin, before it */
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(by_n); b; b = LLVMGetNextBasicBlock(b)) {
+    int seen_class = 0;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMCall) continue;
+      size_t len;
+      const char *callee = LLVMGetValueName2(LLVMGetCalledValue(i), &len);
+      if (strcmp(callee, "cgp_rt_kernel_class") == 0) seen_class = 1;
+      if (strcmp(callee, "cgp_rt_kernel_begin") == 0) before |= seen_class;
+    }
+  }
+  cr_assert(before);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
 Test(pass, dims_one_maps_only_the_outer_loop) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = compile(ctx, gemm);
