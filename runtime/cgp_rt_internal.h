@@ -109,7 +109,9 @@ typedef struct {
   cgp_kernel_stats stats[RT_MAX_DEVICES];
   int has_tiled;                            /* the what-if tiling was analysed: */
   cgp_kernel_stats tiled[RT_MAX_DEVICES];   /* its stats (docs/model.md 8c) */
-  int shape;                                /* its launch shape (rt_shape_class), -1: none */
+  int shape;                                /* its launch shape (rt_shape_class) when analysed on
+                                               that shape's own schedule, -1: the kernel's */
+  int key_shape;                            /* its launch's shape whatever the schedule, -1: none */
   uint64_t stood_launches;                  /* the launches it stands for, itself included */
 } rt_sample;
 

@@ -297,6 +297,7 @@ static void finish_launch(void) {
   int own = own_schedule(k, c);
   if (analysed) {
     k->samples[k->nsamples - 1].shape = own ? c : -1;
+    k->samples[k->nsamples - 1].key_shape = c;
     if (c >= 0) {
       rt_shape_class *sc = &k->shapes[c];
       sc->prev = sc->last;

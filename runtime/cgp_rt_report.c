@@ -330,6 +330,7 @@ static void launch_sampling_note(cJSON *o, const rt_kernel *k) {
   double mix[2][3];
   for (size_t a = 0; a < k->nsamples; a++)
     for (size_t b = a + 1; b < k->nsamples; b++) {
+      if (k->samples[a].key_shape != k->samples[b].key_shape) continue;   /* (two shapes: two grids) */
       for (int t = 0; t < 2; t++) {
         const cgp_kernel_stats *s = &k->samples[t ? b : a].stats[0];
         double n = s->insts[0] + s->insts[1] + s->insts[2];
