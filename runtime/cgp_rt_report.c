@@ -323,6 +323,15 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
    class mix (constant / coalesced / uncoalesced loads, device 0) differs by more than 10 points,
    the launches do not all behave alike (FFT's stages) and the unanalysed ones are estimated: the
    report says so, with the two launches that differ most. */
+/* Can launches analysed as a and b stand for each other's? Of one shape, yes; of two shapes that
+   recur, no: each has its own schedule (docs/model.md 5b); else (no shapes, or shapes that never
+   come back, LU's) the kernel's schedule stood each launch for the one before, whatever its shape. */
+static int stand_for_each_other(const rt_kernel *k, const rt_sample *a, const rt_sample *b) {
+  if (a->key_shape == b->key_shape) return 1;
+  int ra = a->key_shape >= 0 && k->shapes[a->key_shape].runs >= 2, rb = b->key_shape >= 0 && k->shapes[b->key_shape].runs >= 2;
+  return !ra && !rb;
+}
+
 static void launch_sampling_note(cJSON *o, const rt_kernel *k) {
   if (k->nsamples < 2 || cgp_rt_g.sample_mode == 2 || k->launches <= k->nsamples) return;
   double worst = 0;
@@ -330,7 +339,7 @@ static void launch_sampling_note(cJSON *o, const rt_kernel *k) {
   double mix[2][3];
   for (size_t a = 0; a < k->nsamples; a++)
     for (size_t b = a + 1; b < k->nsamples; b++) {
-      if (k->samples[a].key_shape != k->samples[b].key_shape) continue;   /* (two shapes: two grids) */
+      if (!stand_for_each_other(k, &k->samples[a], &k->samples[b])) continue;
       for (int t = 0; t < 2; t++) {
         const cgp_kernel_stats *s = &k->samples[t ? b : a].stats[0];
         double n = s->insts[0] + s->insts[1] + s->insts[2];
