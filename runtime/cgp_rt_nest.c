@@ -40,10 +40,11 @@ static void end_nest(void);
 
 /* ---- launch shapes (docs/model.md 5b, "Launches of one shape") ----------------------------------
    A nest entered with its mapped loops' bounds as values (cgp_rt_kernel_class's key, called just
-   before kernel_begin) has one grid per key. Once a key's launches have an analysed one, they are
-   analysed on a schedule of their own (0, 1, 3, 7 ... of that key's launches, closer once two of
-   them differ) and stand for that key's analysed launch: NPB MG's resid, entered at five grid
-   sizes in turn, had every launch analysed while its levels, compared with each other, differed. */
+   before kernel_begin) has one grid per key. Once a key recurs (comes back after another key's
+   launches) and one of its launches was analysed, its launches are analysed on a schedule of their
+   own (0, 1, 3, 7 ... of that key's launches, closer once two of them differ) and stand with that
+   key's latest analysed launch: NPB MG's resid, entered at five grid sizes in turn, went dense
+   while its levels, compared with each other, differed, and each stood for another's. */
 static _Thread_local int shape_given;
 static _Thread_local uint64_t shape_key;
 
