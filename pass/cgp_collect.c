@@ -47,7 +47,8 @@ static void call_arrays(nest *n, LLVMValueRef i, char *out, size_t cap) {
     const char *nm = base ? LLVMGetValueName2(base, &len) : NULL;
     if (!nm || !len || len > 200) continue;
     char name[208];
-    snprintf(name, sizeof name, "%.*s", (int)len, nm);
+    if (LLVMIsAGlobalValue(base)) cgp_global_name(LLVMGetGlobalParent(base), base, name, sizeof name);
+    else snprintf(name, sizeof name, "%.*s", (int)len, nm);
     const cJSON *e;
     int seen = 0;
     cJSON_ArrayForEach(e, n->call_args) seen |= strcmp(e->valuestring, name) == 0;

@@ -123,13 +123,29 @@ void cgp_dbg_variable(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap, char 
   if (nnames && type) snprintf(type, tcap, "%s", types[best]);
 }
 
+void cgp_global_name(LLVMModuleRef m, LLVMValueRef g, char *buf, size_t cap) {
+  size_t len = 0;
+  const char *own = LLVMGetValueName2(g, &len);
+  const char *dot = len ? memchr(own, '.', len) : NULL;
+  if (dot && dot > own && LLVMIsAGlobalVariable(g) && (size_t)(dot - own) < 256) {
+    char fn[256];
+    snprintf(fn, sizeof fn, "%.*s", (int)(dot - own), own);
+    if (LLVMGetNamedFunction(m, fn)) {          /* `static float u[N]` in main: clang's main.u */
+      snprintf(buf, cap, "%.*s", (int)(len - (size_t)(dot - own) - 1), dot + 1);
+      return;
+    }
+  }
+  snprintf(buf, cap, "%.*s", (int)len, own);
+}
+
 /* The source-level name of the array an address indexes: walking from the address down its
    GEPs and casts, a global's or argument's name, or a debug variable's. */
 void cgp_source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap) {
   for (int guard = 0; guard < 64; guard++) {
     size_t len = 0;
     const char *own = LLVMGetValueName2(p, &len);
-    if (len && (LLVMIsAGlobalValue(p) || LLVMIsAArgument(p))) { snprintf(buf, cap, "%.*s", (int)len, own); return; }
+    if (len && LLVMIsAGlobalValue(p)) { cgp_global_name(pc->m, p, buf, cap); return; }
+    if (len && LLVMIsAArgument(p)) { snprintf(buf, cap, "%.*s", (int)len, own); return; }
     cgp_dbg_variable(pc, p, buf, cap, NULL, 0);
     if (buf[0]) return;
     LLVMValueRef next = underlying_base_step(p);

@@ -165,6 +165,8 @@ void cgp_ir_type_name(LLVMTypeRef t, char *buf, size_t cap);
 void cgp_dbg_variable(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap, char *type, size_t tcap);
 /* The source-level name of the array the address p indexes. */
 void cgp_source_name(pass_ctx *pc, LLVMValueRef p, char *buf, size_t cap);
+/* A global's name as the source writes it: a function's static `u` is `u`, not clang's `main.u`. */
+void cgp_global_name(LLVMModuleRef m, LLVMValueRef g, char *buf, size_t cap);
 /* Constant v as the source writes it ("true" for a boolean, or an int whose C type ctype is
    bool or _Bool; "1"; "0.5"); anything else is "a value fixed before the loop". */
 void cgp_constant_text(LLVMValueRef v, const char *ctype, char *buf, size_t cap);

@@ -322,3 +322,25 @@ Test(e2e_private, machsuite_md_grid_is_parallel_once_its_scratch_structs_are_pri
   cr_assert(num(prediction(k, "jetson-tk1"), "time_ms") > 0);
   cJSON_Delete(r);
 }
+
+/* A function's static array is named as the source writes it: NPB FT's `static dcomplex u0[...]`
+   in main, read through a macro with three arrays (so by its base's name), was `main.u0`, clang's
+   name for the global. */
+Test(e2e_private, a_functions_static_array_is_named_as_written) {
+  cJSON *r = build_run_tk1("#include <stdio.h>\n"
+                           "#define N 4096\n"
+                           "#define ADD(a, b) ((a) + (b))\n"
+                           "int main(void) {\n"
+                           "  static float u[N], w[N], out[N];\n"
+                           "  for (int i = 0; i < N; i++) { u[i] = i; w[i] = 2 * i; }\n"
+                           "#pragma cgpredict kernel name(k)\n"
+                           "  for (int i = 0; i < N; i++) out[i] = ADD(u[i], w[i]);\n"
+                           "  printf(\"%g\\n\", out[7]);\n"
+                           "  return 0;\n"
+                           "}\n");
+  cJSON *k = kernel_named(r, "k");
+  cr_assert(traced(k, "u") && traced(k, "w") && traced(k, "out"), "%s",
+            cJSON_PrintUnformatted(cJSON_GetObjectItem(k, "memory")));
+  cr_assert_not(traced(k, "main.u"));
+  cJSON_Delete(r);
+}
