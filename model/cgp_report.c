@@ -1040,7 +1040,8 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     const cJSON *priv = cJSON_GetObjectItemCaseSensitive(k, "privatized");
     if (cJSON_GetArraySize(priv) > 0) {
       fprintf(f, "    note: private to each thread (declared outside the nest; each iteration writes it before reading it, "
-                 "it counts a mapped loop, or an OpenMP private clause at the pragma names it):");
+                 "it counts a mapped loop, or OpenMP makes it private: a clause at the pragma, a parallel region "
+                 "around it):");
       cJSON_ArrayForEach(w, priv) fprintf(f, " %s", cJSON_GetStringValue(w));
       fputc('\n', f);
     }

@@ -198,6 +198,76 @@ static void omp_private_names(const file_scan *fs, const found *f, cgp_kernel_pr
   }
 }
 
+/* Appends name to k->omp_private (space-separated) if it fits. */
+static void add_private(cgp_kernel_pragma *k, const char *name, size_t len) {
+  size_t used = strlen(k->omp_private);
+  if (!len || used + len + 2 > sizeof k->omp_private) return;
+  memcpy(k->omp_private + used, name, len);
+  k->omp_private[used + len] = ' ';
+  k->omp_private[used + len + 1] = '\0';
+}
+
+typedef struct {
+  cgp_kernel_pragma *k;
+  unsigned before;                              /* declarations ending before this offset */
+} block_decls;
+
+static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, void *data) {
+  (void)parent;
+  block_decls *b = data;
+  if (clang_getCursorKind(c) == CXCursor_DeclStmt) return CXChildVisit_Recurse;
+  if (clang_getCursorKind(c) != CXCursor_VarDecl) return CXChildVisit_Continue;
+  unsigned end;
+  clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, NULL, NULL, &end);
+  if (end < b->before) {
+    CXString n = clang_getCursorSpelling(c);
+    add_private(b->k, clang_getCString(n), strlen(clang_getCString(n)));
+    clang_disposeString(n);
+  }
+  return CXChildVisit_Continue;
+}
+
+/* The locals declared, before the marked loop, in the block a `#pragma omp parallel` directive
+   opens around it (NPB FT's `dcomplex y0[NX][FFTBLOCKPAD]` in cffts1's parallel region): each
+   OpenMP thread's own, so each CUDA thread's; into k->omp_private. */
+static void omp_region_locals(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
+  unsigned i = 0, depth = 0;
+  while (i < fs->ntok && fs->off[i] < f->offset) i++;
+  while (i-- > 0) {                              /* back to the unmatched `{` */
+    if (fs->in_directive[i] || cgp_pragma_is_skipped(&fs->sk, fs->off[i])) continue;
+    if (cgp_pragma_spelled(fs, i, "}")) depth++;
+    else if (cgp_pragma_spelled(fs, i, "{") && depth-- == 0) break;
+  }
+  if (i == (unsigned)-1 || i >= fs->ntok || i == 0 || !fs->in_directive[i - 1]) return;
+  const char *t = fs->text;                     /* the directive just before it: its line's start */
+  size_t at = fs->off[i - 1];
+  while (at > 0 && t[at - 1] != '\n') at--;
+  while (at >= 2 && t[at - 2] == '\\') {        /* a continued line: the directive's first line */
+    at--;
+    while (at > 0 && t[at - 1] != '\n') at--;
+  }
+  size_t j = at;
+  while (j < fs->len && (t[j] == ' ' || t[j] == '\t')) j++;
+  const char *words[] = {"#", "pragma", "omp", "parallel"};
+  for (int w = 0; w < 4; w++) {
+    size_t n = strlen(words[w]);
+    if (j + n > fs->len || strncmp(t + j, words[w], n) != 0) return;
+    j += n;
+    if (w && j < fs->len && (isalnum((unsigned char)t[j]) || t[j] == '_')) return;   /* a longer word */
+    while (j < fs->len && (t[j] == ' ' || t[j] == '\t')) j++;
+  }
+  static const char *const combined[] = {"for", "sections", "loop", "master", "masked"};
+  for (int w = 0; w < 5; w++) {                 /* a combined construct: its block is the loop's */
+    size_t n = strlen(combined[w]);
+    if (j + n <= fs->len && !strncmp(t + j, combined[w], n) && (j + n == fs->len || !isalnum((unsigned char)t[j + n])))
+      return;
+  }
+  CXCursor block = clang_getCursor(fs->s->tu, clang_getLocationForOffset(fs->s->tu, fs->file, fs->off[i]));
+  if (clang_getCursorKind(block) != CXCursor_CompoundStmt) return;
+  block_decls b = {k, f->offset};
+  clang_visitChildren(block, visit_decl, &b);
+}
+
 void cgp_pragma_finish(file_scan *fs, const found *f) {
   scan *s = fs->s;
   cgp_kernel_pragma *k = calloc(1, sizeof *k);
@@ -221,7 +291,10 @@ void cgp_pragma_finish(file_scan *fs, const found *f) {
                           &k->knobs[q].col);
   }
   mark_loop(fs, f, k);
-  if (f->text_offset != ~0u) omp_private_names(fs, f, k);   /* a written pragma, not a macro's */
+  if (f->text_offset != ~0u) {                 /* a written pragma, not a macro's */
+    omp_private_names(fs, f, k);
+    omp_region_locals(fs, f, k);
+  }
   int ok = !s->failed;
   if (ok && !k->name[0]) default_name(k);
   for (size_t j = 0; ok && j < s->n; j++)

@@ -342,12 +342,38 @@ static int listed(const char *list, const char *name, size_t len) {
   return 0;
 }
 
+/* The source name of local a, from its llvm.dbg.declare's variable (the IR name may differ: FT's
+   region-local y0 shadows a parameter y0, and clang names its alloca y03); *len 0 if none. */
+static const char *declared_name(LLVMValueRef a, unsigned *len) {
+  *len = 0;
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(a));
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (declared_alloca(i) != a) continue;
+      LLVMValueRef var = LLVMGetOperand(i, 1);          /* DILocalVariable: scope, name, ... */
+      if (LLVMGetMDNodeNumOperands(var) < 2) return NULL;
+      LLVMValueRef ops[2];
+      if (LLVMGetMDNodeNumOperands(var) != 2) {
+        LLVMValueRef *all = malloc(LLVMGetMDNodeNumOperands(var) * sizeof *all);
+        if (!all) return NULL;
+        LLVMGetMDNodeOperands(var, all);
+        ops[1] = all[1];
+        free(all);
+      } else {
+        LLVMGetMDNodeOperands(var, ops);
+      }
+      return ops[1] ? LLVMGetMDString(ops[1], len) : NULL;
+    }
+  return NULL;
+}
+
 size_t cgp_omp_private(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk, LLVMValueRef *shared, size_t nshared) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   size_t kept = 0;
   for (size_t s = 0; s < nshared; s++) {
-    size_t len = 0;
-    const char *var = LLVMGetValueName2(shared[s], &len);   /* the variable's name (-fno-discard-value-names) */
+    unsigned dlen = 0;
+    const char *var = declared_name(shared[s], &dlen);      /* the variable's name in the source */
+    size_t len = var ? dlen : 0;
     int made = 0;
     for (size_t n = 0; n < nk && len; n++) {
       if (!listed(k[n].omp_private, var, len)) continue;

@@ -344,3 +344,39 @@ Test(e2e_private, a_functions_static_array_is_named_as_written) {
   cr_assert_not(traced(k, "main.u"));
   cJSON_Delete(r);
 }
+
+/* A local declared in the `#pragma omp parallel` region around the loop is each thread's (NPB FT's
+   cffts1, whose region-local y0 even shadows a parameter y0: clang names its alloca y03, so the
+   local is found by its declared name). Before: 38 dependences on y0 and y1. */
+Test(e2e_private, a_local_of_the_openmp_region_around_the_loop_is_each_threads) {
+  cJSON *r = build_run_tk1_with("prog.c",
+      "#include <stdio.h>\n"
+      "#define N 256\n"
+      "float a[4 * N], out[N], spare[4];\n"
+      "static void sums(float *tmp) {\n"
+      "  int i, j;\n"
+      "#pragma omp parallel\n"
+      "  {\n"
+      "    float tmp[4], s;\n"
+      "#pragma omp for\n"
+      "#pragma cgpredict kernel name(sums)\n"
+      "    for (i = 0; i < N; i++) {\n"
+      "      for (j = 0; j < 4; j++) tmp[j] = a[4 * i + j];\n"
+      "      s = 0;\n"
+      "      for (j = 0; j < 4; j++) s += tmp[j] * tmp[3 - j];\n"
+      "      out[i] = s;\n"
+      "    }\n"
+      "  }\n"
+      "  (void)tmp;\n"
+      "}\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < 4 * N; i++) a[i] = i % 9;\n"
+      "  sums(spare);\n"
+      "  printf(\"%.1f\\n\", out[N - 1]);\n"
+      "  return 0;\n"
+      "}\n", "cc", "-O2 -fopenmp");
+  cJSON *k = kernel_named(r, "sums");
+  assert_parallel(k);
+  cr_assert(privatized(k, "tmp"));
+  cJSON_Delete(r);
+}

@@ -638,3 +638,34 @@ Test(pragma, openmp_private_clauses_around_the_pragma_are_read) {
   cr_expect_str_eq(k[2].omp_private, "");
   free(k);
 }
+
+/* Locals declared in the block a `#pragma omp parallel` opens, before the marked loop (NPB FT's
+   y0, y1 in cffts1), are each thread's; a block that is no parallel region's is not read. */
+Test(pragma, locals_of_an_openmp_parallel_region_around_the_loop_are_private) {
+  size_t n;
+  cgp_kernel_pragma *k = scan_ok(
+    "double x[64][64];\n"
+    "void f(int n) {\n"
+    "  int k;\n"
+    "#pragma omp parallel default(shared) \\\n"
+    "    private(k)\n"
+    "  {\n"
+    "    double y0[64], y1[64];\n"
+    "    int m = 3; /* { a brace in a comment } */\n"
+    "#pragma omp for\n"
+    "#pragma cgpredict kernel name(one)\n"
+    "    for (k = 0; k < n; k++) { y0[k] = x[k][0]; y1[k] = y0[k] * m; }\n"
+    "    double after = 0;\n"
+    "    (void)after;\n"
+    "  }\n"
+    "  {\n"
+    "    double z[4];\n"
+    "#pragma cgpredict kernel name(two)\n"
+    "    for (k = 0; k < n; k++) z[k % 4] = 1;\n"
+    "  }\n"
+    "}\n", &n);
+  cr_assert_eq(n, 2);
+  cr_expect_str_eq(k[0].omp_private, "y0 y1 m ");   /* (the region's own clauses are not read: a scalar here) */
+  cr_expect_str_eq(k[1].omp_private, "");
+  free(k);
+}
