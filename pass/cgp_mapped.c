@@ -105,7 +105,10 @@ static LLVMValueRef uncast(LLVMValueRef v) {
   return v;
 }
 
-LLVMValueRef cgp_mapped_bound(const cgp_cfg *cfg, const cgp_loop *l, const cgp_loop *l0) {
+/* The comparison of loop l's one exiting branch, a conditional br (*inside_on_true: the loop goes
+   on where it is true), or NULL: several exits, another terminator, no integer comparison. (A
+   block of a natural loop reaches its latch, so no branch leaves it on both edges.) */
+static LLVMValueRef exit_compare(const cgp_cfg *cfg, const cgp_loop *l, int *inside_on_true) {
   LLVMValueRef exit_br = NULL;
   for (size_t b = 0; b < cfg->n; b++) {               /* its one exiting branch */
     if (!l->in[b]) continue;
@@ -114,13 +117,21 @@ LLVMValueRef cgp_mapped_bound(const cgp_cfg *cfg, const cgp_loop *l, const cgp_l
     for (unsigned s = 0; s < LLVMGetNumSuccessors(t); s++) {
       size_t j = cgp_cfg_index(cfg, LLVMGetSuccessor(t, s));
       if (j < cfg->n && l->in[j]) continue;
-      if (exit_br && exit_br != t) return NULL;
+      if (exit_br || LLVMGetInstructionOpcode(t) != LLVMBr || !LLVMIsConditional(t) || LLVMGetNumSuccessors(t) != 2)
+        return NULL;
       exit_br = t;
+      *inside_on_true = s == 1;                       /* the loop goes on where the exit is not */
     }
   }
-  if (!exit_br || LLVMGetInstructionOpcode(exit_br) != LLVMBr || !LLVMIsConditional(exit_br)) return NULL;
+  if (!exit_br) return NULL;
   LLVMValueRef c = LLVMGetCondition(exit_br);
-  if (!LLVMIsAICmpInst(c)) return NULL;
+  return LLVMIsAICmpInst(c) ? c : NULL;
+}
+
+LLVMValueRef cgp_mapped_bound(const cgp_cfg *cfg, const cgp_loop *l, const cgp_loop *l0) {
+  int inside_on_true;
+  LLVMValueRef c = exit_compare(cfg, l, &inside_on_true);
+  if (!c) return NULL;
   for (unsigned o = 0; o < 2; o++) {
     LLVMValueRef v = LLVMGetOperand(c, o);
     if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) continue;
@@ -132,24 +143,9 @@ LLVMValueRef cgp_mapped_bound(const cgp_cfg *cfg, const cgp_loop *l, const cgp_l
 }
 
 long long cgp_mapped_extent(const cgp_cfg *cfg, const cgp_loop *l, LLVMValueRef iv) {
-  LLVMValueRef exit_br = NULL;
   int inside_on_true = 0;
-  for (size_t b = 0; b < cfg->n; b++) {               /* its one exiting branch */
-    if (!l->in[b]) continue;
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(cfg->bb[b]);
-    if (!t) continue;
-    for (unsigned s = 0; s < LLVMGetNumSuccessors(t); s++) {
-      size_t j = cgp_cfg_index(cfg, LLVMGetSuccessor(t, s));
-      if (j < cfg->n && l->in[j]) continue;
-      if (exit_br || LLVMGetInstructionOpcode(t) != LLVMBr || !LLVMIsConditional(t) || LLVMGetNumSuccessors(t) != 2)
-        return 0;
-      exit_br = t;
-      inside_on_true = s == 1;                        /* the loop goes on where the exit is not */
-    }
-  }
-  if (!exit_br) return 0;
-  LLVMValueRef c = LLVMGetCondition(exit_br);
-  if (!LLVMIsAICmpInst(c)) return 0;
+  LLVMValueRef c = exit_compare(cfg, l, &inside_on_true);
+  if (!c) return 0;
   LLVMIntPredicate p = LLVMGetICmpPredicate(c);
   LLVMValueRef x = uncast(LLVMGetOperand(c, 0)), k = LLVMGetOperand(c, 1);
   if (LLVMIsAConstantInt(x) && !LLVMIsAConstantInt(k)) {   /* constant first: swap */

@@ -133,23 +133,53 @@ static void mark_loop(file_scan *fs, const found *f, cgp_kernel_pragma *k) {
   }
 }
 
+/* Appends name to k->omp_private (space-separated) if it fits. */
+static void add_private(cgp_kernel_pragma *k, const char *name, size_t len) {
+  size_t used = strlen(k->omp_private);
+  if (!len || used + len + 2 > sizeof k->omp_private) return;
+  memcpy(k->omp_private + used, name, len);
+  k->omp_private[used + len] = ' ';
+  k->omp_private[used + len + 1] = '\0';
+}
+
+/* The first character of the line holding offset at, continued lines taken back to the first. */
+static size_t logical_line_start(const char *t, size_t at) {
+  while (at > 0 && t[at - 1] != '\n') at--;
+  while (at >= 2 && t[at - 2] == '\\') {          /* the line before ends in a backslash */
+    at--;
+    while (at > 0 && t[at - 1] != '\n') at--;
+  }
+  return at;
+}
+
+/* If the line starting at i (blanks first) is an OpenMP directive (`#pragma omp`), the offset of
+   what follows `omp` and its blanks; else 0. */
+static size_t after_omp(const char *t, size_t len, size_t i) {
+  static const char *const words[] = {"#", "pragma", "omp"};
+  while (i < len && (t[i] == ' ' || t[i] == '\t')) i++;
+  for (int w = 0; w < 3; w++) {
+    size_t n = strlen(words[w]);
+    if (i + n > len || strncmp(t + i, words[w], n) != 0) return 0;
+    i += n;
+    if (w && i < len && (isalnum((unsigned char)t[i]) || t[i] == '_')) return 0;   /* a longer word */
+    while (i < len && (t[i] == ' ' || t[i] == '\t')) i++;
+  }
+  return i;
+}
+
 /* The names in the private(...), firstprivate(...) and lastprivate(...) clauses of `#pragma omp`
    lines among the pragma lines around f (those right before it, and those between it and its
    loop), space-separated into k->omp_private; a name that does not fit is left out. */
 static void omp_private_names(const file_scan *fs, const found *f, cgp_kernel_pragma *k) {
   const char *t = fs->text;
-  size_t lo = f->offset, hi = f->after <= fs->len ? f->after : fs->len, used = 0;
+  size_t lo = f->offset, hi = f->after <= fs->len ? f->after : fs->len;
   if (lo >= fs->len) return;
   for (;;) {                                     /* back over the pragma lines just before f */
-    size_t start = lo;
-    while (start > 0 && t[start - 1] != '\n') start--;
+    size_t start = logical_line_start(t, lo);
     if (start == 0) break;
-    size_t prev = start - 1;                     /* the line before: its first character */
-    while (prev > 0 && t[prev - 1] != '\n') prev--;
-    size_t c = prev;
+    size_t prev = logical_line_start(t, start - 1), c = prev;   /* the line before, whole */
     while (c < start && (t[c] == ' ' || t[c] == '\t')) c++;
-    int continued = prev >= 2 && t[prev - 2] == '\\';   /* the line before it ends in a backslash */
-    if (c >= start || (t[c] != '#' && !continued)) break;
+    if (c >= start || t[c] != '#') break;
     lo = prev;
   }
   if (hi > lo && t[hi - 1] == '\n') hi--;       /* from the end of the pragma's own line */
@@ -165,12 +195,8 @@ static void omp_private_names(const file_scan *fs, const found *f, cgp_kernel_pr
   while (hi < fs->len && t[hi] != '\n') hi++;
   for (size_t i = lo; i + 11 < hi; i++) {
     if (t[i] != '#') continue;
-    size_t j = i + 1;
-    while (j < hi && (t[j] == ' ' || t[j] == '\t')) j++;
-    if (hi - j < 10 || strncmp(t + j, "pragma", 6) != 0) continue;
-    j += 6;
-    while (j < hi && (t[j] == ' ' || t[j] == '\t')) j++;
-    if (hi - j < 4 || strncmp(t + j, "omp", 3) != 0 || isalnum((unsigned char)t[j + 3]) || t[j + 3] == '_') continue;
+    size_t j = after_omp(t, hi, i);
+    if (!j) continue;
     size_t end = j;                              /* the directive, over its continued lines */
     while (end < hi && !(t[end] == '\n' && t[end - 1] != '\\')) end++;
     for (size_t p = j; p + 8 <= end; p++) {
@@ -186,25 +212,11 @@ static void omp_private_names(const file_scan *fs, const found *f, cgp_kernel_pr
         while (q < end && !(isalpha((unsigned char)t[q]) || t[q] == '_') && t[q] != ')') q++;
         size_t b = q;
         while (q < end && (isalnum((unsigned char)t[q]) || t[q] == '_')) q++;
-        if (q > b && used + (q - b) + 2 <= sizeof k->omp_private) {
-          memcpy(k->omp_private + used, t + b, q - b);
-          used += q - b;
-          k->omp_private[used++] = ' ';
-          k->omp_private[used] = '\0';
-        }
+        add_private(k, t + b, q - b);
       }
     }
     i = end;
   }
-}
-
-/* Appends name to k->omp_private (space-separated) if it fits. */
-static void add_private(cgp_kernel_pragma *k, const char *name, size_t len) {
-  size_t used = strlen(k->omp_private);
-  if (!len || used + len + 2 > sizeof k->omp_private) return;
-  memcpy(k->omp_private + used, name, len);
-  k->omp_private[used + len] = ' ';
-  k->omp_private[used + len + 1] = '\0';
 }
 
 typedef struct {
@@ -239,23 +251,12 @@ static void omp_region_locals(file_scan *fs, const found *f, cgp_kernel_pragma *
     else if (cgp_pragma_spelled(fs, i, "{") && depth-- == 0) break;
   }
   if (i == (unsigned)-1 || i >= fs->ntok || i == 0 || !fs->in_directive[i - 1]) return;
-  const char *t = fs->text;                     /* the directive just before it: its line's start */
-  size_t at = fs->off[i - 1];
-  while (at > 0 && t[at - 1] != '\n') at--;
-  while (at >= 2 && t[at - 2] == '\\') {        /* a continued line: the directive's first line */
-    at--;
-    while (at > 0 && t[at - 1] != '\n') at--;
-  }
-  size_t j = at;
+  const char *t = fs->text;                     /* the directive just before it, from its first line */
+  size_t j = after_omp(t, fs->len, logical_line_start(t, fs->off[i - 1]));
+  if (!j || j + 8 > fs->len || strncmp(t + j, "parallel", 8) != 0 || isalnum((unsigned char)t[j + 8]) || t[j + 8] == '_')
+    return;
+  j += 8;
   while (j < fs->len && (t[j] == ' ' || t[j] == '\t')) j++;
-  const char *words[] = {"#", "pragma", "omp", "parallel"};
-  for (int w = 0; w < 4; w++) {
-    size_t n = strlen(words[w]);
-    if (j + n > fs->len || strncmp(t + j, words[w], n) != 0) return;
-    j += n;
-    if (w && j < fs->len && (isalnum((unsigned char)t[j]) || t[j] == '_')) return;   /* a longer word */
-    while (j < fs->len && (t[j] == ' ' || t[j] == '\t')) j++;
-  }
   static const char *const combined[] = {"for", "sections", "loop", "master", "masked"};
   for (int w = 0; w < 5; w++) {                 /* a combined construct: its block is the loop's */
     size_t n = strlen(combined[w]);

@@ -351,18 +351,13 @@ static const char *declared_name(LLVMValueRef a, unsigned *len) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
       if (declared_alloca(i) != a) continue;
       LLVMValueRef var = LLVMGetOperand(i, 1);          /* DILocalVariable: scope, name, ... */
-      if (LLVMGetMDNodeNumOperands(var) < 2) return NULL;
-      LLVMValueRef ops[2];
-      if (LLVMGetMDNodeNumOperands(var) != 2) {
-        LLVMValueRef *all = malloc(LLVMGetMDNodeNumOperands(var) * sizeof *all);
-        if (!all) return NULL;
-        LLVMGetMDNodeOperands(var, all);
-        ops[1] = all[1];
-        free(all);
-      } else {
-        LLVMGetMDNodeOperands(var, ops);
-      }
-      return ops[1] ? LLVMGetMDString(ops[1], len) : NULL;
+      unsigned nops = LLVMGetMDNodeNumOperands(var);
+      LLVMValueRef *ops = nops >= 2 ? malloc(nops * sizeof *ops) : NULL;
+      if (!ops) return NULL;
+      LLVMGetMDNodeOperands(var, ops);
+      const char *name = ops[1] ? LLVMGetMDString(ops[1], len) : NULL;
+      free(ops);
+      return name;
     }
   return NULL;
 }

@@ -52,16 +52,19 @@ static cgp_kernel_pragma pragma(const char *name, unsigned line, unsigned col, u
   return k;
 }
 
+/* Instruction i calls the function named `callee`. */
+static int is_call_to(LLVMValueRef i, const char *callee) {
+  if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
+  size_t len;
+  LLVMValueRef c = LLVMGetCalledValue(i);
+  return LLVMIsAFunction(c) && strcmp(LLVMGetValueName2(c, &len), callee) == 0;
+}
+
 static unsigned count_calls(LLVMModuleRef m, const char *callee) {
   unsigned n = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
     for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
-      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
-        if (LLVMGetInstructionOpcode(i) != LLVMCall) continue;
-        size_t len;
-        LLVMValueRef c = LLVMGetCalledValue(i);
-        if (LLVMIsAFunction(c) && strcmp(LLVMGetValueName2(c, &len), callee) == 0) n++;
-      }
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) n += is_call_to(i, callee);
   return n;
 }
 
@@ -238,11 +241,8 @@ Test(pass, a_sum_read_after_the_nest_leaves_the_clean_copy_in_place) {
   unsigned through = 0;                          /* the sum's phi in the kernel_end block */
   for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(LLVMGetNamedFunction(m, "sum_of")); b; b = LLVMGetNextBasicBlock(b)) {
     int ends = 0;
-    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
-      size_t len;
-      ends |= LLVMGetInstructionOpcode(i) == LLVMCall &&
-              strcmp(LLVMGetValueName2(LLVMGetCalledValue(i), &len), "cgp_rt_kernel_end") == 0;
-    }
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+      ends |= is_call_to(i, "cgp_rt_kernel_end");
     for (LLVMValueRef i = LLVMGetFirstInstruction(b); ends && i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
       through += LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMFloatTypeKind && LLVMCountIncoming(i) == 2;
   }
@@ -276,11 +276,8 @@ Test(pass, a_nest_entered_with_its_bound_says_its_shape) {
   for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(by_n); b; b = LLVMGetNextBasicBlock(b)) {
     int seen_class = 0;
     for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
-      if (LLVMGetInstructionOpcode(i) != LLVMCall) continue;
-      size_t len;
-      const char *callee = LLVMGetValueName2(LLVMGetCalledValue(i), &len);
-      if (strcmp(callee, "cgp_rt_kernel_class") == 0) seen_class = 1;
-      if (strcmp(callee, "cgp_rt_kernel_begin") == 0) before |= seen_class;
+      seen_class |= is_call_to(i, "cgp_rt_kernel_class");
+      if (is_call_to(i, "cgp_rt_kernel_begin")) before |= seen_class;
     }
   }
   cr_assert(before);
