@@ -194,6 +194,10 @@ typedef struct rt_kernel {
   uint64_t launches;
   uint64_t next_sampled;      /* the next launch to analyse (docs/model.md 5b) */
   uint64_t last_global;       /* cgp_rt_g.launches when it last began */
+  /* Its runs (launches with no other kernel's between, docs/model.md 5b): the one in flight's
+     launches so far, the last one's length and the kernel launched after it (NULL: none yet) */
+  uint64_t run_pos, run_len;
+  struct rt_kernel *run_succ;
   int dense;                  /* analysed launches differ: launches analysed closer together */
   rt_shape_class shapes[RT_SHAPES];
   unsigned nshapes;
@@ -282,6 +286,7 @@ typedef struct {
   uint64_t trace_cap_bytes;               /* CGPREDICT_TRACE_MB (parse_env), read where the trace opens */
   rt_kernel **kernels;
   size_t nkernels;
+  rt_kernel *last_kernel;                 /* the kernel launched last (NULL: none yet) */
   uint64_t launches;                      /* every kernel's launches, in program order */
   uint64_t untraced;                      /* of them, those that ran untraced */
   char report_path[4096];
