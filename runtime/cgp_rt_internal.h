@@ -363,6 +363,12 @@ int rt_window_index(uint64_t W, uint64_t ext, int full, uint64_t id, uint64_t *s
                     uint64_t *region_end);
 /* Blocks resident together on session s's device d: B x no_sm. */
 uint64_t rt_batch_blocks(const rt_session *s, size_t d, unsigned tpb);
+/* The blocks of a window of kernel k, batches of `batch` blocks (docs/model.md 4c): one batch that
+   warms the caches and one counted, or, in a 2-D or 3-D grid whose rows of blocks (the last
+   analysed launch's) are longer than a batch, as many counted batches as cover a row: blocks differ
+   by their place in a row (its last warps at the grid's edge), and one batch, at one place in
+   every row, stood for them all. */
+uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch);
 /* The blocks device d's windows of kernel k trace before their warming batch (docs/model.md 4c):
    0, or in a 2-D or 3-D grid whose rows of blocks are longer than a batch (`batch` blocks), the
    rest of a row, in whole batches, when the L2 holds what a row of blocks brings in, by the

@@ -122,6 +122,12 @@ uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, ui
   return (row + batch - 1) / batch * batch - batch;
 }
 
+uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch) {
+  if (k->dims < 2 || !k->nsamples || !batch) return 2 * batch;
+  uint64_t row = k->samples[k->nsamples - 1].gridblocks[0];
+  return row <= batch ? 2 * batch : batch + (row + batch - 1) / batch * batch;
+}
+
 uint64_t rt_counted_from(const rt_window *w, uint64_t bpb) { return (w->ext + bpb + bpb - 1) / bpb * bpb; }
 
 
