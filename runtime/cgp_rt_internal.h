@@ -367,7 +367,7 @@ uint64_t rt_batch_blocks(const rt_session *s, size_t d, unsigned tpb);
    warms the caches and one counted, or, in a 2-D or 3-D grid whose rows of blocks (the last
    analysed launch's) are longer than a batch, as many counted batches as cover a row: blocks differ
    by their place in a row (its last warps at the grid's edge), and one batch, at one place in
-   every row, stood for them all. */
+   every row, stood for them all. (An analysed launch's windows: a warming launch counts nothing.) */
 uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch);
 /* The blocks device d's windows of kernel k trace before their warming batch (docs/model.md 4c):
    0, or in a 2-D or 3-D grid whose rows of blocks are longer than a batch (`batch` blocks), the
