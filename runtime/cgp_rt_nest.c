@@ -173,7 +173,7 @@ static int another_expects(const rt_kernel *k) {
     const rt_kernel *x = cgp_rt_g.kernels[i];
     if (x != k && cgp_rt_g.launches - x->last_global <= cgp_rt_g.nkernels && expects_analysed(x)) return 1;
   }
-  return k->run_succ && k->run_succ != k && k->run_pos + cgp_rt_g.nkernels > k->run_len &&
+  return k->run_succ && k->run_pos + cgp_rt_g.nkernels > k->run_len &&
          expects_analysed(k->run_succ);
 }
 

@@ -122,10 +122,16 @@ uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, ui
   return (row + batch - 1) / batch * batch - batch;
 }
 
+/* At most this many counted batches: a longer row's edge is at most 1/16 of what a window counts
+   (PolyBench's rows in 32x8 blocks on the TK1 are at most 16 batches: 2DCONV at 4096) and a window
+   stays within the memory budget however wide the grid. */
+#define RT_ROW_BATCHES 16
+
 uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch) {
   if (k->dims < 2 || !k->nsamples || !batch) return 2 * batch;
-  uint64_t row = k->samples[k->nsamples - 1].gridblocks[0];
-  return row <= batch ? 2 * batch : batch + (row + batch - 1) / batch * batch;
+  uint64_t row = k->samples[k->nsamples - 1].gridblocks[0], counted = (row + batch - 1) / batch;
+  if (row <= batch) return 2 * batch;
+  return batch + (counted < RT_ROW_BATCHES ? counted : RT_ROW_BATCHES) * batch;
 }
 
 uint64_t rt_counted_from(const rt_window *w, uint64_t bpb) { return (w->ext + bpb + bpb - 1) / bpb * bpb; }
