@@ -201,7 +201,7 @@ typedef struct rt_kernel {
   int dense;                  /* analysed launches differ: launches analysed closer together */
   rt_shape_class shapes[RT_SHAPES];
   unsigned nshapes;
-  int cur_shape, prev_shape;  /* the launch in flight's shape and the one before's, -1: none */
+  int cur_shape;              /* the launch in flight's shape, -1: none */
   /* Warming launches (docs/model.md 5b): an analysed launch's hits on what earlier launches left
      in an L2 (inherits: one was above RT_INHERIT_TOLERANCE of its L2 transactions, on a device) and
      the warm-started analysed launches past its first that had none (inherit_checks) */
@@ -244,6 +244,10 @@ typedef struct rt_kernel {
   uint64_t plain_threads;     /* those threads */
   uint64_t threads_all;       /* threads of every launch, traced or not */
 } rt_kernel;
+
+/* Shape c (-1: none) of kernel k recurs: its launches came back after another shape's
+   (docs/model.md 5b, "Launches of one shape"). */
+static inline int rt_shape_recurs(const rt_kernel *k, int c) { return c >= 0 && k->shapes[c].runs >= 2; }
 
 /* A session: the devices predicted and each one's simulation state, kept from kernel to kernel.
    The program's run has one (cgp_rt_g.session, set up by rt_report_install); a trace's replay

@@ -367,8 +367,8 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
     return NULL;
   }
   rt_kernel *k = calloc(1, sizeof *k);
-  if (k) k->cur_shape = k->prev_shape = -1;
   if (!k) { cJSON_Delete(d); return NULL; }
+  k->cur_shape = -1;
   k->desc_ptr = desc;
   k->desc = d;
   k->trace_id = -1;

@@ -72,7 +72,7 @@ static int shape_of(rt_kernel *k, uint64_t key) {
    never comes back (LU's grid, shrinking every 32 launches of k) keeps the kernel's, which sees its
    launches drift. */
 static int own_schedule(const rt_kernel *k, int c) {
-  return c >= 0 && k->shapes[c].nsamples && k->shapes[c].runs >= 2;
+  return rt_shape_recurs(k, c) && k->shapes[c].nsamples;
 }
 
 /* Is a launch of shape c, the shape's launches-th and the kernel's launch-th, analysed? */
@@ -110,6 +110,12 @@ static int launches_differ(const rt_sample *a, const rt_sample *b) {
   return 0;
 }
 
+/* The launch to analyse after launch n: 2n + 1, or, dense, n + max(1, n / CGP_DENSE_SPACING). */
+static uint64_t next_after(uint64_t n, int dense) {
+  uint64_t step = dense ? n / CGP_DENSE_SPACING : n + 1;
+  return n + (step ? step : 1);
+}
+
 /* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7, 15 ... (2n + 1: not the
    powers of two, which are the launches where an index the launch number drives, a column k,
    falls on an alignment boundary, so that every sample would be the unusual launch of its run)
@@ -120,8 +126,7 @@ static void plan_next_sample(rt_kernel *k, uint64_t n) {
   if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n &&
       launches_differ(&k->samples[k->nsamples - 1], &k->samples[k->nsamples - 2]))
     k->dense = 1;
-  uint64_t step = k->dense ? n / CGP_DENSE_SPACING : n + 1;
-  k->next_sampled = n + (step ? step : 1);
+  k->next_sampled = next_after(n, k->dense);
 }
 
 /* The same for shape c, whose latest launch (its n-th) was just analysed. */
@@ -129,8 +134,7 @@ static void plan_shape(rt_kernel *k, int c) {
   rt_shape_class *sc = &k->shapes[c];
   uint64_t n = sc->launches - 1;
   if (sc->nsamples >= 3 && !sc->dense && launches_differ(&k->samples[sc->last], &k->samples[sc->prev])) sc->dense = 1;
-  uint64_t step = sc->dense ? n / CGP_DENSE_SPACING : n + 1;
-  sc->next_sampled = n + (step ? step : 1);
+  sc->next_sampled = next_after(n, sc->dense);
 }
 
 /* Does kernel k's next analysed launch want the launches before it traced, to find in the L2 what

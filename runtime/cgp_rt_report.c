@@ -328,8 +328,7 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
    come back, LU's) the kernel's schedule stood each launch for the one before, whatever its shape. */
 static int stand_for_each_other(const rt_kernel *k, const rt_sample *a, const rt_sample *b) {
   if (a->key_shape == b->key_shape) return 1;
-  int ra = a->key_shape >= 0 && k->shapes[a->key_shape].runs >= 2, rb = b->key_shape >= 0 && k->shapes[b->key_shape].runs >= 2;
-  return !ra && !rb;
+  return !rt_shape_recurs(k, a->key_shape) && !rt_shape_recurs(k, b->key_shape);
 }
 
 static void launch_sampling_note(cJSON *o, const rt_kernel *k) {
