@@ -34,12 +34,20 @@ static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
     }
 }
 
+/* Is name one of the strings of arr? */
+static int has_string(const cJSON *arr, const char *name) {
+  const cJSON *e;
+  cJSON_ArrayForEach(e, arr)
+    if (cJSON_IsString(e) && strcmp(e->valuestring, name) == 0) return 1;
+  return 0;
+}
+
 /* The arrays (named by their base: a global, a local, an argument) an untraced call i receives
-   pointers into, into n->call_args once each and, comma-separated, into out ("" if none). */
+   pointers into, into n->call_args once each and, once each and comma-separated, into out ("" if
+   none). */
 static void call_arrays(nest *n, LLVMValueRef i, char *out, size_t cap) {
-  size_t used = 0;
-  out[0] = '\0';
-  for (unsigned a = 0; a + 1 < (unsigned)LLVMGetNumOperands(i); a++) {   /* (the last is the callee) */
+  cJSON *here = cJSON_CreateArray();             /* this call's */
+  for (unsigned a = 0; here && a + 1 < (unsigned)LLVMGetNumOperands(i); a++) {   /* (the last is the callee) */
     LLVMValueRef v = LLVMGetOperand(i, a);
     if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMPointerTypeKind) continue;
     LLVMValueRef base = cgp_pass_underlying_base(v);
@@ -49,22 +57,17 @@ static void call_arrays(nest *n, LLVMValueRef i, char *out, size_t cap) {
     char name[208];
     if (LLVMIsAGlobalValue(base)) cgp_global_name(LLVMGetGlobalParent(base), base, name, sizeof name);
     else snprintf(name, sizeof name, "%.*s", (int)len, nm);
-    const cJSON *e;
-    int seen = 0;
-    cJSON_ArrayForEach(e, n->call_args) seen |= strcmp(e->valuestring, name) == 0;
-    if (!seen) cJSON_AddItemToArray(n->call_args, cJSON_CreateString(name));
-    int here = 0;                                /* named already in this call's list? */
-    for (const char *p = out; *p && !here;) {
-      const char *c = strstr(p, ", ");
-      size_t n_ = c ? (size_t)(c - p) : strlen(p);
-      here = n_ == strlen(name) && strncmp(p, name, n_) == 0;
-      p += n_ + (c ? 2 : 0);
-    }
-    if (!here) {
-      int w = snprintf(out + used, cap - used, "%s%s", used ? ", " : "", name);
-      if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
-    }
+    if (!has_string(n->call_args, name)) cJSON_AddItemToArray(n->call_args, cJSON_CreateString(name));
+    if (!has_string(here, name)) cJSON_AddItemToArray(here, cJSON_CreateString(name));
   }
+  size_t used = 0;
+  out[0] = '\0';
+  const cJSON *e;
+  cJSON_ArrayForEach(e, here) {
+    int w = snprintf(out + used, cap - used, "%s%s", used ? ", " : "", e->valuestring);
+    if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
+  }
+  cJSON_Delete(here);
 }
 
 void cgp_collect_body(pass_ctx *pc, nest *n) {

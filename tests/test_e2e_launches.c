@@ -6,6 +6,15 @@
 
 TestSuite(e2e_launches, .init = setup, .fini = teardown, .timeout = 300);
 
+/* A kernel's predicted time on the TK1. */
+static double tk1_ms(cJSON *k) { return num(prediction(k, "jetson-tk1"), "time_ms"); }
+
+/* Kernel `name`'s TK1 time in the default run (r[0]) within tol (a fraction) of `full`'s (r[1]). */
+static void expect_like_full(cJSON *r[2], const char *name, double tol) {
+  double run = tk1_ms(kernel_named(r[0], name)), full = tk1_ms(kernel_named(r[1], name));
+  cr_expect(fabs(run - full) <= tol * full, "%s: run %g ms, full %g ms", name, run, full);
+}
+
 static const char *const SRC =
   "#include <stdio.h>\n"
   "#include <stdlib.h>\n"
@@ -83,7 +92,7 @@ Test(e2e_launches, another_kernels_launch_warms_the_l2_for_an_analysed_one) {
     hit[m] = -1;
     cJSON_ArrayForEach(s, cJSON_GetObjectItem(k, "memory"))
       if (!strcmp(cJSON_GetObjectItem(s, "kind")->valuestring, "load")) hit[m] = num(s, "l2_hit_rate");
-    ms[m] = num(prediction(k, "jetson-tk1"), "time_ms");
+    ms[m] = tk1_ms(k);
     if (m == 1) {
       cJSON *samples = cJSON_GetObjectItem(k, "samples");
       cr_expect_eq(num(cJSON_GetArrayItem(samples, 3), "launch"), 4, "B is analysed densely from launch 3");
@@ -141,7 +150,7 @@ Test(e2e_launches, a_launch_stops_tracing_once_a_window_agrees_with_the_ones_bef
     const char *names[2] = {"scale", "tri"};
     for (int n = 0; n < 2; n++) {
       cJSON *k = kernel_named(r, names[n]), *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
-      ms[n][m] = num(prediction(k, "jetson-tk1"), "time_ms");
+      ms[n][m] = tk1_ms(k);
       const char *stop = cJSON_GetStringValue(cJSON_GetObjectItem(s, "stop"));
       cr_assert(stop, "%s: the sample says why it stopped", names[n]);
       if (m == 0) {
@@ -198,7 +207,7 @@ Test(e2e_launches, a_window_in_the_grids_first_row_of_blocks_does_not_stop_the_t
     cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 %s CGPREDICT_REPORT=r.json ./w", runs[m]), 0, "%s",
                  read_file("err.txt"));
     cJSON *r = report("r.json"), *k = kernel_named(r, "wide"), *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
-    ms[m] = num(prediction(k, "jetson-tk1"), "time_ms");
+    ms[m] = tk1_ms(k);
     if (m == 1) {
       cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(s, "stop")), "converged");
       cr_expect_eq(num(s, "windows"), 7, "windows 0, 32, 64, 128 (the first row), 256, 512 and 1024");
@@ -226,7 +235,7 @@ Test(e2e_launches, windows_alike_stop_a_launch_only_once_the_l2_turned_over) {
     cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_CONVERGE=%d CGPREDICT_REPORT=r.json ./lu", c), 0,
                  "%s", read_file("err.txt"));
     cJSON *r = report("r.json");
-    ms[c] = num(prediction(kernel_named(r, "lu_kernel2"), "jetson-tk1"), "time_ms");
+    ms[c] = tk1_ms(kernel_named(r, "lu_kernel2"));
     cJSON_Delete(r);
   }
   cr_expect(fabs(ms[1] - ms[0]) <= 0.02 * ms[0], "stopping %g ms, every window %g ms", ms[1], ms[0]);
@@ -252,7 +261,7 @@ Test(e2e_launches, a_devices_prediction_is_the_same_alone_and_beside_another) {
       cJSON *r = report("r.json");
       for (int n = 0; n < 2; n++) {
         cJSON *k = kernel_named(r, names[n]);
-        ms[s][n][0] = s != 1 ? num(prediction(k, "jetson-tk1"), "time_ms") : 0;
+        ms[s][n][0] = s != 1 ? tk1_ms(k) : 0;
         ms[s][n][1] = s != 0 ? num(prediction(k, "h100-sxm5"), "time_ms") : 0;
       }
       cJSON_Delete(r);
@@ -297,7 +306,7 @@ Test(e2e_launches, the_first_plane_with_threads_is_traced_when_plane_0_has_none)
       cr_expect_eq(num(a, "total_warps"), 30 * 30, "%g warps", num(a, "total_warps"));
       cr_expect_eq(num(s0, "traced_warps"), 30 * 30);
     }
-    ms[f] = num(prediction(k, "jetson-tk1"), "time_ms");
+    ms[f] = tk1_ms(k);
     cJSON_Delete(r);
   }
   cr_expect(fabs(ms[0] - ms[1]) <= 0.02 * ms[1], "run %g ms, full %g ms", ms[0], ms[1]);
@@ -335,12 +344,8 @@ static const char *const TAIL_SRC =
 Test(e2e_launches, skipped_iterations_leave_their_lines_in_the_l2) {
   cJSON *r[2];
   build_run_and_full_tk1(TAIL_SRC, r);
-  const char *names[2] = {"walk", "last"};
-  for (int n = 0; n < 2; n++) {
-    double run = num(prediction(kernel_named(r[0], names[n]), "jetson-tk1"), "time_ms"),
-           full = num(prediction(kernel_named(r[1], names[n]), "jetson-tk1"), "time_ms");
-    cr_expect(fabs(run - full) <= 0.01 * full, "%s: run %g ms, full %g ms", names[n], run, full);
-  }
+  expect_like_full(r, "walk", 0.01);
+  expect_like_full(r, "last", 0.01);
   cr_expect_gt(num(kernel_named(r[0], "walk"), "loop_iterations_skipped"), 0, "walk's iterations were sampled");
   cJSON_Delete(r[0]);
   cJSON_Delete(r[1]);
@@ -378,11 +383,9 @@ static const char *const SHARED_SRC =
 Test(e2e_launches, lines_every_block_reads_stay_in_the_l2_between_windows) {
   cJSON *r[2];
   build_run_and_full_tk1(SHARED_SRC, r);
-  double run = num(prediction(kernel_named(r[0], "reduce"), "jetson-tk1"), "time_ms"),
-         full = num(prediction(kernel_named(r[1], "reduce"), "jetson-tk1"), "time_ms");
   cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(kernel_named(r[0], "reduce"), "samples"), 0);
   cr_assert_lt(num(s, "traced_warps"), num(s, "total_warps"), "the run sampled the grid");
-  cr_expect(fabs(run - full) <= 0.005 * full, "run %g ms, full %g ms", run, full);
+  expect_like_full(r, "reduce", 0.005);
   cJSON_Delete(r[0]);
   cJSON_Delete(r[1]);
 }
@@ -452,7 +455,7 @@ Test(e2e_launches, launches_before_analysed_ones_warm_the_l2_only_where_it_is_in
     cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_SAMPLE=%s CGPREDICT_REPORT=r.json ./f",
                     modes[m]), 0, "%s", read_file("err.txt"));
     cJSON *r = report("r.json"), *f = kernel_named(r, "fresh"), *a = kernel_named(r, "again");
-    ms[m] = num(prediction(f, "jetson-tk1"), "time_ms");
+    ms[m] = tk1_ms(f);
     if (m == 1) {
       cr_expect_eq(num(f, "launches_sampled"), 5);
       cr_expect_eq(num(f, "launches_warming"), 1);
@@ -507,7 +510,7 @@ Test(e2e_launches, launches_of_one_shape_are_analysed_on_a_schedule_of_their_own
   cJSON *k = kernel_named(r, "resid");
   cr_expect_eq(num(k, "launches"), 200);
   cr_expect_leq(num(k, "launches_sampled"), 32, "%g analysed", num(k, "launches_sampled"));
-  double run = num(prediction(k, "jetson-tk1"), "time_ms"), full = num(prediction(kernel_named(f, "resid"), "jetson-tk1"), "time_ms");
+  double run = tk1_ms(k), full = tk1_ms(kernel_named(f, "resid"));
   cr_expect_lt(fabs(run - full), 0.01 * full, "run %g, full %g", run, full);
   int shaped = 0;
   double weights = 0;
@@ -566,12 +569,8 @@ static const char *const RUNS_SRC =
 Test(e2e_launches, a_run_of_launches_warms_the_kernel_after_it_and_opens_with_a_shape_of_its_own) {
   cJSON *r[2];
   build_run_and_full_tk1(RUNS_SRC, r);
-  const char *names[2] = {"down", "last"};
-  for (int n = 0; n < 2; n++) {
-    double run = num(prediction(kernel_named(r[0], names[n]), "jetson-tk1"), "time_ms"),
-           full = num(prediction(kernel_named(r[1], names[n]), "jetson-tk1"), "time_ms");
-    cr_expect(fabs(run - full) <= 0.005 * full, "%s: run %g ms, full %g ms", names[n], run, full);
-  }
+  expect_like_full(r, "down", 0.005);
+  expect_like_full(r, "last", 0.005);
   cJSON *down = kernel_named(r[0], "down"), *s;
   cr_expect_leq(num(down, "launches_sampled"), 16, "%g analysed", num(down, "launches_sampled"));
   int first_of_run = 0;
@@ -613,8 +612,7 @@ Test(e2e_launches, a_window_counts_a_whole_row_of_blocks) {
   build_run_and_full_tk1(ROWS_SRC, r);
   cJSON *k = kernel_named(r[0], "step"), *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 1);
   cr_assert_lt(num(s, "traced_warps"), num(s, "total_warps"), "the run sampled the grid");
-  double run = num(prediction(k, "jetson-tk1"), "time_ms"), full = num(prediction(kernel_named(r[1], "step"), "jetson-tk1"), "time_ms");
-  cr_expect(fabs(run - full) <= 0.01 * full, "run %g ms, full %g ms", run, full);
+  expect_like_full(r, "step", 0.01);
   cJSON_Delete(r[0]);
   cJSON_Delete(r[1]);
 }
