@@ -6,7 +6,8 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 5: leaf-loop windows of 64 iterations, whose first spreads the skipped
+   File format (version 6: leaf-loop windows of 32 iterations, every 2048 (cgp_rt_lanes.h's
+   RT_ITER_*: a run's `skipped` is read by these); 5: windows of 64, whose first spreads the skipped
    ones over all its iterations but the loop's start-up (cgp_rt_lanes.h: a replay reads a run's
    `skipped` and its window by these rules), and a warp's run of one element a lane on an affine
    address is 20 bytes (cgp_rt_wbytes.c); 4: launches say their windows' warming extension;
@@ -40,7 +41,7 @@
 #include "cgp_model.h"
 
 #define CGP_TRACE_MAGIC "CGPTRACE"
-#define CGP_TRACE_VERSION 5u
+#define CGP_TRACE_VERSION 6u
 #define CGP_TRACE_HEADER_BYTES 24
 #define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
 

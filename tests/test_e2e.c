@@ -111,14 +111,12 @@ Test(e2e, sampled_prediction_agrees_with_full_trace) {
   cJSON_Delete(f);
 }
 
-/* Iterations of a lane with a loop of T iterations that the runtime traces (RT_ITER_*: the first
-   256, then 128 from the start of every 2048 after the first), by hand. */
-/* The iterations a thread traces of a loop of T (runtime/cgp_rt_warp.h): [0, 64) and
-   [2048 k, 2048 k + 64). */
+/* The iterations a thread traces of a loop of T (runtime/cgp_rt_lanes.h), by hand: [0, 32) and
+   [2048 k, 2048 k + 32). */
 static unsigned traced_iterations(unsigned T) {
-  if (T <= 64) return T;
-  unsigned n = 64;
-  for (unsigned s = 2048; s < T; s += 2048) n += T - s < 64 ? T - s : 64;
+  if (T <= 32) return T;
+  unsigned n = 32;
+  for (unsigned s = 2048; s < T; s += 2048) n += T - s < 32 ? T - s : 32;
   return n;
 }
 
@@ -131,8 +129,8 @@ static cJSON *tk1_analysis(cJSON *k) {
 
 Test(e2e, long_loops_are_sampled_inside_threads_and_counted_whole) {
   /* 1024 threads in 4 blocks of 256, all traced (one window), each running a j loop of 5000
-     iterations (mv) or of 2000 + i (tri). In run mode the runtime traces 192 of mv's 5000
-     iterations per thread (0-63, 2048-2111, 4096-4159), each window standing for the
+     iterations (mv) or of 2000 + i (tri). In run mode the runtime traces 96 of mv's 5000
+     iterations per thread (0-31, 2048-2079, 4096-4127), each window standing for the
      iterations up to the next one or to the loop's end: the warp instruction counts must be those
      of the run that traces every iteration (CGPREDICT_ITERATIONS=all), exactly, the prediction
      within 3 %, the report must count the iterations skipped, and the program's output must not
