@@ -194,6 +194,7 @@ typedef struct rt_kernel {
   uint64_t launches;
   uint64_t next_sampled;      /* the next launch to analyse (docs/model.md 5b) */
   uint64_t last_global;       /* cgp_rt_g.launches when it last began */
+  uint64_t last_blocks;       /* its last launch's grid, in blocks (0: none yet) */
   /* Its runs (launches with no other kernel's between, docs/model.md 5b): the one in flight's
      launches so far, the last one's length and the kernel launched after it (NULL: none yet) */
   uint64_t run_pos, run_len;
@@ -309,6 +310,11 @@ typedef struct {
    L.x did. */
 extern rt_global cgp_rt_g __attribute__((visibility("hidden")));
 
+/* Device d's windows of the launch hold every block, one after another (rt_window_index's `full`),
+   none counted for warming alone but a warming launch's, none converging: `full` mode, or a
+   launch traced whole for d (rt_launch_whole). */
+static inline int rt_full_windows(size_t d) { return cgp_rt_g.sample_mode == 2 || cgp_rt_g.launch.dv[d].whole; }
+
 /* cgp_rt_window.c: a window's blocks, and their analysis per device */
 void rt_window_put(rt_window *win, uint64_t b, rt_wwarp *w);
 /* Issue the warps of blocks [b0, b1) (offsets in the window) as one batch into kernel k's
@@ -378,6 +384,10 @@ uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch);
    rest of a row, in whole batches, when the L2 holds what a row of blocks brings in, by the
    kernel's last analysed launch (its grid and its DRAM bytes per block on d). */
 uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, uint64_t batch);
+/* A traced launch of kernel k (analysed or warming) is traced whole for a device whose windows are
+   W blocks (docs/pipeline.md, "Sampling") where its last launch's grid (for its first, its
+   constant bounds' in blocks of block[], with unit steps) was at most RT_WHOLE_WINDOWS windows. */
+int rt_launch_whole(const rt_kernel *k, const unsigned *block, int unit, uint64_t W);
 /* The first block (offset) of a warming window whose batches of bpb blocks count: the first batch
    that starts past its extension and one batch. */
 uint64_t rt_counted_from(const rt_window *w, uint64_t bpb);

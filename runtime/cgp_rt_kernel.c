@@ -452,8 +452,14 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
   k->shape = parse_shape(d, k->nmem, k->nbb);
   if (!k->shape) { kernel_free(k); return NULL; }
   i = 0;
-  cJSON_ArrayForEach(m, mem) {                 /* a loop that reaches local memory: traced whole */
-    if (i < k->nmem && k->mem_local[i]) rt_shape_trace_whole(k->shape, (int)num(m, "block", -1));
+  /* traced whole: a loop that reaches local memory, and one that gathers or scatters (a site whose
+     index the thread loads from memory, the pass's index_loaded): the lines its skipped iterations
+     touch follow the data, which no span can give, and its trip count is the data's too (a CSR
+     row a thread: the lanes still in the loop thin out, which a window, all of them in it, cannot
+     tell); docs/pipeline.md, "Sampling inside a thread" */
+  cJSON_ArrayForEach(m, mem) {
+    if (i < k->nmem && (k->mem_local[i] || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "index_loaded"))))
+      rt_shape_trace_whole(k->shape, (int)num(m, "block", -1));
     i++;
   }
   k->fp = rt_footprint_new(k->nmem, k->mem_kind);   /* NULL: out of memory, no footprint */

@@ -77,8 +77,8 @@ void rt_tracker_free(rt_tracker *t);
    (rt_iter_spread). The schedule depends on the iteration only,
    so the lanes of a warp, and the warps of a batch, trace the same iterations; a loop of up to
    RT_ITER_FIRST iterations is traced whole, and a window of one entry is one run per event. */
-#define RT_ITER_FIRST 32
-#define RT_ITER_WINDOW 32
+#define RT_ITER_FIRST 64
+#define RT_ITER_WINDOW 64
 #define RT_ITER_PERIOD 2048
 /* A tiled kernel's loop over one tile (tile(n) iterations, inside the tile loop) is traced whole up
    to this many: its footprint's geometry is learned from the first tile (docs/model.md 8b). */

@@ -63,6 +63,9 @@ typedef struct rt_launch {
   struct {                                /* per device: its own windows (issue 30 item 7) */
     uint64_t W;                           /* 2 of its batches */
     uint64_t ext;                         /* blocks a window may trace before them (rt_warm_extension) */
+    int whole;                            /* the launch is traced whole for it, as `full` traces
+                                             every launch: the kernel's grid is small for its
+                                             windows (rt_launch_whole) */
     rt_wstat *wstat;                      /* per closed window not yet folded (fold_windows) */
     size_t nwstat;
     unsigned windows;                     /* windows closed this launch */

@@ -317,11 +317,20 @@ static void kernel_begin(const char *desc, const int64_t *given) {
       rt_window_launch_begin(k, d);
     }
   }
+  /* a grid small for a device's windows is traced whole for it, as `full` traces it: windows of
+     two batches one after another (a warming launch too: the analysed one after it finds what
+     the whole launch left); each device on its own windows (issue 30 item 7) */
+  for (size_t d = 0; d < S->ndev; d++) {
+    L->dv[d].whole = L->traced && cgp_rt_g.sample_mode != 2 && rt_launch_whole(k, b, L->unit, L->dv[d].W);
+    if (!L->dv[d].whole) continue;
+    L->dv[d].W = 2 * rt_batch_blocks(S, d, L->tpb);
+    L->dv[d].ext = 0;
+  }
   L->W = L->dv[L->tdev].W;
   k->fp_dev = L->tdev;                        /* the footprint, like the trace, on its windows */
   if (k->fp) rt_footprint_row_blocks(k->fp, k->dims <= 1 ? 1 : 0);   /* a 2-D row: once known */
   if (L->traced)
-    rt_trace_launch_begin(k, k->launches - 1, b, L->W, L->dv[L->tdev].ext, L->warming ? 2 : cgp_rt_g.sample_mode == 2);
+    rt_trace_launch_begin(k, k->launches - 1, b, L->W, L->dv[L->tdev].ext, L->warming ? 2 : rt_full_windows(L->tdev));
 }
 
 static uint64_t record_launch(void);
@@ -366,6 +375,7 @@ static uint64_t record_launch(void) {
     if (grid[d] > k->grid_max[d]) k->grid_max[d] = grid[d];
     if (gb[d] > k->gridblocks_max[d]) k->gridblocks_max[d] = gb[d];
   }
+  k->last_blocks = G;
   if (L->traced) rt_trace_launch_end(G);
   if (!L->traced || G == 0) return G;
   for (size_t d = 0; d < S->ndev; d++) rt_window_launch_end(S, k, d, G);
@@ -378,7 +388,7 @@ static uint64_t record_launch(void) {
   /* `full` mode stopped by the budget: the blocks after the last window were not traced, and it
      stands for them, as a sampled launch's last window does */
   for (size_t d = 0; d < S->ndev; d++)
-    if (cgp_rt_g.sample_mode == 2 && L->over_budget && L->dv[d].nwstat)
+    if (rt_full_windows(d) && L->over_budget && L->dv[d].nwstat)
       L->dv[d].wstat[L->dv[d].nwstat - 1].region_end = UINT64_MAX;
   s.traced_warps = L->fold_traced;
   for (size_t d = 0; d < S->ndev; d++)                  /* the device that traced the most windows */

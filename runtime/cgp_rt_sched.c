@@ -141,7 +141,7 @@ static int passed(int64_t row, int64_t x, int64_t r, int64_t c) { return row > r
 
 /* Sampled mode: outside a launch's first window, a window's first batch only warms the caches (1);
    a warming launch's batches all do (2, docs/model.md section 4c). */
-static int warms(const rt_window *w) { return L->warming ? 2 : cgp_rt_g.sample_mode != 2 && w->start > 0; }
+static int warms(const rt_window *w) { return L->warming ? 2 : !rt_full_windows(w->dev) && w->start > 0; }
 
 /* The dependence check's: a launch analysed, on its first window (docs/pipeline.md), the trace
    device's (the most blocks: the first window every device shared before issue 30 item 7). */
@@ -206,7 +206,7 @@ static void release_analysed(rt_window *w) {
 /* Device d's closed windows folded into its launch sums as the grid passes them
    (rt_wstat_fold), but not once `full` mode is over the budget (finish_launch). */
 static void fold_windows(size_t d) {
-  rt_wstat_fold(L->dv[d].wstat, &L->dv[d].nwstat, L->over_budget && cgp_rt_g.sample_mode == 2, &L->dv[d].fold,
+  rt_wstat_fold(L->dv[d].wstat, &L->dv[d].nwstat, L->over_budget && rt_full_windows(d), &L->dv[d].fold,
                 &L->dv[d].fold_tiled, d == 0 ? &L->fold_traced : NULL, L->sampled && d == 0 ? L->k : NULL);
 }
 
@@ -224,7 +224,7 @@ static uint64_t first_slab(void) {
    modes, an analysed launch whose sweep goes forward (`full` traces every block). */
 static int window_converged(size_t d) {
   uint64_t slab = first_slab();
-  if (!cgp_rt_g.converge || cgp_rt_g.sample_mode == 2 || !L->sampled || L->unordered || L->over_budget || !slab ||
+  if (!cgp_rt_g.converge || rt_full_windows(d) || !L->sampled || L->unordered || L->over_budget || !slab ||
       L->dv[d].nwstat != L->dv[d].windows)          /* folded windows (beyond 72) */
     return 0;
   return rt_windows_converged(&S->dev[d], L->dv[d].wstat, L->dv[d].nwstat, slab, &L->dv[d].agreed);

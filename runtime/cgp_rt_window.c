@@ -134,6 +134,28 @@ uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch) {
   return batch + (counted < RT_ROW_BATCHES ? counted : RT_ROW_BATCHES) * batch;
 }
 
+/* The windows of a sampled launch sit at blocks 0, 2W, 4W, 8W ..., each standing for the blocks up
+   to the next: a grid of up to 2W blocks is its first window's, whose stats stand for the blocks
+   it did not trace, however those differ (NPB CG's sparse rows a thread each: the first 16 blocks
+   of 28 on the TK1 stood for the rest), and what
+   the untraced blocks leave in the L2 is aged, not known (CG's dot product, launched next, found
+   none of the vector p the gathers keep there: +94 %). Such a grid costs at most twice its first
+   window to trace whole. The grid is the kernel's last launch's (a launch's own is known only at
+   its end), or for its first launch the one its mapped loops' constant bounds give (the
+   descriptor's extent, unit steps); a first launch of bounds known only at run time keeps the
+   windows. */
+#define RT_WHOLE_WINDOWS 2
+
+int rt_launch_whole(const rt_kernel *k, const unsigned *block, int unit, uint64_t W) {
+  uint64_t G = k->last_blocks;
+  if (!G && unit) {                            /* a first launch: its constant bounds, if known */
+    G = 1;
+    for (unsigned d = 0; d < k->dims && d < 3 && G; d++)
+      G = k->extent[d] ? G * ((k->extent[d] + block[d] - 1) / block[d]) : 0;
+  }
+  return G && G <= RT_WHOLE_WINDOWS * W;
+}
+
 uint64_t rt_counted_from(const rt_window *w, uint64_t bpb) { return (w->ext + bpb + bpb - 1) / bpb * bpb; }
 
 

@@ -6,8 +6,9 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 6: leaf-loop windows of 32 iterations, every 2048 (cgp_rt_lanes.h's
-   RT_ITER_*: a run's `skipped` is read by these); 5: windows of 64, whose first spreads the skipped
+   File format (version 6: a launch of `run` or `skip` mode traced whole, a small grid
+   (rt_launch_whole), is flagged 1 as `full`'s launches are; 5: leaf-loop windows of 64
+   iterations, whose first spreads the skipped
    ones over all its iterations but the loop's start-up (cgp_rt_lanes.h: a replay reads a run's
    `skipped` and its window by these rules), and a warp's run of one element a lane on an affine
    address is 20 bytes (cgp_rt_wbytes.c); 4: launches say their windows' warming extension;
@@ -19,8 +20,8 @@
        'K' u32 kernel (its place in the report: increasing), u32 length, descriptor JSON (the pass's)
        'L' u32 kernel, u64 launch, u32 block x, y, z, u64 W (window blocks), u64 ext (blocks a
        window may trace before its start to warm the caches: rt_warm_extension), u8 full (1:
-       SAMPLE=full; 2: a launch traced for the caches alone, the one before an analysed launch: no
-       batch counts)
+       every block in windows one after another, SAMPLE=full or a small grid traced whole; 2: a
+       launch traced for the caches alone, the one before an analysed launch: no batch counts)
        'B' u64 window start, u64 block offset, u32 warps, per warp u32 length + rt_wwarp bytes
        'W' u64 window start, u64 size, u64 region end, u8 budget hit      (the window closed; its
            blocks before start + size - W are its extension, and it stands for them on to the

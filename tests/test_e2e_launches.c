@@ -616,3 +616,50 @@ Test(e2e_launches, a_window_counts_a_whole_row_of_blocks) {
   cJSON_Delete(r[0]);
   cJSON_Delete(r[1]);
 }
+
+/* A grid of at most two windows is traced whole (docs/pipeline.md, "Sampling"): NPB CG's sparse
+   product, 7000 rows a thread each, is 28 blocks of 256 on the TK1, whose windows are 16 blocks,
+   and the first window stood for the 12 blocks after it (+70 % against `full`, with its sampled
+   rows). Here the threads past 4096 also read b on a stride of 128 bytes (uncoalesced), which the
+   first window, threads 0 to 4095, never sees: sampled so, the kernel was -93 % against `full`.
+   With a constant bound its grid is known from its first launch; with one known only at run time
+   (`halves`, below) its first launch keeps the windows, and the next ones are traced whole (the
+   grid of its last launch). */
+#define HALVES_KERNEL(name, bound) \
+  "static void " name "(int n) {\n" \
+  "#pragma cgpredict kernel name(" name ") dims(1) block(256)\n" \
+  "  for (int i = 0; i < " bound "; i++) c[i] = i < 4096 ? a[i] : a[i] + b[i * 32];\n" \
+  "}\n"
+#define HALVES_SRC(name, bound) \
+  "#include <stdio.h>\n" \
+  "#define R 7000\n" \
+  "static float a[R], b[R * 32], c[R];\n" \
+  HALVES_KERNEL(name, bound) \
+  "int main(int argc, char **argv) {\n" \
+  "  (void)argv;\n" \
+  "  for (int i = 0; i < R; i++) a[i] = (float)(i % 7);\n" \
+  "  for (int t = 0; t < 4; t++) " name "(R + argc - 1);\n" \
+  "  printf(\"%g\\n\", c[5000]);\n" \
+  "  return 0;\n" \
+  "}\n"
+
+/* Sample i's warps traced, against the warps that have a thread. */
+static void expect_traced_whole(cJSON *k, int i, int whole) {
+  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), i);
+  double traced = num(s, "traced_warps"), warps = ceil(num(s, "threads") / 32);
+  cr_expect(whole ? traced == warps : traced < warps, "sample %d: %g warps of %g traced", i, traced, warps);
+}
+
+Test(e2e_launches, a_grid_of_at_most_two_windows_is_traced_whole) {
+  cJSON *r[2];
+  build_run_and_full_tk1(HALVES_SRC("fixed", "R"), r);
+  expect_like_full(r, "fixed", 0.005);
+  expect_traced_whole(kernel_named(r[0], "fixed"), 0, 1);
+  cJSON_Delete(r[0]);
+  cJSON_Delete(r[1]);
+  build_run_and_full_tk1(HALVES_SRC("halves", "n"), r);
+  expect_traced_whole(kernel_named(r[0], "halves"), 0, 0);
+  expect_traced_whole(kernel_named(r[0], "halves"), 1, 1);
+  cJSON_Delete(r[0]);
+  cJSON_Delete(r[1]);
+}

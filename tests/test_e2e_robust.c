@@ -284,7 +284,7 @@ Test(e2e_robust, objects_from_cgpredict_cc_c_link_with_a_plain_cc) {
   expect_both_kernels("r3.json");
 }
 
-/* A thread's loop of 3000 iterations, sampled (its first 32 traced, the rest skipped), then a store
+/* A thread's loop of 3000 iterations, sampled (its first 64 traced, the rest skipped), then a store
    after it: the thread leaves the loop in a skipped iteration, and the store's block must resume
    tracing. Through the weak stub (objects of `cgpredict cc -c` linked by a plain cc) the
    instrumented code's pause word stays "no loop" (-1), which the inline skip test took for the

@@ -322,7 +322,7 @@ Test(e2e_tile, no_tiling_suggestion_for_a_loop_shorter_than_the_tile) {
 }
 
 /* A loop over one tile of up to RT_TILE_WHOLE (256) iterations is traced whole, though leaf loops
-   are otherwise sampled after their first 32 iterations (docs/pipeline.md, "Sampling inside a
+   are otherwise sampled after their first 64 iterations (docs/pipeline.md, "Sampling inside a
    thread"): GEMM tiled by 128 at N = 256, in the default mode, skips no iteration, and its tile
    tile statistics those of every iteration: 2 tiles, 4 barriers a warp. */
 Test(e2e_tile, a_loop_over_one_tile_of_128_is_traced_whole) {
