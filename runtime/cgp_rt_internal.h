@@ -374,11 +374,19 @@ int rt_window_index(uint64_t W, uint64_t ext, int full, uint64_t id, uint64_t *s
 /* Blocks resident together on session s's device d: B x no_sm. */
 uint64_t rt_batch_blocks(const rt_session *s, size_t d, unsigned tpb);
 /* The blocks of a window of kernel k, batches of `batch` blocks (docs/model.md 4c): one batch that
-   warms the caches and one counted, or, in a 2-D or 3-D grid whose rows of blocks (the last
-   analysed launch's) are longer than a batch, as many counted batches as cover a row: blocks differ
+   warms the caches and one counted, or, in a 2-D or 3-D grid whose rows of blocks (`row`:
+   rt_row_blocks) are longer than a batch, as many counted batches as cover a row: blocks differ
    by their place in a row (its last warps at the grid's edge), and one batch, at one place in
    every row, stood for them all. (An analysed launch's windows: a warming launch counts nothing.) */
-uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch);
+uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch, uint64_t row);
+/* Kernel k's row of blocks (x): its last analysed launch's, or before one, where its x loop's
+   constant bound (the descriptor's extent, unit steps) leaves the row's last block partial, the
+   row that bound gives in blocks of bx threads; 0: none known. A kernel's first launch is often its
+   only one (GEMVER's kernel 1 at N = 500: rows of 16 blocks whose last holds 20 columns; windows of
+   two batches counted the second half of every row, the edge's block one in 8 instead of one in
+   16: -5.4 % against `full`). Rows of whole blocks keep the first launch's windows of two
+   batches: the longer windows cost GEMM at 1024 2.3 times the analysis for no change. */
+uint64_t rt_row_blocks(const rt_kernel *k, unsigned bx, int unit);
 /* The blocks device d's windows of kernel k trace before their warming batch (docs/model.md 4c):
    0, or in a 2-D or 3-D grid whose rows of blocks are longer than a batch (`batch` blocks), the
    rest of a row, in whole batches, when the L2 holds what a row of blocks brings in, by the

@@ -127,9 +127,14 @@ uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, ui
    stays within the memory budget however wide the grid. */
 #define RT_ROW_BATCHES 16
 
-uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch) {
-  if (k->dims < 2 || !k->nsamples || !batch) return 2 * batch;
-  uint64_t row = k->samples[k->nsamples - 1].gridblocks[0], counted = (row + batch - 1) / batch;
+uint64_t rt_row_blocks(const rt_kernel *k, unsigned bx, int unit) {
+  if (k->nsamples) return k->samples[k->nsamples - 1].gridblocks[0];
+  return unit && bx && k->extent[0] % bx ? (k->extent[0] + bx - 1) / bx : 0;
+}
+
+uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch, uint64_t row) {
+  if (k->dims < 2 || !row || !batch) return 2 * batch;
+  uint64_t counted = (row + batch - 1) / batch;
   if (row <= batch) return 2 * batch;
   return batch + (counted < RT_ROW_BATCHES ? counted : RT_ROW_BATCHES) * batch;
 }

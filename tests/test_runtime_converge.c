@@ -78,20 +78,30 @@ Test(converge, an_empty_window_agrees_with_nothing) {
 }
 
 /* A window's blocks (docs/model.md 4c, rt_window_blocks): a warming batch and one counted, or, in a
-   2-D grid whose row of blocks (the last analysed launch's) is longer than a batch, as many counted
-   batches as cover the row, at most 16. Batches of 8 blocks, by hand. */
+   2-D grid whose row of blocks (rt_row_blocks: the last analysed launch's, or before one the x
+   loop's constant bound's) is longer than a batch, as many counted batches as cover the row, at
+   most 16. Batches of 8 blocks, by hand. */
 Test(converge, a_window_counts_the_batches_that_cover_a_row) {
   rt_sample s = {0};
   rt_kernel k = {.dims = 2, .samples = &s, .nsamples = 1};
   const uint64_t row[] = {8, 10, 16, 32, 128, 1000}, want[] = {16, 24, 24, 40, 136, 136};
   for (size_t i = 0; i < sizeof row / sizeof *row; i++) {
     s.gridblocks[0] = row[i];
-    cr_expect_eq(rt_window_blocks(&k, 8), want[i], "row of %llu blocks: %llu", (unsigned long long)row[i],
-                 (unsigned long long)rt_window_blocks(&k, 8));
+    uint64_t r = rt_row_blocks(&k, 32, 1);
+    cr_expect_eq(r, row[i]);
+    cr_expect_eq(rt_window_blocks(&k, 8, r), want[i], "row of %llu blocks: %llu", (unsigned long long)row[i],
+                 (unsigned long long)rt_window_blocks(&k, 8, r));
   }
-  k.nsamples = 0;                    /* the first launch: no row known */
-  cr_expect_eq(rt_window_blocks(&k, 8), 16);
+  k.nsamples = 0;                    /* the first launch: its constant bound, 500 columns: 16 blocks */
+  k.extent[0] = 500;
+  cr_expect_eq(rt_row_blocks(&k, 32, 1), 16);
+  cr_expect_eq(rt_window_blocks(&k, 8, rt_row_blocks(&k, 32, 1)), 24);
+  cr_expect_eq(rt_row_blocks(&k, 32, 0), 0, "a step other than 1: no row from the bound");
+  k.extent[0] = 512;                 /* whole blocks: the row's blocks are alike, two batches */
+  cr_expect_eq(rt_row_blocks(&k, 32, 1), 0);
+  k.extent[0] = 0;                   /* a bound known at run time: no row known */
+  cr_expect_eq(rt_window_blocks(&k, 8, rt_row_blocks(&k, 32, 1)), 16);
   k.nsamples = 1;
   k.dims = 1;                        /* a 1-D grid is one row */
-  cr_expect_eq(rt_window_blocks(&k, 8), 16);
+  cr_expect_eq(rt_window_blocks(&k, 8, rt_row_blocks(&k, 32, 1)), 16);
 }
