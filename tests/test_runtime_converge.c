@@ -99,6 +99,9 @@ Test(converge, a_window_counts_the_batches_that_cover_a_row) {
   cr_expect_eq(rt_row_blocks(&k, 32, 0), 0, "a step other than 1: no row from the bound");
   k.extent[0] = 512;                 /* whole blocks: the row's blocks are alike, two batches */
   cr_expect_eq(rt_row_blocks(&k, 32, 1), 0);
+  k.extent[0] = 4095;                /* 128 blocks, over 4 batches: two batches (its edge 1/128) */
+  cr_expect_eq(rt_row_blocks(&k, 32, 1), 128);
+  cr_expect_eq(rt_window_blocks(&k, 8, 128), 16);
   k.extent[0] = 0;                   /* a bound known at run time: no row known */
   cr_expect_eq(rt_window_blocks(&k, 8, rt_row_blocks(&k, 32, 1)), 16);
   k.nsamples = 1;
