@@ -305,7 +305,9 @@ static void kernel_begin(const char *desc, const int64_t *given) {
     uint64_t per_batch = rt_batch_blocks(S, d, L->tpb);
     /* one batch to warm the caches, one to measure; in sampled modes, blocks before them that warm
        too where a stencil's halo is in the row of blocks above (`full` counts every batch) */
-    L->dv[d].W = cgp_rt_g.sample_mode == 2 || !L->sampled ? 2 * per_batch : rt_window_blocks(k, per_batch, rt_row_blocks(k, L->bx, L->unit));
+    L->dv[d].W = cgp_rt_g.sample_mode == 2 || !L->sampled
+                     ? 2 * per_batch
+                     : rt_window_blocks(k, per_batch, rt_row_blocks(k, L->bx, L->unit));
     L->dv[d].ext = cgp_rt_g.sample_mode == 2 ? 0 : rt_warm_extension(S, k, d, per_batch);
     L->dv[d].stop_from = UINT64_MAX;
     if (per_batch > most) {

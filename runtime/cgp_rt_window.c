@@ -128,8 +128,8 @@ uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, ui
 #define RT_ROW_BATCHES 16
 
 /* A first launch's row from its bound counts where it is at most this many batches: a wider
-   row's partial edge block is at most 1/32 of the row, which windows of two batches, never on
-   the edge, leave out (2DCONV at 4096, rows of 128 blocks: 5.9 times the accesses traced for a
+   row's partial edge block is under 1/32 of the row, which windows of two batches, never on the
+   edge, leave out (2DCONV at 4096, rows of 128 blocks: 5.9 times the accesses traced for a
    prediction 0.2 % away). */
 #define RT_FIRST_ROW_BATCHES 4
 
@@ -149,10 +149,9 @@ uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch, uint64_t row) {
 /* The windows of a sampled launch sit at blocks 0, 2W, 4W, 8W ..., each standing for the blocks up
    to the next: a grid of up to 2W blocks is its first window's, whose stats stand for the blocks
    it did not trace, however those differ (NPB CG's sparse rows a thread each: the first 16 blocks
-   of 28 on the TK1 stood for the rest), and what
-   the untraced blocks leave in the L2 is aged, not known (CG's dot product, launched next, found
-   none of the vector p the gathers keep there: +94 %). Such a grid costs at most twice its first
-   window to trace whole. The grid is the kernel's last launch's (a launch's own is known only at
+   of 28 on the TK1 stood for the rest), and what the untraced blocks leave in the L2 is aged, not
+   known (CG's dot product, launched next, found none of the vector p the gathers keep there:
+   +94 %). Such a grid costs at most twice its first window to trace whole. The grid is the kernel's last launch's (a launch's own is known only at
    its end), or for its first launch the one its mapped loops' constant bounds give (the
    descriptor's extent, unit steps); a first launch of bounds known only at run time keeps the
    windows. */
