@@ -134,8 +134,8 @@ static int block_id_of(int64_t x, int64_t y, int64_t z, uint64_t *id) {
   uint64_t bxi = (uint64_t)x / L->bx, byi = (uint64_t)y / L->by, bzi = (uint64_t)z / L->bz;
   if (byi == 0 && bzi == 0) { *id = bxi; return 1; }
   const rt_kernel *k = L->k;
-  uint64_t gdx = L->gdx_known ? L->gdx : L->unit && k->extent[0] ? (k->extent[0] + L->bx - 1) / L->bx : 0;
-  uint64_t gdy = L->gdy_known ? L->gdy : L->unit && k->extent[1] ? (k->extent[1] + L->by - 1) / L->by : 0;
+  uint64_t gdx = L->gdx_known ? L->gdx : rt_bound_blocks(k, 0, L->bx, L->unit);
+  uint64_t gdy = L->gdy_known ? L->gdy : rt_bound_blocks(k, 1, L->by, L->unit);
   if (!gdx || (bzi && !gdy)) return 0;
   *id = bxi + gdx * (byi + gdy * bzi);
   return 1;

@@ -246,6 +246,12 @@ typedef struct rt_kernel {
   uint64_t threads_all;       /* threads of every launch, traced or not */
 } rt_kernel;
 
+/* Blocks of `block` threads along mapped dimension d that its loop's constant bound gives (the
+   descriptor's extent; unit steps: thread t is index t); 0 where the bound is not known. */
+static inline uint64_t rt_bound_blocks(const rt_kernel *k, unsigned d, unsigned block, int unit) {
+  return unit && block && k->extent[d] ? (k->extent[d] + block - 1) / block : 0;
+}
+
 /* Shape c (-1: none) of kernel k recurs: its launches came back after another shape's
    (docs/model.md 5b, "Launches of one shape"). */
 static inline int rt_shape_recurs(const rt_kernel *k, int c) { return c >= 0 && k->shapes[c].runs >= 2; }

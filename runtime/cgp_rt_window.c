@@ -135,14 +135,13 @@ uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, ui
 
 uint64_t rt_row_blocks(const rt_kernel *k, unsigned bx, int unit) {
   if (k->nsamples) return k->samples[k->nsamples - 1].gridblocks[0];
-  return unit && bx && k->extent[0] % bx ? (k->extent[0] + bx - 1) / bx : 0;
+  return bx && k->extent[0] % bx ? rt_bound_blocks(k, 0, bx, unit) : 0;
 }
 
 uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch, uint64_t row) {
-  if (k->dims < 2 || !row || !batch) return 2 * batch;
+  if (k->dims < 2 || !batch || row <= batch) return 2 * batch;
   if (!k->nsamples && row > RT_FIRST_ROW_BATCHES * batch) return 2 * batch;
   uint64_t counted = (row + batch - 1) / batch;
-  if (row <= batch) return 2 * batch;
   return batch + (counted < RT_ROW_BATCHES ? counted : RT_ROW_BATCHES) * batch;
 }
 
@@ -151,18 +150,17 @@ uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch, uint64_t row) {
    it did not trace, however those differ (NPB CG's sparse rows a thread each: the first 16 blocks
    of 28 on the TK1 stood for the rest), and what the untraced blocks leave in the L2 is aged, not
    known (CG's dot product, launched next, found none of the vector p the gathers keep there:
-   +94 %). Such a grid costs at most twice its first window to trace whole. The grid is the kernel's last launch's (a launch's own is known only at
-   its end), or for its first launch the one its mapped loops' constant bounds give (the
-   descriptor's extent, unit steps); a first launch of bounds known only at run time keeps the
-   windows. */
+   +94 %). Such a grid costs at most twice its first window to trace whole. The grid is the
+   kernel's last launch's (a launch's own is known only at its end), or for its first launch the
+   one its mapped loops' constant bounds give (rt_bound_blocks); a first launch of bounds known
+   only at run time keeps the windows. */
 #define RT_WHOLE_WINDOWS 2
 
 int rt_launch_whole(const rt_kernel *k, const unsigned *block, int unit, uint64_t W) {
   uint64_t G = k->last_blocks;
   if (!G && unit) {                            /* a first launch: its constant bounds, if known */
     G = 1;
-    for (unsigned d = 0; d < k->dims && d < 3 && G; d++)
-      G = k->extent[d] ? G * ((k->extent[d] + block[d] - 1) / block[d]) : 0;
+    for (unsigned d = 0; d < k->dims && d < 3 && G; d++) G *= rt_bound_blocks(k, d, block[d], unit);
   }
   return G && G <= RT_WHOLE_WINDOWS * W;
 }

@@ -15,6 +15,18 @@ static void expect_like_full(cJSON *r[2], const char *name, double tol) {
   cr_expect(fabs(run - full) <= tol * full, "%s: run %g ms, full %g ms", name, run, full);
 }
 
+/* `src` run and in `full`: kernel `name`'s sample i traced fewer warps than its grid has, and its
+   time is within tol of `full`'s. */
+static void expect_sampled_like_full(const char *src, const char *name, int i, double tol) {
+  cJSON *r[2];
+  build_run_and_full_tk1(src, r);
+  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(kernel_named(r[0], name), "samples"), i);
+  cr_assert_lt(num(s, "traced_warps"), num(s, "total_warps"), "the run sampled the grid");
+  expect_like_full(r, name, tol);
+  cJSON_Delete(r[0]);
+  cJSON_Delete(r[1]);
+}
+
 static const char *const SRC =
   "#include <stdio.h>\n"
   "#include <stdlib.h>\n"
@@ -384,13 +396,7 @@ static const char *const SHARED_SRC =
   "}\n";
 
 Test(e2e_launches, lines_every_block_reads_stay_in_the_l2_between_windows) {
-  cJSON *r[2];
-  build_run_and_full_tk1(SHARED_SRC, r);
-  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(kernel_named(r[0], "reduce"), "samples"), 0);
-  cr_assert_lt(num(s, "traced_warps"), num(s, "total_warps"), "the run sampled the grid");
-  expect_like_full(r, "reduce", 0.005);
-  cJSON_Delete(r[0]);
-  cJSON_Delete(r[1]);
+  expect_sampled_like_full(SHARED_SRC, "reduce", 0, 0.005);
 }
 
 /* A window warms from the row of blocks above its counted batch where a row is longer than a
@@ -611,13 +617,7 @@ static const char *const ROWS_SRC =
   "}\n";
 
 Test(e2e_launches, a_window_counts_a_whole_row_of_blocks) {
-  cJSON *r[2];
-  build_run_and_full_tk1(ROWS_SRC, r);
-  cJSON *k = kernel_named(r[0], "step"), *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 1);
-  cr_assert_lt(num(s, "traced_warps"), num(s, "total_warps"), "the run sampled the grid");
-  expect_like_full(r, "step", 0.01);
-  cJSON_Delete(r[0]);
-  cJSON_Delete(r[1]);
+  expect_sampled_like_full(ROWS_SRC, "step", 1, 0.01);
 }
 
 /* A grid of at most two windows is traced whole (docs/pipeline.md, "Sampling"): NPB CG's sparse
@@ -687,11 +687,5 @@ static const char *const FIRST_ROW_SRC =
   "}\n";
 
 Test(e2e_launches, a_first_launchs_window_counts_the_row_its_bound_gives) {
-  cJSON *r[2];
-  build_run_and_full_tk1(FIRST_ROW_SRC, r);
-  cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(kernel_named(r[0], "outer"), "samples"), 0);
-  cr_assert_lt(num(s, "traced_warps"), num(s, "total_warps"), "the run sampled the grid");
-  expect_like_full(r, "outer", 0.005);
-  cJSON_Delete(r[0]);
-  cJSON_Delete(r[1]);
+  expect_sampled_like_full(FIRST_ROW_SRC, "outer", 0, 0.005);
 }
