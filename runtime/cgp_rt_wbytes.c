@@ -1,6 +1,8 @@
 /* cgp_rt_wbytes.c: a warp as bytes, the trace file's form of it (cgp_rt_wbytes.h), and back.
 
-   A warp: u32 threads, u32 key mask, a u64 thread key per lane in the mask, u32 runs, u32
+   A warp: u32 threads (| KEYS_CONSECUTIVE: the mask's lanes' keys are the first's plus the lane's
+   distance from it, and only the first is written), u32 key mask, a u64 thread key per lane in
+   the mask, u32 runs, u32
    segments, each run (u32 event, u32 t[RT_MAXD - 1], u32 segments | RUN_AFFINE, f32 skipped),
    then each run's segments in run order: 21 bytes each (u8 lane, u32 count, u64 a0, u64 stride),
    or, for a run marked RUN_AFFINE (every segment one element, its lanes' addresses a0 + (lane -
@@ -19,6 +21,7 @@
 #define SEG_BYTES (1 + 4 + 8 + 8)
 #define AFFINE_BYTES (4 + 8 + 8)
 #define RUN_AFFINE (UINT32_C(1) << 31)
+#define KEYS_CONSECUTIVE (UINT32_C(1) << 31)   /* in the thread count: one key, the first lane's */
 
 static uint32_t key_mask(const rt_wwarp *w) {
   uint32_t m = 0;
@@ -76,13 +79,31 @@ uint64_t rt_wwarp_events(const rt_wwarp *w) {
   return n;
 }
 
+/* 1 if the keys of the lanes in mask m are the first's plus the lane's distance from it: a warp of
+   consecutive threads of a row, whose keys then take 8 bytes, not 8 a lane (LU's kernel 2 at
+   N = 2048: most traced warps are threads the guard leaves idle, and their keys were half of a
+   294 MB trace). */
+static int keys_consecutive(const rt_wwarp *w, uint32_t m) {
+  if (!m) return 0;
+  unsigned first = (unsigned)__builtin_ctz(m);
+  for (uint32_t r = m; r; r &= r - 1) {
+    unsigned l = (unsigned)__builtin_ctz(r);
+    if (w->thread[l] != w->thread[first] + (l - first)) return 0;
+  }
+  return 1;
+}
+
 size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
   unsigned char *o = out;
   uint32_t m = key_mask(w);
-  o = put32(o, w->threads);
+  int seq = keys_consecutive(w, m);
+  o = put32(o, w->threads | (seq ? KEYS_CONSECUTIVE : 0));
   o = put32(o, m);
-  for (unsigned l = 0; l < RT_WARP; l++)
-    if (m >> l & 1) o = put64(o, w->thread[l]);
+  if (seq)
+    o = put64(o, w->thread[__builtin_ctz(m)]);
+  else
+    for (unsigned l = 0; l < RT_WARP; l++)
+      if (m >> l & 1) o = put64(o, w->thread[l]);
   o = put32(o, (uint32_t)w->nrun);
   o = put32(o, (uint32_t)w->nseg);
   /* the runs, then each run's segments in run order (runs are sorted by first key, their
@@ -137,16 +158,30 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
   rt_wwarp *w = calloc(1, sizeof *w);
   if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
   NEED(8, "header");
-  w->threads = get32(p);
+  w->threads = get32(p) & ~KEYS_CONSECUTIVE;
+  int seq = (get32(p) & KEYS_CONSECUTIVE) != 0;
   uint32_t m = get32(p + 4);
   at = 8;
   if (w->threads > RT_WARP) { snprintf(err, errlen, "warp at byte 0: %u threads (at most %d)", w->threads, RT_WARP); goto fail; }
-  for (unsigned l = 0; l < RT_WARP; l++)
-    if (m >> l & 1) {
-      NEED(8, "thread keys");
-      w->thread[l] = get64(p + at);
-      at += 8;
+  if (seq) {
+    NEED(8, "thread keys");
+    uint64_t k0 = get64(p + at);
+    at += 8;
+    if (!m || !k0 || k0 > UINT64_MAX - RT_WARP) {
+      snprintf(err, errlen, "warp at byte 0: consecutive keys from %llu over lanes 0x%x", (unsigned long long)k0, m);
+      goto fail;
     }
+    unsigned first = (unsigned)__builtin_ctz(m);
+    for (unsigned l = first; l < RT_WARP; l++)
+      if (m >> l & 1) w->thread[l] = k0 + (l - first);
+  } else {
+    for (unsigned l = 0; l < RT_WARP; l++)
+      if (m >> l & 1) {
+        NEED(8, "thread keys");
+        w->thread[l] = get64(p + at);
+        at += 8;
+      }
+  }
   NEED(8, "run and segment counts");
   size_t nrun = get32(p + at), nseg = get32(p + at + 4);
   at += 8;

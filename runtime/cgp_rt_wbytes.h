@@ -5,7 +5,8 @@
 #include "cgp_rt_warp.h"
 
 /* The warp as bytes (the trace file, docs/pipeline.md "One trace, every device"): little-endian
-   fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit, u32 runs,
+   fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit (or one, the
+   first lane's, where the keys are consecutive: cgp_rt_wbytes.c), u32 runs,
    u32 segments, per run u32 event, u32 iterations[RT_MAXD - 1], u32 segments, f32 skipped (IEEE
    754 bits), per segment u8 lane, u32 count, u64 first address, u64 stride (or a run's affine
    form: cgp_rt_wbytes.c). rt_wwarp_size_bound: bytes enough for it; rt_wwarp_serialise writes

@@ -310,6 +310,42 @@ Test(reconverge, a_shared_warp_is_freed_by_its_last_holder) {
   teardown(&f);
 }
 
+/* Thread keys as bytes: a warp of consecutive threads writes its first lane's key alone (8 bytes,
+   flagged in the thread count's top bit); one of other keys writes every lane's. Both read back
+   to the same keys. */
+Test(reconverge, consecutive_thread_keys_take_one_key) {
+  size_t bytes[2];
+  for (int spread = 1; spread <= 3; spread += 2) {
+    fixture f;
+    const int mb[] = {0}, bl[] = {-1};
+    const unsigned mo[] = {0}, rpo[] = {0};
+    setup(&f, 1, mb, mo, 1, rpo, bl, 0, NULL, NULL);
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      lane(&f, l);
+      f.thread[l] = 500 + spread * l;
+      rt_tracker_block(f.t, 0);
+      rt_tracker_access(f.t, 0, X + 4 * l);
+    }
+    rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+    cr_assert_not_null(w);
+    unsigned char *b = malloc(rt_wwarp_size_bound(w));
+    size_t n = rt_wwarp_serialise(w, b), used = 0;
+    cr_expect_eq(!!(b[3] & 0x80), spread == 1, "spread %d: flag", spread);
+    bytes[spread / 2] = n;
+    char err[256];
+    rt_wwarp *r = rt_wwarp_deserialise(b, n, rt_shape_events(f.s), &used, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    cr_expect_eq(used, n);
+    cr_expect_eq(memcmp(rt_wwarp_thread_keys(r), rt_wwarp_thread_keys(w), RT_WARP * sizeof(uint64_t)), 0);
+    cr_expect_eq(rt_wwarp_threads(r), RT_WARP);
+    rt_wwarp_free(r);
+    free(b);
+    rt_wwarp_free(w);
+    teardown(&f);
+  }
+  cr_expect_eq(bytes[1] - bytes[0], 8 * (RT_WARP - 1), "keys 1 apart: %zu bytes, 3 apart: %zu", bytes[0], bytes[1]);
+}
+
 /* The trace's bytes of a warp (rt_wwarp_serialise) read back to a warp that issues the same
    events; every shorter prefix, a lane out of range and an affine run whose lanes are not as many
    as its segments are refused, never trusted. x[i] and y[i] (one element a lane, 4 bytes apart)
@@ -368,7 +404,10 @@ Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
   unsigned active = 0;
   for (unsigned l = 0; l < RT_WARP; l += 1 + l % 2) active++;
   const size_t run_bytes = 4 + 4 * (RT_MAXD - 1) + 8;
-  size_t runs_at = 8 + 8 * active + 8, nrun = b[runs_at - 8], sa = runs_at + nrun * run_bytes, seg0 = 0;
+  /* its lanes are threads 0, 1, 3, 5 ...: consecutive keys, the first lane's alone written */
+  cr_assert(b[3] & 0x80, "consecutive keys flagged");
+  cr_assert(active > 1);
+  size_t runs_at = 8 + 8 + 8, nrun = b[runs_at - 8], sa = runs_at + nrun * run_bytes, seg0 = 0;
   for (size_t r = 0; r < nrun && !seg0; r++) {    /* the first run of segments: its first one */
     const unsigned char *ns = &b[runs_at + r * run_bytes + 4 + 4 * (RT_MAXD - 1)];
     if (ns[3] & 0x80) sa += 20;                     /* an affine run */
