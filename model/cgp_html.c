@@ -399,7 +399,7 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
     esc(b, w->valuestring);
     puts_(b, "</p>");
   }
-  const char *const notes[] = {"sampling_note", "memory_note", "launch_sampling_note", "left_note"};
+  const char *const notes[] = {"sampling_note", "memory_note", "launch_sampling_note", "l2_note", "left_note"};
   for (size_t i = 0; i < sizeof notes / sizeof *notes; i++)
     if (*str(k, notes[i])) {
       puts_(b, "<p class=\"note\">");

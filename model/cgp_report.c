@@ -288,6 +288,25 @@ static int monotone(const cgp_prediction *p, int n) {
    neighbours (the first launch of a time step after other kernels, its L2 cold), which must not
    spread over them; where the two lie far apart (the doubling schedule, launch n and 2n + 1), a
    straight line over half the launches knows no more than the step (docs/model.md 5b). */
+/* A sample whose launch found an L2 the run did not know (it ran after another kernel's untraced
+   launch) names a later analysed launch of its grid that stands in for it (`stand_in`, written by
+   runtime/cgp_rt_report.c; docs/model.md 5b): it takes that one's analysis. A name that matches no
+   later sample changes nothing. */
+static void stand_ins(const cJSON *samples, cgp_kernel_stats *st, cgp_prediction *p) {
+  int i = 0;
+  for (const cJSON *s = samples->child; s; s = s->next, i++) {
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(s, "stand_in");
+    if (!cJSON_IsNumber(in)) continue;
+    int j = i + 1;
+    for (const cJSON *t = s->next; t; t = t->next, j++)
+      if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "launch")) == in->valuedouble) {
+        st[i] = st[j];
+        p[i] = p[j];
+        break;
+      }
+  }
+}
+
 static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_device *dev, kernel_total *t,
                              double (*edit)(cgp_kernel_stats *), char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
@@ -299,6 +318,7 @@ static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_dev
   int rc = st && p ? 0 : (snprintf(err, errlen, "out of memory"), -1);
   for (s = samples->child; s && rc == 0; s = s->next, i++)
     rc = sample_stats(kernel, s, key, dev, edit, &st[i], &p[i], err, errlen);
+  stand_ins(samples, st, p);
   for (s = samples->child, i = 0; s && rc == 0; s = s->next, i++) {
     double w = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "weight"));
     int lo = i > 0 ? i - 1 : 0, hi = i + 2 < n ? i + 2 : n - 1;
@@ -1050,6 +1070,8 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "memory_note"));
     if (note) fprintf(f, "    note: %s\n", note);
     note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "launch_sampling_note"));
+    if (note) fprintf(f, "    note: %s\n", note);
+    note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "l2_note"));
     if (note) fprintf(f, "    note: %s\n", note);
     note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(k, "left_note"));
     if (note) fprintf(f, "    note: %s\n", note);

@@ -119,8 +119,8 @@ static int32_t untraced_from(int64_t x, int64_t y, int64_t z) {
 static unsigned tracing_devices(uint64_t id, uint64_t *start, uint64_t *pre, uint64_t *region_end) {
   unsigned want = 0;
   for (size_t d = 0; d < S->ndev; d++)
-    if (id < L->dv[d].stop_from && rt_window_index(L->dv[d].W, L->dv[d].ext, rt_full_windows(d), id,
-                                                   &start[d], &pre[d], &region_end[d]) >= 0)
+    if (id < L->dv[d].stop_from && rt_window_index(L->dv[d].W, L->dv[d].ext, rt_full_windows(d), L->dv[d].spacing,
+                                                   id, &start[d], &pre[d], &region_end[d]) >= 0)
       want |= 1u << d;
   return want;
 }

@@ -67,6 +67,9 @@ typedef struct {
 /* Per device, what one window measured; blocks from first_counted on were counted. */
 typedef struct {
   uint64_t first_counted, end, region_start, region_end;
+  double half_before, half_after;   /* blocks of the gap before its region (after it) it stands for
+                                       (rt_wstat_centre): its region is [region_start - half_before,
+                                       region_end - half_after) */
   double seen_blocks;        /* blocks with a traced warp, counted */
   double seen_threads;       /* threads of the warps counted (when the budget cut it, the measure) */
   int budget_hit;
@@ -113,6 +116,8 @@ typedef struct {
                                                that shape's own schedule, -1: the kernel's */
   int key_shape;                            /* its launch's shape whatever the schedule, -1: none */
   uint64_t stood_launches;                  /* the launches it stands for, itself included */
+  const struct rt_kernel *after;            /* the launch before it was this other kernel's and ran
+                                               untraced: the L2 it found is not known (NULL: it is) */
 } rt_sample;
 
 /* A launch shape of a kernel: the launches entered with one key (cgp_rt_kernel_class, a mix of
@@ -300,6 +305,7 @@ typedef struct {
   rt_kernel *last_kernel;                 /* the kernel launched last (NULL: none yet) */
   uint64_t launches;                      /* every kernel's launches, in program order */
   uint64_t untraced;                      /* of them, those that ran untraced */
+  int last_untraced;                      /* the last of them ran untraced */
   char report_path[4096];
   uint64_t traced_accesses, traced_threads;
   uint64_t folded_iterations;             /* loop iterations issued at once (cgp_rt_loop) */
@@ -359,6 +365,11 @@ void rt_wstat_fold(rt_wstat *ws, size_t *n, int hold, cgp_totals *fold, cgp_tota
                    rt_kernel *count);
 /* A window's traced, divergent warps and masked slots into kernel k's totals (device 0's windows). */
 void rt_wstat_count(rt_kernel *k, const rt_wstat *ws);
+/* Windows a and b of one device, b the next: where b's region starts at a's end and is as long
+   (windows every `spacing` blocks) and a is not the launch's first, each stands for half the
+   untraced blocks between a's last traced block and b's start (docs/pipeline.md, "Sampling");
+   not a window the budget cut short, nor one standing for the rest of the grid. */
+void rt_wstat_centre(rt_wstat *a, rt_wstat *b);
 /* sum_tiled (the what-if tiling's sums, rt_launch_stats_add) as the kernel's stats on device d,
    its shared memory included; 0 when device d's analyses of k have no what-if, or one that does
    not stand for tiled code (docs/model.md 8c). */
@@ -374,14 +385,16 @@ unsigned rt_active_blocks(const cgp_device *d, unsigned tpb);
    block `id` ([start, start + W), standing for [start, region_end)), its number, or -1 when the
    block lies between windows. A window after the first also traces the *pre blocks before its
    start, at most ext and none of the window before (rt_warm_extension): they warm the caches.
-   full: windows one after another ([W i, W (i + 1)), 0), no extension. */
-int rt_window_index(uint64_t W, uint64_t ext, int full, uint64_t id, uint64_t *start, uint64_t *pre,
-                    uint64_t *region_end);
+   full: windows one after another ([W i, W (i + 1)), 0), no extension. Otherwise windows at 0, 2W,
+   4W, 8W ... up to `spacing` (a power-of-two multiple of W, rt_window_spacing; 0: no limit) and
+   every `spacing` blocks from there on. */
+int rt_window_index(uint64_t W, uint64_t ext, int full, uint64_t spacing, uint64_t id, uint64_t *start,
+                    uint64_t *pre, uint64_t *region_end);
 /* Blocks resident together on session s's device d: B x no_sm. */
 uint64_t rt_batch_blocks(const rt_session *s, size_t d, unsigned tpb);
 /* The blocks of a window of kernel k, batches of `batch` blocks (docs/model.md 4c): one batch that
    warms the caches and one counted, or, in a 2-D or 3-D grid whose rows of blocks (`row`:
-   rt_row_blocks) are longer than a batch, as many counted batches as cover a row: blocks differ
+   rt_row_blocks) are longer than a batch, a row of counted blocks (its last batch short): blocks differ
    by their place in a row (its last warps at the grid's edge), and one batch, at one place in
    every row, stood for them all. (An analysed launch's windows: a warming launch counts nothing.) */
 uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch, uint64_t row);
@@ -402,6 +415,13 @@ uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, ui
    W blocks (docs/pipeline.md, "Sampling") where its last launch's grid (for its first, its
    constant bounds' in blocks of block[], with unit steps) was at most RT_WHOLE_WINDOWS windows. */
 int rt_launch_whole(const rt_kernel *k, const unsigned *block, int unit, uint64_t W);
+/* Kernel k's grid in blocks as known at a launch's start: its last launch's, or for its first its
+   constant bounds' in blocks of block[] (unit steps); 0 where neither is known. */
+uint64_t rt_grid_guess(const rt_kernel *k, const unsigned *block, int unit);
+/* Where the windows of W blocks in a grid of about G blocks stop doubling their gaps (rt_window_index's
+   `spacing`): the largest W 2^j, j >= 1, with at least RT_SPREAD_WINDOWS of them in G; 0 where
+   G is not known (gaps double throughout). */
+uint64_t rt_window_spacing(uint64_t W, uint64_t G);
 /* The first block (offset) of a warming window whose batches of bpb blocks count: the first batch
    that starts past its extension and one batch. */
 uint64_t rt_counted_from(const rt_window *w, uint64_t bpb);

@@ -38,6 +38,9 @@ typedef struct rt_launch {
   int active, sampled, over_budget;
   int warming;                            /* traced for the caches alone: the next launch is analysed */
   int traced;                             /* sampled or warming */
+  const rt_kernel *after_untraced;        /* the kernel of the launch just before this one, when
+                                             that was another kernel's and ran untraced: the L2
+                                             this one finds is not known (rt_sample.after) */
   int warm_started;                       /* every launch since its kernel's last one was traced */
   int unordered;                          /* the sweep went back (a descending loop): windows and
                                              batches are complete only at the nest's end */
@@ -63,6 +66,8 @@ typedef struct rt_launch {
   struct {                                /* per device: its own windows (issue 30 item 7) */
     uint64_t W;                           /* 2 of its batches */
     uint64_t ext;                         /* blocks a window may trace before them (rt_warm_extension) */
+    uint64_t spacing;                     /* windows every so many blocks from there on
+                                             (rt_window_spacing); 0: gaps double throughout */
     int whole;                            /* the launch is traced whole for it, as `full` traces
                                              every launch: the kernel's grid is small for its
                                              windows (rt_launch_whole) */

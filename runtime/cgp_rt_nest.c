@@ -236,6 +236,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   long long step[3];
   if (!launch_steps(k, given, step)) {
     cgp_rt_g.untraced++;                      /* it runs untraced: the caches miss what it does */
+    cgp_rt_g.last_untraced = 1;
     return;
   }
   cgp_analysis_set *kan = L->kan;
@@ -270,6 +271,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   /* every launch since this kernel's last one, that one included, was traced: the caches are as
      the GPU's would be */
   L->warm_started = k->launches && k->prev_traced && k->untraced_seen == cgp_rt_g.untraced;
+  const rt_kernel *before_it = cgp_rt_g.last_kernel;
   note_run(k);
   if (k->run_pos > 1 || k->run_len > 1) {     /* its runs are longer than one launch */
     key ^= k->run_pos == 1 ? RT_RUN_START_KEY : 0;
@@ -291,7 +293,9 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   k->warming_traced += L->warming;
   k->last_global = cgp_rt_g.launches++;
   L->traced = L->sampled || L->warming;
+  L->after_untraced = before_it && before_it != k && cgp_rt_g.last_untraced ? before_it : NULL;
   cgp_rt_g.untraced += !L->traced;
+  cgp_rt_g.last_untraced = !L->traced;
   k->prev_traced = L->traced;
   k->untraced_seen = cgp_rt_g.untraced;
   unsigned b[3];
@@ -324,6 +328,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
      the whole launch left); each device on its own windows (issue 30 item 7) */
   for (size_t d = 0; d < S->ndev; d++) {
     L->dv[d].whole = L->traced && cgp_rt_g.sample_mode != 2 && rt_launch_whole(k, b, L->unit, L->dv[d].W);
+    L->dv[d].spacing = rt_window_spacing(L->dv[d].W, rt_grid_guess(k, b, L->unit));
     if (!L->dv[d].whole) continue;
     L->dv[d].W = 2 * rt_batch_blocks(S, d, L->tpb);
     L->dv[d].ext = 0;
@@ -383,7 +388,7 @@ static uint64_t record_launch(void) {
   for (size_t d = 0; d < S->ndev; d++) rt_window_launch_end(S, k, d, G);
   if (k->fp) rt_footprint_launch_end(k->fp, G);
   if (!L->sampled) return G;                    /* a warming launch: the caches only */
-  rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L->threads};
+  rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L->threads, .after = L->after_untraced};
   memcpy(s.grid, grid, sizeof grid);
   memcpy(s.gridblocks, gb, sizeof gb);
   s.total_warps = G * ((L->tpb + RT_WARP - 1) / RT_WARP);

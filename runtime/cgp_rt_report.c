@@ -284,6 +284,23 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
   cJSON_AddBoolToObject(dc, "partial", k->deps_partial);
 }
 
+/* Sample i ran after another kernel's untraced launch, so the L2 it found is not known (ADI's
+   kernel 5, launched once per time step after kernel 4's N - 1 launches, whose last ones ran
+   untraced the first time: nothing yet told the runtime that kernel 5 would follow and wants them
+   warmed, docs/model.md 5b). The analysed launch after it of its shape and grid whose L2 is known
+   stands in for it (the model predicts it from that one's analysis): its index, or -1 where there
+   is none. */
+static long stand_in_of(const rt_kernel *k, size_t i) {
+  const rt_sample *s = &k->samples[i];
+  if (!s->after) return -1;
+  for (size_t j = i + 1; j < k->nsamples; j++) {
+    const rt_sample *t = &k->samples[j];
+    if (!t->after && t->key_shape == s->key_shape && !memcmp(t->gridblocks, s->gridblocks, sizeof s->gridblocks))
+      return (long)j;
+  }
+  return -1;
+}
+
 static cJSON *sample_json(const rt_kernel *k, size_t i) {
   const rt_sample *s = &k->samples[i];
   uint64_t next = i + 1 < k->nsamples ? k->samples[i + 1].launch : k->launches;
@@ -301,6 +318,11 @@ static cJSON *sample_json(const rt_kernel *k, size_t i) {
   cJSON_AddNumberToObject(o, "windows", s->windows);
   static const char *const stops[] = {"grid", "converged", "budget"};
   cJSON_AddStringToObject(o, "stop", stops[s->stop]);
+  if (s->after) {                            /* schema 1.9 */
+    cJSON_AddStringToObject(o, "after_untraced", s->after->name);
+    long j = stand_in_of(k, i);
+    if (j >= 0) cJSON_AddNumberToObject(o, "stand_in", (double)k->samples[j].launch);
+  }
   cJSON *lg = cJSON_AddArrayToObject(o, "launch_grids");   /* [mean blocks, launches] (docs/model.md 4d) */
   for (unsigned j = 0; j < s->nstood; j++) {
     double e[2] = {s->stood[j].blocks / s->stood[j].count, s->stood[j].count};
@@ -361,6 +383,29 @@ static void launch_sampling_note(cJSON *o, const rt_kernel *k) {
            ma[0], ma[1], ma[2], (unsigned long long)k->samples[wa].launch, mb[0], mb[1], mb[2],
            (unsigned long long)k->samples[wb].launch, (unsigned long long)(k->launches - k->nsamples));
   cJSON_AddStringToObject(o, "launch_sampling_note", note);
+}
+
+/* The analysed launches that ran after another kernel's untraced launch (stand_in_of): the first
+   such, what stands in for it, and how many there are. */
+static void l2_note(cJSON *o, const rt_kernel *k) {
+  size_t n = 0, first = 0;
+  for (size_t i = 0; i < k->nsamples; i++)
+    if (k->samples[i].after && !n++) first = i;
+  if (!n) return;
+  const rt_sample *s = &k->samples[first];
+  long j = stand_in_of(k, first);
+  char note[600], more[64] = "";
+  if (n > 1) snprintf(more, sizeof more, " (and %zu more analysed launches)", n - 1);
+  if (j >= 0)
+    snprintf(note, sizeof note, "launch %llu%s ran after a launch of %s that was not traced, so the L2 it found is "
+             "not known: it is predicted from launch %llu, of the same grid, whose L2 is",
+             (unsigned long long)s->launch, more, s->after->name, (unsigned long long)k->samples[j].launch);
+  else
+    snprintf(note, sizeof note, "launch %llu%s ran after a launch of %s that was not traced, so the L2 it found is "
+             "not known and no later launch of its grid was analysed: its prediction may be off "
+             "(CGPREDICT_SAMPLE=full traces every launch)",
+             (unsigned long long)s->launch, more, s->after->name);
+  cJSON_AddStringToObject(o, "l2_note", note);
 }
 
 /* What the what-if tiling changed (docs/model.md 8c), for the suggestion's text: its loop, the
@@ -535,6 +580,7 @@ static cJSON *kernel_json(const rt_kernel *k) {
   if (cJSON_GetArraySize(priv) > 0) cJSON_AddItemToObject(o, "privatized", cJSON_Duplicate(priv, 1));
   if (k->nsamples && k->samples[0].has_tiled) tiling_whatif_json(o, k, k->cfg_wi[0].tile);
   launch_sampling_note(o, k);
+  l2_note(o, k);
   cJSON *samples = cJSON_AddArrayToObject(o, "samples");
   for (size_t i = 0; i < k->nsamples; i++) cJSON_AddItemToArray(samples, sample_json(k, i));
   return o;

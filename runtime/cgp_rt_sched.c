@@ -287,6 +287,8 @@ static void close_window(size_t i) {
     rt_window_finish(S, L->k, w, d, L->tpb, warms(w), deps_for(d, w), out);
     L->dv[d].windows++;
     if (window_converged(d)) stop_after(i);
+    /* after the stop, which sets the region a trace records for the window, as a replay reads it */
+    if (L->dv[d].nwstat >= 2) rt_wstat_centre(&ns[L->dv[d].nwstat - 2], out);
     fold_windows(d);
   } else {
     rt_lost_to_memory();

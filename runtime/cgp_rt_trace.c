@@ -584,16 +584,21 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     /* each window's stats added to the launch's sums as it is analysed (rt_launch_stats_add, then _sum, in
        window order: the same bits), none kept: a trace of many windows costs no memory for them */
     cgp_totals sum = {0}, sum_tiled = {0};
+    rt_wstat ws[2];                           /* the window before (centred with the next: rt_wstat_centre) */
     for (size_t i = 0; i < l->norder; i++) {
       rt_window *w = &l->win[l->order[i]].w;
-      rt_wstat ws;
-      memset(&ws, 0, sizeof ws);
+      rt_wstat *cur = &ws[i % 2], *prev = &ws[(i + 1) % 2];
+      memset(cur, 0, sizeof *cur);
       memset(w->next, 0, sizeof w->next);
       memset(w->counted, 0, sizeof w->counted);
       memset(w->threads_counted, 0, sizeof w->threads_counted);
-      rt_window_finish(&ses, k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, &ws);
-      if (s) rt_launch_stats_add(&ws, l->G, threads > 0 ? threads / (double)l->G : 0, &sum, &sum_tiled, NULL);
+      rt_window_finish(&ses, k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, cur);
+      if (!i) continue;
+      rt_wstat_centre(prev, cur);
+      if (s) rt_launch_stats_add(prev, l->G, threads > 0 ? threads / (double)l->G : 0, &sum, &sum_tiled, NULL);
     }
+    if (s && l->norder)
+      rt_launch_stats_add(&ws[(l->norder - 1) % 2], l->G, threads > 0 ? threads / (double)l->G : 0, &sum, &sum_tiled, NULL);
     rt_window_launch_end(&ses, k, 0, l->G);
     cgp_analysis_end_launch(an);
     if (s) {

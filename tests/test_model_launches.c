@@ -125,3 +125,27 @@ Test(model_launches, launches_between_two_close_analysed_ones_are_interpolated) 
   cr_expect_float_eq(predicted_cycles(r, &tk1), 32166 + 64166, 1e-6);
   cJSON_Delete(r);
 }
+
+/* A sample whose L2 was not known names the later analysed launch that stands in for it
+   (`stand_in`, docs/model.md 5b): it is predicted from that one's analysis. Launch 0 (case 3 with
+   twice the instructions, as a launch whose loads all missed might be: 64166 cycles) stands in on
+   launch 1 (case 3: 32166), each standing for 1 launch: 2 x 32166; without the name 64166 +
+   32166; a name no later sample has changes nothing. */
+Test(model_launches, a_sample_whose_l2_was_not_known_takes_its_stand_ins_analysis) {
+  cgp_device tk1 = tk1_device();
+  cgp_kernel_stats k = case3, cold = case3;
+  cold.total_insts = 2000;
+  cold.core_insts = 1800;
+  for (int c = 0; c < 3; c++) {
+    cJSON *r = report_at(&cold, 0, 1, "[[8, 1]]");
+    add_sample(r, &k, 1, 1, "[[8, 1]]");
+    cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0),
+                                                       "samples"), 0);
+    if (c > 0) cJSON_AddStringToObject(s0, "after_untraced", "other");
+    if (c == 1) cJSON_AddNumberToObject(s0, "stand_in", 1);
+    if (c == 2) cJSON_AddNumberToObject(s0, "stand_in", 7);
+    double want = c == 1 ? 2 * 32166 : 64166 + 32166;
+    cr_expect_float_eq(predicted_cycles(r, &tk1), want, 1e-6, "case %d", c);
+    cJSON_Delete(r);
+  }
+}

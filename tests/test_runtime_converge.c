@@ -84,7 +84,7 @@ Test(converge, an_empty_window_agrees_with_nothing) {
 Test(converge, a_window_counts_the_batches_that_cover_a_row) {
   rt_sample s = {0};
   rt_kernel k = {.dims = 2, .samples = &s, .nsamples = 1};
-  const uint64_t row[] = {8, 10, 16, 32, 128, 1000}, want[] = {16, 24, 24, 40, 136, 136};
+  const uint64_t row[] = {8, 10, 16, 32, 128, 1000}, want[] = {16, 18, 24, 40, 136, 136};
   for (size_t i = 0; i < sizeof row / sizeof *row; i++) {
     s.gridblocks[0] = row[i];
     uint64_t r = rt_row_blocks(&k, 32, 1);
@@ -107,4 +107,33 @@ Test(converge, a_window_counts_the_batches_that_cover_a_row) {
   k.nsamples = 1;
   k.dims = 1;                        /* a 1-D grid is one row */
   cr_expect_eq(rt_window_blocks(&k, 8, rt_row_blocks(&k, 32, 1)), 16);
+}
+
+/* The window schedule (docs/pipeline.md, "Sampling", rt_window_index): windows of W blocks at 0,
+   2W, 4W ... while the gaps double, then every `spacing` blocks (rt_window_spacing: the largest
+   W 2^j, j >= 1, with at least 8 of them in the grid). W = 16, by hand. */
+Test(converge, windows_stop_doubling_their_gaps_at_the_spacing) {
+  cr_expect_eq(rt_window_spacing(16, 1024), 128, "1024 / 128 = 8 windows; 256 would give 4");
+  cr_expect_eq(rt_window_spacing(16, 1023), 64);
+  cr_expect_eq(rt_window_spacing(16, 100), 32, "a small grid: 2W");
+  cr_expect_eq(rt_window_spacing(16, 0), 0, "no grid known: gaps double throughout");
+  uint64_t start, pre, end;
+  struct { uint64_t id, ext; int in; uint64_t start, pre, end; } c[] = {
+    {0, 0, 1, 0, 0, 32},     {15, 0, 1, 0, 0, 32},   {20, 0, 0, 0, 0, 0},      {32, 0, 1, 32, 0, 64},
+    {64, 0, 1, 64, 0, 128},  {79, 0, 1, 64, 0, 128}, {100, 0, 0, 0, 0, 0},     {128, 0, 1, 128, 0, 192},
+    {150, 0, 0, 0, 0, 0},    {192, 0, 1, 192, 0, 256}, {120, 8, 1, 128, 8, 192}, {119, 8, 0, 0, 0, 0},
+    {170, 100, 1, 192, 48, 256},                     /* an extension reaches back to the window before */
+  };
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    int k = rt_window_index(16, c[i].ext, 0, 64, c[i].id, &start, &pre, &end);
+    cr_expect_eq(k >= 0, c[i].in, "block %llu", (unsigned long long)c[i].id);
+    if (k < 0 || !c[i].in) continue;
+    cr_expect_eq(start, c[i].start, "block %llu: start %llu", (unsigned long long)c[i].id, (unsigned long long)start);
+    cr_expect_eq(pre, c[i].pre, "block %llu: pre %llu", (unsigned long long)c[i].id, (unsigned long long)pre);
+    cr_expect_eq(end, c[i].end, "block %llu: region end %llu", (unsigned long long)c[i].id, (unsigned long long)end);
+  }
+  /* without a spacing the gaps double: 128 stands for up to 256, nothing between 144 and 256 */
+  cr_expect_eq(rt_window_index(16, 0, 0, 0, 128, &start, &pre, &end), 3);
+  cr_expect_eq(end, 256);
+  cr_expect_lt(rt_window_index(16, 0, 0, 0, 192, &start, &pre, &end), 0);
 }
