@@ -278,16 +278,6 @@ static int monotone(const cgp_prediction *p, int n) {
   return !(up && down);
 }
 
-/* Sum the samples' predictions, each standing for the launches up to the next (launch_grids_time),
-   from each sample's `key` ("analysis", or "analysis_tiled": the what-if tiling's, docs/model.md
-   8c). Samples come in launch order. The launches between two analysed ones are interpolated
-   between them where the two are close, as the runtime places them once launches differ (launch n
-   and n + max(1, n / CGP_DENSE_SPACING)), and the analysed launches' times around them (the one
-   before, the two, the one after) never turn: a drift, seen closely. Else the launches between are
-   each the analysed one before them: where the times turn, one of the two is unlike its
-   neighbours (the first launch of a time step after other kernels, its L2 cold), which must not
-   spread over them; where the two lie far apart (the doubling schedule, launch n and 2n + 1), a
-   straight line over half the launches knows no more than the step (docs/model.md 5b). */
 /* A sample whose launch found an L2 the run did not know (it ran after another kernel's untraced
    launch) names a later analysed launch of its grid that stands in for it (`stand_in`, written by
    runtime/cgp_rt_report.c; docs/model.md 5b): it takes that one's analysis. A name that matches no
@@ -307,6 +297,16 @@ static void stand_ins(const cJSON *samples, cgp_kernel_stats *st, cgp_prediction
   }
 }
 
+/* Sum the samples' predictions, each standing for the launches up to the next (launch_grids_time),
+   from each sample's `key` ("analysis", or "analysis_tiled": the what-if tiling's, docs/model.md
+   8c). Samples come in launch order. The launches between two analysed ones are interpolated
+   between them where the two are close, as the runtime places them once launches differ (launch n
+   and n + max(1, n / CGP_DENSE_SPACING)), and the analysed launches' times around them (the one
+   before, the two, the one after) never turn: a drift, seen closely. Else the launches between are
+   each the analysed one before them: where the times turn, one of the two is unlike its
+   neighbours (the first launch of a time step after other kernels, its L2 cold), which must not
+   spread over them; where the two lie far apart (the doubling schedule, launch n and 2n + 1), a
+   straight line over half the launches knows no more than the step (docs/model.md 5b). */
 static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_device *dev, kernel_total *t,
                              double (*edit)(cgp_kernel_stats *), char *err, size_t errlen) {
   memset(t, 0, sizeof *t);

@@ -305,7 +305,6 @@ typedef struct {
   rt_kernel *last_kernel;                 /* the kernel launched last (NULL: none yet) */
   uint64_t launches;                      /* every kernel's launches, in program order */
   uint64_t untraced;                      /* of them, those that ran untraced */
-  int last_untraced;                      /* the last of them ran untraced */
   char report_path[4096];
   uint64_t traced_accesses, traced_threads;
   uint64_t folded_iterations;             /* loop iterations issued at once (cgp_rt_loop) */
@@ -411,10 +410,10 @@ uint64_t rt_row_blocks(const rt_kernel *k, unsigned bx, int unit);
    rest of a row, in whole batches, when the L2 holds what a row of blocks brings in, by the
    kernel's last analysed launch (its grid and its DRAM bytes per block on d). */
 uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, uint64_t batch);
-/* A traced launch of kernel k (analysed or warming) is traced whole for a device whose windows are
-   W blocks (docs/pipeline.md, "Sampling") where its last launch's grid (for its first, its
-   constant bounds' in blocks of block[], with unit steps) was at most RT_WHOLE_WINDOWS windows. */
-int rt_launch_whole(const rt_kernel *k, const unsigned *block, int unit, uint64_t W);
+/* A traced launch (analysed or warming) is traced whole for a device whose windows are W blocks
+   (docs/pipeline.md, "Sampling") where its kernel's grid as known at its start (G, rt_grid_guess)
+   is at most RT_WHOLE_WINDOWS windows. */
+int rt_launch_whole(uint64_t G, uint64_t W);
 /* Kernel k's grid in blocks as known at a launch's start: its last launch's, or for its first its
    constant bounds' in blocks of block[] (unit steps); 0 where neither is known. */
 uint64_t rt_grid_guess(const rt_kernel *k, const unsigned *block, int unit);

@@ -236,7 +236,6 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   long long step[3];
   if (!launch_steps(k, given, step)) {
     cgp_rt_g.untraced++;                      /* it runs untraced: the caches miss what it does */
-    cgp_rt_g.last_untraced = 1;
     return;
   }
   cgp_analysis_set *kan = L->kan;
@@ -293,9 +292,11 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   k->warming_traced += L->warming;
   k->last_global = cgp_rt_g.launches++;
   L->traced = L->sampled || L->warming;
-  L->after_untraced = before_it && before_it != k && cgp_rt_g.last_untraced ? before_it : NULL;
+  /* the launch just before ran untraced: the last kernel's own, or one since it (a run-time step
+     of 0, untraced before it counts as a launch of its kernel) */
+  int prev_untraced = before_it && (!before_it->prev_traced || before_it->untraced_seen != cgp_rt_g.untraced);
+  L->after_untraced = prev_untraced && before_it != k ? before_it : NULL;
   cgp_rt_g.untraced += !L->traced;
-  cgp_rt_g.last_untraced = !L->traced;
   k->prev_traced = L->traced;
   k->untraced_seen = cgp_rt_g.untraced;
   unsigned b[3];
@@ -326,9 +327,10 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   /* a grid small for a device's windows is traced whole for it, as `full` traces it: windows of
      two batches one after another (a warming launch too: the analysed one after it finds what
      the whole launch left); each device on its own windows (issue 30 item 7) */
+  uint64_t G = rt_grid_guess(k, b, L->unit);
   for (size_t d = 0; d < S->ndev; d++) {
-    L->dv[d].whole = L->traced && cgp_rt_g.sample_mode != 2 && rt_launch_whole(k, b, L->unit, L->dv[d].W);
-    L->dv[d].spacing = rt_window_spacing(L->dv[d].W, rt_grid_guess(k, b, L->unit));
+    L->dv[d].whole = L->traced && cgp_rt_g.sample_mode != 2 && rt_launch_whole(G, L->dv[d].W);
+    L->dv[d].spacing = rt_window_spacing(L->dv[d].W, G);
     if (!L->dv[d].whole) continue;
     L->dv[d].W = 2 * rt_batch_blocks(S, d, L->tpb);
     L->dv[d].ext = 0;

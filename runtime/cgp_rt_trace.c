@@ -581,6 +581,7 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
     rt_window_launch_begin(k, 0);
     cJSON *s = l->G && kernels ? sample_of(cJSON_GetArrayItem(kernels, (int)l->kid), l->launch) : NULL;
     double threads = s ? cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "threads")) : 0;
+    double block_threads = threads > 0 ? threads / (double)l->G : 0;   /* the launch's mean block */
     /* each window's stats added to the launch's sums as it is analysed (rt_launch_stats_add, then _sum, in
        window order: the same bits), none kept: a trace of many windows costs no memory for them */
     cgp_totals sum = {0}, sum_tiled = {0};
@@ -595,10 +596,9 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
       rt_window_finish(&ses, k, w, 0, tpb, l->full == 2 ? 2 : !l->full && w->start > 0, NULL, cur);
       if (!i) continue;
       rt_wstat_centre(prev, cur);
-      if (s) rt_launch_stats_add(prev, l->G, threads > 0 ? threads / (double)l->G : 0, &sum, &sum_tiled, NULL);
+      if (s) rt_launch_stats_add(prev, l->G, block_threads, &sum, &sum_tiled, NULL);
     }
-    if (s && l->norder)
-      rt_launch_stats_add(&ws[(l->norder - 1) % 2], l->G, threads > 0 ? threads / (double)l->G : 0, &sum, &sum_tiled, NULL);
+    if (s && l->norder) rt_launch_stats_add(&ws[(l->norder - 1) % 2], l->G, block_threads, &sum, &sum_tiled, NULL);
     rt_window_launch_end(&ses, k, 0, l->G);
     cgp_analysis_end_launch(an);
     if (s) {

@@ -74,16 +74,13 @@ int rt_window_index(uint64_t W, uint64_t ext, int full, uint64_t spacing, uint64
   }
   if (id < W) { *start = 0; *region_end = 2 * W; return 0; }
   if (spacing && id >= spacing) {             /* from `spacing` on, a window every `spacing` blocks */
-    uint64_t m = id / spacing, s = m * spacing;
-    if (id - s < W) {
-      *start = s;
-      *region_end = s <= UINT64_MAX - spacing ? s + spacing : UINT64_MAX;
-      return 1;
+    uint64_t s = id / spacing * spacing, p = 0;
+    if (id - s >= W) {                          /* before the next: its extension, at most the gap */
+      if (s > UINT64_MAX - spacing) return -1;
+      s += spacing;
+      p = ext < spacing - W ? ext : spacing - W;
+      if (id < s - p) return -1;
     }
-    if (s > UINT64_MAX - spacing) return -1;
-    s += spacing;                               /* before the next: its extension, at most the gap */
-    uint64_t p = ext < spacing - W ? ext : spacing - W;
-    if (id < s - p) return -1;
     *start = s;
     *pre = p;
     *region_end = s <= UINT64_MAX - spacing ? s + spacing : UINT64_MAX;
@@ -180,10 +177,7 @@ uint64_t rt_grid_guess(const rt_kernel *k, const unsigned *block, int unit) {
   return G;
 }
 
-int rt_launch_whole(const rt_kernel *k, const unsigned *block, int unit, uint64_t W) {
-  uint64_t G = rt_grid_guess(k, block, unit);
-  return G && G <= RT_WHOLE_WINDOWS * W;
-}
+int rt_launch_whole(uint64_t G, uint64_t W) { return G && G <= RT_WHOLE_WINDOWS * W; }
 
 /* Windows at 0, 2W, 4W, 8W ... leave the grid's second half to one window, which stands for it
    whatever it holds: a grid whose work depends on where a block is (LU's kernel 2, whose guard
