@@ -23,6 +23,12 @@
 #define RUN_AFFINE (UINT32_C(1) << 31)
 #define KEYS_CONSECUTIVE (UINT32_C(1) << 31)   /* in the thread count: one key, the first lane's */
 
+static uint32_t lanes_of(const rt_seg *s, uint32_t n) {
+  uint32_t lanes = 0;
+  for (uint32_t k = 0; k < n; k++) lanes |= UINT32_C(1) << s[k].lane;
+  return lanes;
+}
+
 static uint32_t key_mask(const rt_wwarp *w) {
   uint32_t m = 0;
   for (unsigned l = 0; l < RT_WARP; l++)
@@ -58,18 +64,51 @@ static int affine(const rt_seg *s, uint32_t n, int64_t *d) {
   return 1;
 }
 
+/* affine() for run R of a linear warp, read from its addresses in place (every segment of such a
+   run is one element, its lanes R->lanes ascending): no segments built (JACOBI2D's trace: half
+   the time of writing a warp went to building and testing them). */
+static int linear_affine(const rt_wwarp *w, const rt_wrun *R, int64_t *d) {
+  const uint64_t *a = &w->addr[R->seg0];
+  uint32_t lanes = R->lanes;
+  unsigned first = (unsigned)__builtin_ctz(lanes);
+  *d = 0;
+  if (R->nseg < 2) return 1;
+  lanes &= lanes - 1;
+  int64_t diff = (int64_t)(a[1] - a[0]), dl = (int64_t)__builtin_ctz(lanes) - (int64_t)first;
+  if (diff % dl) return 0;
+  *d = diff / dl;
+  if (R->nseg == 32 || R->lanes >> first == (UINT32_C(1) << R->nseg) - 1) {   /* lanes in a row */
+    for (uint32_t k = 2; k < R->nseg; k++)
+      if (a[k] != a[0] + (uint64_t)*d * k) return 0;
+    return 1;
+  }
+  lanes &= lanes - 1;
+  for (uint32_t k = 2; k < R->nseg; k++, lanes &= lanes - 1)
+    if (a[k] != a[0] + (uint64_t)*d * (uint64_t)(__builtin_ctz(lanes) - first)) return 0;
+  return 1;
+}
+
 /* Every key, every run in full and in its affine form: more than the warp can take. */
 size_t rt_wwarp_size_bound(const rt_wwarp *w) {
   return 16 + 8 * RT_WARP + w->nrun * (RUN_BYTES + AFFINE_BYTES) + w->nseg * SEG_BYTES;
 }
 
+/* Little-endian, whatever the host: one store where it is little-endian itself. */
 static unsigned char *put32(unsigned char *o, uint32_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(o, &v, 4);
+#else
   for (int i = 0; i < 4; i++) o[i] = (unsigned char)(v >> (8 * i));
+#endif
   return o + 4;
 }
 
 static unsigned char *put64(unsigned char *o, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(o, &v, 8);
+#else
   for (int i = 0; i < 8; i++) o[i] = (unsigned char)(v >> (8 * i));
+#endif
   return o + 8;
 }
 
@@ -110,25 +149,30 @@ size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
      segments are not): both written in one pass, o at the run, g at its segments */
   unsigned char *g = o + w->nrun * RUN_BYTES;
   for (size_t r = 0; r < w->nrun; r++) {
+    const rt_wrun *R = &w->run[r];
     rt_seg s[RT_WARP];
     int64_t d;
-    uint32_t n = w->run[r].nseg;
-    segs_of(w, r, s);                            /* a run has a segment per lane at most */
-    int aff = affine(s, n, &d);
-    o = put32(o, w->run[r].ev);
-    for (unsigned j = 0; j < RT_MAXD - 1; j++) o = put32(o, w->run[r].t[j]);
+    uint32_t n = R->nseg;
+    int aff;
+    if (w->linear) {
+      aff = linear_affine(w, R, &d);
+    } else {
+      segs_of(w, r, s);                          /* a run has a segment per lane at most */
+      aff = affine(s, n, &d);
+    }
+    o = put32(o, R->ev);
+    for (unsigned j = 0; j < RT_MAXD - 1; j++) o = put32(o, R->t[j]);
     o = put32(o, n | (aff ? RUN_AFFINE : 0));
     uint32_t bits;
-    memcpy(&bits, &w->run[r].skipped, 4);
+    memcpy(&bits, &R->skipped, 4);
     o = put32(o, bits);
     if (aff) {
-      uint32_t lanes = 0;
-      for (uint32_t k = 0; k < n; k++) lanes |= UINT32_C(1) << s[k].lane;
-      g = put32(g, lanes);
-      g = put64(g, s[0].a0);
+      g = put32(g, w->linear ? R->lanes : lanes_of(s, n));
+      g = put64(g, w->linear ? w->addr[R->seg0] : s[0].a0);
       g = put64(g, (uint64_t)d);
       continue;
     }
+    if (w->linear) segs_of(w, r, s);
     for (uint32_t k = 0; k < n; k++) {
       *g++ = (unsigned char)s[k].lane;
       g = put32(g, s[k].count);

@@ -486,7 +486,9 @@ Test(reconverge, direct_and_hashed_grouping_equal_the_sorted_reference) {
    them; their events, walked linearly, must equal the general walk (a queue of runs) of the
    reference grouping's warp, event by event: the body s0 in block 0, s1 in block 1 (the
    guarded side), s2 in block 2, on random warps (inactive lanes, the guard taken by every lane
-   or by some). */
+   or by some). Their trace bytes must be the reference's too (rt_wwarp_serialise tests a linear
+   run's addresses for an affine form in place), also with every lane active (lanes in a row)
+   and with s1's addresses not affine in the lane. */
 static void walk(const rt_shape *s, const rt_wwarp *w, events *out) {
   rt_witer *it = rt_witer_new(s, w);
   cr_assert_not_null(it);
@@ -504,14 +506,15 @@ Test(reconverge, linear_warps_walk_as_the_reference_does) {
     const unsigned mo[] = {0, 0, 0}, rpo[] = {0, 1, 2};
     setup(&f, 3, mb, mo, 3, rpo, bl, 0, NULL, NULL);
     unsigned all = rnd(&seed) % 2, took = 0, skipped_it = 0;
+    int every_lane = c % 5 == 0, scattered = c % 3 == 0;   /* lanes in a row; x not affine */
     for (unsigned l = 0; l < RT_WARP; l++) {
-      if (rnd(&seed) % 4 == 0) continue;
+      if (!every_lane && rnd(&seed) % 4 == 0) continue;
       lane(&f, l);
       rt_tracker_block(f.t, 0);
       rt_tracker_access(f.t, 0, A + 4 * l);
       if (all || rnd(&seed) % 2) {
         rt_tracker_block(f.t, 1);
-        rt_tracker_access(f.t, 1, X + 128 * l);
+        rt_tracker_access(f.t, 1, X + 128 * l + (scattered ? 4 * (l * l % 7) : 0));
         took++;
       } else {
         skipped_it++;
@@ -536,6 +539,13 @@ Test(reconverge, linear_warps_walk_as_the_reference_does) {
       for (unsigned k = 0; k < a->nact; k++)
         cr_assert(a->lane[k] == b->lane[k] && a->addr[k] == b->addr[k], "case %d, event %zu, lane %u differs", c, i, k);
     }
+    /* the trace's bytes: a linear warp's runs, tested for an affine form in place, as the
+       reference's segments are */
+    unsigned char *bw = malloc(rt_wwarp_size_bound(w)), *br = malloc(rt_wwarp_size_bound(r));
+    size_t nw = rt_wwarp_serialise(w, bw), nr = rt_wwarp_serialise(r, br);
+    cr_assert(nw == nr && memcmp(bw, br, nw) == 0, "case %d: %zu bytes against the reference's %zu", c, nw, nr);
+    free(bw);
+    free(br);
     free(ew);
     free(er);
     rt_wwarp_free(w);
