@@ -11,7 +11,7 @@ static rt_launch *const L = &cgp_rt_g.launch;
 #include "cgp_rt_access.h"      /* after L, which its inline functions work on */
 
 int cgp_rt_fold;             /* read by the instrumented code at a foldable loop's entry: 1 while a
-                                traced lane's loops are traced whole (no sampling inside threads) */
+                                launch runs with folding on (CGPREDICT_FOLD) */
 
 #define RT_FOLD_SITES 64     /* the most sites of a loop the fast-forward handles (a bit each) */
 #define RT_FOLD_TRIES 4      /* windows of up to RT_FWD iterations searched for a repeat */
@@ -130,7 +130,8 @@ static int fold_periods(const fold_loop *f, uint64_t n, uint64_t *t) {
       return 0;
     held = h;
     if (fwd_moved(f, &s, p)) {
-      uint64_t q = (n - *t) / p;
+      uint64_t q = (n - *t) / p, room = rt_tracker_room(L->tracker);
+      if (q > room / p) q = room / p;              /* not past the window of traced iterations */
       if (q && fast_forward(f, held, p, q, L->fwd_next - s.fwd_next)) *t += p * q;
       return 1;
     }
@@ -144,7 +145,10 @@ static int fold_periods(const fold_loop *f, uint64_t n, uint64_t *t) {
    the block would have: iterations 0 and 1 one by one (they open the runs and set their strides),
    then whole periods at once where the state repeats (fold_periods, tried again a few times: the
    slots of held values settle into their turn only once each has been replaced since the lane
-   began, the turn starting where the last lane left it), the rest one by one. */
+   began, the turn starting where the last lane left it; within the window of traced iterations
+   where iterations are sampled), the rest one by one, but for those sampling skips: the
+   instrumented code skips them inline, one by one, and here they are skipped at once
+   (rt_tracker_skip), the same state after them. */
 void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void *const *a0, void *const *a1,
                  void *const *base) {
   if (!rt_owner || !L->lane) return;
@@ -157,5 +161,14 @@ void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void 
                                                                   strides a stride: iterated */
     for (int try = 0; try < RT_FOLD_TRIES && t + 2 < n && cgp_rt_tracing == 1 && L->lane; try++)
       if (fold_periods(&f, n, &t)) break;
-  for (; t < n; t++) loop_iteration(&f, t);
+  while (t < n) {
+    if (cgp_rt_tracing == 2) {                     /* iterations sampling skips (the tracker paused
+                                                      in this loop): skipped at once, as the
+                                                      instrumented code skips them one by one */
+      uint64_t m = rt_tracker_skip(L->tracker, bid, n - t);
+      t += m;
+      if (m) continue;
+    }
+    loop_iteration(&f, t++);
+  }
 }

@@ -254,6 +254,23 @@ void rt_tracker_leave_paused(rt_tracker *t) {
   t->pause[RT_PAUSED] = -1;
 }
 
+uint64_t rt_tracker_skip(rt_tracker *t, uint32_t bid, uint64_t n) {
+  const rt_shape *s = t->s;
+  int32_t *p = t->pause;
+  if (p[RT_PAUSED] < 0 || bid >= s->nbb || s->eff_loop[bid] != p[RT_PAUSED] || !s->is_header[bid] || p[RT_LEFT] <= 1)
+    return 0;
+  uint64_t m = (uint64_t)(p[RT_LEFT] - 1) < n ? (uint64_t)(p[RT_LEFT] - 1) : n;
+  p[RT_LEFT] -= (int32_t)m;
+  p[RT_HEADER_LAST] = 1;
+  return m;
+}
+
+uint64_t rt_tracker_room(const rt_tracker *t) {
+  uint64_t at = t->t_at[t->d];
+  if (t->iter_first == UINT32_MAX) return UINT64_MAX;
+  return at + 1 < t->iter_first ? t->iter_first - 1 - at : 0;
+}
+
 int rt_tracker_resume(rt_tracker *t, uint32_t bid) {
   const rt_shape *s = t->s;
   if (t->pause[RT_PAUSED] < 0) return 1;

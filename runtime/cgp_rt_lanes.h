@@ -233,6 +233,15 @@ struct rt_tracker {
   uint32_t frank;              /* rank of the lane's last event (0: none yet) */
 };
 
+/* Up to n executions of header block bid of the leaf loop whose iterations the tracker skips now,
+   skipped as the instrumented code skips them inline (cgp_abi.h, CGP_HOOK_PAUSE): all but the
+   last one left before the next window, which rt_tracker_resume takes. Returns how many; 0 when
+   the tracker is not paused in bid's loop or bid is not its header. (A folded loop's iterations,
+   cgp_rt_fold.c.) */
+uint64_t rt_tracker_skip(rt_tracker *t, uint32_t bid, uint64_t n);
+/* The iterations rt_tracker_extend may add at the current depth before the window of traced
+   iterations ends (UINT64_MAX when every iteration is traced). */
+uint64_t rt_tracker_room(const rt_tracker *t);
 /* A leaf loop's header at iteration t->t_at[dl] >= iter_first: opens or closes a window of
    traced iterations; 1 when the iteration is skipped (the tracker is then paused). */
 int rt_tracker_window(rt_tracker *t, int l, unsigned dl);

@@ -266,7 +266,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   }
   rt_run_limit = 2 * cgp_rt_g.budget_bytes;   /* hard limit: a lane that would grow past it is cut */
   L->active = 1;
-  cgp_rt_fold = cgp_rt_g.fold && !cgp_rt_g.sample_iterations;
+  cgp_rt_fold = cgp_rt_g.fold;
   /* every launch since this kernel's last one, that one included, was traced: the caches are as
      the GPU's would be */
   L->warm_started = k->launches && k->prev_traced && k->untraced_seen == cgp_rt_g.untraced;

@@ -13,7 +13,8 @@
    iteration (period 1), eighteen loads and no store (the held values' slots turn: period 16), a
    load of one address and no store (the held value is evicted and loaded again: never periodic),
    trip counts of 0 to 6 with a step of -3, an index read from memory (not folded), one address
-   computed anew each iteration (x[k * zero], zero 0 at run time). */
+   computed anew each iteration (x[k * zero], zero 0 at run time), rows of 5000 iterations and a
+   loop that ends between two windows of traced iterations. */
 static const char *program =
     "#include <stdio.h>\n"
     "#include <stdlib.h>\n"
@@ -24,6 +25,9 @@ static const char *program =
     "float P0[N][M_LONG], P1[N][M_LONG], P2[N][M_LONG], P3[N][M_LONG], P4[N][M_LONG], P5[N][M_LONG],\n"
     "      P6[N][M_LONG], P7[N][M_LONG], P8[N][M_LONG];\n"
     "int idx[M];\n"
+    "#define ROWS 64\n"
+    "#define LONG 5000\n"
+    "float R[ROWS][LONG], w[LONG], o[ROWS];\n"
     "long zero;                   /* 0, unknown to the compiler */\n"
     "int main(int argc, char **argv) {\n"
     "  int which = argc > 1 ? atoi(argv[1]) : 0;\n"
@@ -34,6 +38,8 @@ static const char *program =
     "      P0[i][k] = P1[i][k] = P2[i][k] = P3[i][k] = P4[i][k] = P5[i][k] = P6[i][k] = P7[i][k] = P8[i][k] = (i + k) % 3;\n"
     "    }\n"
     "  for (int k = 0; k < M; k++) { x[k] = k % 4; idx[k] = (k * 17) % M; }\n"
+    "  for (int i = 0; i < ROWS; i++)\n"
+    "    for (int k = 0; k < LONG; k++) { R[i][k] = (i + k) % 7; if (!i) w[k] = k % 3; }\n"
     "  if (!which || which == 1) {\n"
     "#pragma cgpredict kernel name(product) block(64,4)\n"
     "    for (int i = 0; i < N; i++)\n"
@@ -81,8 +87,18 @@ static const char *program =
     "      y[i] = s;\n"
     "    }\n"
     "  }\n"
+    "  if (!which || which == 5) {\n"
+    "#pragma cgpredict kernel name(long_rows) block(32)\n"
+    "    for (int i = 0; i < ROWS; i++) {\n"
+    "      float s = 0;\n"
+    "      for (int k = 0; k < LONG; k++) s += R[i][k] * w[k];\n"
+    "      o[i] = s;\n"
+    "      for (int k = 0; k < 100 + i; k++) R[i][k] *= 0.5f;\n"
+    "    }\n"
+    "  }\n"
     "  double sum = 0;\n"
     "  for (int i = 0; i < N; i++) { sum += y[i] + z[i]; for (int j = 0; j < N; j++) sum += C[i][j]; }\n"
+    "  for (int i = 0; i < ROWS; i++) sum += o[i] + R[i][i];\n"
     "  printf(\"%.1f\\n\", sum);\n"
     "  return 0;\n"
     "}\n";
@@ -170,10 +186,14 @@ Test(e2e_fold, an_address_computed_anew_but_equal_is_loaded_in_every_iteration) 
   cr_assert_gt(fold_changes_nothing(4, "CGPREDICT_SAMPLE=full"), 0);
 }
 
-/* Sampling inside threads skips iterations the fold would have to issue: nothing is folded. */
-Test(e2e_fold, sampled_iterations_are_not_folded) {
+/* Sampling inside threads (the default): a folded loop's iterations in a window of traced ones
+   fold, not past its end, and those sampling skips are skipped at once, as the instrumented code
+   skips them one by one. long_rows's loop of 5000 iterations has windows at 0, 2048 and 4096,
+   its loop of 100 + i iterations ends inside the first gap; the other kernels' loops are traced
+   whole. Before, the fold was off while iterations were sampled. */
+Test(e2e_fold, sampled_iterations_fold_inside_their_windows_and_skip_the_rest_at_once) {
   build();
-  cJSON *r = run(1, 1, "");
-  cr_assert_eq(folded(r), 0);
-  cJSON_Delete(r);
+  cr_assert_gt(fold_changes_nothing(5, ""), 0);
+  cr_assert_gt(fold_changes_nothing(0, ""), 0);
+  cr_assert_gt(fold_changes_nothing(0, "CGPREDICT_SAMPLE=skip"), 0);
 }
