@@ -45,14 +45,12 @@ static void put8(uint8_t v) { put(&v, 1); }
 
 static void put32(uint32_t v) {
   unsigned char b[4];
-  for (int i = 0; i < 4; i++) b[i] = (unsigned char)(v >> (8 * i));
-  put(b, 4);
+  put(b, (size_t)(rt_le32(b, v) - b));
 }
 
 static void put64(uint64_t v) {
   unsigned char b[8];
-  for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
-  put(b, 8);
+  put(b, (size_t)(rt_le64(b, v) - b));
 }
 
 
@@ -144,7 +142,7 @@ void rt_trace_blocks(const rt_kernel *k, const rt_window *w, uint64_t below) {
     for (size_t i = 0; i < w->nw[b]; i++) {
       size_t n = rt_wwarp_serialise(w->blk[b][i], T.buf + at + 4);
       T.events += rt_wwarp_events(w->blk[b][i]);
-      for (int j = 0; j < 4; j++) T.buf[at + (size_t)j] = (unsigned char)((uint32_t)n >> (8 * j));
+      rt_le32(T.buf + at, (uint32_t)n);
       at += 4 + n;
     }
     put(T.buf, at);

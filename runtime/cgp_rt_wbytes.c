@@ -93,25 +93,6 @@ size_t rt_wwarp_size_bound(const rt_wwarp *w) {
   return 16 + 8 * RT_WARP + w->nrun * (RUN_BYTES + AFFINE_BYTES) + w->nseg * SEG_BYTES;
 }
 
-/* Little-endian, whatever the host: one store where it is little-endian itself. */
-static unsigned char *put32(unsigned char *o, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy(o, &v, 4);
-#else
-  for (int i = 0; i < 4; i++) o[i] = (unsigned char)(v >> (8 * i));
-#endif
-  return o + 4;
-}
-
-static unsigned char *put64(unsigned char *o, uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy(o, &v, 8);
-#else
-  for (int i = 0; i < 8; i++) o[i] = (unsigned char)(v >> (8 * i));
-#endif
-  return o + 8;
-}
-
 uint64_t rt_wwarp_events(const rt_wwarp *w) {
   uint64_t n = 0;
   for (size_t r = 0; r < w->nrun; r++) n += w->run[r].maxcount;
@@ -136,15 +117,15 @@ size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
   unsigned char *o = out;
   uint32_t m = key_mask(w);
   int seq = keys_consecutive(w, m);
-  o = put32(o, w->threads | (seq ? KEYS_CONSECUTIVE : 0));
-  o = put32(o, m);
+  o = rt_le32(o, w->threads | (seq ? KEYS_CONSECUTIVE : 0));
+  o = rt_le32(o, m);
   if (seq)
-    o = put64(o, w->thread[__builtin_ctz(m)]);
+    o = rt_le64(o, w->thread[__builtin_ctz(m)]);
   else
     for (unsigned l = 0; l < RT_WARP; l++)
-      if (m >> l & 1) o = put64(o, w->thread[l]);
-  o = put32(o, (uint32_t)w->nrun);
-  o = put32(o, (uint32_t)w->nseg);
+      if (m >> l & 1) o = rt_le64(o, w->thread[l]);
+  o = rt_le32(o, (uint32_t)w->nrun);
+  o = rt_le32(o, (uint32_t)w->nseg);
   /* the runs, then each run's segments in run order (runs are sorted by first key, their
      segments are not): both written in one pass, o at the run, g at its segments */
   unsigned char *g = o + w->nrun * RUN_BYTES;
@@ -160,24 +141,24 @@ size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
       segs_of(w, r, s);                          /* a run has a segment per lane at most */
       aff = affine(s, n, &d);
     }
-    o = put32(o, R->ev);
-    for (unsigned j = 0; j < RT_MAXD - 1; j++) o = put32(o, R->t[j]);
-    o = put32(o, n | (aff ? RUN_AFFINE : 0));
+    o = rt_le32(o, R->ev);
+    for (unsigned j = 0; j < RT_MAXD - 1; j++) o = rt_le32(o, R->t[j]);
+    o = rt_le32(o, n | (aff ? RUN_AFFINE : 0));
     uint32_t bits;
     memcpy(&bits, &R->skipped, 4);
-    o = put32(o, bits);
+    o = rt_le32(o, bits);
     if (aff) {
-      g = put32(g, w->linear ? R->lanes : lanes_of(s, n));
-      g = put64(g, w->linear ? w->addr[R->seg0] : s[0].a0);
-      g = put64(g, (uint64_t)d);
+      g = rt_le32(g, w->linear ? R->lanes : lanes_of(s, n));
+      g = rt_le64(g, w->linear ? w->addr[R->seg0] : s[0].a0);
+      g = rt_le64(g, (uint64_t)d);
       continue;
     }
     if (w->linear) segs_of(w, r, s);
     for (uint32_t k = 0; k < n; k++) {
       *g++ = (unsigned char)s[k].lane;
-      g = put32(g, s[k].count);
-      g = put64(g, s[k].a0);
-      g = put64(g, s[k].stride);
+      g = rt_le32(g, s[k].count);
+      g = rt_le64(g, s[k].a0);
+      g = rt_le64(g, s[k].stride);
     }
   }
   return (size_t)(g - out);

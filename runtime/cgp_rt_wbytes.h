@@ -4,6 +4,28 @@
 
 #include "cgp_rt_warp.h"
 
+#include <string.h>
+
+/* v at o, little-endian whatever the host (one store where the host is little-endian itself);
+   returns o past it: the trace's integers (cgp_rt_wbytes.c, cgp_rt_trace.c). */
+static inline unsigned char *rt_le32(unsigned char *o, uint32_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(o, &v, 4);
+#else
+  for (int i = 0; i < 4; i++) o[i] = (unsigned char)(v >> (8 * i));
+#endif
+  return o + 4;
+}
+
+static inline unsigned char *rt_le64(unsigned char *o, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(o, &v, 8);
+#else
+  for (int i = 0; i < 8; i++) o[i] = (unsigned char)(v >> (8 * i));
+#endif
+  return o + 8;
+}
+
 /* The warp as bytes (the trace file, docs/pipeline.md "One trace, every device"): little-endian
    fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit (or one, the
    first lane's, where the keys are consecutive: cgp_rt_wbytes.c), u32 runs,
