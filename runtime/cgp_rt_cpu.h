@@ -7,13 +7,22 @@
    the clock is read only there. Inline in the files that open, pause and close spans, each after
    its L (cgp_rt_launch.h): the hooks (cgp_rt.c), where every thread thread_slow answers is
    marked and a call would cost the hot path, the windows (cgp_rt_sched.c) and the nest's exit
-   (cgp_rt_nest.c). */
+   (cgp_rt_nest.c). Only some launches of a kernel are timed (rt_launch_timed): the clock is a
+   system call (some 0.5 us), and a kernel of thousands of short launches read it twice a launch
+   (JACOBI1D at TSTEPS = 10000: 40,000 reads, a quarter of its instrumented run). */
 #ifndef CGP_RT_CPU_H
 #define CGP_RT_CPU_H
 
 #include <time.h>
 
 #include "cgp_rt_internal.h"
+
+/* The launches whose untraced threads are timed: a kernel's first RT_TIMED_FIRST, then every
+   RT_TIMED_EVERY-th (n: the launch's index among the kernel's). cpu_ms is the time per timed
+   thread times every thread, so launches spread over the run stand for the rest. */
+#define RT_TIMED_FIRST 32
+#define RT_TIMED_EVERY 16
+static inline int rt_launch_timed(uint64_t n) { return n < RT_TIMED_FIRST || n % RT_TIMED_EVERY == 0; }
 
 static inline double plain_now(void) {
   struct timespec t;
@@ -36,7 +45,7 @@ static inline int32_t plain_mark(int32_t r) {
       plain_close();
       L->threads++;
     }
-  } else if (L->plain_t0 < 0) {
+  } else if (L->plain_t0 < 0 && L->timed) {
     L->plain_from = L->threads - 1;             /* this one is */
     L->plain_t0 = plain_now();
   }

@@ -119,6 +119,7 @@ typedef struct rt_launch {
   double plain_t0;                        /* untraced threads running since this thread CPU time
                                              (s), < 0: not; */
   uint64_t plain_from;                    /* and L->threads then (the nest's CPU time: cgp_rt_cpu.h) */
+  int timed;                              /* this launch's untraced threads are timed (rt_launch_timed) */
 } rt_launch;
 
 /* No launch: no right neighbour, no open span of the nest's CPU time, no block dropped; the rest

@@ -280,6 +280,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   if (k->cur_shape >= 0) k->shapes[k->cur_shape].succ = c;
   if (c >= 0 && (c != k->cur_shape || !k->shapes[c].runs)) k->shapes[c].runs++;
   k->cur_shape = c;
+  L->timed = rt_launch_timed(k->launches);
   L->sampled = shape_sampled(k, c, k->launches++);
   if (c >= 0) k->shapes[c].launches++;
   /* the launch before an analysed one is traced for the caches alone, so that the analysed launch

@@ -127,3 +127,37 @@ Test(e2e_offload, data_a_kernel_made_stays_on_the_device_and_copies_dominate_an_
   cr_expect_float_eq(num(prog, "transfer_ms"), in + out, 1e-6 * (in + out));
   cJSON_Delete(r);
 }
+
+/* The CPU's time of a kernel of many launches is taken on some of them (rt_launch_timed: the
+   first 32, then every 16th): 200 launches of 64 threads (one block, traced whole when traced)
+   time at most 32 + 11 of them, and at least those less the traced ones (analysed, and the
+   launches before them that warm the caches: at most two a sample). Before, every untraced
+   launch was timed, two system calls each (JACOBI1D at TSTEPS = 10000: 40,000). */
+static const char *many_launches_src =
+    "#include <stdio.h>\n"
+    "float a[64], b[64];\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < 64; i++) a[i] = (float)i;\n"
+    "  for (int t = 0; t < 200; t++) {\n"
+    "#pragma cgpredict kernel name(step) block(64)\n"
+    "    for (int i = 0; i < 64; i++) b[i] = 0.5f * a[i] + (float)t;\n"
+    "  }\n"
+    "  printf(\"%g\\n\", (double)b[63]);\n"
+    "  return 0;\n"
+    "}\n";
+
+Test(e2e_offload, a_kernel_of_many_launches_is_timed_on_some_of_them) {
+  write_file("m.c", many_launches_src);
+  cr_assert_eq(sh("%s build -- cc -O2 -o m m.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./m"), 0, "%s",
+               read_file("err.txt"));
+  cJSON *r = report("r.json");
+  cJSON *k = kernel_named(r, "step"), *h = cJSON_GetObjectItem(k, "host");
+  cr_assert_eq(num(k, "launches"), 200);
+  double samples = (double)cJSON_GetArraySize(cJSON_GetObjectItem(k, "samples"));
+  double timed = 32 + 11, most = 64 * timed, least = 64 * (timed - 2 * samples);
+  cr_expect_leq(num(h, "threads_timed"), most, "%g threads timed", num(h, "threads_timed"));
+  cr_expect_geq(num(h, "threads_timed"), least, "%g threads timed (%g samples)", num(h, "threads_timed"), samples);
+  cr_expect_gt(num(h, "cpu_ms"), 0);
+  cJSON_Delete(r);
+}
