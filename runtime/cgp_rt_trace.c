@@ -45,12 +45,14 @@ static void put8(uint8_t v) { put(&v, 1); }
 
 static void put32(uint32_t v) {
   unsigned char b[4];
-  put(b, (size_t)(rt_le32(b, v) - b));
+  rt_le32(b, v);
+  put(b, 4);
 }
 
 static void put64(uint64_t v) {
   unsigned char b[8];
-  put(b, (size_t)(rt_le64(b, v) - b));
+  rt_le64(b, v);
+  put(b, 8);
 }
 
 

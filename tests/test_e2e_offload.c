@@ -147,11 +147,7 @@ static const char *many_launches_src =
     "}\n";
 
 Test(e2e_offload, a_kernel_of_many_launches_is_timed_on_some_of_them) {
-  write_file("m.c", many_launches_src);
-  cr_assert_eq(sh("%s build -- cc -O2 -o m m.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./m"), 0, "%s",
-               read_file("err.txt"));
-  cJSON *r = report("r.json");
+  cJSON *r = build_run_tk1(many_launches_src);
   cJSON *k = kernel_named(r, "step"), *h = cJSON_GetObjectItem(k, "host");
   cr_assert_eq(num(k, "launches"), 200);
   double samples = (double)cJSON_GetArraySize(cJSON_GetObjectItem(k, "samples"));
