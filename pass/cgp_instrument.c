@@ -267,6 +267,7 @@ int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size
       pc.failed = 1;
     }
   }
+  if (!pc.failed) cgp_sink_site_stores(&pc);
   LLVMDisposeBuilder(pc.b);
   free(pc.src.text);
   free(pc.src.start);

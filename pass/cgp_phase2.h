@@ -222,6 +222,12 @@ void cgp_mark_block(pass_ctx *pc, size_t bid);
 /* kernel_begin (or kernel_begin_step) on every edge into the nest, kernel_end on every edge out. */
 void cgp_insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc);
 
+/* ---- cgp_sink.c: the sites' address stores moved into the flushes' traced paths --------------- */
+
+/* Once every nest is instrumented: each flush whose stores lie in its block takes their values
+   and stores them only when it calls the runtime. */
+void cgp_sink_site_stores(pass_ctx *pc);
+
 /* ---- cgp_thread.c: the thread loop's header, its skip path and clean copy --------------------- */
 
 /* Move everything after h's phis into a new block, which is returned. */

@@ -89,6 +89,19 @@ static unsigned count_blocks(LLVMModuleRef m, const char *name, unsigned *hook_c
   return n;
 }
 
+/* Calls in function fn to a block's flush, whatever its form (cgp.mem.flush, its folded
+   .unless, the .v<n> that takes the addresses: pass/cgp_sink.c). */
+static unsigned count_flushes(LLVMValueRef fn) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMCall || !LLVMIsAFunction(LLVMGetCalledValue(i))) continue;
+      size_t len;
+      n += strncmp(LLVMGetValueName2(LLVMGetCalledValue(i), &len), "cgp.mem.flush", 13) == 0;
+    }
+  return n;
+}
+
 static cJSON *descriptor(LLVMModuleRef m) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     size_t len;
@@ -126,7 +139,7 @@ Test(pass, gemm_nest_maps_two_loops_and_hooks_every_access) {
      and stores C (the arrays may alias, so nvcc keeps no C in a register) */
   cJSON *mem = cJSON_GetObjectItem(d, "mem");
   cr_assert_eq(cJSON_GetArraySize(mem), 6);
-  cr_assert_eq(count_calls(m, "cgp.mem.flush"), 2, "one flush per block with sites");
+  cr_assert_eq(count_flushes(LLVMGetNamedFunction(m, "gemm")), 2, "one flush per block with sites");
   cr_assert_eq(count_calls(m, "cgp_rt_site"), 0, "no marker is left");
   cr_assert_eq(count_calls(m, "cgp.bb"), 3, "every thread-body block reports itself");
   cr_assert_eq(count_calls(m, "cgp_rt_thread"), 1);
@@ -483,6 +496,74 @@ Test(pass, only_one_block_loops_with_affine_addresses_are_folded) {
     unsigned folded = count_calls(m, "cgp.loop.unless");
     cr_assert_eq(folded, which == 0, "%s: %u folded loops", names[which], folded);
     cr_assert_eq(count_calls(m, "cgp_rt_loop"), which == 0, "the fold's shell calls the runtime");
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+}
+
+/* Stores into the sites' address buffers (globals cgp.addrs*, cgp.bases*) in function fn. */
+static unsigned buffer_stores(LLVMValueRef fn) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMStore) continue;
+      LLVMValueRef p = LLVMGetOperand(i, 1);
+      while (LLVMIsAConstantExpr(p) || LLVMIsAGetElementPtrInst(p)) p = LLVMGetOperand(p, 0);
+      size_t len;
+      const char *name = LLVMIsAGlobalVariable(p) ? LLVMGetValueName2(p, &len) : "";
+      n += strncmp(name, "cgp.addrs", 9) == 0 || strncmp(name, "cgp.bases", 9) == 0;
+    }
+  return n;
+}
+
+/* docs/pipeline.md, "The hooks' cost when nothing is traced": once instrumented, the user's
+   function stores no site address; every block's flush, folded or not, hands the addresses to
+   cgp.mem.flush.v<n>, whose traced path alone stores them (2 x n stores) before it calls the
+   runtime. Before, the stores ran in every iteration, traced or not. */
+Test(pass, the_sites_addresses_are_stored_only_on_the_traced_path) {
+  static const char *src =
+    "float A[64][64], x[64], y[64];\n"
+    "int idx[64];\n"
+    "void f(void) {\n"
+    "  for (int i = 0; i < 64; i++) { float s = 0; for (int k = 0; k < 64; k++) s += A[i][k] * x[k]; y[i] = s; }\n"
+    "  for (int i = 0; i < 64; i++) { float s = 0; for (int k = 0; k < 64; k++) if (A[i][k] > 0) s += x[k]; y[i] = s; }\n"
+    "}\n";
+  const char *names[2] = {"folded", "two_blocks"};
+  for (int which = 0; which < 2; which++) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m;
+    cJSON_Delete(instrument(ctx, src, pragma(names[which], 4 + (unsigned)which, 3, 1), &m, NULL, 0));
+    cr_assert_eq(count_calls(m, "cgp.loop.unless"), which == 0, "%s: the fold still applies", names[which]);
+    LLVMValueRef f = LLVMGetNamedFunction(m, "f");
+    cr_assert_eq(buffer_stores(f), 0, "%s: f stores no address", names[which]);
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+        cr_assert(!is_call_to(i, "cgp.mem.flush") && !is_call_to(i, "cgp.mem.flush.unless"),
+                  "%s: f calls no flush that reads stored addresses", names[which]);
+    unsigned shells = 0, calls = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+      size_t len;
+      const char *name = LLVMGetValueName2(fn, &len);
+      unsigned n;
+      if (sscanf(name, "cgp.mem.flush.v%u", &n) != 1) continue;
+      shells++;
+      calls += count_calls(m, name);
+      unsigned stores = 0;
+      for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+          if (LLVMGetInstructionOpcode(i) == LLVMStore) {
+            stores++;
+            cr_assert(is_call_to(LLVMGetBasicBlockTerminator(b) == i ? i : LLVMGetPreviousInstruction(
+                                     LLVMGetBasicBlockTerminator(b)), CGP_HOOK_MEM_BLOCK),
+                      "%s: the stores share their block with the call to the runtime", name);
+          }
+      cr_assert_eq(stores, 2 * n, "%s: %s stores its %u addresses and bases", names[which], name, n);
+    }
+    cr_assert_gt(shells, 0, "%s", names[which]);
+    cr_assert_gt(calls, 0, "%s", names[which]);
+    char *msg = NULL;
+    cr_assert_eq(LLVMVerifyModule(m, LLVMReturnStatusAction, &msg), 0, "%s", msg);
+    LLVMDisposeMessage(msg);
     LLVMDisposeModule(m);
     LLVMContextDispose(ctx);
   }
