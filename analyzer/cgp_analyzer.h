@@ -491,8 +491,15 @@ void cgp_spans_free(cgp_spans *s);
 void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, uint32_t tag, cgp_l2_refs ref, void *ctx);
 /* 1 if warp `warp` of the batch has spans pending. */
 int cgp_spans_pending(const cgp_spans *s, unsigned warp);
-/* Every pending span's units to ref, in iteration order; none pend after. */
+/* Every pending span's units to ref, in iteration order; none pend after. Follows the spans
+   schedule by schedule where they have few (a stride, first and last iteration and place in a
+   unit each), else iteration by iteration as cgp_spans_flush_reference does; both hand out the
+   same units in the same order. */
 void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx);
+/* The same, iteration by iteration through per-iteration buckets: the reference. */
+void cgp_spans_flush_reference(cgp_spans *s, cgp_l2_refs ref, void *ctx);
+/* How many of s's flushes went schedule by schedule. */
+uint64_t cgp_spans_by_schedule(const cgp_spans *s);
 
 /* The L2 units two windows in a row referenced: lines the grid shares. NULL when out of memory. */
 typedef struct cgp_shared cgp_shared;

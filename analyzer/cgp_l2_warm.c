@@ -41,12 +41,15 @@ typedef struct {
 
 struct cgp_spans {
   uint64_t ub;                  /* L2 unit bytes */
+  unsigned ushift;              /* log2 ub where ub is a power of two, else 64 */
   span *sp;
   size_t n;
   uint64_t pend_warp[PEND_WARP_WORDS];
   bucket *bucket;               /* per iteration, the spans reaching a new unit there */
   uint32_t nbucket;
   uint32_t *order;              /* one iteration's spans, in the order they were added */
+  uint8_t *cls;                 /* per span, its schedule (flush_by_schedule) */
+  uint64_t by_schedule;         /* flushes made by schedule */
   uint64_t out[SPAN_UNITS];
   uint32_t out_tag[SPAN_UNITS];
   unsigned nout;
@@ -56,9 +59,13 @@ cgp_spans *cgp_spans_new(unsigned unit_bytes) {
   cgp_spans *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->ub = unit_bytes ? unit_bytes : 1;
+  s->ushift = 64;
+  for (unsigned b = 0; b < 64; b++)
+    if (s->ub == UINT64_C(1) << b) s->ushift = b;
   s->sp = malloc(SPAN_MAX * sizeof *s->sp);
   s->order = malloc(SPAN_MAX * sizeof *s->order);
-  if (!s->sp || !s->order) {
+  s->cls = malloc(SPAN_MAX);
+  if (!s->sp || !s->order || !s->cls) {
     cgp_spans_free(s);
     return NULL;
   }
@@ -69,6 +76,7 @@ void cgp_spans_free(cgp_spans *s) {
   if (!s) return;
   free(s->sp);
   free(s->order);
+  free(s->cls);
   free(s->bucket);
   free(s);
 }
@@ -117,13 +125,25 @@ static void wait_for(cgp_spans *s, uint32_t o, uint32_t i) {
 /* Span i at iteration o, where it reaches units it did not touch the iteration before: those,
    once each (the iterations it stays in them are its instruction's own, in the cache analysis:
    a re-read hits or misses as the window's did); then it waits for the next such iteration. */
-static void visit(cgp_spans *s, uint32_t i, uint32_t o, cgp_l2_refs ref, void *ctx) {
+static uint32_t visit_at(cgp_spans *s, uint32_t i, uint32_t o, cgp_l2_refs ref, void *ctx) {
   span *p = &s->sp[i];
-  uint64_t x = p->a + (uint64_t)p->st * o, u0 = x / s->ub, u1 = (x + p->len - 1) / s->ub;
+  uint64_t x = p->a + (uint64_t)p->st * o, u0, u1;
+  if (s->ushift < 64) {                          /* the divisions below, as shifts */
+    u0 = x >> s->ushift;
+    u1 = (x + p->len - 1) >> s->ushift;
+  } else {
+    u0 = x / s->ub;
+    u1 = (x + p->len - 1) / s->ub;
+  }
   units_of(s, u0, u1, p->last, p->tag, ref, ctx);
   p->last = p->st < 0 ? u0 : u1;
   uint32_t n = next_change(p, o, x, u0, u1, s->ub);
-  if (n < p->hi) wait_for(s, n, i);
+  return n < p->hi ? n : UINT32_MAX;
+}
+
+static void visit(cgp_spans *s, uint32_t i, uint32_t o, cgp_l2_refs ref, void *ctx) {
+  uint32_t n = visit_at(s, i, o, ref, ctx);
+  if (n != UINT32_MAX) wait_for(s, n, i);
 }
 
 static int by_index(const void *a, const void *b) {
@@ -131,10 +151,115 @@ static int by_index(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The spans of still elements, referenced again at the end, then the units left; nothing pends. */
+static void finish_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
+  for (size_t i = 0; i < s->n; i++)
+    if (s->sp[i].st == 0) {
+      const span *p = &s->sp[i];
+      units_of(s, p->a / s->ub, (p->a + p->len - 1) / s->ub, UINT64_MAX, CGP_REF_AGAIN, ref, ctx);
+    }
+  out_flush(s, ref, ctx);
+  s->n = 0;
+  memset(s->pend_warp, 0, sizeof s->pend_warp);
+}
+
+/* ---- the same order, by schedule --------------------------------------------------------------
+
+   The iterations at which a span reaches units it did not touch follow from its stride, its first
+   and last iteration and, for a stride below a unit, where its bytes sit in a unit (with a unit
+   of a power of two bytes, the same modulo 2^64 as the addresses): spans alike in those are
+   visited at the same iterations, each time in the order they were added. So with few such
+   schedules (a batch's row walks: every lane's span on one stride, the coalesced vector's on
+   another phase) the spans can be visited schedule by schedule, in index order, merging the
+   schedules that meet at an iteration, without the per-iteration buckets; the order of the visits,
+   hence every unit and tag handed out, is the buckets' (test
+   `spans::by_schedule_and_by_bucket_alike`). */
+
+#define SPAN_SCHEDULES 8        /* schedules followed at once; more: the buckets */
+
+typedef struct {
+  int64_t st;
+  uint32_t lo, hi;
+  uint64_t phase;
+  uint32_t first, count;        /* its spans in s->order */
+  uint32_t next;                /* the next iteration it is visited at; UINT32_MAX: none */
+} schedule;
+
+static schedule schedule_of(const cgp_spans *s, const span *p) {
+  uint64_t mag = p->st < 0 ? -(uint64_t)p->st : (uint64_t)p->st, phase = 0;
+  if (p->st != 0 && mag < s->ub) phase = (p->st > 0 ? p->a + p->len - 1 : p->a) & (s->ub - 1);
+  return (schedule){.st = p->st, .lo = p->lo, .hi = p->hi, .phase = phase};
+}
+
+/* 0 if the spans have too many schedules (or the unit is not a power of two): nothing done. */
+static int flush_by_schedule(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
+  if (s->ub & (s->ub - 1)) return 0;
+  schedule sc[SPAN_SCHEDULES];
+  unsigned k = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    schedule x = schedule_of(s, &s->sp[i]);
+    unsigned c = 0;
+    while (c < k && !(sc[c].st == x.st && sc[c].lo == x.lo && sc[c].hi == x.hi && sc[c].phase == x.phase)) c++;
+    if (c == k) {
+      if (k == SPAN_SCHEDULES) return 0;
+      sc[k++] = x;
+    }
+    s->cls[i] = (uint8_t)c;
+    sc[c].count++;
+  }
+  uint32_t at[SPAN_SCHEDULES], sum = 0;
+  for (unsigned c = 0; c < k; c++) {
+    sc[c].first = at[c] = sum;
+    sum += sc[c].count;
+    sc[c].next = sc[c].lo >= 1 ? sc[c].lo : UINT32_MAX;   /* the buckets never visit iteration 0 */
+  }
+  for (size_t i = 0; i < s->n; i++) s->order[at[s->cls[i]]++] = (uint32_t)i;
+  for (;;) {
+    uint32_t o = UINT32_MAX;
+    for (unsigned c = 0; c < k; c++)
+      if (sc[c].next < o) o = sc[c].next;
+    if (o == UINT32_MAX) break;
+    unsigned due[SPAN_SCHEDULES], nd = 0;
+    uint32_t pos[SPAN_SCHEDULES], n[SPAN_SCHEDULES];
+    for (unsigned c = 0; c < k; c++)
+      if (sc[c].next == o) {
+        pos[nd] = 0;
+        n[nd] = UINT32_MAX;
+        due[nd++] = c;
+      }
+    for (;;) {                                  /* the due schedules' spans, merged by index */
+      unsigned best = nd;
+      uint32_t bi = UINT32_MAX;
+      for (unsigned d = 0; d < nd; d++)
+        if (pos[d] < sc[due[d]].count && s->order[sc[due[d]].first + pos[d]] < bi) {
+          bi = s->order[sc[due[d]].first + pos[d]];
+          best = d;
+        }
+      if (best == nd) break;
+      pos[best]++;
+      n[best] = visit_at(s, bi, o, ref, ctx);
+      /* one schedule alone: the rest of its spans in a row */
+      if (nd == 1)
+        for (; pos[0] < sc[due[0]].count; pos[0]++) n[0] = visit_at(s, s->order[sc[due[0]].first + pos[0]], o, ref, ctx);
+    }
+    for (unsigned d = 0; d < nd; d++) sc[due[d]].next = n[d];
+  }
+  finish_flush(s, ref, ctx);
+  s->by_schedule++;
+  return 1;
+}
+
+uint64_t cgp_spans_by_schedule(const cgp_spans *s) { return s->by_schedule; }
+
 /* Iteration by iteration, each span reaching new units there (visit), in the order the
    spans were added (the program's: a load before the store to its address); spans that moved on
    together stay in order, so the sort is needed only where strides differ. */
 void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
+  if (!s->n || flush_by_schedule(s, ref, ctx)) return;
+  cgp_spans_flush_reference(s, ref, ctx);
+}
+
+void cgp_spans_flush_reference(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
   if (!s->n) return;
   uint32_t end = 0;
   for (size_t i = 0; i < s->n; i++)
@@ -159,14 +284,13 @@ void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
     if (!sorted) qsort(s->order, k, sizeof *s->order, by_index);
     for (size_t j = 0; j < k; j++) visit(s, s->order[j], o, ref, ctx);
   }
-  for (size_t i = 0; end && i < s->n; i++)
-    if (s->sp[i].st == 0) {
-      const span *p = &s->sp[i];
-      units_of(s, p->a / s->ub, (p->a + p->len - 1) / s->ub, UINT64_MAX, CGP_REF_AGAIN, ref, ctx);
-    }
-  out_flush(s, ref, ctx);
-  s->n = 0;
-  memset(s->pend_warp, 0, sizeof s->pend_warp);
+  if (!end) {                                     /* no memory for the buckets: not referenced */
+    out_flush(s, ref, ctx);
+    s->n = 0;
+    memset(s->pend_warp, 0, sizeof s->pend_warp);
+    return;
+  }
+  finish_flush(s, ref, ctx);
 }
 
 void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, uint32_t tag, cgp_l2_refs ref, void *ctx) {

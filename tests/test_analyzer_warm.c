@@ -144,6 +144,93 @@ Test(spans, a_coalesced_warp_is_one_span) {
   cgp_spans_free(s);
 }
 
+/* Every reference a flush makes, in order (up to 1 << 16). */
+typedef struct {
+  uint64_t unit[1 << 16];
+  uint32_t tag[1 << 16];
+  unsigned n;
+} many_refs;
+
+static void record_many(void *ctx, const uint64_t *units, const uint32_t *tag, unsigned n) {
+  many_refs *r = ctx;
+  for (unsigned i = 0; i < n && r->n < (1u << 16); i++) {
+    r->unit[r->n] = units[i];
+    r->tag[r->n++] = tag[i];
+  }
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+/* The flush by schedule against the reference's buckets (cgp_l2_warm.c): 400 random batches of
+   warps, each lane on one of a few strides (below a unit, a unit, several, none, both ways), from
+   one of a few first iterations to one of a few last ones, coalesced warps among them (one span
+   of the warp's bytes), in a quarter of the batches lanes at different places in their units
+   (many schedules: above 8 the fast path steps aside): the same
+   units with the same tags in the same order, on units of 32 bytes and of 128. Tried against a
+   fast path that ignored a span's place in its unit, or its first iteration: both fail here. */
+Test(spans, by_schedule_and_by_bucket_alike) {
+  static many_refs fast, ref;
+  static const int64_t strides[] = {4, -4, 8, 32, 128, 0, 256, -64, 12};
+  unsigned by_schedule = 0;
+  for (int round = 0; round < 400; round++) {
+    unsigned ub = round % 2 ? 128 : 32;
+    cgp_spans *a = cgp_spans_new(ub), *b = cgp_spans_new(ub);
+    cr_assert(a && b);
+    fast.n = ref.n = 0;
+    unsigned nst = 1 + (unsigned)(next_rand() % 3), nlo = 1 + (unsigned)(next_rand() % 2);
+    int64_t st[3];
+    uint32_t lo[2], hi[2];
+    for (unsigned i = 0; i < nst; i++) st[i] = strides[next_rand() % 9];
+    for (unsigned i = 0; i < nlo; i++) {
+      lo[i] = 1 + (uint32_t)(next_rand() % 3);
+      hi[i] = lo[i] + 1 + (uint32_t)(next_rand() % 200);
+    }
+    unsigned warps = 1 + (unsigned)(next_rand() % 6);
+    for (unsigned w = 0; w < warps; w++) {
+      unsigned sites = 1 + (unsigned)(next_rand() % 3);
+      for (unsigned site = 0; site < sites; site++) {
+        uint64_t addr[32];
+        cgp_span sp[32];
+        unsigned n = 1 + (unsigned)(next_rand() % 32), pick = (unsigned)(next_rand() % nlo);
+        int coalesced = next_rand() % 2;
+        uint64_t base = 0x100000 + (next_rand() % 4096) * 4;
+        int64_t s0 = st[next_rand() % nst];
+        int scatter = round % 4 == 0;            /* lanes at different places in their units */
+        for (unsigned l = 0; l < n; l++)
+          addr[l] = coalesced ? base + 4 * l : base + 16384 * l + (scatter ? (next_rand() % 8) * 4 : 0);
+        cgp_warp_mem m = spanned(next_rand() % 3 ? CGP_LOAD : CGP_STORE, addr, n, sp, s0, lo[pick], hi[pick]);
+        if (!coalesced)
+          for (unsigned l = 0; l < n; l++) sp[l].stride = st[next_rand() % nst];
+        m.warp = w;
+        cgp_spans_add(a, &m, 1 + w * 4 + site, record_many, &fast);
+        cgp_spans_add(b, &m, 1 + w * 4 + site, record_many, &ref);
+      }
+    }
+    cgp_spans_flush(a, record_many, &fast);
+    cgp_spans_flush_reference(b, record_many, &ref);
+    by_schedule += cgp_spans_by_schedule(a);
+    cr_assert_eq(cgp_spans_by_schedule(b), 0);
+    cr_assert_eq(fast.n, ref.n, "round %d: %u references by schedule, %u by bucket", round, fast.n, ref.n);
+    cr_assert_lt(fast.n, 1u << 16, "round %d: the recorder held every reference", round);
+    for (unsigned i = 0; i < ref.n; i++) {
+      cr_assert_eq(fast.unit[i], ref.unit[i], "round %d, reference %u: unit %llu against %llu", round, i,
+                   (unsigned long long)fast.unit[i], (unsigned long long)ref.unit[i]);
+      cr_assert_eq(fast.tag[i], ref.tag[i], "round %d, reference %u: tag", round, i);
+    }
+    cr_assert(!cgp_spans_pending(a, 0) && !cgp_spans_pending(b, 0));
+    cgp_spans_free(a);
+    cgp_spans_free(b);
+  }
+  cr_assert_gt(by_schedule, 200, "%u of 400 flushes went by schedule", by_schedule);
+  cr_assert_lt(by_schedule, 400, "some had too many schedules");
+}
+
 /* Units 5 and 6 in one window, 6 and 7 in the next (a 1-D grid's blocks 0 and 9: no row known):
    the grid shares 6 only. */
 Test(shared, units_two_windows_in_a_row_referenced) {
