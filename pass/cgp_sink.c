@@ -9,9 +9,9 @@
    Once every nest is instrumented (the fold reads the stores to find the sites' addresses), each
    flush whose 2 x count stores lie in its block, before it and after the block's previous flush,
    becomes a call to cgp.mem.flush.v<count>, which takes the values as arguments and stores them
-   only on the path that calls the runtime. The runtime reads the same buffers with the same
-   contents when it is called, so what it sees is unchanged; a flush whose stores are not all
-   found keeps them (only slower). */
+   only on the path that calls the runtime (count up to SINK_MAX_SITES). The runtime reads the
+   same buffers with the same contents when it is called, so what it sees is unchanged; a flush
+   whose stores are not all found, or of more sites, keeps them (only slower). */
 #include "cgp_phase2.h"
 #include "cgp_abi.h"
 
@@ -19,6 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Sites of a block whose stores move, at most: their 2 x count values then stay live to the
+   block's end, which a block of a few sites holds in registers; a longer one (a straight-line body
+   of thousands of statements, benchmarks/build_time.sh) keeps its stores where they are. */
+#define SINK_MAX_SITES 16
 
 /* The slot of buffer `buf` (a constant getelementptr to its element 0) that store st writes, or
    -1. */
@@ -104,7 +109,7 @@ static int sink_one(pass_ctx *pc, LLVMValueRef c, int skip_at) {
   LLVMValueRef cnt = LLVMGetOperand(c, o + 1), addrs = LLVMGetOperand(c, o + 2), bases = LLVMGetOperand(c, o + 3);
   if (!LLVMIsAConstantInt(cnt)) return -1;
   unsigned n = (unsigned)LLVMConstIntGetZExtValue(cnt);
-  if (n == 0 || n > 4096) return -1;
+  if (n == 0 || n > SINK_MAX_SITES) return -1;
   LLVMValueRef *st = calloc(2 * (size_t)n, sizeof *st), *args = malloc((4 + 2 * (size_t)n) * sizeof *args);
   int rc = -1;
   if (!st || !args) goto out;

@@ -569,6 +569,27 @@ Test(pass, the_sites_addresses_are_stored_only_on_the_traced_path) {
   }
 }
 
+/* A block of more than 16 sites keeps its stores where they are (SINK_MAX_SITES, pass/cgp_sink.c):
+   y[i] = x[i] + ... + x[i + 16] is 17 loads and a store, 36 stores in f; one of 16 sites is moved. */
+Test(pass, a_block_of_many_sites_keeps_its_address_stores) {
+  char src[2048];
+  for (int many = 0; many < 2; many++) {
+    int nload = many ? 17 : 15, at = snprintf(src, sizeof src, "float x[128], y[64];\nvoid f(void) {\n"
+                                                                     "  for (int i = 0; i < 64; i++) y[i] = x[i]");
+    for (int k = 1; k < nload; k++) at += snprintf(src + at, sizeof src - (size_t)at, " + x[i + %d]", k);
+    snprintf(src + at, sizeof src - (size_t)at, ";\n}\n");
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m;
+    cJSON *d = instrument(ctx, src, pragma("many", 3, 3, 1), &m, NULL, 0);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d, "mem")), nload + 1, "%d loads and a store", nload);
+    unsigned kept = buffer_stores(LLVMGetNamedFunction(m, "f"));
+    cr_assert_eq(kept, many ? 2u * (unsigned)(nload + 1) : 0u, "%d sites: %u stores left in f", nload + 1, kept);
+    cJSON_Delete(d);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+}
+
 /* docs/model.md section 5e: a load in a loop that stores nothing (in the CUDA stream: an
    accumulator in a register) issues with the next iterations' loads, `overlap`; not in a loop that
    stores every iteration (y[i] +=), nor a load whose address another load of the loop gives
