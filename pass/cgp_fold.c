@@ -199,19 +199,21 @@ static LLVMValueRef store_buffer(LLVMModuleRef m, LLVMBuilderRef b, const char *
   return LLVMConstInBoundsGEP2(aty, g, zero, 2);
 }
 
-/* The value stored in h into slot `slot` of the buffer whose slot 0 `at` points to (a constant
-   getelementptr of a global), NULL if none. */
+long cgp_buffer_slot(LLVMValueRef st, LLVMValueRef at) {
+  if (LLVMGetInstructionOpcode(st) != LLVMStore || !LLVMIsAConstantExpr(at) ||
+      LLVMGetConstOpcode(at) != LLVMGetElementPtr)
+    return -1;
+  LLVMValueRef p = LLVMGetOperand(st, 1);
+  if (!LLVMIsAConstantExpr(p) || LLVMGetConstOpcode(p) != LLVMGetElementPtr || LLVMGetNumOperands(p) != 3 ||
+      LLVMGetOperand(p, 0) != LLVMGetOperand(at, 0) || !LLVMIsAConstantInt(LLVMGetOperand(p, 2)))
+    return -1;
+  return (long)LLVMConstIntGetZExtValue(LLVMGetOperand(p, 2));
+}
+
+/* The value stored in h into slot `slot` of the buffer whose slot 0 `at` points to, NULL if none. */
 static LLVMValueRef stored_in_slot(LLVMBasicBlockRef h, LLVMValueRef at, unsigned slot) {
-  if (!LLVMIsAConstantExpr(at) || LLVMGetConstOpcode(at) != LLVMGetElementPtr) return NULL;
-  LLVMValueRef buffer = LLVMGetOperand(at, 0);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(h); i; i = LLVMGetNextInstruction(i)) {
-    if (LLVMGetInstructionOpcode(i) != LLVMStore) continue;
-    LLVMValueRef p = LLVMGetOperand(i, 1);
-    if (LLVMIsAConstantExpr(p) && LLVMGetConstOpcode(p) == LLVMGetElementPtr && LLVMGetNumOperands(p) == 3 &&
-        LLVMGetOperand(p, 0) == buffer && LLVMIsAConstantInt(LLVMGetOperand(p, 2)) &&
-        LLVMConstIntGetZExtValue(LLVMGetOperand(p, 2)) == slot)
-      return LLVMGetOperand(i, 0);
-  }
+  for (LLVMValueRef i = LLVMGetFirstInstruction(h); i; i = LLVMGetNextInstruction(i))
+    if (cgp_buffer_slot(i, at) == (long)slot) return LLVMGetOperand(i, 0);
   return NULL;
 }
 

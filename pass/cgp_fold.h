@@ -26,4 +26,9 @@ typedef struct {
    multiplies by an invariant, shifts by one, getelementptr) or whose base varies. */
 int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, const cgp_fold_hooks *hooks);
 
+/* The slot of the sites' address buffer whose slot 0 `at` points to (a constant getelementptr of
+   the buffer, as a flush names it) that instruction st stores into, or -1 if st is no such store:
+   how the fold and the sink (cgp_sink.c) read what a block stores for its flush. */
+long cgp_buffer_slot(LLVMValueRef st, LLVMValueRef at);
+
 #endif

@@ -6,6 +6,8 @@
 #include "cgp_abi.h"
 #include "cgp_clean.h"
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static LLVMValueRef declare_hook(pass_ctx *pc, const char *name, LLVMTypeRef ty) {
   LLVMValueRef f = LLVMGetNamedFunction(pc->m, name);
@@ -52,6 +54,37 @@ static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
   LLVMBasicBlockRef entry, done;
   f = guarded_shell(pc, "cgp.mem.flush", pc->t_flush, 1, &entry, &done);
   LLVMValueRef args[4] = {LLVMGetParam(f, 0), LLVMGetParam(f, 1), LLVMGetParam(f, 2), LLVMGetParam(f, 3)};
+  LLVMBuildCall2(pc->b, pc->t_flush, hook, args, 4, "");
+  LLVMBuildBr(pc->b, done);
+  return f;
+}
+
+LLVMValueRef cgp_sunk_flush_shell(pass_ctx *pc, unsigned n, LLVMTypeRef *ty) {
+  char name[48];
+  snprintf(name, sizeof name, "cgp.mem.flush.v%u", n);
+  LLVMTypeRef i8pp = LLVMPointerType(pc->i8p, 0);
+  LLVMTypeRef *params = malloc((4 + 2 * (size_t)n) * sizeof *params);
+  if (!params) return NULL;
+  params[0] = LLVMInt1TypeInContext(pc->ctx);
+  params[1] = pc->i32;
+  params[2] = params[3] = i8pp;
+  for (unsigned k = 0; k < 2 * n; k++) params[4 + k] = pc->i8p;
+  *ty = LLVMFunctionType(pc->voidt, params, 4 + 2 * n, 0);
+  free(params);
+  LLVMValueRef f = LLVMGetNamedFunction(pc->m, name), hook = LLVMGetNamedFunction(pc->m, CGP_HOOK_MEM_BLOCK);
+  if (f || !hook) return f;
+  LLVMBasicBlockRef entry, done;
+  f = guarded_shell(pc, name, *ty, 1, &entry, &done);
+  LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(pc->ctx, f, "store");
+  LLVMBuildCondBr(pc->b, LLVMGetParam(f, 0), done, store);
+  LLVMPositionBuilderAtEnd(pc->b, store);
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef idx = LLVMConstInt(pc->i64, k, 0);
+    LLVMBuildStore(pc->b, LLVMGetParam(f, 4 + k), LLVMBuildInBoundsGEP2(pc->b, pc->i8p, LLVMGetParam(f, 2), &idx, 1, ""));
+    LLVMBuildStore(pc->b, LLVMGetParam(f, 4 + n + k),
+                   LLVMBuildInBoundsGEP2(pc->b, pc->i8p, LLVMGetParam(f, 3), &idx, 1, ""));
+  }
+  LLVMValueRef args[4] = {LLVMGetParam(f, 1), LLVMConstInt(pc->i32, n, 0), LLVMGetParam(f, 2), LLVMGetParam(f, 3)};
   LLVMBuildCall2(pc->b, pc->t_flush, hook, args, 4, "");
   LLVMBuildBr(pc->b, done);
   return f;

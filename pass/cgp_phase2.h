@@ -221,6 +221,11 @@ void cgp_insert_mem_hooks(pass_ctx *pc, nest *n);
 void cgp_mark_block(pass_ctx *pc, size_t bid);
 /* kernel_begin (or kernel_begin_step) on every edge into the nest, kernel_end on every edge out. */
 void cgp_insert_kernel_hooks(pass_ctx *pc, nest *n, const char *desc);
+/* cgp.mem.flush.v<n>(i1 skip, i32 first, i8** addrs, i8** bases, i8* a0 .. a<n-1>, i8* b0 .. b<n-1>),
+   always inlined, defined once (*ty its type; NULL without memory): while the runtime traces the
+   thread's iteration and unless skip, the a's and b's into the buffers, then
+   cgp_rt_mem_block(first, n, addrs, bases), as cgp.mem.flush after the block's stores. */
+LLVMValueRef cgp_sunk_flush_shell(pass_ctx *pc, unsigned n, LLVMTypeRef *ty);
 
 /* ---- cgp_sink.c: the sites' address stores moved into the flushes' traced paths --------------- */
 

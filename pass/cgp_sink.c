@@ -13,7 +13,7 @@
    same buffers with the same contents when it is called, so what it sees is unchanged; a flush
    whose stores are not all found, or of more sites, keeps them (only slower). */
 #include "cgp_phase2.h"
-#include "cgp_abi.h"
+#include "cgp_fold.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <stdio.h>
@@ -24,65 +24,6 @@
    block's end, which a block of a few sites holds in registers; a longer one (a straight-line body
    of thousands of statements, benchmarks/build_time.sh) keeps its stores where they are. */
 #define SINK_MAX_SITES 16
-
-/* The slot of buffer `buf` (a constant getelementptr to its element 0) that store st writes, or
-   -1. */
-static long slot_of(LLVMValueRef st, LLVMValueRef buf) {
-  if (LLVMGetInstructionOpcode(st) != LLVMStore || !LLVMIsAConstantExpr(buf)) return -1;
-  LLVMValueRef p = LLVMGetOperand(st, 1);
-  if (!LLVMIsAConstantExpr(p) || LLVMGetConstOpcode(p) != LLVMGetElementPtr || LLVMGetNumOperands(p) != 3 ||
-      LLVMGetOperand(p, 0) != LLVMGetOperand(buf, 0) || !LLVMIsAConstantInt(LLVMGetOperand(p, 2)))
-    return -1;
-  return (long)LLVMConstIntGetZExtValue(LLVMGetOperand(p, 2));
-}
-
-/* cgp.mem.flush.v<n>(i1 skip, i32 first, i8** addrs, i8** bases, i8* a0 .. a<n-1>, i8* b0 .. b<n-1>),
-   always inlined: unless skip, while cgp_rt_tracing is 1, the a's and b's into the buffers and
-   cgp_rt_mem_block(first, n, addrs, bases), as cgp.mem.flush after the stores. */
-static LLVMValueRef sunk_shell(pass_ctx *pc, unsigned n, LLVMTypeRef *ty) {
-  char name[48];
-  snprintf(name, sizeof name, "cgp.mem.flush.v%u", n);
-  LLVMTypeRef i1 = LLVMInt1TypeInContext(pc->ctx), i8pp = LLVMPointerType(pc->i8p, 0);
-  LLVMTypeRef *params = malloc((4 + 2 * (size_t)n) * sizeof *params);
-  if (!params) return NULL;
-  params[0] = i1;
-  params[1] = pc->i32;
-  params[2] = params[3] = i8pp;
-  for (unsigned k = 0; k < 2 * n; k++) params[4 + k] = pc->i8p;
-  *ty = LLVMFunctionType(pc->voidt, params, 4 + 2 * n, 0);
-  free(params);
-  LLVMValueRef f = LLVMGetNamedFunction(pc->m, name);
-  if (f) return f;
-  LLVMValueRef hook = LLVMGetNamedFunction(pc->m, CGP_HOOK_MEM_BLOCK), flag = LLVMGetNamedGlobal(pc->m, CGP_HOOK_TRACING);
-  if (!hook || !flag) return NULL;
-  f = LLVMAddFunction(pc->m, name, *ty);
-  LLVMSetLinkage(f, LLVMInternalLinkage);
-  unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(pc->ctx, kind, 0));
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(pc->ctx, f, "entry");
-  LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(pc->ctx, f, "check");
-  LLVMBasicBlockRef trace = LLVMAppendBasicBlockInContext(pc->ctx, f, "trace");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(pc->ctx, f, "done");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(pc->ctx);
-  LLVMPositionBuilderAtEnd(b, entry);
-  LLVMBuildCondBr(b, LLVMGetParam(f, 0), done, check);
-  LLVMPositionBuilderAtEnd(b, check);
-  LLVMValueRef on = LLVMBuildLoad2(b, pc->i32, flag, "on");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, on, LLVMConstInt(pc->i32, 1, 0), ""), trace, done);
-  LLVMPositionBuilderAtEnd(b, trace);
-  for (unsigned k = 0; k < n; k++) {
-    LLVMValueRef idx = LLVMConstInt(pc->i64, k, 0);
-    LLVMBuildStore(b, LLVMGetParam(f, 4 + k), LLVMBuildInBoundsGEP2(b, pc->i8p, LLVMGetParam(f, 2), &idx, 1, ""));
-    LLVMBuildStore(b, LLVMGetParam(f, 4 + n + k), LLVMBuildInBoundsGEP2(b, pc->i8p, LLVMGetParam(f, 3), &idx, 1, ""));
-  }
-  LLVMValueRef args[4] = {LLVMGetParam(f, 1), LLVMConstInt(pc->i32, n, 0), LLVMGetParam(f, 2), LLVMGetParam(f, 3)};
-  LLVMBuildCall2(b, pc->t_flush, hook, args, 4, "");
-  LLVMBuildBr(b, done);
-  LLVMPositionBuilderAtEnd(b, done);
-  LLVMBuildRetVoid(b);
-  LLVMDisposeBuilder(b);
-  return f;
-}
 
 /* Is call c a block's flush: cgp.mem.flush (operands first, count, addrs, bases) or, in a folded
    loop, cgp.mem.flush.unless (skip first)? Sets *skip_at to the operand of skip, or -1. */
@@ -114,14 +55,14 @@ static int sink_one(pass_ctx *pc, LLVMValueRef c, int skip_at) {
   int rc = -1;
   if (!st || !args) goto out;
   for (LLVMValueRef i = LLVMGetPreviousInstruction(c); i && !ends_group(i); i = LLVMGetPreviousInstruction(i)) {
-    long s = slot_of(i, addrs), t = slot_of(i, bases);
+    long s = cgp_buffer_slot(i, addrs), t = cgp_buffer_slot(i, bases);
     if (s >= 0 && (unsigned long)s < n && !st[s]) st[s] = i;          /* the last store to it */
     else if (t >= 0 && (unsigned long)t < n && !st[n + t]) st[n + t] = i;
   }
   for (unsigned k = 0; k < 2 * n; k++)
     if (!st[k]) goto out;
   LLVMTypeRef ty;
-  LLVMValueRef f = sunk_shell(pc, n, &ty);
+  LLVMValueRef f = cgp_sunk_flush_shell(pc, n, &ty);
   if (!f) goto out;
   args[0] = skip_at >= 0 ? LLVMGetOperand(c, 0) : LLVMConstInt(LLVMInt1TypeInContext(pc->ctx), 0, 0);
   args[1] = LLVMGetOperand(c, o);
