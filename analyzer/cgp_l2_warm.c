@@ -151,13 +151,18 @@ static int by_index(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The spans of still elements, referenced again at the end, then the units left; nothing pends. */
-static void finish_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
+/* The spans on one element each (stride 0), referenced again at the end: as recent as the last
+   iteration's lines. */
+static void again_still(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
   for (size_t i = 0; i < s->n; i++)
     if (s->sp[i].st == 0) {
       const span *p = &s->sp[i];
       units_of(s, p->a / s->ub, (p->a + p->len - 1) / s->ub, UINT64_MAX, CGP_REF_AGAIN, ref, ctx);
     }
+}
+
+/* The units left go out; nothing pends. */
+static void end_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
   out_flush(s, ref, ctx);
   s->n = 0;
   memset(s->pend_warp, 0, sizeof s->pend_warp);
@@ -193,7 +198,7 @@ static schedule schedule_of(const cgp_spans *s, const span *p) {
 
 /* 0 if the spans have too many schedules (or the unit is not a power of two): nothing done. */
 static int flush_by_schedule(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
-  if (s->ub & (s->ub - 1)) return 0;
+  if (s->ushift == 64) return 0;
   schedule sc[SPAN_SCHEDULES];
   unsigned k = 0;
   for (size_t i = 0; i < s->n; i++) {
@@ -227,38 +232,40 @@ static int flush_by_schedule(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
         n[nd] = UINT32_MAX;
         due[nd++] = c;
       }
-    for (;;) {                                  /* the due schedules' spans, merged by index */
-      unsigned best = nd;
-      uint32_t bi = UINT32_MAX;
-      for (unsigned d = 0; d < nd; d++)
-        if (pos[d] < sc[due[d]].count && s->order[sc[due[d]].first + pos[d]] < bi) {
-          bi = s->order[sc[due[d]].first + pos[d]];
-          best = d;
-        }
-      if (best == nd) break;
-      pos[best]++;
-      n[best] = visit_at(s, bi, o, ref, ctx);
-      /* one schedule alone: the rest of its spans in a row */
-      if (nd == 1)
-        for (; pos[0] < sc[due[0]].count; pos[0]++) n[0] = visit_at(s, s->order[sc[due[0]].first + pos[0]], o, ref, ctx);
+    if (nd == 1) {                              /* one schedule: its spans in a row */
+      for (uint32_t j = 0; j < sc[due[0]].count; j++) n[0] = visit_at(s, s->order[sc[due[0]].first + j], o, ref, ctx);
+    } else {
+      for (;;) {                                /* several: their spans merged by index */
+        unsigned best = nd;
+        uint32_t bi = UINT32_MAX;
+        for (unsigned d = 0; d < nd; d++)
+          if (pos[d] < sc[due[d]].count && s->order[sc[due[d]].first + pos[d]] < bi) {
+            bi = s->order[sc[due[d]].first + pos[d]];
+            best = d;
+          }
+        if (best == nd) break;
+        pos[best]++;
+        n[best] = visit_at(s, bi, o, ref, ctx);
+      }
     }
     for (unsigned d = 0; d < nd; d++) sc[due[d]].next = n[d];
   }
-  finish_flush(s, ref, ctx);
+  again_still(s, ref, ctx);
+  end_flush(s, ref, ctx);
   s->by_schedule++;
   return 1;
 }
 
 uint64_t cgp_spans_by_schedule(const cgp_spans *s) { return s->by_schedule; }
 
-/* Iteration by iteration, each span reaching new units there (visit), in the order the
-   spans were added (the program's: a load before the store to its address); spans that moved on
-   together stay in order, so the sort is needed only where strides differ. */
 void cgp_spans_flush(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
   if (!s->n || flush_by_schedule(s, ref, ctx)) return;
   cgp_spans_flush_reference(s, ref, ctx);
 }
 
+/* Iteration by iteration, each span reaching new units there (visit), in the order the
+   spans were added (the program's: a load before the store to its address); spans that moved on
+   together stay in order, so the sort is needed only where strides differ. */
 void cgp_spans_flush_reference(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
   if (!s->n) return;
   uint32_t end = 0;
@@ -284,13 +291,8 @@ void cgp_spans_flush_reference(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
     if (!sorted) qsort(s->order, k, sizeof *s->order, by_index);
     for (size_t j = 0; j < k; j++) visit(s, s->order[j], o, ref, ctx);
   }
-  if (!end) {                                     /* no memory for the buckets: not referenced */
-    out_flush(s, ref, ctx);
-    s->n = 0;
-    memset(s->pend_warp, 0, sizeof s->pend_warp);
-    return;
-  }
-  finish_flush(s, ref, ctx);
+  if (end) again_still(s, ref, ctx);               /* none without memory for the buckets */
+  end_flush(s, ref, ctx);
 }
 
 void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, uint32_t tag, cgp_l2_refs ref, void *ctx) {
