@@ -6,25 +6,20 @@
 
 #include <string.h>
 
-/* v at o, little-endian whatever the host (one store where the host is little-endian itself);
-   returns o past it: the trace's integers (cgp_rt_wbytes.c, cgp_rt_trace.c). */
-static inline unsigned char *rt_le32(unsigned char *o, uint32_t v) {
+/* The low `bytes` bytes of v at o, little-endian whatever the host (one store where the host is
+   little-endian itself); returns o past them: the trace's integers (cgp_rt_wbytes.c,
+   cgp_rt_trace.c), through rt_le32 and rt_le64. */
+static inline unsigned char *rt_le(unsigned char *o, uint64_t v, unsigned bytes) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy(o, &v, 4);
+  memcpy(o, &v, bytes);
 #else
-  for (int i = 0; i < 4; i++) o[i] = (unsigned char)(v >> (8 * i));
+  for (unsigned i = 0; i < bytes; i++) o[i] = (unsigned char)(v >> (8 * i));
 #endif
-  return o + 4;
+  return o + bytes;
 }
 
-static inline unsigned char *rt_le64(unsigned char *o, uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy(o, &v, 8);
-#else
-  for (int i = 0; i < 8; i++) o[i] = (unsigned char)(v >> (8 * i));
-#endif
-  return o + 8;
-}
+static inline unsigned char *rt_le32(unsigned char *o, uint32_t v) { return rt_le(o, v, 4); }
+static inline unsigned char *rt_le64(unsigned char *o, uint64_t v) { return rt_le(o, v, 8); }
 
 /* The warp as bytes (the trace file, docs/pipeline.md "One trace, every device"): little-endian
    fixed-width integers, u32 threads, u32 key mask, a u64 thread key per mask bit (or one, the
