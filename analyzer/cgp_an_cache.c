@@ -251,6 +251,24 @@ static void skip_blocks(void *self, double blocks) {
                     cgp_l2_capacity_lines(c->l2), refer, c);
 }
 
+/* docs/model.md 5b: a run's untraced last launches, as their footprint's law gives them: each
+   range's units referenced in order, counted nowhere (loads, in the Dinero export) */
+static void warm(void *self, const uint64_t *lo, const uint64_t *hi, size_t n) {
+  cache *c = self;
+  uint64_t ub = c->cfg->l2_unit_bytes, *u = c->unit2;
+  unsigned nu = 0, cap = sizeof c->unit2 / sizeof *c->unit2;
+  spans_flush(c);
+  for (size_t i = 0; i < n; i++) {
+    if (!(lo[i] < hi[i]) || !ub) continue;
+    for (uint64_t x = lo[i] / ub; x <= (hi[i] - 1) / ub; x++) {
+      u[nu++] = x;
+      if (nu == cap) { cgp_l2_access_many(c->l2, u, nu); nu = 0; }
+      if (c->cfg->din) din_line(c, 0, x);
+    }
+  }
+  if (nu) cgp_l2_access_many(c->l2, u, nu);
+}
+
 static void begin_batch(void *self, int counting, unsigned nwarps, unsigned nblocks) {
   cache *c = self;
   spans_flush(c);
@@ -478,5 +496,5 @@ static void destroy(void *self) {
 
 const cgp_analysis_ops cgp_an_cache = {.name = "cache", .create = create, .begin_launch = begin_launch,
                                        .begin_window = begin_window, .begin_batch = begin_batch,
-                                       .skip_blocks = skip_blocks, .end_batch = end_batch,
+                                       .skip_blocks = skip_blocks, .warm = warm, .end_batch = end_batch,
                                        .warp_mem = warp_mem, .results = results, .destroy = destroy};

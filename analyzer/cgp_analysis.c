@@ -138,6 +138,10 @@ void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks) {
   if (s->whatif) cgp_analysis_skip_blocks(s->whatif, blocks);
   EACH(skip_blocks)(s->self[i], blocks);
 }
+void cgp_analysis_warm(cgp_analysis_set *s, const uint64_t *lo, const uint64_t *hi, size_t n) {
+  if (s->whatif) cgp_analysis_warm(s->whatif, lo, hi, n);
+  EACH(warm)(s->self[i], lo, hi, n);
+}
 void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites) {
   EACH(results)(s->self[i], tot, sites);
   if (s->tile) cgp_tile_results(s->tile, tot, sites);

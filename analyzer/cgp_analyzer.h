@@ -358,6 +358,10 @@ typedef struct {
      a launch's last one): state such as caches moves on as if they had run like the blocks of
      the window just measured. */
   void (*skip_blocks)(void *self, double blocks);
+  /* Byte ranges [lo[i], hi[i]) the GPU referenced while nothing was traced (a run's untraced
+     last launches, carried by their footprint's law: docs/model.md 5b), in that order: into the
+     caches as the most recent references, counted nowhere. */
+  void (*warm)(void *self, const uint64_t *lo, const uint64_t *hi, size_t n);
   /* Add what was measured since the last call to *tot and sites[0..nsid), then start over. */
   void (*results)(void *self, cgp_totals *tot, cgp_site_totals *sites);
   void (*destroy)(void *self);
@@ -418,6 +422,7 @@ void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp);
 void cgp_analysis_end_batch(cgp_analysis_set *s);
 void cgp_analysis_end_launch(cgp_analysis_set *s);
 void cgp_analysis_skip_blocks(cgp_analysis_set *s, double blocks);
+void cgp_analysis_warm(cgp_analysis_set *s, const uint64_t *lo, const uint64_t *hi, size_t n);
 void cgp_analysis_results(cgp_analysis_set *s, cgp_totals *tot, cgp_site_totals *sites);
 /* The set's tiler (cgp_tile_new of its cfg), or NULL. */
 const cgp_tile *cgp_analysis_tiler(const cgp_analysis_set *s);

@@ -21,10 +21,28 @@ void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint
    ends a row (cgp_extent_note). Until told, no batch does; reset at each launch's end. */
 void rt_footprint_row_blocks(rt_footprint *f, uint64_t blocks);
 void rt_footprint_batch_end(rt_footprint *f, uint64_t end_block);
-/* A traced launch of `blocks` blocks ends: its sites' ranges join the kernel's sets. */
-void rt_footprint_launch_end(rt_footprint *f, uint64_t blocks);
+/* A traced launch of `blocks` blocks ends, the pos-th (from 1) of the kernel's run number `run`:
+   its sites' ranges join the kernel's sets, and are kept for the law (rt_footprint_law). */
+void rt_footprint_launch_end(rt_footprint *f, uint64_t blocks, uint64_t run, uint64_t pos);
 const cgp_ranges *rt_footprint_read(const rt_footprint *f);
 const cgp_ranges *rt_footprint_written(const rt_footprint *f);
 int rt_footprint_lost(const rt_footprint *f);
+
+/* A run's footprint law (docs/model.md 5b, "A run's untraced last launches"): the launch at run
+   position p referenced each [lo[i] + (p - ref) delta[i], hi[i] + (p - ref) delta[i]). */
+typedef struct {
+  uint64_t ref;                 /* the run position lo and hi are at */
+  uint32_t n;                   /* sites with a range */
+  uint64_t *lo, *hi;
+  int64_t *delta;               /* bytes a launch, signed */
+} rt_law;
+/* The law of run `run`, from the kernel's last RT_LAW_POINTS traced launches: all of that run,
+   every site's range no longer than the bytes its traced instructions moved (the launch was
+   traced whole: no skipped blocks nor iterations stand in it), and each site's range moved
+   rigidly, the same bytes a launch, from one to the next. 1 with *law filled (rt_law_free),
+   0 if there is none, no site has a range, or out of memory. */
+#define RT_LAW_POINTS 3
+int rt_footprint_law(const rt_footprint *f, uint64_t run, rt_law *law);
+void rt_law_free(rt_law *law);
 
 #endif

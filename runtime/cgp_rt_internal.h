@@ -204,6 +204,9 @@ typedef struct rt_kernel {
      launches so far, the last one's length and the kernel launched after it (NULL: none yet) */
   uint64_t run_pos, run_len;
   struct rt_kernel *run_succ;
+  uint64_t runs;              /* runs begun (the one in flight's number, from 1) */
+  uint64_t run_streak;        /* the run position its last traced launches in a row began at (0:
+                                 the last launch ran untraced) */
   int dense;                  /* analysed launches differ: launches analysed closer together */
   rt_shape_class shapes[RT_SHAPES];
   unsigned nshapes;
@@ -448,6 +451,24 @@ void rt_session_free_caches(rt_session *s);
    NULL when out of memory. */
 cgp_analysis_set *rt_kernel_analyses(rt_session *s, rt_kernel *k, size_t d);
 
+/* cgp_rt_tail.c: a run's untraced last launches (docs/model.md 5b). A run of `len` launches whose
+   last ones from position `streak` on were traced (0: its last ran untraced), its footprint's law
+   `law`: the launches the device's L2 holds, from the law, into kernel k's analyses for session
+   s's device d, unless the traced ones cover them. */
+typedef struct {
+  uint64_t len, streak;
+  rt_law law;
+} rt_tail;
+void rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t);
+/* The launches rt_tail_warm puts into an L2 of cap_bytes: the last K, from the run's last, where
+   each brings the bytes its ranges add to the one before's, until twice cap_bytes; at most len,
+   and K times a launch's bytes within 16 cap_bytes and 32 MiB (one launch where that alone is
+   more, none past 32 MiB). Exposed for the tests. */
+uint64_t rt_tail_launches(const rt_tail *t, uint64_t cap_bytes);
+/* The replay work a trace's tail record promises, in warp events: the 2^20 units of 32 bytes
+   rt_tail_warm references at most. */
+#define RT_TAIL_EVENTS (UINT64_C(1) << 15)
+
 /* cgp_rt_trace.c: the trace file (cgp_trace.h), streamed: a launch's start, the warps of a
    window's blocks [freed, below) before they are released, a window as it closes, a launch's end;
    at exit the trace's summary into the report's "runtime", then the file kept (renamed into
@@ -457,6 +478,8 @@ void rt_trace_launch_begin(rt_kernel *k, uint64_t launch, const unsigned block[3
 void rt_trace_blocks(const rt_kernel *k, const rt_window *w, uint64_t below);
 void rt_trace_window(const rt_window *w);
 void rt_trace_launch_end(uint64_t G);
+/* A run's untraced tail (rt_tail), for kernel k: replayed as the run warmed its devices. */
+void rt_trace_tail(const rt_kernel *k, const rt_tail *t);
 void rt_trace_report(cJSON *runtime);
 void rt_trace_finish(int keep);
 /* From a signal handler (async-signal-safe): removes the trace's temporary file, if any. */

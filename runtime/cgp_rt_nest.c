@@ -150,16 +150,33 @@ static int expects_analysed(const rt_kernel *x) {
   return x->launches && next_sampled(x, x->cur_shape) && wants_warming(x);
 }
 
+/* The run of kernel p ends (docs/model.md 5b, "A run's untraced last launches warm the caches by
+   their footprint's law"): where its last launches were not all traced and its traced ones show
+   a law, the launches each device's L2 holds go into it (rt_tail_warm), and into the trace for a
+   replay. `full` traces them all. */
+static void end_of_run(rt_kernel *p) {
+  if (cgp_rt_g.sample_mode == 2 || !p->fp || p->run_streak == 1) return;
+  rt_tail t = {.len = p->run_pos, .streak = p->run_streak};
+  if (!rt_footprint_law(p->fp, p->runs, &t.law)) return;
+  rt_trace_tail(p, &t);
+  for (size_t d = 0; d < S->ndev; d++)
+    if (p->an[d]) rt_tail_warm(S, p, d, &t);
+  rt_law_free(&t.law);
+}
+
 /* Kernel k begins: the run of launches of the kernel before it, another one's, ends (its length
-   and k, the kernel after it, kept), and k's run begins or goes on. */
+   and k, the kernel after it, kept; its untraced last launches into the caches), and k's run
+   begins or goes on. */
 static void note_run(rt_kernel *k) {
   rt_kernel *p = cgp_rt_g.last_kernel;
   if (p != k) {
     if (p) {
       p->run_len = p->run_pos;
       p->run_succ = k;
+      end_of_run(p);
     }
     k->run_pos = 0;
+    k->runs++;
   }
   k->run_pos++;
   cgp_rt_g.last_kernel = k;
@@ -298,6 +315,8 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   int prev_untraced = before_it && (!before_it->prev_traced || before_it->untraced_seen != cgp_rt_g.untraced);
   L->after_untraced = prev_untraced && before_it != k ? before_it : NULL;
   cgp_rt_g.untraced += !L->traced;
+  if (!L->traced) k->run_streak = 0;
+  else if (k->run_pos == 1 || !k->run_streak) k->run_streak = k->run_pos;
   k->prev_traced = L->traced;
   k->untraced_seen = cgp_rt_g.untraced;
   unsigned b[3];
@@ -389,7 +408,7 @@ static uint64_t record_launch(void) {
   if (L->traced) rt_trace_launch_end(G);
   if (!L->traced || G == 0) return G;
   for (size_t d = 0; d < S->ndev; d++) rt_window_launch_end(S, k, d, G);
-  if (k->fp) rt_footprint_launch_end(k->fp, G);
+  if (k->fp) rt_footprint_launch_end(k->fp, G, k->runs, k->run_pos);
   if (!L->sampled) return G;                    /* a warming launch: the caches only */
   rt_sample s = {.launch = k->launches - 1, .blocks = G, .threads = L->threads, .after = L->after_untraced};
   memcpy(s.grid, grid, sizeof grid);

@@ -170,6 +170,23 @@ void rt_trace_launch_end(uint64_t G) {
   T.records++;
 }
 
+void rt_trace_tail(const rt_kernel *k, const rt_tail *t) {
+  if (T.state != 1 || k->trace_id < 0) return;
+  put8('T');
+  put32((uint32_t)k->trace_id);
+  put64(t->len);
+  put64(t->streak);
+  put64(t->law.ref);
+  put32(t->law.n);
+  for (uint32_t i = 0; i < t->law.n; i++) {
+    put64(t->law.lo[i]);
+    put64(t->law.hi[i]);
+    put64((uint64_t)t->law.delta[i]);
+  }
+  T.events += RT_TAIL_EVENTS;                /* the replay's work it promises */
+  T.records++;
+}
+
 void rt_trace_report(cJSON *rt) {
   if (T.state == 0 || T.state == -1) return;
   if (T.state == -3) {
@@ -244,6 +261,7 @@ typedef struct {
   size_t nwin;
   size_t *order;              /* indices of win in the order they closed */
   size_t norder;
+  rt_tail *tail;              /* not a launch: a run's untraced tail ('T'), replayed in its place */
 } tr_launch;
 
 typedef struct {
@@ -254,6 +272,7 @@ typedef struct {
   size_t errlen;
   rt_kernel **k;
   size_t *kat;                /* each kernel record's offset, for messages */
+  uint64_t *since_tail;       /* each kernel's launches since its last tail record */
   size_t nk;
   tr_launch *l;
   size_t nl;
@@ -284,6 +303,8 @@ static int need(tr_reader *r, size_t n, const char *what) {
 }
 
 static void launch_free(tr_launch *l) {
+  if (l->tail) rt_law_free(&l->tail->law);
+  free(l->tail);
   for (size_t i = 0; i < l->nwin; i++) rt_window_release(&l->win[i].w);
   free(l->win);
   free(l->order);
@@ -293,6 +314,8 @@ static void reader_free(tr_reader *r) {
   for (size_t i = 0; i < r->nk; i++) rt_kernel_free(r->k[i]);
   free(r->k);
   free(r->kat);
+  free(r->since_tail);
+  r->since_tail = NULL;
   for (size_t i = 0; i < r->nl; i++) launch_free(&r->l[i]);
   free(r->l);
   r->kat = NULL;
@@ -333,10 +356,14 @@ static int read_kernel(tr_reader *r) {
   if (kk) r->k = kk;
   size_t *ka = kk ? realloc(r->kat, ((size_t)id + 1) * sizeof *ka) : NULL;
   if (ka) r->kat = ka;
+  uint64_t *st = ka ? realloc(r->since_tail, ((size_t)id + 1) * sizeof *st) : NULL;
+  if (st) r->since_tail = st;
+  ka = st ? ka : NULL;
   rt_kernel *k = ka ? rt_kernel_new(desc, r->ndev) : NULL;
   free(desc);
   if (ka) {
     r->kat[id] = at;
+    for (size_t i = r->nk; i <= id; i++) r->since_tail[i] = 0;
     for (size_t i = r->nk; i < id; i++) r->k[i] = NULL;
     r->nk = id;
   }
@@ -373,11 +400,58 @@ static int read_launch(tr_reader *r) {
   if (!nl) return bad(r, at, "%s", "out of memory");
   r->l = nl;
   r->l[r->nl++] = l;
+  r->since_tail[l.kid]++;
+  return 0;
+}
+
+/* A run's untraced tail: between launches, of a kernel given before, its law's ranges non-empty,
+   its positions within the run. */
+static int read_tail(tr_reader *r) {
+  size_t at = r->at;
+  if (need(r, 4 + 8 + 8 + 8 + 4, "a run's tail")) return -1;
+  const unsigned char *p = r->p + r->at;
+  uint32_t kid = rd32(p), n = rd32(p + 28);
+  rt_tail t = {.len = rd64(p + 4), .streak = rd64(p + 12)};
+  t.law.ref = rd64(p + 20);
+  r->at += 32;
+  if (r->nl && !r->l[r->nl - 1].ended) return bad(r, at, "%s", "a run's tail inside a launch");
+  if (kid >= r->nk || !r->k[kid]) return bad(r, at, "%s", "a run's tail of an unknown kernel");
+  if (!t.len || t.streak > t.len || !t.law.ref || t.law.ref > t.len || !n || n > r->k[kid]->nmem)
+    return bad(r, at, "%s", "a run's tail whose positions or sites are out of range");
+  /* its law came from the kernel's traced launches since its last tail */
+  if (r->since_tail[kid] < RT_LAW_POINTS) return bad(r, at, "%s", "a run's tail with too few launches before it");
+  r->since_tail[kid] = 0;
+  r->events = r->events > UINT64_MAX - RT_TAIL_EVENTS ? UINT64_MAX : r->events + RT_TAIL_EVENTS;
+  if (need(r, (size_t)n * 24, "a run's tail's ranges")) return -1;
+  tr_launch *nl = realloc(r->l, (r->nl + 1) * sizeof *nl);
+  rt_tail *keep = nl ? malloc(sizeof *keep) : NULL;
+  if (nl) r->l = nl;
+  t.law.lo = keep ? malloc((size_t)n * sizeof *t.law.lo) : NULL;
+  t.law.hi = keep ? malloc((size_t)n * sizeof *t.law.hi) : NULL;
+  t.law.delta = keep ? malloc((size_t)n * sizeof *t.law.delta) : NULL;
+  if (!t.law.lo || !t.law.hi || !t.law.delta) {
+    rt_law_free(&t.law);
+    free(keep);
+    return bad(r, at, "%s", "out of memory");
+  }
+  for (uint32_t i = 0; i < n; i++, r->at += 24) {
+    t.law.lo[i] = rd64(r->p + r->at);
+    t.law.hi[i] = rd64(r->p + r->at + 8);
+    t.law.delta[i] = (int64_t)rd64(r->p + r->at + 16);
+    if (t.law.lo[i] >= t.law.hi[i]) {
+      rt_law_free(&t.law);
+      free(keep);
+      return bad(r, r->at, "%s", "a run's tail with an empty range");
+    }
+  }
+  t.law.n = n;
+  *keep = t;
+  r->l[r->nl++] = (tr_launch){.at = at, .kid = kid, .ended = 1, .tail = keep};
   return 0;
 }
 
 static tr_launch *open_launch(tr_reader *r, size_t at) {
-  if (!r->nl || r->l[r->nl - 1].ended) { bad(r, at, "%s", "a record outside any launch"); return NULL; }
+  if (!r->nl || r->l[r->nl - 1].ended || r->l[r->nl - 1].tail) { bad(r, at, "%s", "a record outside any launch"); return NULL; }
   return &r->l[r->nl - 1];
 }
 
@@ -515,6 +589,7 @@ static int read_trace(tr_reader *r) {
     case 'B': rc = read_block(r); break;
     case 'W': rc = read_window(r); break;
     case 'E': rc = read_end(r); break;
+    case 'T': rc = read_tail(r); break;
     case 'Z': return read_end_marker(r, at, records);
     default: return bad(r, at, "%s", "an unknown record");
     }
@@ -572,6 +647,10 @@ static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, in
   for (size_t li = 0; li < r->nl && !rc; li++) {
     tr_launch *l = &r->l[li];
     rt_kernel *k = r->k[l->kid];
+    if (l->tail) {                            /* a run's untraced tail, warming as in the run */
+      rt_tail_warm(&ses, k, 0, l->tail);
+      continue;
+    }
     unsigned tpb = l->block[0] * l->block[1] * l->block[2];
     /* the device's batches cut at the window's end, where the window does not hold the whole grid
        (a grid the window holds is in one batch either way: exact); said per kernel */
@@ -696,6 +775,7 @@ static int check_against_report(tr_reader *r, const cJSON *report) {
   }
   for (size_t li = 0; li < r->nl; li++) {
     const tr_launch *l = &r->l[li];
+    if (l->tail) continue;
     const cJSON *k = cJSON_GetArrayItem(kernels, (int)l->kid);
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(k, "block");
     double launches = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(k, "launches"));

@@ -6,7 +6,7 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 7: a warp of consecutive thread keys writes the first lane's alone
+   File format (version 8: a run's untraced tail, 'T'; 7: a warp of consecutive thread keys writes the first lane's alone
    (cgp_rt_wbytes.c); 6: a launch of `run` or `skip` mode traced whole, a small grid
    (rt_launch_whole), is flagged 1 as `full`'s launches are; 5: leaf-loop windows of 64
    iterations, whose first spreads the skipped
@@ -28,8 +28,14 @@
            blocks before start + size - W are its extension, and it stands for them on to the
            region's end)
        'E' u64 grid blocks                                               (the launch ended)
-       'Z' u64 records before it, u64 warp events in all the 'B' records (what a replay issues per
-           device: the report's runtime.trace.events), u32 CRC-32 (zlib) of every byte before it
+       'T' u32 kernel, u64 run length, u64 streak, u64 ref, u32 n, per site n x (u64 lo, u64 hi,
+           i64 delta)    (between launches: a run of the kernel ended, its launches from position
+           `streak` on traced (0: its last was not), its launch at position p having referenced
+           [lo + (p - ref) delta, hi + (p - ref) delta) per site: rt_tail, cgp_rt_tail.c; at least
+           RT_LAW_POINTS of the kernel's launches since its last 'T')
+       'Z' u64 records before it, u64 warp events in all the 'B' records and RT_TAIL_EVENTS a 'T'
+           record (what a replay issues per device, at most: the report's runtime.trace.events),
+           u32 CRC-32 (zlib) of every byte before it
                                                                          (the end; nothing follows)
    A replay against a report refuses, with FILE: byte N: what, a trace of another run (run id), a
    damaged one (checksum, or any record out of range) and one whose launches do not fit the
@@ -43,7 +49,7 @@
 #include "cgp_model.h"
 
 #define CGP_TRACE_MAGIC "CGPTRACE"
-#define CGP_TRACE_VERSION 7u
+#define CGP_TRACE_VERSION 8u
 #define CGP_TRACE_HEADER_BYTES 24
 #define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
 

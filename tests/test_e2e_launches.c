@@ -632,6 +632,15 @@ Test(e2e_launches, launches_of_one_shape_are_analysed_on_a_schedule_of_their_own
    read its rows from DRAM (+49 % against `full`), and the first launch of each run, which finds
    `evict`'s lines, not the rows above, is a shape of its own: launch 127, the second run's first,
    stood for 128 launches (+10 %, 31 analysed). */
+/* ADI's kernel 4: launch i reads row i - 1 and writes row i of X and B (and reads A's row i). */
+#define DOWN_KERNEL \
+  "static void down(int i) {\n" \
+  "#pragma cgpredict kernel name(down) block(256)\n" \
+  "  for (int j = 0; j < N; j++) {\n" \
+  "    X[i][j] = X[i][j] - X[i - 1][j] * A[i][j] / B[i - 1][j];\n" \
+  "    B[i][j] = B[i][j] - A[i][j] * A[i][j] / B[i - 1][j];\n" \
+  "  }\n" \
+  "}\n"
 static const char *const RUNS_SRC =
   "#include <stdio.h>\n"
   "#define N 128\n"
@@ -641,13 +650,7 @@ static const char *const RUNS_SRC =
   "  for (int i = 0; i < 8 * N; i++)\n"
   "    for (int j = 0; j < N; j++) Z[i][j] += 1.0f;\n"
   "}\n"
-  "static void down(int i) {\n"
-  "#pragma cgpredict kernel name(down) block(256)\n"
-  "  for (int j = 0; j < N; j++) {\n"
-  "    X[i][j] = X[i][j] - X[i - 1][j] * A[i][j] / B[i - 1][j];\n"
-  "    B[i][j] = B[i][j] - A[i][j] * A[i][j] / B[i - 1][j];\n"
-  "  }\n"
-  "}\n"
+  DOWN_KERNEL
   "static void last(void) {\n"
   "#pragma cgpredict kernel name(last) block(256)\n"
   "  for (int j = 0; j < N; j++) X[N - 1][j] = X[N - 1][j] / B[N - 1][j];\n"
@@ -681,6 +684,60 @@ Test(e2e_launches, a_run_of_launches_warms_the_kernel_after_it_and_opens_with_a_
   cr_expect_eq(weights, 508, "every launch stands with one sample");
   cJSON_Delete(r[0]);
   cJSON_Delete(r[1]);
+}
+
+/* A run's untraced last launches warm the caches by their footprint's law (docs/model.md 5b), as
+   ADI's kernels 4 and 6 in one time step: `down(i)`, 255 launches, each reading row i - 1 and
+   writing row i of X and B (rows of 1 KB), then `up(i)`, 16 launches, reading the rows `down`'s last
+   launches wrote, which the TK1's 128 KB L2 holds (`full`: no DRAM load). The run's length is not
+   known while it runs, so its last launches ran untraced: `up` read its rows from DRAM, +183 %
+   against `full`; now from the law of `down`'s traced launches, equal to it. A replay for a twin
+   of the TK1 (its device file under another name) from the trace's tail record gets what a run
+   that analysed both gave it. */
+static const char *const UNTRACED_TAIL_SRC =
+  "#include <stdio.h>\n"
+  "#define N 256\n"
+  "static float X[N][N], A[N][N], B[N][N];\n"
+  DOWN_KERNEL
+  "static void up(int i) {\n"
+  "#pragma cgpredict kernel name(up) block(256)\n"
+  "  for (int j = 0; j < N; j++)\n"
+  "    X[N - 2 - i][j] = (X[N - 2 - i][j] - X[N - 3 - i][j] * A[N - 3 - i][j]) / B[N - 2 - i][j];\n"
+  "}\n"
+  "int main(void) {\n"
+  "  for (int i = 0; i < N; i++)\n"
+  "    for (int j = 0; j < N; j++) {\n"
+  "      X[i][j] = (float)(i * j % 7) + 1.0f;\n"
+  "      A[i][j] = (float)((i + j) % 5) + 1.0f;\n"
+  "      B[i][j] = (float)((i * 3 + j) % 11) + 2.0f;\n"
+  "    }\n"
+  "  for (int i = 1; i < N; i++) down(i);\n"
+  "  for (int i = 0; i < 16; i++) up(i);\n"
+  "  printf(\"%g\\n\", X[5][5]);\n"
+  "  return 0;\n"
+  "}\n";
+
+Test(e2e_launches, a_runs_untraced_last_launches_warm_the_caches_by_their_footprints_law) {
+  cJSON *r[2];
+  build_run_and_full_tk1(UNTRACED_TAIL_SRC, r);
+  cr_assert_lt(num(kernel_named(r[0], "down"), "launches_sampled"), 32, "the run's launches sampled");
+  expect_like_full(r, "up", 0.005);
+  cJSON_Delete(r[0]);
+  cJSON_Delete(r[1]);
+  cr_assert_eq(sh("mkdir devs && cp %s/devices/jetson-tk1.json devs/ && "
+                  "sed 's/\"name\": \"jetson-tk1\"/\"name\": \"tk1-twin\"/' devs/jetson-tk1.json > devs/tk1-twin.json",
+                  CGP_SOURCE_DIR), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_DEVICES_DIR=devs CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=a.json ./rf && "
+                  "CGPREDICT_DEVICES_DIR=devs CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1,tk1-twin CGPREDICT_TRACE=0 "
+                  "CGPREDICT_REPORT=b.json ./rf && "
+                  "CGPREDICT_DEVICES_DIR=devs %s report a.json --device tk1-twin --json > x.json", CGP_DRIVER),
+               0, "%s", read_file("err.txt"));
+  cJSON *x = report("x.json"), *b = report("b.json");
+  double rx = num(prediction(kernel_named(x, "up"), "tk1-twin"), "time_ms");
+  double rb = num(prediction(kernel_named(b, "up"), "tk1-twin"), "time_ms");
+  cr_expect(fabs(rx - rb) <= 1e-9 * rb, "replayed %.17g ms, run %.17g ms", rx, rb);
+  cJSON_Delete(x);
+  cJSON_Delete(b);
 }
 
 /* A window counts a whole row of blocks where a row is longer than a batch (docs/model.md 4c): a

@@ -1,0 +1,86 @@
+/* cgp_rt_tail.c: a run's untraced last launches put into the L2 (docs/model.md 5b, "A run's
+   untraced last launches warm the caches by their footprint's law"). Launch sampling leaves most
+   of a long run untraced, its last launches too when its length is not known yet; the kernel
+   after it then finds in the L2 what the last traced launch left, not what the run's last ones
+   did. Where the run's traced launches show a law (each site's range moving rigidly, the same
+   bytes a launch: cgp_rt_footprint.c), the launches before the run's end that the L2 holds are
+   referenced from it, oldest first. Both the run (cgp_rt_nest.c, at the run's end) and a trace
+   replay (cgp_rt_trace.c, at its 'T' record) call rt_tail_warm, each for its devices. */
+#include "cgp_rt_internal.h"
+
+#include <stdlib.h>
+
+#define RT_TAIL_MAX 65536              /* launches referenced at most */
+#define RT_TAIL_MAX_BYTES (UINT64_C(32) << 20)   /* bytes of ranges referenced at most: 2^20
+                                                    32-byte units, what RT_TAIL_EVENTS charges */
+
+static int by_lo(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Launch p's ranges as pairs (lo, hi) in r[2i], r[2i + 1]: 0 where the law does not reach p
+   (a step or a distance past 2^31, or a range leaving the address space). */
+static int pairs_at(const rt_law *l, uint64_t p, uint64_t *r) {
+  int64_t dp = (int64_t)p - (int64_t)l->ref;
+  const int64_t far = INT64_C(1) << 31;
+  if (dp <= -far || dp >= far) return 0;
+  for (uint32_t i = 0; i < l->n; i++) {
+    if (l->delta[i] <= -far || l->delta[i] >= far || l->lo[i] > INT64_MAX / 2 || l->hi[i] > INT64_MAX / 2) return 0;
+    int64_t m = dp * l->delta[i], a = (int64_t)l->lo[i] + m, b = (int64_t)l->hi[i] + m;
+    if (a < 0 || b < a) return 0;
+    r[2 * i] = (uint64_t)a;
+    r[2 * i + 1] = (uint64_t)b;
+  }
+  return 1;
+}
+
+/* Bytes of the union of n ranges (pairs, sorted here). */
+static uint64_t union_bytes(uint64_t *r, size_t n) {
+  qsort(r, n, 2 * sizeof *r, by_lo);
+  uint64_t sum = 0, lo = 0, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i && r[2 * i] <= hi) {
+      if (r[2 * i + 1] > hi) hi = r[2 * i + 1];
+      continue;
+    }
+    sum += hi - lo;
+    lo = r[2 * i];
+    hi = r[2 * i + 1];
+  }
+  return sum + hi - lo;
+}
+
+uint64_t rt_tail_launches(const rt_tail *t, uint64_t cap_bytes) {
+  const rt_law *l = &t->law;
+  size_t n = l->n;
+  uint64_t *r = n ? malloc(4 * n * sizeof *r) : NULL, k = 0;
+  if (!t->len || !r || !pairs_at(l, t->len, r)) { free(r); return 0; }
+  uint64_t one = union_bytes(r, n), both = one;
+  /* what the last launch adds to the one before it */
+  if (t->len > 1 && pairs_at(l, t->len, r) && pairs_at(l, t->len - 1, r + 2 * n)) both = union_bytes(r, 2 * n);
+  uint64_t adds = both - one, budget = 16 * cap_bytes < RT_TAIL_MAX_BYTES ? 16 * cap_bytes : RT_TAIL_MAX_BYTES;
+  k = adds ? 1 + (2 * cap_bytes + adds - 1) / adds : 1;
+  uint64_t most = one > RT_TAIL_MAX_BYTES ? 0 : one > budget ? 1 : budget / one;
+  if (k > most) k = most;
+  if (k > RT_TAIL_MAX) k = RT_TAIL_MAX;
+  if (k > t->len) k = t->len;
+  free(r);
+  return k;
+}
+
+void rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t) {
+  uint64_t n = rt_tail_launches(t, cgp_l2_capacity_bytes(&s->dev[d]));
+  if (!n || (t->streak && t->streak <= t->len - n + 1)) return;   /* traced: the L2 holds them */
+  cgp_analysis_set *an = rt_kernel_analyses(s, k, d);
+  size_t m = t->law.n;
+  uint64_t *r = malloc(4 * m * sizeof *r);
+  if (!an || !r) { free(r); return; }
+  uint64_t *lo = r + 2 * m, *hi = lo + m;
+  for (uint64_t p = t->len - n + 1; p <= t->len; p++) {
+    if (!pairs_at(&t->law, p, r)) continue;
+    for (size_t i = 0; i < m; i++) { lo[i] = r[2 * i]; hi[i] = r[2 * i + 1]; }
+    cgp_analysis_warm(an, lo, hi, m);
+  }
+  free(r);
+}
