@@ -94,47 +94,77 @@ static int next_sampled(const rt_kernel *k, int c) {
    per-warp behaviour at the first's grid (its blocks, its warps scaled by the same factor, as
    docs/model.md 5b scales a run of launches) more than RT_LAUNCH_TOLERANCE away from the first's
    time: what the launches do, not only how many threads they have. */
-static int launches_differ_on(const cgp_device *dev, const cgp_kernel_stats *a, const cgp_kernel_stats *b) {
-  if (!a->blocks || !b->blocks) return a->blocks != b->blocks;
+static double launch_drift_on(const cgp_device *dev, const cgp_kernel_stats *a, const cgp_kernel_stats *b) {
+  if (!a->blocks || !b->blocks) return a->blocks != b->blocks ? INFINITY : 0;
   cgp_kernel_stats at = cgp_stats_scaled(b, (double)a->blocks / (double)b->blocks);
   cgp_prediction pa, pb;
   char err[256];
   if (cgp_predict(dev, a, &pa, err, sizeof err) || cgp_predict(dev, &at, &pb, err, sizeof err)) return 0;
-  return fabs(pa.time_ms - pb.time_ms) > RT_LAUNCH_TOLERANCE * fmax(pa.time_ms, pb.time_ms);
+  double m = fmax(pa.time_ms, pb.time_ms);
+  return m > 0 ? fabs(pa.time_ms - pb.time_ms) / m : 0;
 }
 
-/* On any device analysed (the order they are named in does not matter). */
-static int launches_differ(const rt_sample *a, const rt_sample *b) {
-  for (size_t d = 0; d < S->ndev; d++)
-    if (launches_differ_on(&S->dev[d], &a->stats[d], &b->stats[d])) return 1;
-  return 0;
+/* How far apart two analysed launches are, relatively: the most on any device analysed (the order
+   they are named in does not matter). They differ above RT_LAUNCH_TOLERANCE. */
+static double launch_drift(const rt_sample *a, const rt_sample *b) {
+  double most = 0;
+  for (size_t d = 0; d < S->ndev; d++) most = fmax(most, launch_drift_on(&S->dev[d], &a->stats[d], &b->stats[d]));
+  return most;
 }
 
-/* The launch to analyse after launch n: 2n + 1, or, dense, n + max(1, n / CGP_DENSE_SPACING). */
-static uint64_t next_after(uint64_t n, int dense) {
-  uint64_t step = dense ? n / CGP_DENSE_SPACING : n + 1;
+
+/* A kernel whose analysed launches have all agreed, from its RT_SETTLED_SAMPLES-th on, is settled
+   while its last two drift so little that the drift, carried on at the same rate a launch over
+   the quadrupled gap, stays within RT_LAUNCH_TOLERANCE: its next analysed launch is 4n + 3, not
+   2n + 1 (docs/model.md 5b). */
+#define RT_SETTLED_SAMPLES 4
+
+/* The launch to analyse after launch n: 2n + 1; settled, 4n + 3; dense, n + max(1, n /
+   CGP_DENSE_SPACING). */
+static uint64_t next_after(uint64_t n, int dense, int settled) {
+  uint64_t step = dense ? n / CGP_DENSE_SPACING : settled ? 3 * n + 3 : n + 1;
   return n + (step ? step : 1);
 }
 
-/* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7, 15 ... (2n + 1: not the
-   powers of two, which are the launches where an index the launch number drives, a column k,
-   falls on an alignment boundary, so that every sample would be the unusual launch of its run)
-   while the analysed launches agree; once two in a row differ (launches_differ; launch 0 is left
-   out, as the first launch of a kernel finds the caches cold), every launch n + max(1, n / CGP_DENSE_SPACING) from then on, so that no
-   sample stands for more than about 1 / CGP_DENSE_SPACING more launches (docs/model.md 5b). */
-static void plan_next_sample(rt_kernel *k, uint64_t n) {
-  if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n &&
-      launches_differ(&k->samples[k->nsamples - 1], &k->samples[k->nsamples - 2]))
-    k->dense = 1;
-  k->next_sampled = next_after(n, k->dense);
+/* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7 (2n + 1: not the powers
+   of two, which are the launches where an index the launch number drives, a column k, falls on
+   an alignment boundary, so that every sample would be the unusual launch of its run), then,
+   while the analysed launches agree, 31, 127, 511 ... (4n + 3: settled); once two in a row differ
+   (their launch_drift above RT_LAUNCH_TOLERANCE; launch 0 is left out, as the first launch of a kernel finds the caches cold),
+   every launch n + max(1, n / CGP_DENSE_SPACING) from then on, so that no sample stands for more
+   than about 1 / CGP_DENSE_SPACING more launches (docs/model.md 5b). */
+/* Analysed launches n and, before it, p, of a kernel or shape that analysed `samples` launches so
+   far, `drift` apart: is it settled (RT_SETTLED_SAMPLES)? Their drift a launch, carried over the
+   3n + 3 launches to 4n + 3, within RT_LAUNCH_TOLERANCE. */
+static int settles(unsigned samples, double drift, uint64_t n, uint64_t p) {
+  return samples >= RT_SETTLED_SAMPLES && n > p &&
+         drift * (double)(3 * n + 3) <= RT_LAUNCH_TOLERANCE * (double)(n - p);
 }
 
-/* The same for shape c, whose latest launch (its n-th) was just analysed. */
+static void plan_next_sample(rt_kernel *k, uint64_t n) {
+  int settled = 0;
+  if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n) {
+    const rt_sample *last = &k->samples[k->nsamples - 1], *prev = &k->samples[k->nsamples - 2];
+    double drift = launch_drift(last, prev);
+    k->dense = drift > RT_LAUNCH_TOLERANCE;
+    settled = !k->dense && settles((unsigned)k->nsamples, drift, last->launch, prev->launch);
+  }
+  k->next_sampled = next_after(n, k->dense, settled);
+}
+
+/* The same for shape c, whose latest launch (its n-th) was just analysed: by its own launches. */
 static void plan_shape(rt_kernel *k, int c) {
   rt_shape_class *sc = &k->shapes[c];
   uint64_t n = sc->launches - 1;
-  if (sc->nsamples >= 3 && !sc->dense && launches_differ(&k->samples[sc->last], &k->samples[sc->prev])) sc->dense = 1;
-  sc->next_sampled = next_after(n, sc->dense);
+  sc->prev_n = sc->last_n;
+  sc->last_n = n;
+  int settled = 0;
+  if (sc->nsamples >= 3 && !sc->dense) {
+    double drift = launch_drift(&k->samples[sc->last], &k->samples[sc->prev]);
+    sc->dense = drift > RT_LAUNCH_TOLERANCE;
+    settled = !sc->dense && settles(sc->nsamples, drift, sc->last_n, sc->prev_n);
+  }
+  sc->next_sampled = next_after(n, sc->dense, settled);
 }
 
 /* Does kernel k's next analysed launch want the launches before it traced, to find in the L2 what
