@@ -463,8 +463,9 @@ typedef struct {
 void rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t);
 /* The launches rt_tail_warm puts into an L2 of cap_bytes: the last K, from the run's last, where
    each brings the bytes its ranges add to the one before's, until twice cap_bytes; at most len,
-   and K times a launch's bytes within 16 cap_bytes and 32 MiB (one launch where that alone is
-   more, none past 32 MiB). Exposed for the tests. */
+   and K times the bytes a launch's ranges reference (each range counted, overlaps too) within
+   16 cap_bytes and 32 MiB (one launch where that alone is more, none past 32 MiB). Exposed for
+   the tests. */
 uint64_t rt_tail_launches(const rt_tail *t, uint64_t cap_bytes);
 /* The replay work a trace's tail record promises, in warp events: the 2^20 units of 32 bytes
    rt_tail_warm references at most. */

@@ -22,9 +22,10 @@ static int by_lo(const void *a, const void *b) {
 /* Launch p's ranges as pairs (lo, hi) in r[2i], r[2i + 1]: 0 where the law does not reach p
    (a step or a distance past 2^31, or a range leaving the address space). */
 static int pairs_at(const rt_law *l, uint64_t p, uint64_t *r) {
-  int64_t dp = (int64_t)p - (int64_t)l->ref;
   const int64_t far = INT64_C(1) << 31;
-  if (dp <= -far || dp >= far) return 0;
+  uint64_t gap = p >= l->ref ? p - l->ref : l->ref - p;
+  if (gap >= (uint64_t)far) return 0;
+  int64_t dp = p >= l->ref ? (int64_t)gap : -(int64_t)gap;
   for (uint32_t i = 0; i < l->n; i++) {
     if (l->delta[i] <= -far || l->delta[i] >= far || l->lo[i] > INT64_MAX / 2 || l->hi[i] > INT64_MAX / 2) return 0;
     int64_t m = dp * l->delta[i], a = (int64_t)l->lo[i] + m, b = (int64_t)l->hi[i] + m;
@@ -56,12 +57,17 @@ uint64_t rt_tail_launches(const rt_tail *t, uint64_t cap_bytes) {
   size_t n = l->n;
   uint64_t *r = n ? malloc(4 * n * sizeof *r) : NULL, k = 0;
   if (!t->len || !r || !pairs_at(l, t->len, r)) { free(r); return 0; }
+  uint64_t sum = 0;                  /* the bytes a launch references (past the most: the most + 1) */
+  for (size_t i = 0; i < n; i++) {
+    uint64_t b = r[2 * i + 1] - r[2 * i];
+    sum += b <= RT_TAIL_MAX_BYTES ? b : RT_TAIL_MAX_BYTES + 1;
+  }
   uint64_t one = union_bytes(r, n), both = one;
   /* what the last launch adds to the one before it */
   if (t->len > 1 && pairs_at(l, t->len, r) && pairs_at(l, t->len - 1, r + 2 * n)) both = union_bytes(r, 2 * n);
   uint64_t adds = both - one, budget = 16 * cap_bytes < RT_TAIL_MAX_BYTES ? 16 * cap_bytes : RT_TAIL_MAX_BYTES;
   k = adds ? 1 + (2 * cap_bytes + adds - 1) / adds : 1;
-  uint64_t most = one > RT_TAIL_MAX_BYTES ? 0 : one > budget ? 1 : budget / one;
+  uint64_t most = sum > RT_TAIL_MAX_BYTES ? 0 : sum > budget ? 1 : budget / sum;
   if (k > most) k = most;
   if (k > RT_TAIL_MAX) k = RT_TAIL_MAX;
   if (k > t->len) k = t->len;

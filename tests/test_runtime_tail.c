@@ -84,6 +84,12 @@ Test(tail, the_launches_an_l2_holds_by_the_bytes_each_adds) {
   cr_expect_eq(rt_tail_launches(&t, 64 << 20), 11184, "32 MiB of references at most (2^25 / 3000)");
   hi = lo + (33 << 20);
   cr_expect_eq(rt_tail_launches(&t, 64 << 20), 0, "a launch of more than 32 MiB: none");
+  uint64_t los[2] = {lo, lo}, his[2] = {lo + 3000, lo + 3000};
+  int64_t ds[2] = {1000, 1000};
+  rt_tail two = {.len = 500, .law = {.ref = 100, .n = 2, .lo = los, .hi = his, .delta = ds}};
+  cr_expect_eq(rt_tail_launches(&two, 131072), 264, "two sites on one range: the same launches");
+  his[0] = his[1] = lo + (20 << 20);                         /* 2 x 20 MiB referenced a launch */
+  cr_expect_eq(rt_tail_launches(&two, 64 << 20), 0, "overlapping ranges counted each: 40 MiB, none");
   d = -(int64_t)(2 << 20);                                   /* launch 500 would lie below 0 */
   t.len = 500;
   cr_expect_eq(rt_tail_launches(&t, 131072), 0, "a law that leaves the address space");
