@@ -131,7 +131,6 @@ typedef struct {
   uint64_t next_sampled;      /* the next of them to analyse */
   int dense;
   long last, prev;            /* its latest two samples (indices into samples[]), -1: none */
-  uint64_t last_n, prev_n;    /* and their places among its launches */
   unsigned nsamples;
   unsigned runs;              /* runs of consecutive launches of it: from 2 on, it recurs */
   int succ;                   /* the shape of the launch that came after its latest, -1: not seen */

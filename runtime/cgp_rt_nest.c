@@ -112,12 +112,16 @@ static double launch_drift(const rt_sample *a, const rt_sample *b) {
   return most;
 }
 
-
-/* A kernel whose analysed launches have all agreed, from its RT_SETTLED_SAMPLES-th on, is settled
-   while its last two drift so little that the drift, carried on at the same rate a launch over
-   the quadrupled gap, stays within RT_LAUNCH_TOLERANCE: its next analysed launch is 4n + 3, not
-   2n + 1 (docs/model.md 5b). */
+/* A kernel whose analysed launches have all agreed is settled, from its RT_SETTLED_SAMPLES-th on,
+   while its last two measure the same behaviour, their predicted times within RT_SETTLED_DRIFT:
+   its next analysed launch is 4n + 3, not 2n + 1 (docs/model.md 5b). A drift, however slow, keeps
+   it doubling. */
 #define RT_SETTLED_SAMPLES 4
+#define RT_SETTLED_DRIFT 1e-4
+
+/* The last two analysed launches of a kernel or shape that analysed `samples` launches so far,
+   `drift` apart: is it settled? */
+static int settles(unsigned samples, double drift) { return samples >= RT_SETTLED_SAMPLES && drift <= RT_SETTLED_DRIFT; }
 
 /* The launch to analyse after launch n: 2n + 1; settled, 4n + 3; dense, n + max(1, n /
    CGP_DENSE_SPACING). */
@@ -129,40 +133,31 @@ static uint64_t next_after(uint64_t n, int dense, int settled) {
 /* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7 (2n + 1: not the powers
    of two, which are the launches where an index the launch number drives, a column k, falls on
    an alignment boundary, so that every sample would be the unusual launch of its run), then,
-   while the analysed launches agree, 31, 127, 511 ... (4n + 3: settled); once two in a row differ
-   (their launch_drift above RT_LAUNCH_TOLERANCE; launch 0 is left out, as the first launch of a kernel finds the caches cold),
-   every launch n + max(1, n / CGP_DENSE_SPACING) from then on, so that no sample stands for more
-   than about 1 / CGP_DENSE_SPACING more launches (docs/model.md 5b). */
-/* Analysed launches n and, before it, p, of a kernel or shape that analysed `samples` launches so
-   far, `drift` apart: is it settled (RT_SETTLED_SAMPLES)? Their drift a launch, carried over the
-   3n + 3 launches to 4n + 3, within RT_LAUNCH_TOLERANCE. */
-static int settles(unsigned samples, double drift, uint64_t n, uint64_t p) {
-  return samples >= RT_SETTLED_SAMPLES && n > p &&
-         drift * (double)(3 * n + 3) <= RT_LAUNCH_TOLERANCE * (double)(n - p);
-}
-
+   while the analysed launches measure the same, 31, 127, 511 ... (4n + 3: settled); once two in
+   a row differ (their launch_drift above RT_LAUNCH_TOLERANCE; launch 0 is left out, as the first
+   launch of a kernel finds the caches cold), every launch n + max(1, n / CGP_DENSE_SPACING) from
+   then on, so that no sample stands for more than about 1 / CGP_DENSE_SPACING more launches
+   (docs/model.md 5b). */
 static void plan_next_sample(rt_kernel *k, uint64_t n) {
   int settled = 0;
   if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n) {
     const rt_sample *last = &k->samples[k->nsamples - 1], *prev = &k->samples[k->nsamples - 2];
     double drift = launch_drift(last, prev);
     k->dense = drift > RT_LAUNCH_TOLERANCE;
-    settled = !k->dense && settles((unsigned)k->nsamples, drift, last->launch, prev->launch);
+    settled = settles((unsigned)k->nsamples, drift);
   }
   k->next_sampled = next_after(n, k->dense, settled);
 }
 
-/* The same for shape c, whose latest launch (its n-th) was just analysed: by its own launches. */
+/* The same for shape c, whose latest launch (its n-th) was just analysed. */
 static void plan_shape(rt_kernel *k, int c) {
   rt_shape_class *sc = &k->shapes[c];
   uint64_t n = sc->launches - 1;
-  sc->prev_n = sc->last_n;
-  sc->last_n = n;
   int settled = 0;
   if (sc->nsamples >= 3 && !sc->dense) {
     double drift = launch_drift(&k->samples[sc->last], &k->samples[sc->prev]);
     sc->dense = drift > RT_LAUNCH_TOLERANCE;
-    settled = !sc->dense && settles(sc->nsamples, drift, sc->last_n, sc->prev_n);
+    settled = settles(sc->nsamples, drift);
   }
   sc->next_sampled = next_after(n, sc->dense, settled);
 }
