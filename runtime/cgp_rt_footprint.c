@@ -152,11 +152,7 @@ int rt_footprint_law(const rt_footprint *f, uint64_t run, rt_law *law) {
   if (f->npt < RT_LAW_POINTS) return 0;
   for (unsigned i = 0; i < RT_LAW_POINTS; i++)
     if (f->pt[i].run != run || !f->pt[i].dense || (i && f->pt[i].pos <= f->pt[i - 1].pos)) return 0;
-  size_t n = f->nsites ? f->nsites : 1;
-  law->lo = malloc(n * sizeof *law->lo);
-  law->hi = malloc(n * sizeof *law->hi);
-  law->delta = malloc(n * sizeof *law->delta);
-  if (!law->lo || !law->hi || !law->delta) { rt_law_free(law); return 0; }
+  if (rt_law_new(law, f->nsites ? f->nsites : 1)) return 0;
   const unsigned last = RT_LAW_POINTS - 1;
   for (size_t s = 0; s < f->nsites; s++) {
     int has = f->pt[last].lo[s] < f->pt[last].hi[s];
@@ -179,6 +175,16 @@ int rt_footprint_law(const rt_footprint *f, uint64_t run, rt_law *law) {
   law->ref = f->pt[last].pos;
   if (!law->n) rt_law_free(law);               /* no site with a range: nothing to carry */
   return law->lo != NULL;
+}
+
+int rt_law_new(rt_law *law, size_t n) {
+  memset(law, 0, sizeof *law);
+  law->lo = malloc(n * sizeof *law->lo);
+  law->hi = malloc(n * sizeof *law->hi);
+  law->delta = malloc(n * sizeof *law->delta);
+  if (law->lo && law->hi && law->delta) return 0;
+  rt_law_free(law);
+  return -1;
 }
 
 void rt_law_free(rt_law *law) {

@@ -43,6 +43,8 @@ typedef struct {
    0 if there is none, no site has a range, or out of memory. */
 #define RT_LAW_POINTS 3
 int rt_footprint_law(const rt_footprint *f, uint64_t run, rt_law *law);
+/* *law with room for n sites (law->n 0, ref 0): 0, or -1 when out of memory (nothing held). */
+int rt_law_new(rt_law *law, size_t n);
 void rt_law_free(rt_law *law);
 
 #endif

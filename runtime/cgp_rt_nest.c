@@ -119,15 +119,24 @@ static double launch_drift(const rt_sample *a, const rt_sample *b) {
 #define RT_SETTLED_SAMPLES 4
 #define RT_SETTLED_DRIFT 1e-4
 
-/* The last two analysed launches of a kernel or shape that analysed `samples` launches so far,
-   `drift` apart: is it settled? */
-static int settles(unsigned samples, double drift) { return samples >= RT_SETTLED_SAMPLES && drift <= RT_SETTLED_DRIFT; }
-
 /* The launch to analyse after launch n: 2n + 1; settled, 4n + 3; dense, n + max(1, n /
    CGP_DENSE_SPACING). */
 static uint64_t next_after(uint64_t n, int dense, int settled) {
   uint64_t step = dense ? n / CGP_DENSE_SPACING : settled ? 3 * n + 3 : n + 1;
   return n + (step ? step : 1);
+}
+
+/* After analysed launch n of a kernel or a shape that has analysed `samples` launches: its last
+   two, `last` and `prev` (NULL: not to be compared), compared from its third while it is not
+   *dense, which is set where they differ; the next launch to analyse. */
+static uint64_t plan_after(uint64_t n, unsigned samples, const rt_sample *last, const rt_sample *prev, int *dense) {
+  int settled = 0;
+  if (samples >= 3 && last && prev && !*dense) {
+    double drift = launch_drift(last, prev);
+    *dense = drift > RT_LAUNCH_TOLERANCE;
+    settled = samples >= RT_SETTLED_SAMPLES && drift <= RT_SETTLED_DRIFT;
+  }
+  return next_after(n, *dense, settled);
 }
 
 /* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7 (2n + 1: not the powers
@@ -139,27 +148,15 @@ static uint64_t next_after(uint64_t n, int dense, int settled) {
    then on, so that no sample stands for more than about 1 / CGP_DENSE_SPACING more launches
    (docs/model.md 5b). */
 static void plan_next_sample(rt_kernel *k, uint64_t n) {
-  int settled = 0;
-  if (k->nsamples >= 3 && !k->dense && k->samples[k->nsamples - 1].launch == n) {
-    const rt_sample *last = &k->samples[k->nsamples - 1], *prev = &k->samples[k->nsamples - 2];
-    double drift = launch_drift(last, prev);
-    k->dense = drift > RT_LAUNCH_TOLERANCE;
-    settled = settles((unsigned)k->nsamples, drift);
-  }
-  k->next_sampled = next_after(n, k->dense, settled);
+  const rt_sample *last = k->nsamples >= 2 && k->samples[k->nsamples - 1].launch == n ? &k->samples[k->nsamples - 1] : NULL;
+  k->next_sampled = plan_after(n, (unsigned)k->nsamples, last, last ? last - 1 : NULL, &k->dense);
 }
 
 /* The same for shape c, whose latest launch (its n-th) was just analysed. */
 static void plan_shape(rt_kernel *k, int c) {
   rt_shape_class *sc = &k->shapes[c];
-  uint64_t n = sc->launches - 1;
-  int settled = 0;
-  if (sc->nsamples >= 3 && !sc->dense) {
-    double drift = launch_drift(&k->samples[sc->last], &k->samples[sc->prev]);
-    sc->dense = drift > RT_LAUNCH_TOLERANCE;
-    settled = settles(sc->nsamples, drift);
-  }
-  sc->next_sampled = next_after(n, sc->dense, settled);
+  const rt_sample *last = sc->last >= 0 ? &k->samples[sc->last] : NULL, *prev = sc->prev >= 0 ? &k->samples[sc->prev] : NULL;
+  sc->next_sampled = plan_after(sc->launches - 1, sc->nsamples, last, prev, &sc->dense);
 }
 
 /* Does kernel k's next analysed launch want the launches before it traced, to find in the L2 what

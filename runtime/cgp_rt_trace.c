@@ -411,12 +411,11 @@ static int read_tail(tr_reader *r) {
   if (need(r, 4 + 8 + 8 + 8 + 4, "a run's tail")) return -1;
   const unsigned char *p = r->p + r->at;
   uint32_t kid = rd32(p), n = rd32(p + 28);
-  rt_tail t = {.len = rd64(p + 4), .streak = rd64(p + 12)};
-  t.law.ref = rd64(p + 20);
+  uint64_t len = rd64(p + 4), streak = rd64(p + 12), ref = rd64(p + 20);
   r->at += 32;
   if (r->nl && !r->l[r->nl - 1].ended) return bad(r, at, "%s", "a run's tail inside a launch");
   if (kid >= r->nk || !r->k[kid]) return bad(r, at, "%s", "a run's tail of an unknown kernel");
-  if (!t.len || t.streak > t.len || !t.law.ref || t.law.ref > t.len || !n || n > r->k[kid]->nmem)
+  if (!len || streak > len || !ref || ref > len || !n || n > r->k[kid]->nmem)
     return bad(r, at, "%s", "a run's tail whose positions or sites are out of range");
   /* its law came from the kernel's traced launches since its last tail */
   if (r->since_tail[kid] < RT_LAW_POINTS) return bad(r, at, "%s", "a run's tail with too few launches before it");
@@ -424,29 +423,23 @@ static int read_tail(tr_reader *r) {
   r->events = r->events > UINT64_MAX - RT_TAIL_EVENTS ? UINT64_MAX : r->events + RT_TAIL_EVENTS;
   if (need(r, (size_t)n * 24, "a run's tail's ranges")) return -1;
   tr_launch *nl = realloc(r->l, (r->nl + 1) * sizeof *nl);
-  rt_tail *keep = nl ? malloc(sizeof *keep) : NULL;
   if (nl) r->l = nl;
-  t.law.lo = keep ? malloc((size_t)n * sizeof *t.law.lo) : NULL;
-  t.law.hi = keep ? malloc((size_t)n * sizeof *t.law.hi) : NULL;
-  t.law.delta = keep ? malloc((size_t)n * sizeof *t.law.delta) : NULL;
-  if (!t.law.lo || !t.law.hi || !t.law.delta) {
-    rt_law_free(&t.law);
-    free(keep);
+  rt_tail *t = nl ? malloc(sizeof *t) : NULL;
+  if (!t || rt_law_new(&t->law, n)) {
+    free(t);
     return bad(r, at, "%s", "out of memory");
   }
+  t->len = len;
+  t->streak = streak;
+  t->law.ref = ref;
+  r->l[r->nl++] = (tr_launch){.at = at, .kid = kid, .ended = 1, .tail = t};   /* freed with the launches */
   for (uint32_t i = 0; i < n; i++, r->at += 24) {
-    t.law.lo[i] = rd64(r->p + r->at);
-    t.law.hi[i] = rd64(r->p + r->at + 8);
-    t.law.delta[i] = (int64_t)rd64(r->p + r->at + 16);
-    if (t.law.lo[i] >= t.law.hi[i]) {
-      rt_law_free(&t.law);
-      free(keep);
-      return bad(r, r->at, "%s", "a run's tail with an empty range");
-    }
+    t->law.lo[i] = rd64(r->p + r->at);
+    t->law.hi[i] = rd64(r->p + r->at + 8);
+    t->law.delta[i] = (int64_t)rd64(r->p + r->at + 16);
+    if (t->law.lo[i] >= t->law.hi[i]) return bad(r, r->at, "%s", "a run's tail with an empty range");
   }
-  t.law.n = n;
-  *keep = t;
-  r->l[r->nl++] = (tr_launch){.at = at, .kid = kid, .ended = 1, .tail = keep};
+  t->law.n = n;
   return 0;
 }
 
