@@ -398,7 +398,7 @@ static void l2_note(cJSON *o, const rt_kernel *k) {
   if (n > 1) snprintf(more, sizeof more, " (and %zu more analysed launches)", n - 1);
   if (j >= 0)
     snprintf(note, sizeof note, "launch %llu%s ran after a launch of %s that was not traced, so the L2 it found is "
-             "not known: it is predicted from launch %llu, of the same grid, whose L2 is",
+             "not known: it is predicted from launch %llu, of the same grid, whose L2 is known",
              (unsigned long long)s->launch, more, s->after->name, (unsigned long long)k->samples[j].launch);
   else
     snprintf(note, sizeof note, "launch %llu%s ran after a launch of %s that was not traced, so the L2 it found is "

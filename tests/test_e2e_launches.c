@@ -438,7 +438,9 @@ Test(e2e_launches, a_launch_after_an_untraced_one_stands_on_a_later_launch) {
   cJSON *k = kernel_named(r[0], "last"), *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
   cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(s0, "after_untraced")), "fwd");
   cr_expect_eq(num(s0, "stand_in"), 1);
-  cr_expect(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(k, "l2_note")), "predicted from launch 1"));
+  /* the whole sentence: it once ended at "whose L2 is" */
+  cr_expect(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(k, "l2_note")),
+                   "predicted from launch 1, of the same grid, whose L2 is known"));
   cr_expect_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 1), "after_untraced"));
   expect_like_full(r, "last", 0.005);
   cJSON_Delete(r[0]);
