@@ -25,6 +25,8 @@ struct cgp_analysis_set {
   cgp_tile *tile;                   /* a tiled kernel's rewriter in front of them, or NULL */
   cgp_analysis_set *whatif;         /* cfg->whatif's set, fed the same events */
   cgp_site_totals *whatif_sites;
+  int whatif_fed;                   /* whatif is fed warps' instructions: it can still stand for
+                                       tiled code (whatif_feeds) */
 };
 
 const cgp_analysis_set *cgp_analysis_whatif(const cgp_analysis_set *s) { return s ? s->whatif : NULL; }
@@ -55,6 +57,7 @@ cgp_analysis_set *cgp_analysis_set_new(const cgp_analysis_cfg *cfg, const cgp_an
       s->whatif = NULL;
       s->whatif_sites = NULL;
     }
+    s->whatif_fed = s->whatif != NULL;
   }
   if (cfg->tile && cfg->tile_header >= 0 && cfg->sid_footprint) {
     if (!(s->tile = cgp_tile_new(cfg))) { cgp_analysis_set_free(s); return NULL; }
@@ -89,6 +92,16 @@ void cgp_analysis_set_free(cgp_analysis_set *s) {
   free(s);
 }
 
+/* A what-if whose virtual tile loop ended inside a tile (CGP_TILE_PARTIAL) stands for no tiled code
+   from then on, for the rest of the kernel (the flag stays: rt_launch_stats_tiled refuses every
+   launch of it), so it is fed no more of the warps' instructions, blocks and ends: analysing them
+   cost CoMD's force loop, whose 18-atom loops are never a whole tile, 45 % of its run (docs/model.md
+   8c). It still sees launches, windows and batches begin and end, and the warming. */
+static int whatif_feeds(cgp_analysis_set *s) {
+  if (s->whatif_fed && cgp_tile_partial(s->whatif->tile)) s->whatif_fed = 0;
+  return s->whatif_fed;
+}
+
 #define EACH(call)                                                                           \
   for (size_t i = 0; i < s->n; i++)                                                          \
     if (s->ops[i]->call) s->ops[i]->call
@@ -108,13 +121,13 @@ void cgp_analysis_begin_batch(cgp_analysis_set *s, int counting, unsigned nwarps
   EACH(begin_batch)(s->self[i], counting, nwarps, nblocks);
 }
 void cgp_analysis_warp_mem(cgp_analysis_set *s, const cgp_warp_mem *m) {
-  if (s->whatif) cgp_analysis_warp_mem(s->whatif, m);
+  if (whatif_feeds(s)) cgp_analysis_warp_mem(s->whatif, m);
   int32_t f = s->tile && m->sid < s->cfg->nsid ? s->cfg->sid_footprint[m->sid] : -1;
   if (f >= 0) cgp_tile_mem(s->tile, m, dispatch_mem, s);
   else if (f != CGP_TILE_REGISTER) dispatch_mem(s, m);
 }
 void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) {
-  if (s->whatif) cgp_analysis_block_exec(s->whatif, b);
+  if (whatif_feeds(s)) cgp_analysis_block_exec(s->whatif, b);
   const cgp_analysis_cfg *c = s->cfg;
   if (s->tile && (int)b->bid == c->tile_header) cgp_tile_header(s->tile, b->warp, dispatch_mem, s);
   else if (s->tile && c->tile_virtual && c->bid_in_tile_loop && b->bid < c->nbid && !c->bid_in_tile_loop[b->bid])
@@ -122,7 +135,7 @@ void cgp_analysis_block_exec(cgp_analysis_set *s, const cgp_block_exec *b) {
   for (size_t i = 0; i < s->nblock; i++) s->block_fn[i](s->block_self[i], b);
 }
 void cgp_analysis_end_warp(cgp_analysis_set *s, unsigned warp) {
-  if (s->whatif) cgp_analysis_end_warp(s->whatif, warp);
+  if (whatif_feeds(s)) cgp_analysis_end_warp(s->whatif, warp);
   if (s->tile) cgp_tile_end_warp(s->tile, warp, dispatch_mem, s);
   EACH(end_warp)(s->self[i], warp);
 }

@@ -396,18 +396,24 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
    loads go out. */
 void cgp_tile_header(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx);
 /* Virtual: the warp ran a block outside the loop: the loop's entry ended (its last tile goes out;
-   a partial one sets flag 4). */
+   a partial one sets CGP_TILE_PARTIAL). */
 void cgp_tile_left(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx);
 void cgp_tile_end_warp(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx);
 /* Barriers and tile loads since the last call, and the conflict degree of shared instructions
    issued before a footprint's geometry was known (the site's mean, from sites[]: call it after
    the analyses' results). */
 void cgp_tile_results(cgp_tile *t, cgp_totals *tot, cgp_site_totals *sites);
-/* Shared memory per block the footprints take (bytes), 0 while no geometry is known; flags: 1
-   a footprint's geometry was never learned, 2 a footprint overlaps itself (counted whole), 4 a
-   virtual tile loop ended inside a tile (its trip count is not a multiple of the tile). */
+/* Shared memory per block the footprints take (bytes), 0 while no geometry is known; flags, of
+   the launch so far: CGP_TILE_UNLEARNED a footprint's geometry was never learned (this launch),
+   CGP_TILE_OVERLAP a footprint overlaps itself (counted whole), CGP_TILE_PARTIAL a virtual tile
+   loop ended inside a tile (its trip count is not a multiple of the tile). OVERLAP and PARTIAL,
+   once set, stay set for the tiler's life; cgp_tile_partial says whether PARTIAL is, cheaply. */
+#define CGP_TILE_UNLEARNED 1u
+#define CGP_TILE_OVERLAP 2u
+#define CGP_TILE_PARTIAL 4u
 uint64_t cgp_tile_smem_bytes(const cgp_tile *t);
 unsigned cgp_tile_flags(const cgp_tile *t);
+int cgp_tile_partial(const cgp_tile *t);
 
 /* Analyses of one device: each created once, fed the same events. */
 typedef struct cgp_analysis_set cgp_analysis_set;

@@ -203,7 +203,7 @@ static void settle(cgp_tile *t, foot *f) {
       vb > f->elem && vb % f->elem == 0 && t->cfg->tile % (vb / f->elem) == 0)
     f->vec = vb / f->elem;
   f->ready = 1;
-  if (f->overlap) t->flags |= 2;
+  if (f->overlap) t->flags |= CGP_TILE_OVERLAP;
   uint64_t off = 0;                          /* footprints one after another, 128-byte aligned */
   for (size_t i = 0; i < t->nfoot; i++) {
     t->f[i].off = off;
@@ -220,9 +220,11 @@ uint64_t cgp_tile_smem_bytes(const cgp_tile *t) {
 unsigned cgp_tile_flags(const cgp_tile *t) {
   unsigned fl = t ? t->flags : 0;
   for (size_t i = 0; t && i < t->nfoot; i++)
-    if (t->f[i].sid != UINT32_MAX && !t->f[i].ready) fl |= 1;
+    if (t->f[i].sid != UINT32_MAX && !t->f[i].ready) fl |= CGP_TILE_UNLEARNED;
   return fl;
 }
+
+int cgp_tile_partial(const cgp_tile *t) { return t && (t->flags & CGP_TILE_PARTIAL); }
 
 static uint64_t position(const foot *f, const uint64_t off[3], uint64_t u, const uint64_t *mult) {
   uint64_t c[ND] = {off[0], off[1], off[2], u}, p = 0;
@@ -372,7 +374,7 @@ void cgp_tile_end_warp(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx
 void cgp_tile_left(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx) {
   if (warp >= t->nwarps) return;
   /* a virtual tile loop that ended inside a tile: the loop is not a whole number of tiles */
-  if (t->cfg->tile_virtual && t->wruns[warp] % t->cfg->tile) t->flags |= 4;
+  if (t->cfg->tile_virtual && t->wruns[warp] % t->cfg->tile) t->flags |= CGP_TILE_PARTIAL;
   if (t->cfg->tile_virtual) t->wruns[warp] = 0;
   finish_tile(t, warp, emit, ctx);
 }

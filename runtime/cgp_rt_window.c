@@ -488,7 +488,7 @@ int rt_launch_stats_tiled(const rt_kernel *k, size_t d, const cgp_totals *sum_ti
   const cgp_analysis_set *wi = cgp_analysis_whatif(k->an[d]);
   /* no what-if where it cannot stand for tiled code: a footprint never understood, or a loop that
      is not a whole number of tiles */
-  if (!wi || (cgp_tile_flags(cgp_analysis_tiler(wi)) & 5)) return 0;
+  if (!wi || (cgp_tile_flags(cgp_analysis_tiler(wi)) & (CGP_TILE_UNLEARNED | CGP_TILE_PARTIAL))) return 0;
   rt_launch_stats_sum(sum_tiled, tpb, st);
   st->smem_per_block = (unsigned)cgp_tile_smem_bytes(cgp_analysis_tiler(wi));
   return 1;

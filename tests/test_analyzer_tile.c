@@ -146,3 +146,88 @@ Test(tile, no_tile_no_tiler) {
   cfg.tile_header = -1;
   cr_expect_null(cgp_tile_new(&cfg));
 }
+
+/* The what-if tiling of an untiled kernel (docs/model.md 8c) cuts its loop every 32 iterations. A
+   loop of 18 iterations ends inside a tile (CGP_TILE_PARTIAL): from then on the what-if stands for
+   no tiled code, for the rest of the kernel, and is fed nothing more; a loop of 32 keeps it fed.
+   One warp of 32 threads, thread x reading row x of A along the loop (bid 1 its header, bid 2 its
+   body, bid 0 after it), entered twice: `first` iterations, then 32. */
+static const uint8_t wi_kind[1] = {CGP_LOAD}, wi_in_loop[3] = {0, 1, 1};
+static const int32_t wi_footprint[1] = {0};
+static const double wi_ptx[3] = {3, 2, 4};
+
+static void whatif_loop(cgp_analysis_set *s, unsigned iterations, unsigned entry) {
+  uint64_t a[32], keys[32];
+  uint8_t lane[32];
+  for (unsigned u = 0; u < iterations; u++) {
+    cgp_block_exec head = {.bid = 1, .nact = 32, .warp_threads = 32}, body = head;
+    body.bid = 2;
+    cgp_analysis_block_exec(s, &head);
+    for (unsigned l = 0; l < 32; l++) {
+      keys[l] = cgp_thread_key(1, l, 0, 0);
+      lane[l] = (uint8_t)l;
+      a[l] = A0 + ((uint64_t)l * N * 4 + entry * 32 + u) * 4;
+    }
+    cgp_warp_mem m = {.sid = 0, .kind = CGP_LOAD, .nact = 32, .warp_threads = 32, .size = 4, .addr = a,
+                      .lane = lane, .thread = keys};
+    m.affine = (uint8_t)cgp_affine(a, 32);
+    m.cls = (uint8_t)cgp_classify_known(a, 32, 4, m.affine);
+    cgp_analysis_warp_mem(s, &m);
+    cgp_analysis_block_exec(s, &body);
+  }
+  cgp_block_exec after = {.bid = 0, .nact = 32, .warp_threads = 32};
+  cgp_analysis_block_exec(s, &after);
+}
+
+/* The what-if's totals after a first entry of `first` iterations and, if `again`, a second of 32. */
+static cgp_totals whatif_after(unsigned first, int again, unsigned *flags) {
+  cgp_analysis_cfg wi = {.nsid = 1, .nbid = 3, .sid_kind = wi_kind, .bid_total = wi_ptx, .bid_core = wi_ptx,
+                         .no_sm = 1, .l2_bytes = 1 << 16, .l2_line_bytes = 128, .l2_unit_bytes = 32,
+                         .l2_index = CGP_L2_FULLY_ASSOCIATIVE, .dims = 1, .block = {32, 1, 1},
+                         .smem_banks = 32, .smem_bank_bytes = 4},
+                    cfg = wi;
+  wi.tile = 32;
+  wi.tile_header = 1;
+  wi.tile_virtual = 1;
+  wi.sid_footprint = wi_footprint;
+  wi.bid_in_tile_loop = wi_in_loop;
+  cfg.whatif = &wi;
+  cgp_analysis_set *s = cgp_analysis_set_new(&cfg, cgp_analyses);
+  cr_assert_not_null(s);
+  cr_assert_not_null(cgp_analysis_whatif(s));
+  cgp_analysis_begin_launch(s);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  whatif_loop(s, first, 0);
+  if (again) whatif_loop(s, 32, 1);
+  cgp_analysis_end_warp(s, 0);
+  cgp_analysis_end_batch(s);
+  cgp_totals t;
+  memset(&t, 0, sizeof t);
+  cgp_analysis_whatif_results(s, &t);
+  *flags = cgp_tile_flags(cgp_analysis_tiler(cgp_analysis_whatif(s)));
+  cgp_analysis_set_free(s);
+  return t;
+}
+
+Test(tile, a_whatif_whose_loop_ends_inside_a_tile_is_fed_no_more) {
+  unsigned f1, f2, f3, f4;
+  cgp_totals once = whatif_after(18, 0, &f1), twice = whatif_after(18, 1, &f2);
+  cr_expect(f1 & CGP_TILE_PARTIAL);
+  cr_expect(f2 & CGP_TILE_PARTIAL);
+  cr_expect_gt(once.total_insts, 0);
+  /* the second entry, after the what-if stopped standing for tiled code, changed nothing */
+  cr_expect_eq(twice.total_insts, once.total_insts);
+  cr_expect_eq(twice.sync_insts, once.sync_insts);
+  cr_expect_eq(twice.tile_load_insts, once.tile_load_insts);
+  for (int c = 0; c < CGP_NCLASS; c++) {
+    cr_expect_eq(twice.smem_insts[c], once.smem_insts[c]);
+    cr_expect_eq(twice.ld_insts[c], once.ld_insts[c]);
+  }
+  /* a whole tile: the what-if goes on, the second entry's tile counted (two barriers a tile) */
+  cgp_totals whole = whatif_after(32, 0, &f3), whole_twice = whatif_after(32, 1, &f4);
+  cr_expect_eq(f3 & CGP_TILE_PARTIAL, 0);
+  cr_expect_eq(f4 & CGP_TILE_PARTIAL, 0);
+  cr_expect_eq(whole.sync_insts, 2);
+  cr_expect_eq(whole_twice.sync_insts, 4);
+  cr_expect_gt(whole_twice.total_insts, whole.total_insts);
+}
