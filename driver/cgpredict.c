@@ -30,7 +30,9 @@ static const char usage[] =
   "usage: cgpredict build -- <compiler> [args...]\n"
   "       cgpredict build -- <build command> [args...]   (make, a script: its cc, gcc, clang,\n"
   "                                                       c++, g++, clang++ go through cgpredict)\n"
-  "       cgpredict cc [args...]      cgpredict c++ [args...]   (C and C++ sources alike)\n"
+  "       cgpredict cc [args...]      cgpredict c++ [args...]   (C and C++ sources alike; any\n"
+  "                             compiler in place of cc: gcc, clang-14, /usr/bin/cc, as CMake's\n"
+  "                             -DCMAKE_C_COMPILER_LAUNCHER=cgpredict runs it)\n"
   "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE] [--html OUT.html]\n"
   "                             [--hls CSYNTH.xml]   (a Vivado/Vitis HLS report: the FPGA's real numbers)\n"
   "       cgpredict devices [NAME]\n"
@@ -553,14 +555,10 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "page") == 0) return cgp_page_cmd(argc - 2, argv + 2);
   if (strcmp(argv[1], "blocks") == 0) return cgp_blocks_cmd(argc - 2, argv + 2);
   if (strcmp(argv[1], "compare") == 0) return cgp_compare_cmd(argc - 2, argv + 2);
-  if (strcmp(argv[1], "cc") == 0 || strcmp(argv[1], "c++") == 0) {
-    char **cmd = calloc((size_t)argc, sizeof *cmd);
-    cmd[0] = argv[1];
-    for (int i = 2; i < argc; i++) cmd[i - 1] = argv[i];
-    int rc = cgp_build(argc - 1, cmd);
-    free(cmd);
-    return rc;
-  }
+  /* `cgpredict cc ...`, and any compiler named first as a launcher names it, ccache's way: CMake's
+     CMAKE_C_COMPILER_LAUNCHER=cgpredict runs `cgpredict /usr/bin/cc ...`, and `cgpredict gcc-12`,
+     `cgpredict clang++` are `cgpredict build -- gcc-12` and `cgpredict build -- clang++` */
+  if (cgp_is_c_compiler(argv[1])) return cgp_build(argc - 1, argv + 1);
   if (strcmp(argv[1], "build") == 0) {
     int i = 2;
     if (i < argc && strcmp(argv[i], "--") == 0) i++;

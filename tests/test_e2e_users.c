@@ -110,6 +110,30 @@ Test(e2e_users, a_build_that_compiled_no_marked_source_says_so) {
   cr_expect_not_null(read_file("r.json"), "the rebuilt program writes its report");
 }
 
+/* CMake names its compiler by a full path and takes a wrapper as a launcher, ccache's way
+   (-DCMAKE_C_COMPILER_LAUNCHER=cgpredict runs `cgpredict /usr/bin/cc ...`): that used to be
+   "unknown command '/usr/bin/cc'", as was `cgpredict gcc`. A compiler named first is now built
+   through, as `cgpredict cc` is: the program prints what the plain build prints and writes its
+   report. */
+Test(e2e_users, a_compiler_named_first_is_launched_as_cmake_and_ccache_name_it) {
+  write_file("t.c", tiny_src);
+  write_file("CMakeLists.txt", "cmake_minimum_required(VERSION 3.13)\nproject(t C)\nadd_executable(t t.c)\n");
+  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain t.c && ./plain"), 0);
+  char *plain = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("cmake -S . -B b -DCMAKE_C_COMPILER_LAUNCHER=%s && cmake --build b", CGP_DRIVER), 0, "%s%s",
+               read_file("out.txt"), read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./b/t"), 0, "%s", read_file("err.txt"));
+  cr_expect_str_eq(read_file("out.txt"), plain);
+  cJSON *r = report("r.json");
+  cr_expect_not_null(kernel_named(r, "a_kernel_with_a_rather_long_descriptive_name_as_real_code_has"));
+  cJSON_Delete(r);
+  cr_assert_eq(sh("%s gcc -O2 -o g t.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=g.json ./g"), 0, "%s", read_file("err.txt"));
+  cr_expect_str_eq(read_file("out.txt"), plain);
+  cr_expect_not_null(read_file("g.json"), "the program `cgpredict gcc` built writes its report");
+  free(plain);
+}
+
 /* Parboil's spmv (JDS, one thread a row) read x[col[j]]: the coalescing suggestion promised 58.6 of
    140 ms for making it coalesced, which no interchange or transposition does (its addresses come
    from the data). The pass marks a site whose index is loaded at an address that is not fixed
