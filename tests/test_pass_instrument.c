@@ -325,13 +325,17 @@ Test(pass, dims_beyond_the_nest_is_an_error) {
   LLVMContextDispose(ctx);
 }
 
-Test(pass, marked_loop_missing_from_the_code_is_an_error) {
+/* A marked loop the compiler removed (dead where it never runs: TSVC's s176 at a small size) is
+   warned about, naming its place, and the module still builds; it was an error that failed the
+   build of a valid program. */
+Test(pass, marked_loop_missing_from_the_code_is_warned_about_and_the_module_builds) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = compile(ctx, gemm);
   cgp_kernel_pragma k = pragma("gemm", 7, 3, 0);
-  char err[2048];
-  cr_assert_neq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, NULL, 0), 0);
-  cr_assert(strstr(err, "k.c:7:3: error:") && strstr(err, "not in the compiled code"), "%s", err);
+  char err[2048], warn[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+  cr_assert(strstr(warn, "k.c:7:3: warning: kernel 'gemm'") && strstr(warn, "not in the compiled code") &&
+            strstr(warn, "neither instrumented nor predicted"), "%s", warn);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
 }
