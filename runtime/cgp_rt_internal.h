@@ -217,6 +217,8 @@ typedef struct rt_kernel {
   int inherits;
   unsigned inherit_checks;
   int prev_traced;            /* its last launch was traced (analysed or warming) */
+  int tail_warmed;            /* its run that just ended put its untraced last launches into every
+                                 device's L2 by its footprint's law (end_of_run) */
   uint64_t untraced_seen;     /* cgp_rt_g.untraced when it last began */
   uint64_t warming_traced, warming_skipped;   /* launches traced to warm its caches, and not */
   rt_sample *samples;
@@ -454,12 +456,13 @@ cgp_analysis_set *rt_kernel_analyses(rt_session *s, rt_kernel *k, size_t d);
 /* cgp_rt_tail.c: a run's untraced last launches (docs/model.md 5b). A run of `len` launches whose
    last ones from position `streak` on were traced (0: its last ran untraced), its footprint's law
    `law`: the launches the device's L2 holds, from the law, into kernel k's analyses for session
-   s's device d, unless the traced ones cover them. */
+   s's device d, unless the traced ones cover them. 1 if the L2 then holds what the run's last
+   launches left there (warmed, or traced), 0 if the law does not reach them. */
 typedef struct {
   uint64_t len, streak;
   rt_law law;
 } rt_tail;
-void rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t);
+int rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t);
 /* The launches rt_tail_warm puts into an L2 of cap_bytes: the last K, from the run's last, where
    each brings the bytes its ranges add to the one before's, until twice cap_bytes; at most len,
    and K times the bytes a launch's ranges reference (each range counted, overlaps too) within

@@ -177,12 +177,14 @@ static int expects_analysed(const rt_kernel *x) {
    a law, the launches each device's L2 holds go into it (rt_tail_warm), and into the trace for a
    replay. `full` traces them all. */
 static void end_of_run(rt_kernel *p) {
+  p->tail_warmed = 0;
   if (cgp_rt_g.sample_mode == 2 || !p->fp || p->run_streak == 1) return;
   rt_tail t = {.len = p->run_pos, .streak = p->run_streak};
   if (!rt_footprint_law(p->fp, p->runs, &t.law)) return;
   rt_trace_tail(p, &t);
-  for (size_t d = 0; d < S->ndev; d++)
-    if (p->an[d]) rt_tail_warm(S, p, d, &t);
+  int all = 1;
+  for (size_t d = 0; d < S->ndev; d++) all &= p->an[d] && rt_tail_warm(S, p, d, &t);
+  p->tail_warmed = all;
   rt_law_free(&t.law);
 }
 
@@ -333,8 +335,12 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   k->last_global = cgp_rt_g.launches++;
   L->traced = L->sampled || L->warming;
   /* the launch just before ran untraced: the last kernel's own, or one since it (a run-time step
-     of 0, untraced before it counts as a launch of its kernel) */
-  int prev_untraced = before_it && (!before_it->prev_traced || before_it->untraced_seen != cgp_rt_g.untraced);
+     of 0, untraced before it counts as a launch of its kernel); the last kernel's own untraced
+     last launches, put into every L2 by its footprint's law as its run ended, leave the L2 known
+     (TSVC's 106 loops, each run 2000 times, each first launch "after an untraced launch, its
+     prediction may be off" before) */
+  int prev_untraced = before_it && ((!before_it->prev_traced && !before_it->tail_warmed) ||
+                                    before_it->untraced_seen != cgp_rt_g.untraced);
   L->after_untraced = prev_untraced && before_it != k ? before_it : NULL;
   cgp_rt_g.untraced += !L->traced;
   if (!L->traced) k->run_streak = 0;

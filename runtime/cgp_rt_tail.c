@@ -75,13 +75,14 @@ uint64_t rt_tail_launches(const rt_tail *t, uint64_t cap_bytes) {
   return k;
 }
 
-void rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t) {
+int rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t) {
   uint64_t n = rt_tail_launches(t, cgp_l2_capacity_bytes(&s->dev[d]));
-  if (!n || (t->streak && t->streak <= t->len - n + 1)) return;   /* traced: the L2 holds them */
+  if (!n) return 0;
+  if (t->streak && t->streak <= t->len - n + 1) return 1;   /* traced: the L2 holds them */
   cgp_analysis_set *an = rt_kernel_analyses(s, k, d);
   size_t m = t->law.n;
   uint64_t *r = malloc(4 * m * sizeof *r);
-  if (!an || !r) { free(r); return; }
+  if (!an || !r) { free(r); return 0; }
   uint64_t *lo = r + 2 * m, *hi = lo + m;
   for (uint64_t p = t->len - n + 1; p <= t->len; p++) {
     if (!pairs_at(&t->law, p, r)) continue;
@@ -89,4 +90,5 @@ void rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t) {
     cgp_analysis_warm(an, lo, hi, m);
   }
   free(r);
+  return 1;
 }

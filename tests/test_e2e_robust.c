@@ -160,14 +160,15 @@ static int dir_entries(const char *name) {
 }
 
 Test(e2e_robust, a_failed_build_leaves_no_temporary_directory) {
-  /* a marked loop the compiler deletes: the pass refuses it after clang wrote its bitcode */
+  /* a marked nest inside another: the pass refuses it after clang wrote its bitcode (a marked
+     loop the compiler deletes did this until it became a warning) */
   write_file("f.c",
-    "float a[64];\n"
+    "float a[64][64];\n"
     "int main(int argc, char **argv) {\n"
-    "  if (0) {\n"
-    "#pragma cgpredict kernel name(dead)\n"
-    "    for (int i = 0; i < argc; i++) a[i] = i;\n"
-    "  }\n"
+    "#pragma cgpredict kernel name(outer)\n"
+    "  for (int i = 0; i < argc; i++)\n"
+    "#pragma cgpredict kernel name(inner)\n"
+    "    for (int j = 0; j < argc; j++) a[i][j] = i;\n"
     "  return 0;\n"
     "}\n");
   cr_assert_eq(sh("mkdir tmp"), 0);
