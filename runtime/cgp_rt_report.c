@@ -301,13 +301,18 @@ static long stand_in_of(const rt_kernel *k, size_t i) {
   return -1;
 }
 
-static cJSON *sample_json(const rt_kernel *k, size_t i) {
+/* The launches sample i stands for: with launch shapes, its shape's; else those up to the next. */
+static double sample_weight(const rt_kernel *k, size_t i) {
   const rt_sample *s = &k->samples[i];
   uint64_t next = i + 1 < k->nsamples ? k->samples[i + 1].launch : k->launches;
+  return k->nshapes ? (double)s->stood_launches : (double)(next - s->launch);
+}
+
+static cJSON *sample_json(const rt_kernel *k, size_t i) {
+  const rt_sample *s = &k->samples[i];
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "launch", (double)s->launch);
-  /* with launch shapes, the launches it stands for are its shape's, not those up to the next */
-  cJSON_AddNumberToObject(o, "weight", k->nshapes ? (double)s->stood_launches : (double)(next - s->launch));
+  cJSON_AddNumberToObject(o, "weight", sample_weight(k, i));
   if (s->shape >= 0) cJSON_AddNumberToObject(o, "shape", s->shape);
   cJSON_AddItemToObject(o, "grid", u64_array(s->gridblocks, 3));
   cJSON_AddItemToObject(o, "threads_extent", u64_array(s->grid, 3));
@@ -386,15 +391,25 @@ static void launch_sampling_note(cJSON *o, const rt_kernel *k) {
 }
 
 /* The analysed launches that ran after another kernel's untraced launch (stand_in_of): the first
-   such, what stands in for it, and how many there are. */
+   such, what stands in for it, and how many there are. Not said where they stand for under
+   RT_L2_NOTE_SHARE of the kernel's launches (each sample still says `after_untraced`): TSVC's 106
+   loops, 2000 launches each, every first launch after the loop before it, had the note 105 times
+   for 1 launch in 2000, whose L2 can move the kernel's time by about as much as launch sampling
+   may anyway. [choice] */
+#define RT_L2_NOTE_SHARE 0.01
+
 static void l2_note(cJSON *o, const rt_kernel *k) {
   size_t n = 0, first = 0;
+  double concerned = 0;
   for (size_t i = 0; i < k->nsamples; i++)
-    if (k->samples[i].after && !n++) first = i;
-  if (!n) return;
+    if (k->samples[i].after) {
+      if (!n++) first = i;
+      concerned += sample_weight(k, i);
+    }
+  if (!n || concerned < RT_L2_NOTE_SHARE * (double)k->launches) return;
   const rt_sample *s = &k->samples[first];
   long j = stand_in_of(k, first);
-  char note[600], more[64] = "";
+  char note[1024], more[64] = "";
   if (n > 1) snprintf(more, sizeof more, " (and %zu more analysed launches)", n - 1);
   if (j >= 0)
     snprintf(note, sizeof note, "launch %llu%s ran after a launch of %s that was not traced, so the L2 it found is "
@@ -402,8 +417,9 @@ static void l2_note(cJSON *o, const rt_kernel *k) {
              (unsigned long long)s->launch, more, s->after->name, (unsigned long long)k->samples[j].launch);
   else
     snprintf(note, sizeof note, "launch %llu%s ran after a launch of %s that was not traced, so the L2 it found is "
-             "not known and no later launch of its grid was analysed: its prediction may be off "
-             "(CGPREDICT_SAMPLE=full traces every launch)",
+             "not known, and no later analysed launch of the same grid and shape (a run's first launch is a "
+             "shape of its own) can stand in for it: its prediction may be off (CGPREDICT_SAMPLE=full traces "
+             "every launch)",
              (unsigned long long)s->launch, more, s->after->name);
   cJSON_AddStringToObject(o, "l2_note", note);
 }

@@ -463,6 +463,46 @@ Test(e2e_launches, a_launch_after_a_tail_its_law_put_into_the_l2_is_analysed_as_
   cJSON_Delete(r[1]);
 }
 
+/* The l2_note is said where the launches it is about matter: `second`'s launch 0 follows
+   `first`'s untraced last launches (every other element written: no law to warm them by), and
+   stands for 1 of its launches. Of 300, that is under RT_L2_NOTE_SHARE (1 %): the sample says
+   `after_untraced`, the kernel has no note (TSVC had it 105 times, for 1 launch in 2000 each); of
+   20, 5 %: the note. */
+#define NOTE_SHARE_SRC(LAUNCHES)                                                                   \
+  "#include <stdio.h>\n"                                                                           \
+  "#define N 4096\n"                                                                               \
+  "static float x[N], y[N];\n"                                                                     \
+  "static void first(int t) {\n"                                                                   \
+  "#pragma cgpredict kernel name(first) dims(1) block(256)\n"                                      \
+  "  for (int j = 0; j < N / 2; j++) x[2 * j] += (float)t;\n"                                      \
+  "}\n"                                                                                            \
+  "static void second(void) {\n"                                                                   \
+  "#pragma cgpredict kernel name(second) dims(1) block(256)\n"                                     \
+  "  for (int j = 0; j < N; j++) y[j] = y[j] * 0.5f + x[j];\n"                                     \
+  "}\n"                                                                                            \
+  "int main(void) {\n"                                                                             \
+  "  for (int t = 0; t < 300; t++) first(t);\n"                                                    \
+  "  for (int t = 0; t < " LAUNCHES "; t++) second();\n"                                           \
+  "  printf(\"%g\\n\", y[7]);\n"                                                                   \
+  "  return 0;\n"                                                                                  \
+  "}\n"
+
+Test(e2e_launches, an_l2_note_is_said_only_where_its_launches_matter) {
+  const char *launches[2] = {"300", "20"};
+  for (int i = 0; i < 2; i++) {
+    cJSON *r = build_run_tk1(i ? NOTE_SHARE_SRC("20") : NOTE_SHARE_SRC("300"));
+    cJSON *k = kernel_named(r, "second"), *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(s0, "after_untraced")), "first", "%s launches",
+                     launches[i]);
+    /* a run's first launch is a shape of its own, the run's only one: nothing stands in for it */
+    if (i) cr_expect(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(k, "l2_note")),
+                            "no later analysed launch of the same grid and shape (a run's first launch is a shape "
+                            "of its own) can stand in for it"), "%s launches: 1 in 20 is 5 %%", launches[i]);
+    else cr_expect_null(cJSON_GetObjectItem(k, "l2_note"), "%s launches: 1 in 300 is under 1 %%", launches[i]);
+    cJSON_Delete(r);
+  }
+}
+
 /* Windows stop doubling their gaps once 8 of them fit in the grid, and each gap between two windows
    is split between them (docs/pipeline.md, "Sampling": rt_window_spacing, rt_wstat_centre): work
    that grows along the grid (LU's kernel 2, whose active square grows toward the grid's end), here
