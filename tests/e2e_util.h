@@ -133,6 +133,14 @@ static inline void build_run_and_full_tk1(const char *src, cJSON *r[2]) {
   }
 }
 
+/* What a plain cc must add to link objects `cgpredict cc -c` made, whose stub is built as the
+   runtime is: " -fsanitize=address,undefined" in a CGP_SANITIZE build, else "". */
+static inline const char *sanitize_link_flags(void) {
+  char cache[512];
+  snprintf(cache, sizeof cache, "grep -q '^CGP_SANITIZE:BOOL=ON' '%s/CMakeCache.txt'", CGP_BINARY_DIR);
+  return system(cache) == 0 ? " -fsanitize=address,undefined" : "";
+}
+
 /* build_run_tk1_with a C program, prog.c, by cc -O2. */
 static inline cJSON *build_run_tk1(const char *src) { return build_run_tk1_with("prog.c", src, "cc", "-O2"); }
 

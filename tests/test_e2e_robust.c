@@ -232,9 +232,7 @@ static const char *plain_main_src =
 /* The plain cc of this build: a sanitized build's runtime needs the sanitizers in the link. */
 static const char *plain_cc(void) {
   static char cc[128];
-  char cache[512];
-  snprintf(cache, sizeof cache, "grep -q '^CGP_SANITIZE:BOOL=ON' '%s/CMakeCache.txt'", CGP_BINARY_DIR);
-  snprintf(cc, sizeof cc, "cc%s", system(cache) == 0 ? " -fsanitize=address,undefined" : "");
+  snprintf(cc, sizeof cc, "cc%s", sanitize_link_flags());
   return cc;
 }
 
