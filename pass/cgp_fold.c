@@ -290,8 +290,8 @@ int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, const 
   LLVMValueRef in_v[2] = {LLVMConstInt(i64, 0, 0), c1};
   LLVMBasicBlockRef in_b[2] = {p, h};
   LLVMAddIncoming(c, in_v, in_b, 2);
-  skip_calls(m, b, h, hooks->bb_shell, hooks->bb_ty, "cgp.bb.unless", folded);
-  skip_calls(m, b, h, hooks->flush_shell, hooks->flush_ty, "cgp.mem.flush.unless", folded);
+  skip_calls(m, b, h, hooks->bb_shell, hooks->bb_ty, CGP_SHELL_BB_UNLESS, folded);
+  skip_calls(m, b, h, hooks->flush_shell, hooks->flush_ty, CGP_SHELL_FLUSH_UNLESS, folded);
 
   /* on the exit edge: the runtime issues the iterations */
   LLVMBasicBlockRef x = LLVMAppendBasicBlockInContext(ctx, LLVMGetBasicBlockParent(h), "cgp.fold");
@@ -303,7 +303,7 @@ int cgp_fold_loop(LLVMModuleRef m, LLVMBuilderRef b, LLVMBasicBlockRef h, const 
   LLVMValueRef lf = LLVMGetNamedFunction(m, CGP_HOOK_LOOP);
   if (!lf) lf = LLVMAddFunction(m, CGP_HOOK_LOOP, lty);
   LLVMTypeRef wty;
-  LLVMValueRef w = unless_shell(m, "cgp.loop.unless", lf, lty, &wty);
+  LLVMValueRef w = unless_shell(m, CGP_SHELL_LOOP_UNLESS, lf, lty, &wty);
   LLVMValueRef args[8] = {LLVMBuildXor(b, folded, LLVMConstInt(i1, 1, 0), ""), LLVMConstInt(i32, bid, 0), c1,
                           LLVMConstInt(i32, first, 0), LLVMConstInt(i32, count, 0),
                           store_buffer(m, b, "cgp.fold.a0", a0, count), store_buffer(m, b, "cgp.fold.a1", a1, count),

@@ -8,6 +8,16 @@
 
 #include <llvm-c/Core.h>
 
+/* The names of the always-inlined shells the pass makes around the hooks, each written here
+   once: the block hook's and the flush's (cgp_hooks.c; a flush of n sites is CGP_SHELL_FLUSH
+   ".v<n>"), and in a folded loop, their unless-shells and the loop call's (cgp_fold.c), which
+   cgp_sink.c finds again by name. */
+#define CGP_SHELL_BB "cgp.bb"
+#define CGP_SHELL_FLUSH "cgp.mem.flush"
+#define CGP_SHELL_BB_UNLESS "cgp.bb.unless"
+#define CGP_SHELL_FLUSH_UNLESS "cgp.mem.flush.unless"
+#define CGP_SHELL_LOOP_UNLESS "cgp.loop.unless"
+
 /* What an instrumented block calls, and the values kept up to date if a phi holding one is
    rebuilt (the thread loops' counters). */
 typedef struct {

@@ -5,6 +5,7 @@
 #include "cgp_phase2.h"
 #include "cgp_abi.h"
 #include "cgp_clean.h"
+#include "cgp_fold.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +50,10 @@ static LLVMValueRef guarded_shell(pass_ctx *pc, const char *name, LLVMTypeRef ty
    access made its register allocation quadratic in the number of accesses of a block), and one
    call per block (2DCONV's nine loads and a store: one call, not ten). */
 static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
-  LLVMValueRef f = LLVMGetNamedFunction(pc->m, "cgp.mem.flush");
+  LLVMValueRef f = LLVMGetNamedFunction(pc->m, CGP_SHELL_FLUSH);
   if (f) return f;
   LLVMBasicBlockRef entry, done;
-  f = guarded_shell(pc, "cgp.mem.flush", pc->t_flush, 1, &entry, &done);
+  f = guarded_shell(pc, CGP_SHELL_FLUSH, pc->t_flush, 1, &entry, &done);
   LLVMValueRef args[4] = {LLVMGetParam(f, 0), LLVMGetParam(f, 1), LLVMGetParam(f, 2), LLVMGetParam(f, 3)};
   LLVMBuildCall2(pc->b, pc->t_flush, hook, args, 4, "");
   LLVMBuildBr(pc->b, done);
@@ -61,7 +62,7 @@ static LLVMValueRef flush_hook(pass_ctx *pc, LLVMValueRef hook) {
 
 LLVMValueRef cgp_sunk_flush_shell(pass_ctx *pc, unsigned n, LLVMTypeRef *ty) {
   char name[48];
-  snprintf(name, sizeof name, "cgp.mem.flush.v%u", n);
+  snprintf(name, sizeof name, CGP_SHELL_FLUSH ".v%u", n);
   LLVMTypeRef i8pp = LLVMPointerType(pc->i8p, 0);
   LLVMTypeRef *params = malloc((4 + 2 * (size_t)n) * sizeof *params);
   if (!params) return NULL;
@@ -99,7 +100,7 @@ LLVMValueRef cgp_sunk_flush_shell(pass_ctx *pc, unsigned n, LLVMTypeRef *ty) {
    header that ends the skipping calls the runtime. The sampled loops of a traced thread skip
    about 15 of every 16 iterations; each cost a call, now a few loads and stores. */
 static LLVMValueRef bb_hook(pass_ctx *pc, LLVMValueRef hook) {
-  LLVMValueRef f = LLVMGetNamedFunction(pc->m, "cgp.bb");
+  LLVMValueRef f = LLVMGetNamedFunction(pc->m, CGP_SHELL_BB);
   LLVMTypeRef params[3] = {pc->i32, pc->i32, pc->i32};
   pc->t_bb_inline = LLVMFunctionType(pc->voidt, params, 3, 0);
   if (f) return f;
@@ -107,7 +108,7 @@ static LLVMValueRef bb_hook(pass_ctx *pc, LLVMValueRef hook) {
   LLVMValueRef pause = LLVMGetNamedGlobal(pc->m, CGP_HOOK_PAUSE);
   if (!pause) pause = LLVMAddGlobal(pc->m, pause_t, CGP_HOOK_PAUSE);
   LLVMBasicBlockRef entry, done;
-  f = guarded_shell(pc, "cgp.bb", pc->t_bb_inline, 0, &entry, &done);
+  f = guarded_shell(pc, CGP_SHELL_BB, pc->t_bb_inline, 0, &entry, &done);
   LLVMBasicBlockRef skipping = LLVMAppendBasicBlockInContext(pc->ctx, f, "skipping");
   LLVMBasicBlockRef in_loop = LLVMAppendBasicBlockInContext(pc->ctx, f, "in_loop");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(pc->ctx, f, "body");

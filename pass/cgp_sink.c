@@ -40,7 +40,7 @@ static int ends_group(LLVMValueRef i) {
   LLVMValueRef f = LLVMGetCalledValue(i);
   size_t len = 0;
   const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
-  return strncmp(name, "cgp.mem.flush", 13) == 0;
+  return strncmp(name, CGP_SHELL_FLUSH, strlen(CGP_SHELL_FLUSH)) == 0;
 }
 
 /* Flush call c, its stores found in its block: the sunk call in its place, the stores removed.
@@ -82,7 +82,7 @@ out:
 }
 
 void cgp_sink_site_stores(pass_ctx *pc) {
-  LLVMValueRef flush = pc->f_flush, unless = LLVMGetNamedFunction(pc->m, "cgp.mem.flush.unless");
+  LLVMValueRef flush = pc->f_flush, unless = LLVMGetNamedFunction(pc->m, CGP_SHELL_FLUSH_UNLESS);
   if (!flush) return;
   for (LLVMValueRef fn = LLVMGetFirstFunction(pc->m); fn; fn = LLVMGetNextFunction(fn))
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
