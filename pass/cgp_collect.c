@@ -27,7 +27,7 @@ static void collect_hoisted(pass_ctx *pc, nest *n, size_t *cap) {
         if (cgp_site_kind(pc, n, i, &kind) && kind == CGP_SITE_LOAD) {
           add_site(n, cap, i, kind, -1, 0);
         } else if ((cgp_site_kind(pc, n, i, &kind)) || cgp_is_real_call(i)) {
-          cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "a store or call between mapped loops runs outside "
+          cgp_nest_warn(pc, n, i, 0, "a store or call between mapped loops runs outside "
                     "any thread and is not traced");
         }
       }
@@ -91,13 +91,13 @@ void cgp_collect_body(pass_ctx *pc, nest *n) {
         int c = 0;
         cgp_pass_ptx_cost(i, &c);
         if (cgp_pass_call_is_sequence(i))
-          cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: no memory, but CUDA's "
+          cgp_nest_warn(pc, n, i, 0, "call to %s inside the thread body: no memory, but CUDA's "
                         "device %s is a sequence of instructions, counted here as one (its cost is a lower bound)",
                         name, name);
         else if (!c) {
           char args[256];
           call_arrays(n, i, args, sizeof args);
-          cgp_nest_warn(pc, n, LLVMGetDebugLocLine(i), "call to %s inside the thread body: its memory "
+          cgp_nest_warn(pc, n, i, 0, "call to %s inside the thread body: its memory "
                     "accesses are not traced (cgpredict inlines the functions the marked file defines, "
                     "as nvcc inlines __device__ functions; define it there, or it cannot be inlined: "
                     "variadic, recursive or indirect)%s%s%s", name, args[0] ? "; it is given " : "", args,

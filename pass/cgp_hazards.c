@@ -97,11 +97,11 @@ void cgp_collect_carried(pass_ctx *pc, nest *n) {
         snprintf(what, sizeof what, "'%s' (%s in memory, kept in a register by the compiler)", var, ctype);
       else snprintf(what, sizeof what, "a value the compiler made (%s, no variable of the source)", ctype);
       if (reduction)
-        cgp_nest_warn(pc, n, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
+        cgp_nest_warn(pc, n, at, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
                   "(line %u): threads would depend on each other: a reduction (%s), which CUDA computes with "
                   "atomic operations or a tree reduction", what, l->line, line, op);
       else
-        cgp_nest_warn(pc, n, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
+        cgp_nest_warn(pc, n, at, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
                   "(line %u): threads would depend on each other: a recurrence: each thread needs the previous "
                   "thread's value; not parallel as written", what, l->line, line);
     }
@@ -199,7 +199,7 @@ void cgp_collect_exits(pass_ctx *pc, nest *n) {
       cJSON *x = location_json(term, l, &line);
       cJSON_AddNumberToObject(x, "loop_line", l->line);
       cJSON_AddItemToArray(n->exits, x);
-      cgp_nest_warn(pc, n, line, "the mapped loop at line %u is left early at line %u (a break, return or "
+      cgp_nest_warn(pc, n, term, line, "the mapped loop at line %u is left early at line %u (a break, return or "
                 "goto): the iterations after it do not run, while a CUDA grid runs every thread; the "
                 "prediction covers the iterations the program ran", l->line, line);
     }

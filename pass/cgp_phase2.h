@@ -107,8 +107,10 @@ typedef struct {
 
 /* Append one line, formatted, to mb (silently cut where mb is full). */
 void cgp_msg_add(msgbuf *mb, const char *fmt, ...);
-/* A warning about nest n at `line` (0: the nest's for line), to pc->warn and to n->warnings. */
-void cgp_nest_warn(pass_ctx *pc, nest *n, unsigned line, const char *fmt, ...);
+/* A warning about nest n at instruction `at`'s file and line where it has a debug location (the
+   file a function inlined into the nest came from included), else at `line` of the nest's file
+   (0: its for line), to pc->warn and to n->warnings. */
+void cgp_nest_warn(pass_ctx *pc, nest *n, LLVMValueRef at, unsigned line, const char *fmt, ...);
 
 /* ---- cgp_sites.c: which instructions are accesses, markers, calls; a site's pointers ---------- */
 

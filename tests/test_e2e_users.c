@@ -333,6 +333,38 @@ Test(e2e_users, abs_is_an_instruction_and_a_cut_dependence_check_is_said_so) {
   cJSON_Delete(r);
 }
 
+/* A function the nest calls from a header is warned of where it is written: LULESH's CBRT, an
+   inline function of lulesh.h calling cbrt, was warned of as "lulesh.cc:49" (the header's line,
+   the nest's file). The report's copy says the same place; the nest's own lines keep the name
+   the user gave its file. */
+Test(e2e_users, a_call_inlined_from_a_header_is_warned_of_in_the_header) {
+  write_file("cube.h", "#include <math.h>\n"
+                       "static inline double cube_root(double x) { return cbrt(x); }\n");
+  cJSON *r = build_run_tk1_with("prog.c",
+                                "#include <stdio.h>\n"
+                                "#include \"cube.h\"\n"
+                                "#define N 4096\n"
+                                "static double a[N], b[N];\n"
+                                "int main(void) {\n"
+                                "  for (int i = 0; i < N; i++) a[i] = i * 0.5;\n"
+                                "#pragma cgpredict kernel name(t)\n"
+                                "  for (int i = 0; i < N; i++) b[i] = cube_root(a[i]) + tan(a[i]);\n"
+                                "  printf(\"%g\\n\", b[100]);\n"
+                                "  return 0;\n"
+                                "}\n",
+                                "cc", "-O2 -Wl,--no-as-needed -lm");
+  const char *build = read_file("build.txt");
+  cr_expect(strstr(build, "cube.h:2: warning: kernel 't': call to cbrt inside the thread body"), "%s", build);
+  cr_expect(strstr(build, "prog.c:8: warning: kernel 't': call to tan inside the thread body"), "%s", build);
+  cr_expect_null(strstr(build, "prog.c:2: warning"), "%s", build);
+  const cJSON *w;
+  int in_header = 0;
+  cJSON_ArrayForEach(w, cJSON_GetObjectItem(kernel_named(r, "t"), "warnings"))
+    in_header += strncmp(cJSON_GetStringValue(w), "cube.h:2: call to cbrt", 22) == 0;
+  cr_expect_eq(in_header, 1, "%s", cJSON_Print(cJSON_GetObjectItem(kernel_named(r, "t"), "warnings")));
+  cJSON_Delete(r);
+}
+
 /* C's other math functions (tanf, atan2f, fmodf, hypotf) touch no memory, but were warned of as
    "its memory accesses are not traced"; CUDA's device versions are instruction sequences the
    table counts as one, which the warning now says instead. */
