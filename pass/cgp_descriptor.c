@@ -43,12 +43,17 @@ static cJSON *mem_site_json(pass_ctx *pc, const nest *n, const mem_site *site, s
   LLVMValueRef i = site->inst, ptr, base;
   cJSON *s = cJSON_CreateObject();
   cgp_site_pointers(pc, i, &ptr, &base);
-  unsigned flen = 0;
-  const char *file = LLVMGetDebugLocFilename(i, &flen);
-  char fbuf[512] = "";
+  unsigned flen = 0, dlen = 0;
+  const char *file = LLVMGetDebugLocFilename(i, &flen), *dir = LLVMGetDebugLocDirectory(i, &dlen);
+  char fbuf[512] = "", path[1100];
   if (file && flen < sizeof fbuf) { memcpy(fbuf, file, flen); fbuf[flen] = '\0'; }
+  /* the source is read where the compiler found it: a relative name is its directory's (an
+     out-of-source build, CMake's, runs elsewhere: its sites were named by debug variables,
+     LULESH's `domain.xd(n)` as `this`) */
+  if (fbuf[0] != '/' && dir && dlen && dlen < 512) snprintf(path, sizeof path, "%.*s/%s", (int)dlen, dir, fbuf);
+  else snprintf(path, sizeof path, "%s", fbuf);
   char bname[128];
-  if (!cgp_name_in_source(pc, fbuf, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), site->kind == CGP_SITE_STORE, bname,
+  if (!cgp_name_in_source(pc, path, LLVMGetDebugLocLine(i), LLVMGetDebugLocColumn(i), site->kind == CGP_SITE_STORE, bname,
                       sizeof bname))
     cgp_source_name(pc, ptr, bname, sizeof bname);
   cJSON_AddStringToObject(s, "file", fbuf);

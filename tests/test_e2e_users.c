@@ -365,6 +365,33 @@ Test(e2e_users, a_call_inlined_from_a_header_is_warned_of_in_the_header) {
   cJSON_Delete(r);
 }
 
+/* An out-of-source build (CMake's: the compiler runs in the build directory on the source's full
+   path) names sites as a build beside the source does: the pass read the source by the name the
+   debug information records, relative to the source's directory, from the build directory, found
+   nothing, and named `d->x[i]` by the debug variable, `d` (LULESH's accessors all `this`). */
+Test(e2e_users, an_out_of_source_build_names_sites_as_one_beside_the_source) {
+  write_file("k.c", "#include <stdio.h>\n"
+                    "#define N 4096\n"
+                    "typedef struct { float *x; } D;\n"
+                    "static inline float get(D *d, int i) { return d->x[i]; }\n"
+                    "float a[N], b[N];\n"
+                    "int main(void) {\n"
+                    "  D d = {a};\n"
+                    "  for (int i = 0; i < N; i++) a[i] = i;\n"
+                    "#pragma cgpredict kernel name(t)\n"
+                    "  for (int i = 0; i < N; i++) b[i] = get(&d, (i * 7) % N);\n"
+                    "  printf(\"%f\\n\", b[5]);\n"
+                    "  return 0;\n"
+                    "}\n");
+  cr_assert_eq(sh("mkdir -p build && cd build && %s cc -O2 -o k \"$(pwd)/../k.c\" && CGPREDICT_QUIET=1 "
+                  "CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=r.json ./k", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cJSON *r = report("build/r.json");
+  cJSON *k = kernel_named(r, "t");
+  cr_expect_not_null(site(k, 4, "load", "d->x"));
+  cr_expect_not_null(site(k, 10, "store", "b"));
+  cJSON_Delete(r);
+}
+
 /* C's other math functions (tanf, atan2f, fmodf, hypotf) touch no memory, but were warned of as
    "its memory accesses are not traced"; CUDA's device versions are instruction sequences the
    table counts as one, which the warning now says instead. */
