@@ -227,7 +227,9 @@ static size_t member_base(const char *text, size_t c) {
 
 /* The identifier text[c, *e) starts an access: where it is not subscripted itself but a member of
    it is (`s->x[i]`, `a.b.c[i]`), the array is that member's path, and *e moves to its end (before,
-   a struct of arrays' every site was named by the struct, `s`). `pos[i].x`, `cell->next->v` stay. */
+   a struct of arrays' every site was named by the struct, `s`); so is a member called, a C++
+   accessor (`domain.xd(n)`: `domain.xd`, where every accessor of `domain` read as `domain`).
+   `pos[i].x`, `cell->next->v` stay. */
 static void subscripted_member(const char *text, size_t *e) {
   size_t n = strlen(text), k = *e;
   while (k < n && isspace((unsigned char)text[k])) k++;
@@ -242,7 +244,7 @@ static void subscripted_member(const char *text, size_t *e) {
     if (k == b || isdigit((unsigned char)text[b])) return;
     size_t end = k;
     while (k < n && isspace((unsigned char)text[k])) k++;
-    if (k < n && text[k] == '[') {
+    if (k < n && (text[k] == '[' || text[k] == '(')) {
       *e = end;
       return;
     }

@@ -63,7 +63,8 @@ Test(e2e_cxx, a_cxx_source_is_instrumented_and_keeps_its_output) {
   cr_expect_str_eq(cJSON_GetObjectItem(site(sx, 12, "load", "x"), "class")->valuestring, "coalesced");
   /* g.at(i, j) with j the x index: consecutive floats, coalesced (before, the accessor's pointer
      was taken for its own allocation: uncoalesced, 8 transactions a warp) */
-  cJSON *ld = site(sc, 17, "load", "g"), *st = site(sc, 17, "store", "g");
+  /* named by the accessor called, `g.at` (it was `g`, as every accessor of g would be) */
+  cJSON *ld = site(sc, 17, "load", "g.at"), *st = site(sc, 17, "store", "g.at");
   cr_expect_str_eq(cJSON_GetObjectItem(ld, "class")->valuestring, "coalesced");
   cr_expect_str_eq(cJSON_GetObjectItem(st, "class")->valuestring, "coalesced");
   cr_expect_eq(num(ld, "transactions_per_warp"), num(site(sx, 12, "load", "x"), "transactions_per_warp"));
