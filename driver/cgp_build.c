@@ -195,8 +195,9 @@ static const char *runtime_stub(void) {
   return e && *e ? e : CGP_RUNTIME_STUB;
 }
 
-/* The first line clang prints for `clang opt`, in out ("" if it fails). */
-static void clang_says(const char *opt, char *out, size_t len) {
+/* What clang (argv[0] replaced by clang-14's path) writes to its stdout (fd 1) or stderr (fd 2),
+   in out ("" if it cannot run). */
+static void clang_output(char **argv, int fd_out, char *out, size_t len) {
   int fd[2];
   out[0] = '\0';
   if (len < 2 || pipe(fd) != 0) return;
@@ -204,9 +205,11 @@ static void clang_says(const char *opt, char *out, size_t len) {
   pid_t pid = fork();
   if (pid < 0) { close(fd[0]); close(fd[1]); return; }
   if (pid == 0) {
-    dup2(fd[1], 1);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, fd_out == 1 ? 2 : 1);
+    dup2(fd[1], fd_out);
     close(fd[0]); close(fd[1]);
-    execlp(clang_path(), clang_path(), opt, (char *)NULL);
+    execvp(clang_path(), argv);
     _exit(127);
   }
   close(fd[1]);
@@ -219,7 +222,49 @@ static void clang_says(const char *opt, char *out, size_t len) {
   int st;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
   out[n] = '\0';
+}
+
+/* The first line clang prints for `clang opt`, in out ("" if it fails). */
+static void clang_says(const char *opt, char *out, size_t len) {
+  char *argv[] = {(char *)clang_path(), (char *)opt, NULL};
+  clang_output(argv, 1, out, len);
   out[strcspn(out, "\n")] = '\0';
+}
+
+/* The parse flags clang-14 does not know, gcc's own (`-ftree-vectorizer-verbose=2`, `-fopt-info-vec`:
+   HPCCG's Makefile), which stopped every marked source's compile with "clang: error: unknown
+   argument": left out of clang-14's compiles, each said once. The user's compiler has checked the
+   source with them (check_with_users_compiler), and they do not change how it parses. */
+static void drop_unknown_to_clang(args *f) {
+  int any = 0;
+  for (int i = 0; i < f->n; i++) any |= f->v[i][0] == '-' && (f->v[i][1] == 'f' || f->v[i][1] == 'm');
+  if (!any) return;
+  args a = {0};
+  push(&a, clang_path()); push(&a, "-fsyntax-only"); push(&a, "-x"); push(&a, "c");
+  for (int i = 0; i < f->n; i++) push(&a, f->v[i]);
+  push(&a, "/dev/null");
+  char out[8192];
+  clang_output(a.v, 2, out, sizeof out);
+  args_free(&a);
+  static const char *const says[] = {"unknown argument: '", "unsupported option '", NULL};
+  for (const char *line = out; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0')) {
+    for (int s = 0; says[s]; s++) {
+      const char *at = strstr(line, says[s]);
+      if (!at || at > line + strcspn(line, "\n")) continue;
+      at += strlen(says[s]);
+      size_t len = strcspn(at, "'\n");
+      int kept = 0;
+      for (int i = 0; i < f->n; i++) {
+        if (strlen(f->v[i]) == len && strncmp(f->v[i], at, len) == 0) { free(f->v[i]); continue; }
+        f->v[kept++] = f->v[i];
+      }
+      if (kept < f->n)
+        fprintf(stderr, "cgpredict: note: clang-14 does not take %.*s (your compiler's own flag): the marked "
+                        "sources are instrumented without it; your compiler checked them with it\n", (int)len, at);
+      f->n = kept;
+      f->v[f->n] = NULL;
+    }
+  }
 }
 
 /* LLVM's OpenMP runtime where clang-14 links it from (-lomp in its library directory, the
@@ -234,7 +279,7 @@ static int llvm_openmp_runtime(char *out, size_t len) {
     if (!slash) return 0;
     *slash = '\0';
   }
-  snprintf(out, len, "%s/libomp.so", dir);
+  if ((size_t)snprintf(out, len, "%s/libomp.so", dir) >= len) return 0;
   return dir[0] == '/' && access(out, R_OK) == 0;
 }
 
@@ -489,12 +534,24 @@ int cgp_build(int argc, char **cmd) {
     char err[8192];
     args flags = source_flags(&c, src);
     int scanned = cgp_pragma_scan(src, (const char *const *)flags.v, flags.n, &k, &nk, err, sizeof err);
+    if (scanned != 0 && (strstr(err, "unknown argument: '") || strstr(err, "unsupported option '"))) {
+      drop_unknown_to_clang(&c.pflags);        /* gcc's own flags: libclang and clang-14 refuse them */
+      args_free(&flags);
+      flags = source_flags(&c, src);
+      scanned = cgp_pragma_scan(src, (const char *const *)flags.v, flags.n, &k, &nk, err, sizeof err);
+    }
     if (scanned != 0 && strstr(err, CGP_PRAGMA_IN_OPENMP) && without_openmp(&flags, src, err, &k, &nk)) scanned = 0;
+    unsigned unmarked_at = scanned == 0 && !nk ? cgp_pragma_written_line(src) : 0;
     if (scanned != 0) {
       fputs(err, stderr);
       if (err[0] && err[strlen(err) - 1] != '\n') fputc('\n', stderr);
       rc = 1;
-    } else if (nk) {
+    } else if (unmarked_at) {
+      fprintf(stderr, "%s:%u: warning: this #pragma cgpredict is in code the preprocessor leaves out with these "
+                      "flags (an #if or #ifdef that is false here): it marks nothing, and %s is compiled as your "
+                      "compiler compiles it\n", src, unmarked_at, src);
+    }
+    if (scanned == 0 && nk) {
       char obj[4200];
       if (c.compile_only && c.output && c.nsrc == 1) snprintf(obj, sizeof obj, "%s", c.output);
       else if (c.compile_only)

@@ -215,6 +215,24 @@ static int source_mentions(const char *path) {
   return found_it;
 }
 
+unsigned cgp_pragma_written_line(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char line[4096];
+  unsigned at = 0, found = 0;
+  while (!found && fgets(line, sizeof line, f)) {
+    at++;
+    const char *p = line + strspn(line, " \t");
+    if (*p++ != '#') continue;
+    p += strspn(p, " \t");
+    if (strncmp(p, "pragma", 6) != 0 || !strchr(" \t", p[6])) continue;
+    p += 6 + strspn(p + 6, " \t");
+    if (strncmp(p, "cgpredict", 9) == 0 && (p[9] == '\0' || strchr(" \t\r\n", p[9]))) found = at;
+  }
+  fclose(f);
+  return found;
+}
+
 int cgp_openmp_enabled(const char *const *argv, int argc) {
   int on = 0;
   for (int i = 0; i < argc; i++) {

@@ -58,6 +58,12 @@ typedef struct cgp_kernel_pragma {
 int cgp_pragma_scan(const char *path, const char *const *argv, int argc,
                     cgp_kernel_pragma **out, size_t *n, char *err, size_t errlen);
 
+/* The line of the first `#pragma cgpredict` directive written in the source's own text (a line
+   starting, after blanks, with `#`, `pragma` and `cgpredict`), 0 if none or unreadable: where
+   cgp_pragma_scan finds no pragma, one written in code the preprocessor leaves out (HPCCG's
+   `#ifdef USING_OMP`), for the driver to say so. */
+unsigned cgp_pragma_written_line(const char *path);
+
 /* 1 if the compiler flags argv[0..argc) enable OpenMP: -fopenmp or -fopenmp=LIB, not undone by
    a later -fno-openmp. With it, libclang shows no statement inside an OpenMP construct, and
    clang compiles the constructs to calls into LLVM's OpenMP runtime. */

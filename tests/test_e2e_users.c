@@ -392,6 +392,35 @@ Test(e2e_users, an_out_of_source_build_names_sites_as_one_beside_the_source) {
   cJSON_Delete(r);
 }
 
+/* HPCCG's Makefile passes gcc's own -ftree-vectorizer-verbose=2: libclang and clang-14 refused it
+   ("error: unknown argument") and no marked source built. It is left out of their compiles, said
+   once; gcc's check of the source keeps it. And a pragma in code the preprocessor leaves out (HPCCG's
+   OpenMP pragmas sit under #ifdef USING_OMP, where a user puts ours) marks nothing: said at its
+   line, where the build only said at its end that it compiled no marked source. */
+Test(e2e_users, gccs_own_flags_and_a_pragma_the_preprocessor_leaves_out_are_said) {
+  cJSON *r = build_run_tk1_with("prog.c", unused_src, "cc", "-O2 -ftree-vectorizer-verbose=2 -fopt-info-vec-missed=/dev/null");
+  const char *build = read_file("build.txt");
+  cr_expect(strstr(build, "clang-14 does not take -ftree-vectorizer-verbose=2") &&
+                strstr(build, "clang-14 does not take -fopt-info-vec-missed=/dev/null"), "%s", build);
+  cr_expect_not_null(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0));
+  cJSON_Delete(r);
+  write_file("off.c", "#include <stdio.h>\n"
+                      "static float a[64];\n"
+                      "int main(void) {\n"
+                      "#ifdef USING_OMP\n"
+                      "  #pragma cgpredict kernel\n"
+                      "#endif\n"
+                      "  for (int i = 0; i < 64; i++) a[i] = (float)i;\n"
+                      "  printf(\"%f\\n\", a[3]);\n"
+                      "  return 0;\n"
+                      "}\n");
+  cr_assert_eq(sh("%s cc -O2 -o off off.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect(strstr(read_file("err.txt"), "off.c:5: warning: this #pragma cgpredict is in code the preprocessor "
+                                         "leaves out"), "%s", read_file("err.txt"));
+  cr_assert_eq(sh("%s cc -O2 -DUSING_OMP -o on off.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_expect_null(strstr(read_file("err.txt"), "leaves out"), "%s", read_file("err.txt"));
+}
+
 /* C's other math functions (tanf, atan2f, fmodf, hypotf) touch no memory, but were warned of as
    "its memory accesses are not traced"; CUDA's device versions are instruction sequences the
    table counts as one, which the warning now says instead. */
