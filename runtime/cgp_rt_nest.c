@@ -337,8 +337,8 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   /* the launch just before ran untraced: the last kernel's own, or one since it (a run-time step
      of 0, untraced before it counts as a launch of its kernel); the last kernel's own untraced
      last launches, put into every L2 by its footprint's law as its run ended, leave the L2 known
-     (TSVC's 106 loops, each run 2000 times, each first launch "after an untraced launch, its
-     prediction may be off" before) */
+     (ADI at N = 128 and two time steps: kernel 1's second launch, after kernel 6's warmed tail,
+     was "after an untraced launch, its prediction may be off", its prediction equal to full's) */
   int prev_untraced = before_it && ((!before_it->prev_traced && !before_it->tail_warmed) ||
                                     before_it->untraced_seen != cgp_rt_g.untraced);
   L->after_untraced = prev_untraced && before_it != k ? before_it : NULL;
