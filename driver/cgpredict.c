@@ -30,7 +30,8 @@ static const char usage[] =
   "usage: cgpredict build -- <compiler> [args...]\n"
   "       cgpredict build -- <build command> [args...]   (make, a script: its cc, gcc, clang,\n"
   "                                                       c++, g++, clang++ go through cgpredict)\n"
-  "       cgpredict cc [args...]      cgpredict c++ [args...]   (C and C++ sources alike; any\n"
+  "       cgpredict cc [args...]      cgpredict c++ [args...]   (C and C++ sources alike; as one\n"
+  "                             word, cgpredict-cc and cgpredict-c++ beside cgpredict; any\n"
   "                             compiler in place of cc: gcc, clang-14, /usr/bin/cc, as CMake's\n"
   "                             -DCMAKE_C_COMPILER_LAUNCHER=cgpredict runs it)\n"
   "       cgpredict report FILE [--device NAME[,NAME...]|all] [--json] [--trace TRACE] [--html OUT.html]\n"
@@ -541,6 +542,14 @@ static int cmd_report(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (getenv("CGPREDICT_WRAP_DIR") && cgp_is_wrapped_name(argv[0])) return cgp_wrapped_compiler(argc, argv);
+  /* run as cgpredict-cc or cgpredict-c++ (the build's links): `cgpredict cc ...`, `cgpredict c++ ...`
+     in one word, for a build that takes its compiler as one path (CoMD's `which $CC`) */
+  const char *me = strrchr(argv[0], '/');
+  me = me ? me + 1 : argv[0];
+  if (strcmp(me, "cgpredict-cc") == 0 || strcmp(me, "cgpredict-c++") == 0) {
+    argv[0] = (char *)(me + strlen("cgpredict-"));
+    return cgp_build(argc, argv);
+  }
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -135,6 +135,26 @@ Test(e2e_users, a_compiler_named_first_is_launched_as_cmake_and_ccache_name_it) 
   free(plain);
 }
 
+/* cgpredict-cc and cgpredict-c++, beside cgpredict, are `cgpredict cc` and `cgpredict c++` as one
+   path: CoMD's Makefile writes `which $CC` into a header, and with CC="cgpredict cc" that was two
+   lines, a string cut in two, and a build that failed. */
+Test(e2e_users, cgpredict_cc_as_one_word_serves_a_build_that_takes_one_path) {
+  write_file("t.c", tiny_src);
+  cr_assert_eq(sh("cc -O2 -Wno-unknown-pragmas -o plain t.c && ./plain"), 0);
+  char *plain = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("CC=%s-cc; test \"$(which \"$CC\" | wc -l)\" = 1 && $CC -O2 -o t t.c && %s-c++ -O2 -o tx t.c",
+                  CGP_DRIVER, CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  for (int cxx = 0; cxx < 2; cxx++) {
+    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r%d.json ./%s", cxx, cxx ? "tx" : "t"), 0, "%s",
+                 read_file("err.txt"));
+    cr_expect_str_eq(read_file("out.txt"), plain);
+    cJSON *r = report(cxx ? "r1.json" : "r0.json");
+    cr_expect_not_null(kernel_named(r, "a_kernel_with_a_rather_long_descriptive_name_as_real_code_has"));
+    cJSON_Delete(r);
+  }
+  free(plain);
+}
+
 /* Parboil's spmv (JDS, one thread a row) read x[col[j]]: the coalescing suggestion promised 58.6 of
    140 ms for making it coalesced, which no interchange or transposition does (its addresses come
    from the data). The pass marks a site whose index is loaded at an address that is not fixed
