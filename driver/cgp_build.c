@@ -247,10 +247,13 @@ static void drop_unknown_to_clang(args *f) {
   clang_output(a.v, 2, out, sizeof out);
   args_free(&a);
   static const char *const says[] = {"unknown argument: '", "unsupported option '", NULL};
-  for (const char *line = out; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0')) {
+  for (char *line = out, *end; *line; line = *end ? end + 1 : end) {
+    end = line + strcspn(line, "\n");
+    char was = *end;
+    *end = '\0';                             /* one line at a time */
     for (int s = 0; says[s]; s++) {
       const char *at = strstr(line, says[s]);
-      if (!at || at > line + strcspn(line, "\n")) continue;
+      if (!at) continue;
       at += strlen(says[s]);
       size_t len = strcspn(at, "'\n");
       int kept = 0;
@@ -264,6 +267,7 @@ static void drop_unknown_to_clang(args *f) {
       f->n = kept;
       f->v[f->n] = NULL;
     }
+    *end = was;
   }
 }
 
@@ -644,6 +648,11 @@ int cgp_build(int argc, char **cmd) {
 /* The C drivers, then the C++ ones (from cxx_names on). */
 static const char *const wrapped_names[] = {"cc", "gcc", "clang", "c89", "c99", "c++", "g++", "clang++", NULL};
 static const int cxx_names = 5;
+
+const char *cgp_one_word_driver(const char *argv0) {
+  const char *b = base_of(argv0);
+  return strcmp(b, "cgpredict-cc") == 0 || strcmp(b, "cgpredict-c++") == 0 ? b + strlen("cgpredict-") : NULL;
+}
 
 int cgp_is_wrapped_name(const char *argv0) {
   const char *b = base_of(argv0);

@@ -23,5 +23,8 @@ int cgp_build_tool(char **cmd);
    the compiler of that name found on PATH past the wrapper directory. */
 int cgp_wrapped_compiler(int argc, char **argv);
 int cgp_is_wrapped_name(const char *argv0);
+/* Run as cgpredict-cc or cgpredict-c++ (the links the build makes beside cgpredict): the driver
+   it stands for, "cc" or "c++"; NULL otherwise. */
+const char *cgp_one_word_driver(const char *argv0);
 
 #endif

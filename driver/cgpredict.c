@@ -544,10 +544,9 @@ int main(int argc, char **argv) {
   if (getenv("CGPREDICT_WRAP_DIR") && cgp_is_wrapped_name(argv[0])) return cgp_wrapped_compiler(argc, argv);
   /* run as cgpredict-cc or cgpredict-c++ (the build's links): `cgpredict cc ...`, `cgpredict c++ ...`
      in one word, for a build that takes its compiler as one path (CoMD's `which $CC`) */
-  const char *me = strrchr(argv[0], '/');
-  me = me ? me + 1 : argv[0];
-  if (strcmp(me, "cgpredict-cc") == 0 || strcmp(me, "cgpredict-c++") == 0) {
-    argv[0] = (char *)(me + strlen("cgpredict-"));
+  const char *driver = cgp_one_word_driver(argv[0]);
+  if (driver) {
+    argv[0] = (char *)driver;
     return cgp_build(argc, argv);
   }
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

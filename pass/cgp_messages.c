@@ -2,6 +2,7 @@
    nest's warnings also go into its descriptor ("warnings"). The lowest level of phase 2: it calls
    nothing else of it. */
 #include "cgp_phase2.h"
+#include "cgp_mark.h"
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,8 +29,7 @@ static void located_file(const nest *n, LLVMValueRef at, char *out, size_t cap) 
   if (!f || !len) { snprintf(out, cap, "%s", n->k->file); return; }
   while (len > 2 && f[0] == '.' && f[1] == '/') { f += 2; len -= 2; }   /* "./cube.h": as included */
   snprintf(out, cap, "%.*s", (int)len, f);
-  const char *ub = strrchr(n->k->file, '/'), *fb = strrchr(out, '/');
-  if (!strcmp(ub ? ub + 1 : n->k->file, fb ? fb + 1 : out)) snprintf(out, cap, "%s", n->k->file);
+  if (cgp_pass_same_file(out, n->k->file)) snprintf(out, cap, "%s", n->k->file);
 }
 
 void cgp_nest_warn(pass_ctx *pc, nest *n, LLVMValueRef at, unsigned line, const char *fmt, ...) {
