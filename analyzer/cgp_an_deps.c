@@ -65,6 +65,7 @@ struct cgp_deps {
   size_t nfound, capfound;
   uint64_t *chunks;              /* CHUNK_BITS bits: a chunk has an entry (never a false no) */
   uint64_t order;                /* XORed into thread keys: the table holds the sequential order */
+  cgp_laws *laws;                /* the sites' address laws (the analysis's; NULL: none) */
 };
 
 static uint64_t hash(uint64_t x) {
@@ -110,6 +111,7 @@ void cgp_deps_free(cgp_deps *d) {
   free(d->raw);
   free(d->found);
   free(d->chunks);
+  cgp_laws_free(d->laws);
   free(d);
 }
 
@@ -123,6 +125,7 @@ void cgp_deps_reset(cgp_deps *d) {
   d->partial = 0;
   d->nfound = 0;
   d->order = 0;
+  if (d->laws) cgp_laws_reset(d->laws, 1);
 }
 
 static entry *lookup(cgp_deps *d, uint64_t addr) {
@@ -166,7 +169,7 @@ static void note(cgp_deps *d, cgp_dep_kind kind, uint64_t t1, uint32_t s1, uint6
     d->found = p;
     d->capfound = n;
   }
-  d->found[d->nfound++] = (cgp_dep){kind, s1, s2, t1 ^ d->order, t2 ^ d->order, addr, 1, reduction, scratch};
+  d->found[d->nfound++] = (cgp_dep){kind, s1, s2, t1 ^ d->order, t2 ^ d->order, addr, 1, reduction, scratch, 0};
 }
 
 /* The dependence of this kind between these sites, if found already, is part of a reduction (its
@@ -244,6 +247,10 @@ const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n) {
 }
 
 int cgp_deps_partial(const cgp_deps *d) { return d->partial; }
+
+size_t cgp_deps_beyond(const cgp_deps *d, const uint64_t hi[3], cgp_dep *out, size_t cap) {
+  return d->laws ? cgp_laws_beyond(d->laws, hi, d->order, d->found, d->nfound, out, cap) : 0;
+}
 uint64_t cgp_deps_addresses(const cgp_deps *d) { return d->used; }
 
 /* ---- the analysis ------------------------------------------------------------------------------ */
@@ -258,7 +265,8 @@ static void *check_create(const cgp_analysis_cfg *cfg) {
   check *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->cfg = cfg;
-  if (!(c->d = cgp_deps_new(cfg->deps_max_addresses))) {
+  if (!(c->d = cgp_deps_new(cfg->deps_max_addresses)) || !(c->d->laws = cgp_laws_new())) {
+    cgp_deps_free(c->d);
     free(c);
     return NULL;
   }
@@ -269,6 +277,7 @@ static void check_begin_launch(void *self) {
   check *c = self;
   cgp_deps_reset(c->d);
   cgp_deps_order(c->d, c->cfg->thread_order);
+  cgp_laws_reset(c->d->laws, c->cfg->dims);
   c->checked = 0;
 }
 
@@ -278,6 +287,11 @@ static void check_warp_mem(void *self, const cgp_warp_mem *m) {
   unsigned n = m->cls == CGP_CLASS_CONST && m->kind == CGP_LOAD && m->nact > 2 ? 2 : m->nact;
   for (unsigned l = 0; l < n; l++) cgp_deps_prefetch(c->d, m->addr[l]);
   for (unsigned l = 0; l < n; l++) cgp_deps_access(c->d, m->addr[l], m->thread[m->lane[l]], m->sid, m->kind == CGP_STORE);
+  /* the laws: lanes on one stride (cgp_affine) fit a law if their first and last do, their
+     threads being consecutive (a warp over two rows of the block is not on one stride) */
+  int whole = m->nact == m->warp_threads;
+  for (unsigned l = 0; l < n; l = m->affine && l == 0 && n > 2 ? n - 1 : l + 1)
+    cgp_laws_see(c->d->laws, m->sid, m->thread[m->lane[l]], m->addr[l], m->kind == CGP_STORE, whole);
   c->checked += n;
   if (c->checked >= c->cfg->deps_max_checked) c->d->partial = 1;
 }

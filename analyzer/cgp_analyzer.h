@@ -455,6 +455,9 @@ typedef struct {
                                                value back and write it again: one scratch place all
                                                threads use for their own values (a raw or war: on
                                                such an element) */
+  int extrapolated;                         /* not seen: the sites' address laws put it between
+                                               threads the check was not fed (cgp_laws_beyond;
+                                               count 0) */
 } cgp_dep;
 
 /* Exact detection of inter-thread conflicts within one launch, in bounded memory: per element
@@ -481,6 +484,25 @@ uint64_t cgp_deps_addresses(const cgp_deps *d);
 const cgp_deps *cgp_analysis_deps(const cgp_analysis_set *s);
 /* cgp_an_deps's state behind an analysis `self` of it (for cgp_analysis_deps). */
 const cgp_deps *cgp_an_deps_state(const void *self);
+
+/* Each site's address law over the threads the check was fed, and the conflicts those laws put
+   between threads of the whole grid (cgp_deps_law.c): addr = base + sum_d stride[d] coord[d], one
+   address a thread. cgp_laws_see takes every access the check takes. cgp_laws_beyond solves a
+   store's law against a load every thread makes at one address, and against a site of the same
+   strides (a[i] = a[i + 1000]), over the grid from the smallest coordinates seen to hi (1 + the
+   largest the launch ran, per coordinate); at most cap, each `extrapolated`, none between two
+   sites `found` (the check's) already pairs; kinds in the nest's order (`order`:
+   cgp_thread_order_mask). */
+typedef struct cgp_laws cgp_laws;
+cgp_laws *cgp_laws_new(void);
+void cgp_laws_free(cgp_laws *s);
+void cgp_laws_reset(cgp_laws *s, int dims);           /* a new launch, of `dims` coordinates */
+/* whole: every thread of the access's warp took part (nact == warp_threads) */
+void cgp_laws_see(cgp_laws *s, uint32_t sid, uint64_t thread, uint64_t addr, int is_store, int whole);
+size_t cgp_laws_beyond(const cgp_laws *s, const uint64_t hi[3], uint64_t order, const cgp_dep *found, size_t nfound,
+                       cgp_dep *out, size_t cap);
+/* The deps analysis's: cgp_laws_beyond of its laws, order and found conflicts (0 without laws). */
+size_t cgp_deps_beyond(const cgp_deps *d, const uint64_t hi[3], cgp_dep *out, size_t cap);
 
 /* ---- What untraced work brings into the L2 (cgp_l2_warm.c; docs/model.md section 4c) --------- */
 

@@ -1028,15 +1028,19 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
     gathers_note(f, k);
     const cJSON *safe = cJSON_GetObjectItemCaseSensitive(k, "parallel_safe");
     if (cJSON_IsFalse(safe)) {
-      int deps = 0, exits = 0;
+      int deps = 0, exits = 0, beyond = 0;
       const cJSON *d;
       cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(k, "dependences")) {
         const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "kind"));
         if (kind && strcmp(kind, "exit") == 0) exits++;
         else deps++;
+        beyond += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "extrapolated"));
       }
       fprintf(f, "    not parallel as written: ");
       if (deps) fprintf(f, "%d dependence(s) between threads%s", deps, exits ? ", " : "");
+      if (beyond)
+        fprintf(f, " (%d not seen but extrapolated: the traced threads' addresses, carried to the whole grid, put "
+                   "another thread on the same element)", beyond);
       if (exits) fprintf(f, "%d early exit(s) from a mapped loop", exits);
       fprintf(f, " (see \"dependences\" in the report); the time above is for the loop as if it were parallel\n");
     } else if (cJSON_IsTrue(safe) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(

@@ -1,7 +1,7 @@
 /* cgp_report.h: the report, as JSON (cJSON), shared by the runtime (which writes it at program
    exit) and the driver (`cgpredict report`, which re-runs the model on a saved one).
 
-   Schema "cgpredict-report/1.9" (docs/report.schema.json; 1.2 added runtime.kernels_note, run_id,
+   Schema "cgpredict-report/1.10" (docs/report.schema.json; 1.2 added runtime.kernels_note, run_id,
    trace.events, kernels' memory_note and partial; 1.3 kernels' launch_sampling_note, left_note,
    host, block_whatif and the memory sites' sector_bytes_per_warp_instruction, predictions'
    offload, the report's host and offload; 1.4 kernels' fpga_nest and FPGA predictions, "kind":
@@ -9,7 +9,7 @@
    runtime.step_note; 1.6 samples' windows and stop, stats' overlap_insts, predictions'
    mem_periods and mlp; 1.7 stats' merged_dram_pw, memory sites'
    local_memory and memory_note; 1.8 benign races; 1.9 samples' after_untraced and stand_in,
-   kernels' l2_note): { version, tool_version, kernels: [ { name, file, line, dims,
+   kernels' l2_note; 1.10 dependences' extrapolated): { version, tool_version, kernels: [ { name, file, line, dims,
    launches, launches_sampled, grid, block, memory: [...], divergence, warnings,
    samples: [ { launch, weight, grid, blocks, total_warps, analysis: { <device>: stats } } ],
    predictions: [ { device, time_ms, cycles, mwp, cwp, n, b, batch, bound, ... } ] } ] }
@@ -26,7 +26,7 @@
 /* The report's schema, docs/report.schema.json: MAJOR.MINOR; MINOR grows with added fields, MAJOR
    when a field goes or changes meaning. A reader takes every MINOR of its MAJOR ("cgpredict-report/1"
    is 1.0). */
-#define CGP_REPORT_SCHEMA "cgpredict-report/1.9"
+#define CGP_REPORT_SCHEMA "cgpredict-report/1.10"
 #define CGP_REPORT_SCHEMA_MAJOR "cgpredict-report/1"
 
 /* An empty report: version fields and an empty "kernels" array. */

@@ -441,7 +441,11 @@ void rt_resolve_block(const rt_kernel *k, unsigned block[3]);
 void rt_record_launch(rt_kernel *k, const rt_sample *s);
 /* A launch of G blocks (G > 0), sampled or not, into the launches the latest sample stands for. */
 void rt_record_stood_for(rt_kernel *k, long sample, uint64_t G);
-void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d);
+/* The conflicts an analysed launch's check found, and those its sites' address laws put between
+   threads of its whole grid (grid: 1 + the largest thread coordinate; at most RT_DEPS_BEYOND a
+   launch, cgp_deps_beyond), into the kernel's, merged by kind and sites. */
+#define RT_DEPS_BEYOND 16
+void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d, const uint64_t grid[3]);
 /* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o, for
    the report and a trace replay. */
 void rt_site_stats_json(cJSON *o, const cgp_site_totals *s);

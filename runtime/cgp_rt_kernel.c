@@ -543,26 +543,37 @@ cgp_analysis_set *rt_kernel_analyses(rt_session *s, rt_kernel *k, size_t d) {
   return k->an[d];
 }
 
-void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *dp) {
+/* One conflict more, merged with the kernel's of its kind and sites. */
+static void record_dep(rt_kernel *k, uint64_t launch, const cgp_dep *f) {
+  size_t j = 0;
+  while (j < k->ndeps && !(k->deps[j].d.kind == f->kind && k->deps[j].d.first_sid == f->first_sid &&
+                           k->deps[j].d.second_sid == f->second_sid))
+    j++;
+  if (j < k->ndeps) {
+    rt_dep *e = &k->deps[j];
+    e->d.count += f->count;
+    e->d.reduction |= f->reduction;
+    e->d.scratch |= f->scratch;
+    if (e->d.extrapolated && !f->extrapolated) {   /* seen now: the seen example */
+      e->d = *f;
+      e->launch = launch;
+    }
+    return;
+  }
+  rt_dep *p = realloc(k->deps, (k->ndeps + 1) * sizeof *p);
+  if (!p) return;
+  k->deps = p;
+  k->deps[k->ndeps++] = (rt_dep){*f, launch};
+}
+
+void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *dp, const uint64_t grid[3]) {
   size_t n;
   const cgp_dep *f = cgp_deps_found(dp, &n);
   k->deps_partial |= cgp_deps_partial(dp);
-  for (size_t i = 0; i < n; i++) {
-    size_t j = 0;
-    while (j < k->ndeps && !(k->deps[j].d.kind == f[i].kind && k->deps[j].d.first_sid == f[i].first_sid &&
-                             k->deps[j].d.second_sid == f[i].second_sid))
-      j++;
-    if (j < k->ndeps) {
-      k->deps[j].d.count += f[i].count;
-      k->deps[j].d.reduction |= f[i].reduction;
-      k->deps[j].d.scratch |= f[i].scratch;
-      continue;
-    }
-    rt_dep *p = realloc(k->deps, (k->ndeps + 1) * sizeof *p);
-    if (!p) return;
-    k->deps = p;
-    k->deps[k->ndeps++] = (rt_dep){f[i], launch};
-  }
+  for (size_t i = 0; i < n; i++) record_dep(k, launch, &f[i]);
+  cgp_dep beyond[RT_DEPS_BEYOND];
+  size_t nb = cgp_deps_beyond(dp, grid, beyond, RT_DEPS_BEYOND);
+  for (size_t i = 0; i < nb; i++) record_dep(k, launch, &beyond[i]);
 }
 
 rt_kernel *rt_kernel_new(const char *desc, size_t ndev) { return parse_kernel(desc, ndev); }

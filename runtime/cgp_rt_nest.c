@@ -289,6 +289,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   memcpy(L->step, step, sizeof step);
   int down[3] = {step[0] < 0, step[1] < 0, step[2] < 0};
   kan_cfg.thread_order = cgp_thread_order_mask((int)k->dims, down);
+  kan_cfg.dims = (int)k->dims;
   cgp_analysis_begin_launch(L->kan);
   L->k = k;
   L->nmem = k->nmem;
@@ -466,7 +467,7 @@ static uint64_t record_launch(void) {
   else if (L->warm_started && s.launch > 0) k->inherit_checks++;
   for (size_t w = 0; w < L->dv[0].nwstat; w++) rt_wstat_count(k, &L->dv[0].wstat[w]);
   rt_record_launch(k, &s);
-  rt_record_deps(k, s.launch, cgp_analysis_deps(L->kan));
+  rt_record_deps(k, s.launch, cgp_analysis_deps(L->kan), s.grid);
   return G;
 }
 

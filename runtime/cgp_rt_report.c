@@ -230,6 +230,7 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
     cJSON_AddItemToObject(ex, "second_thread", coords(k, d->second_thread));
     cJSON_AddNumberToObject(ex, "launch", (double)k->deps[i].launch);
     cJSON_AddNumberToObject(e, "pairs_seen", (double)d->count);
+    if (d->extrapolated) cJSON_AddBoolToObject(e, "extrapolated", 1);   /* schema 1.10 */
     if (benign_waw(k, d)) {
       cJSON_AddStringToObject(e, "value", site_constant(k, d->first_sid));
       cJSON_AddStringToObject(e, "note", "two threads store to one element" BENIGN_NOTE);
@@ -278,8 +279,9 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
   cJSON *dc = cJSON_AddObjectToObject(o, "dependence_check");
   char scope[400];
   snprintf(scope, sizeof scope, "exact among the traced threads of each analysed launch's first window (its first "
-           "2 x B x SMs blocks), element addresses, at most 2^%d addresses and 2^24 accesses a launch; a value "
-           "carried in a register is found by the pass", RT_DEPS_MAX_ADDRESSES_LOG2);
+           "2 x B x SMs blocks), element addresses, at most 2^%d addresses and 2^24 accesses a launch; beyond them, "
+           "where the traced threads' addresses follow one affine law of the thread index, that law carried to the "
+           "whole grid (\"extrapolated\"); a value carried in a register is found by the pass", RT_DEPS_MAX_ADDRESSES_LOG2);
   cJSON_AddStringToObject(dc, "scope", scope);
   cJSON_AddBoolToObject(dc, "partial", k->deps_partial);
 }
