@@ -470,6 +470,9 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
       esc(b, str(get(dep, "second"), "file"));
       putf(b, ":%.0f: ", num(get(dep, "second"), "line"));
       esc(b, str(dep, "remedy"));
+      if (cJSON_IsTrue(get(dep, "extrapolated")))         /* schema 1.10 */
+        puts_(b, " (not seen among the traced threads: their addresses, carried to the whole grid, put two "
+                 "threads on one element)");
       puts_(b, "</li>");
     }
     puts_(b, "</ul>");

@@ -23,7 +23,7 @@ static double example(cJSON *d, const char *which, int coord) {
    threads 0 .. 2047 on the TK1. A shift by 10000 (line 11): thread 10000 writes what thread 0
    read. A 2-D pivot (line 14): thread (170, 256) writes A[256][170]. Not said: a store only
    threads i < 2000 make (line 16: c[31999] has no writer), and LU's row update, whose grid starts
-   after the pivot's column (line 18). */
+   after the pivot's column (line 18). The summary and the page say which were extrapolated. */
 Test(e2e_deps, a_writer_outside_the_traced_threads_is_found_by_the_sites_laws) {
   cJSON *r = build_run_tk1(
       "#include <stdio.h>\n"
@@ -73,5 +73,7 @@ Test(e2e_deps, a_writer_outside_the_traced_threads_is_found_by_the_sites_laws) {
   cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(kernel_named(r, "lu_row"), "parallel_safe")));
   char *sum = read_file("summary.txt");
   cr_assert(strstr(sum, "not parallel as written: 1 dependence(s) between threads (1 not seen but extrapolated"), "%s", sum);
+  cr_assert_eq(sh("%s report r.json --html h.html", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert(strstr(read_file("h.html"), "(not seen among the traced threads"), "the page says it too");
   cJSON_Delete(r);
 }
