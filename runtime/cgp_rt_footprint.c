@@ -194,6 +194,30 @@ void rt_law_free(rt_law *law) {
   memset(law, 0, sizeof *law);
 }
 
+static int by_lo(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+uint64_t rt_footprint_last_span(const rt_footprint *f) {
+  if (!f->npt) return 0;
+  const uint64_t *lo = f->pt[f->npt - 1].lo, *hi = f->pt[f->npt - 1].hi;
+  uint64_t (*r)[2] = malloc((f->nsites ? f->nsites : 1) * sizeof *r);
+  if (!r) return 0;
+  size_t n = 0;
+  for (size_t s = 0; s < f->nsites; s++)
+    if (lo[s] < hi[s]) { r[n][0] = lo[s]; r[n][1] = hi[s]; n++; }
+  qsort(r, n, sizeof *r, by_lo);
+  uint64_t bytes = 0, end = 0;
+  for (size_t i = 0; i < n; i++) {              /* the union: each range past what is counted */
+    uint64_t from = r[i][0] > end ? r[i][0] : end;
+    if (r[i][1] > from) bytes += r[i][1] - from;
+    if (r[i][1] > end) end = r[i][1];
+  }
+  free(r);
+  return bytes;
+}
+
 const cgp_ranges *rt_footprint_read(const rt_footprint *f) { return &f->read; }
 const cgp_ranges *rt_footprint_written(const rt_footprint *f) { return &f->written; }
 int rt_footprint_lost(const rt_footprint *f) { return f->lost; }

@@ -24,6 +24,9 @@ void rt_footprint_batch_end(rt_footprint *f, uint64_t end_block);
 /* A traced launch of `blocks` blocks ends, the pos-th (from 1) of the kernel's run number `run`:
    its sites' ranges join the kernel's sets, and are kept for the law (rt_footprint_law). */
 void rt_footprint_launch_end(rt_footprint *f, uint64_t blocks, uint64_t run, uint64_t pos);
+/* The bytes the last traced launch's sites' ranges (carried to its grid's end) cover, each byte
+   once; 0 before any. A span, not the bytes touched: a column walk's range is every row's. */
+uint64_t rt_footprint_last_span(const rt_footprint *f);
 const cgp_ranges *rt_footprint_read(const rt_footprint *f);
 const cgp_ranges *rt_footprint_written(const rt_footprint *f);
 int rt_footprint_lost(const rt_footprint *f);

@@ -179,6 +179,25 @@ uint64_t rt_grid_guess(const rt_kernel *k, const unsigned *block, int unit) {
 
 int rt_launch_whole(uint64_t G, uint64_t W) { return G && G <= RT_WHOLE_WINDOWS * W; }
 
+/* A launch whose bytes come near an L2's capacity is where the L2 turns from holding a launch's
+   data to losing it (an LRU cache swept by more than it holds misses every line; by less, it hits
+   them on the next sweep): there a window's traffic, a fraction of the launch's, fits in the L2
+   where the launch's does not, and the next launch (or the next window) finds what the untraced
+   blocks would have evicted. LU at N = 256 on the TK1 (128 KiB): kernel 2's launch 44 sweeps 178
+   KiB, its windows 30 % of that; sampled, it and the launches before it found all their lines in
+   the L2 where `full` missed 1470 a launch. So a traced launch (analysed or warming) is traced
+   whole for a device where its kernel's last traced launch spanned between half and twice the
+   device's L2 (rt_footprint_last_span) and its grid has at most RT_CLIFF_THREADS threads: such
+   launches are small on a small L2, and a large L2's cliff is left to the windows, whose cost
+   would be a whole launch of millions of threads. */
+#define RT_CLIFF_THREADS (UINT64_C(1) << 18)
+
+int rt_launch_at_cliff(const rt_kernel *k, uint64_t l2_bytes, uint64_t threads) {
+  if (!k->fp || !l2_bytes || !threads || threads > RT_CLIFF_THREADS) return 0;
+  uint64_t span = rt_footprint_last_span(k->fp);
+  return span && span >= l2_bytes / 2 && span <= 2 * l2_bytes;
+}
+
 /* Windows at 0, 2W, 4W, 8W ... leave the grid's second half to one window, which stands for it
    whatever it holds: a grid whose work depends on where a block is (LU's kernel 2, whose guard
    leaves active only a square in the grid's lower right, shrinking launch by launch) was

@@ -94,3 +94,20 @@ Test(tail, the_launches_an_l2_holds_by_the_bytes_each_adds) {
   t.len = 500;
   cr_expect_eq(rt_tail_launches(&t, 131072), 0, "a law that leaves the address space");
 }
+
+/* The last traced launch's span: its sites' ranges, each byte once (rt_footprint_last_span, which
+   rt_launch_at_cliff compares with each L2). Two rows of 128 bytes apart: 256; overlapping by 64
+   (the store's row starts 64 bytes into the load's): 192; none traced yet: 0. */
+Test(tail, the_last_launchs_span_counts_each_byte_once) {
+  rt_footprint *f = rt_footprint_new(2, kinds);
+  cr_assert_eq(rt_footprint_last_span(f), 0);
+  launch(f, (const uint64_t[2]){0x10000, 0x90000}, 0, 1, 1);
+  cr_assert_eq(rt_footprint_last_span(f), 256);
+  launch(f, (const uint64_t[2]){0x10000, 0x10040}, 0, 1, 2);
+  cr_assert_eq(rt_footprint_last_span(f), 192);
+  launch(f, (const uint64_t[2]){0x10040, 0x10000}, 0, 1, 3);
+  cr_assert_eq(rt_footprint_last_span(f), 192, "in either order");
+  launch(f, (const uint64_t[2]){0x10000, 0x10000}, 1, 1, 4);
+  cr_assert_eq(rt_footprint_last_span(f), 4100, "a range from lanes 4096 bytes apart");
+  rt_footprint_free(f);
+}

@@ -1,0 +1,54 @@
+/* End-to-end: a launch whose bytes come near the L2's capacity is traced whole
+   (rt_launch_at_cliff, runtime/cgp_rt_window.c), against `full` mode. */
+#include "e2e_util.h"
+
+TestSuite(e2e_cliff, .init = setup, .fini = teardown, .timeout = 300);
+
+/* LU at N = 256 on the TK1 (128 KiB of L2): the update's launches sweep (256 - k)^2 floats, from
+   256 KiB down, across the L2's capacity. Sampled in windows, a launch's traffic fit in the L2
+   where the whole launch's did not, and the next launches found lines `full` missed: the row
+   kernel +20.3 %, the update +3.7 % against `full`. Traced whole near the cliff: -0.15 % and
+   +1.84 %. */
+Test(e2e_cliff, launches_near_the_l2s_capacity_are_traced_whole_and_agree_with_full) {
+  cJSON *r[2];
+  build_run_and_full_tk1("#include <stdio.h>\n"
+                         "#define N 256\n"
+                         "float A[N][N];\n"
+                         "int main(void) {\n"
+                         "  for (int i = 0; i < N; i++)\n"
+                         "    for (int j = 0; j < N; j++) A[i][j] = (i == j) ? N : (float)((i * 7 + j * 3) % 11) / 11;\n"
+                         "  for (int k = 0; k < N; k++) {\n"
+                         "#pragma cgpredict kernel name(row)\n"
+                         "    for (int j = k + 1; j < N; j++) A[k][j] = A[k][j] / A[k][k];\n"
+                         "#pragma cgpredict kernel name(update) dims(2)\n"
+                         "    for (int i = k + 1; i < N; i++)\n"
+                         "      for (int j = k + 1; j < N; j++) A[i][j] = A[i][j] - A[i][k] * A[k][j];\n"
+                         "  }\n"
+                         "  double s = 0;\n"
+                         "  for (int i = 0; i < N; i++) s += A[i][i];\n"
+                         "  printf(\"%.6e\\n\", s);\n"
+                         "  return 0;\n"
+                         "}\n",
+                         r);
+  const char *names[] = {"row", "update"};
+  for (int i = 0; i < 2; i++) {
+    double run = num(prediction(kernel_named(r[0], names[i]), "jetson-tk1"), "time_ms");
+    double full = num(prediction(kernel_named(r[1], names[i]), "jetson-tk1"), "time_ms");
+    cr_assert_lt(fabs(run / full - 1), 0.02, "%s: %g ms sampled, %g ms full (%+.2f %%)", names[i], run, full,
+                 100 * (run / full - 1));
+  }
+  /* the update's launches 40 to 48 sweep about 210 x 210 floats (172 KiB): traced whole, every
+     warp that has threads (rows k + 1 .. 255, the 32-wide warps from the one holding column k + 1;
+     launch 40: 215 x 7) */
+  cJSON *s;
+  int seen = 0;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItem(kernel_named(r[0], "update"), "samples")) {
+    int k = (int)num(s, "launch");
+    if (k < 40 || k > 48) continue;
+    cr_assert_eq(num(s, "traced_warps"), (255 - k) * ((256 - 32 * ((k + 1) / 32)) / 32), "launch %d", k);
+    seen++;
+  }
+  cr_assert_gt(seen, 0);
+  cJSON_Delete(r[0]);
+  cJSON_Delete(r[1]);
+}
