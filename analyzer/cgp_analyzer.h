@@ -88,6 +88,9 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
    Returns 1 on a hit, 0 on a miss. */
 int cgp_l2_access(cgp_l2 *l2, uint64_t line);
 
+/* 1 if a reference to `line` now would hit; the cache is not changed (no reference is made). */
+int cgp_l2_holds(const cgp_l2 *l2, uint64_t line);
+
 /* Reference lines[0..n) in order, with the same effect as n cgp_l2_access calls; returns the
    number of hits (lines may be NULL when n is 0). Faster on a large cache: the host cache
    lines that the next references will read are prefetched. */
@@ -140,6 +143,8 @@ cgp_l2_ref *cgp_l2_ref_new(uint64_t capacity_bytes, unsigned line_bytes, unsigne
 
 /* Reference one line: 1 on a hit, 0 on a miss, -1 if the history could not grow. */
 int cgp_l2_ref_access(cgp_l2_ref *r, uint64_t line);
+/* Would a reference to `line` hit now (its history walked, nothing recorded)? */
+int cgp_l2_ref_holds(cgp_l2_ref *r, uint64_t line);
 
 /* Release the reference model; NULL is allowed. */
 void cgp_l2_ref_free(cgp_l2_ref *r);

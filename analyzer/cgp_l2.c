@@ -424,6 +424,22 @@ static inline int access(cgp_l2 *c, uint64_t line) {
 
 int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 
+int cgp_l2_holds(const cgp_l2 *c, uint64_t line) {
+  if (c->have_mru && line == c->mru) return 1;
+  if (c->tab) {                                    /* a group's stamp at or past the front */
+    uint64_t q = line / GL, key = q + 1, i = home(c, key), mask = c->slots - 1;
+    for (; c->tab[i].key != key; i = (i + 1) & mask)
+      if (!c->tab[i].key) return 0;
+    return c->tab[i].stamp[line - q * GL] >= c->front;
+  }
+  uint64_t set = set_index(c, line);
+  const uint64_t *way = c->tags + set * c->assoc;
+  unsigned n = c->assoc <= 16 && c->sets > 1 ? c->assoc : c->fill[set];   /* an empty way holds another set's line */
+  for (unsigned w = 0; w < n; w++)
+    if (way[w] == line) return 1;
+  return 0;
+}
+
 int cgp_l2_degraded(const cgp_l2 *c) { return c->degraded; }
 
 void cgp_l2_mark(cgp_l2 *c) {

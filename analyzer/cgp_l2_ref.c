@@ -94,6 +94,20 @@ int cgp_l2_ref_access(cgp_l2_ref *r, uint64_t m) {
   return found && distinct < r->assoc;
 }
 
+int cgp_l2_ref_holds(cgp_l2_ref *r, uint64_t m) {
+  history *h = &r->set[cgp_l2_set_of(m, r->sets, r->index)];
+  uint64_t distinct = 0;
+  if (++r->gen == 0) {
+    for (uint64_t i = 0; i <= r->tcs_mask; i++) r->tcs_gen[i] = 0;
+    r->gen = 1;
+  }
+  for (size_t i = h->n; i-- > 0 && distinct < r->assoc;) {
+    if (h->line[i] == m) return 1;
+    distinct += tcs_add(r, h->line[i]);
+  }
+  return 0;
+}
+
 void cgp_l2_ref_free(cgp_l2_ref *r) {
   if (!r) return;
   if (r->set)

@@ -476,6 +476,12 @@ int rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t);
    16 cap_bytes and 32 MiB (one launch where that alone is more, none past 32 MiB). Exposed for
    the tests. */
 uint64_t rt_tail_launches(const rt_tail *t, uint64_t cap_bytes);
+/* A run's edge in an L2 (docs/model.md 5b, "Where a run leaves what the L2 holds"): the launch
+   after the one at run position p, p + e with 1 < e < span, whose ranges by the footprint's law
+   the L2 (of `ub`-byte units) holds a share of that differs from launch p + 1's by more than a
+   half, the first such by halving (the shares taken as changing once); 0 where none does, or the
+   law does not reach. Nothing in the L2 changes. */
+uint64_t rt_law_edge(const cgp_l2 *l2, uint64_t ub, const rt_law *law, uint64_t p, uint64_t span);
 /* The replay work a trace's tail record promises, in warp events: the 2^20 units of 32 bytes
    rt_tail_warm references at most. */
 #define RT_TAIL_EVENTS (UINT64_C(1) << 15)

@@ -150,6 +150,16 @@ static uint64_t plan_after(uint64_t n, unsigned samples, const rt_sample *last, 
 static void plan_next_sample(rt_kernel *k, uint64_t n) {
   const rt_sample *last = k->nsamples >= 2 && k->samples[k->nsamples - 1].launch == n ? &k->samples[k->nsamples - 1] : NULL;
   k->next_sampled = plan_after(n, (unsigned)k->nsamples, last, last ? last - 1 : NULL, &k->dense);
+  /* sooner where the run's launches, by its footprint's law, reach lines an L2 holds differently
+     from the next launch's: the edge of what an earlier kernel left (ADI's kernel 6 sweeping up
+     the rows kernel 4 swept down, docs/model.md 5b) */
+  rt_law law;
+  if (!k->fp || k->next_sampled <= n + 2 || !rt_footprint_law(k->fp, k->runs, &law)) return;
+  for (size_t d = 0; d < S->ndev; d++) {
+    uint64_t e = rt_law_edge(S->l2[d], cgp_transaction_bytes(&S->dev[d]), &law, k->run_pos, k->next_sampled - n);
+    if (e && n + e < k->next_sampled) k->next_sampled = n + e;
+  }
+  rt_law_free(&law);
 }
 
 /* The same for shape c, whose latest launch (its n-th) was just analysed. */

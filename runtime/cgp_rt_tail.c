@@ -8,6 +8,7 @@
    replay (cgp_rt_trace.c, at its 'T' record) call rt_tail_warm, each for its devices. */
 #include "cgp_rt_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #define RT_TAIL_MAX 65536              /* launches referenced at most */
@@ -91,4 +92,49 @@ int rt_tail_warm(rt_session *s, rt_kernel *k, size_t d, const rt_tail *t) {
   }
   free(r);
   return 1;
+}
+
+/* ---- where a run's launches leave what the L2 holds (docs/model.md 5b) ---------------------- */
+
+#define RT_EDGE_PROBES 16     /* units probed per range of a launch */
+#define RT_EDGE_CHANGE 0.5    /* a launch's held share this far from the next launch's: an edge */
+
+/* The share of run position p's ranges, by the law, that the L2 holds now (RT_EDGE_PROBES units
+   of each range, evenly spread; ub: the L2's unit), or -1 where the law does not reach p. */
+static double held_share(const cgp_l2 *l2, uint64_t ub, const rt_law *law, uint64_t p, uint64_t *r) {
+  if (!pairs_at(law, p, r)) return -1;
+  unsigned probed = 0, held = 0;
+  for (uint32_t i = 0; i < law->n; i++) {
+    if (!(r[2 * i] < r[2 * i + 1])) continue;
+    uint64_t u0 = r[2 * i] / ub, u1 = (r[2 * i + 1] - 1) / ub, n = u1 - u0 + 1;
+    uint64_t step = n > RT_EDGE_PROBES ? n / RT_EDGE_PROBES : 1;
+    for (uint64_t u = u0; u <= u1 && probed < UINT32_MAX; u += step) {
+      held += (unsigned)cgp_l2_holds(l2, u);
+      probed++;
+    }
+  }
+  return probed ? (double)held / probed : -1;
+}
+
+uint64_t rt_law_edge(const cgp_l2 *l2, uint64_t ub, const rt_law *law, uint64_t p, uint64_t span) {
+  if (!l2 || !ub || span < 3 || !law->n) return 0;
+  uint64_t *r = malloc(2 * law->n * sizeof *r);
+  if (!r) return 0;
+  double first = held_share(l2, ub, law, p + 1, r);
+  uint64_t lo = 1, hi = 0;                      /* lo: like the first; hi: past the edge */
+  for (uint64_t e = 2; first >= 0 && e < span; e = e < span / 2 ? 2 * e : span - 1) {
+    double f = held_share(l2, ub, law, p + e, r);
+    if (f < 0) break;
+    if (fabs(f - first) > RT_EDGE_CHANGE) { hi = e; break; }
+    lo = e;
+    if (e == span - 1) break;
+  }
+  while (hi && hi - lo > 1) {                   /* the first launch past it, by halves */
+    uint64_t mid = lo + (hi - lo) / 2;
+    double f = held_share(l2, ub, law, p + mid, r);
+    if (f >= 0 && fabs(f - first) > RT_EDGE_CHANGE) hi = mid;
+    else lo = mid;
+  }
+  free(r);
+  return hi;
 }

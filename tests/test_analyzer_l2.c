@@ -392,3 +392,37 @@ Test(l2, hits_on_lines_from_before_the_mark_are_inherited) {
   cr_expect_not(cgp_l2_tracks_inherited(s));
   cgp_l2_free(s);
 }
+
+/* cgp_l2_holds says what a reference would return, changes nothing, and agrees with the
+   reference's history walk: before every reference of random traces over every geometry, a
+   probe of the line and of a random one (the probes made, the references still agree with the
+   reference simulator's, which makes none). */
+Test(l2, holds_is_a_reference_that_changes_nothing) {
+  uint64_t seed = 77;
+  for (size_t g = 0; g < NGEOM; g++) {
+    geometry G = geometries[g];
+    cgp_l2 *fast = cgp_l2_new((uint64_t)G.lines * LINE, LINE, G.assoc, G.index);
+    cgp_l2_ref *ref = cgp_l2_ref_new((uint64_t)G.lines * LINE, LINE, G.assoc, G.index);
+    uint64_t *t = random_trace(seed++, 6000, G.lines + G.lines / 4, 1);
+    unsigned held = 0;
+    for (size_t i = 0; i < 6000; i++) {
+      uint64_t other = t[rng_next(&seed) % 6000];
+      cr_assert_eq(cgp_l2_holds(fast, other), cgp_l2_ref_holds(ref, other), "geometry %zu, probe before %zu", g, i);
+      int would = cgp_l2_holds(fast, t[i]);
+      cr_assert_eq(would, cgp_l2_ref_holds(ref, t[i]), "geometry %zu, reference %zu", g, i);
+      int got = cgp_l2_access(fast, t[i]), want = cgp_l2_ref_access(ref, t[i]);
+      cr_assert(got == want && got == would, "geometry %zu, reference %zu: holds %d, access %d, want %d", g, i, would,
+                got, want);
+      held += (unsigned)would;
+    }
+    cr_assert(held > 0 && held < 6000, "geometry %zu: %u held", g, held);
+    free(t);
+    cgp_l2_free(fast);
+    cgp_l2_ref_free(ref);
+  }
+  cgp_l2 *c = cgp_l2_new(4 * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);   /* by hand: 4 lines */
+  for (uint64_t l = 1; l <= 5; l++) cgp_l2_access(c, l);
+  cr_assert(!cgp_l2_holds(c, 1) && cgp_l2_holds(c, 2) && cgp_l2_holds(c, 5) && !cgp_l2_holds(c, 6));
+  cr_assert(!cgp_l2_holds(c, 1), "asking did not bring line 1 back");
+  cgp_l2_free(c);
+}

@@ -1,5 +1,6 @@
-/* End-to-end: a launch whose bytes come near the L2's capacity is traced whole
-   (rt_launch_at_cliff, runtime/cgp_rt_window.c), against `full` mode. */
+/* End-to-end, against `full` mode: the L2's edges. A launch whose bytes come near the L2's
+   capacity is traced whole (rt_launch_at_cliff, runtime/cgp_rt_window.c); the launch where a run
+   leaves what the L2 holds is analysed (rt_law_edge, runtime/cgp_rt_tail.c). */
 #include "e2e_util.h"
 
 TestSuite(e2e_cliff, .init = setup, .fini = teardown, .timeout = 300);
@@ -49,6 +50,46 @@ Test(e2e_cliff, launches_near_the_l2s_capacity_are_traced_whole_and_agree_with_f
     seen++;
   }
   cr_assert_gt(seen, 0);
+  cJSON_Delete(r[0]);
+  cJSON_Delete(r[1]);
+}
+
+/* `down` sweeps rows 0 .. 255 of a and b (2 KiB a launch), then `up` sweeps them back: the TK1's
+   128 KiB L2 holds down's last 64 rows, so up's launches 0 .. 63 hit and the rest miss. Its
+   analysed launches 31 and 127 stood on either side of that edge: -19.36 % against `full`. The
+   footprint's law puts up's later rows where the L2 can be asked (rt_law_edge): launch 64, the
+   first that misses, is analysed, and up equals `full`. */
+Test(e2e_cliff, the_launch_where_a_run_leaves_what_the_l2_holds_is_analysed) {
+  cJSON *r[2];
+  build_run_and_full_tk1("#include <stdio.h>\n"
+                         "#define N 256\n"
+                         "#define M 256\n"
+                         "float a[N][M], b[N][M];\n"
+                         "int main(void) {\n"
+                         "  for (int i = 0; i < N; i++)\n"
+                         "    for (int j = 0; j < M; j++) { a[i][j] = (float)(i % 7) + j; b[i][j] = (float)j / (i + 1); }\n"
+                         "  for (int r = 0; r < N; r++) {\n"
+                         "#pragma cgpredict kernel name(down)\n"
+                         "    for (int j = 0; j < M; j++) { a[r][j] = a[r][j] * 0.5f + 1.0f; b[r][j] = b[r][j] + a[r][j]; }\n"
+                         "  }\n"
+                         "  for (int r = N - 1; r >= 0; r--) {\n"
+                         "#pragma cgpredict kernel name(up)\n"
+                         "    for (int j = 0; j < M; j++) b[r][j] = b[r][j] - a[r][j] * 0.25f;\n"
+                         "  }\n"
+                         "  double s = 0;\n"
+                         "  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) s += b[i][j];\n"
+                         "  printf(\"%.6e\\n\", s);\n"
+                         "  return 0;\n"
+                         "}\n",
+                         r);
+  cJSON *up = kernel_named(r[0], "up");
+  double run = num(prediction(up, "jetson-tk1"), "time_ms");
+  double full = num(prediction(kernel_named(r[1], "up"), "jetson-tk1"), "time_ms");
+  cr_assert_lt(fabs(run / full - 1), 0.005, "up: %g ms sampled, %g ms full", run, full);
+  cJSON *s;
+  int edge = 0;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItem(up, "samples")) edge |= num(s, "launch") == 64;
+  cr_assert(edge, "launch 64, the first to miss, is analysed");
   cJSON_Delete(r[0]);
   cJSON_Delete(r[1]);
 }
