@@ -199,21 +199,30 @@ static int by_lo(const void *a, const void *b) {
   return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+uint64_t rt_ranges_union(uint64_t *r, size_t n) {
+  qsort(r, n, 2 * sizeof *r, by_lo);
+  uint64_t sum = 0, lo = 0, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i && r[2 * i] <= hi) {
+      if (r[2 * i + 1] > hi) hi = r[2 * i + 1];
+      continue;
+    }
+    sum += hi - lo;
+    lo = r[2 * i];
+    hi = r[2 * i + 1];
+  }
+  return sum + hi - lo;
+}
+
 uint64_t rt_footprint_last_span(const rt_footprint *f) {
   if (!f->npt) return 0;
   const uint64_t *lo = f->pt[f->npt - 1].lo, *hi = f->pt[f->npt - 1].hi;
-  uint64_t (*r)[2] = malloc((f->nsites ? f->nsites : 1) * sizeof *r);
+  uint64_t *r = malloc(2 * (f->nsites ? f->nsites : 1) * sizeof *r);
   if (!r) return 0;
   size_t n = 0;
   for (size_t s = 0; s < f->nsites; s++)
-    if (lo[s] < hi[s]) { r[n][0] = lo[s]; r[n][1] = hi[s]; n++; }
-  qsort(r, n, sizeof *r, by_lo);
-  uint64_t bytes = 0, end = 0;
-  for (size_t i = 0; i < n; i++) {              /* the union: each range past what is counted */
-    uint64_t from = r[i][0] > end ? r[i][0] : end;
-    if (r[i][1] > from) bytes += r[i][1] - from;
-    if (r[i][1] > end) end = r[i][1];
-  }
+    if (lo[s] < hi[s]) { r[2 * n] = lo[s]; r[2 * n + 1] = hi[s]; n++; }
+  uint64_t bytes = rt_ranges_union(r, n);
   free(r);
   return bytes;
 }

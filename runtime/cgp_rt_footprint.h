@@ -24,8 +24,12 @@ void rt_footprint_batch_end(rt_footprint *f, uint64_t end_block);
 /* A traced launch of `blocks` blocks ends, the pos-th (from 1) of the kernel's run number `run`:
    its sites' ranges join the kernel's sets, and are kept for the law (rt_footprint_law). */
 void rt_footprint_launch_end(rt_footprint *f, uint64_t blocks, uint64_t run, uint64_t pos);
+/* The bytes of the union of n ranges [r[2i], r[2i + 1]) (lo <= hi), each byte once; r is sorted
+   by lo here. 0 for none. */
+uint64_t rt_ranges_union(uint64_t *r, size_t n);
 /* The bytes the last traced launch's sites' ranges (carried to its grid's end) cover, each byte
-   once; 0 before any. A span, not the bytes touched: a column walk's range is every row's. */
+   once (rt_ranges_union); 0 before any. A span, not the bytes touched: a column walk's range is
+   every row's. */
 uint64_t rt_footprint_last_span(const rt_footprint *f);
 const cgp_ranges *rt_footprint_read(const rt_footprint *f);
 const cgp_ranges *rt_footprint_written(const rt_footprint *f);

@@ -15,11 +15,6 @@
 #define RT_TAIL_MAX_BYTES (UINT64_C(32) << 20)   /* bytes of ranges referenced at most: 2^20
                                                     32-byte units, what RT_TAIL_EVENTS charges */
 
-static int by_lo(const void *a, const void *b) {
-  const uint64_t *x = a, *y = b;
-  return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
 /* Launch p's ranges as pairs (lo, hi) in r[2i], r[2i + 1]: 0 where the law does not reach p
    (a step or a distance past 2^31, or a range leaving the address space). */
 static int pairs_at(const rt_law *l, uint64_t p, uint64_t *r) {
@@ -37,22 +32,6 @@ static int pairs_at(const rt_law *l, uint64_t p, uint64_t *r) {
   return 1;
 }
 
-/* Bytes of the union of n ranges (pairs, sorted here). */
-static uint64_t union_bytes(uint64_t *r, size_t n) {
-  qsort(r, n, 2 * sizeof *r, by_lo);
-  uint64_t sum = 0, lo = 0, hi = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (i && r[2 * i] <= hi) {
-      if (r[2 * i + 1] > hi) hi = r[2 * i + 1];
-      continue;
-    }
-    sum += hi - lo;
-    lo = r[2 * i];
-    hi = r[2 * i + 1];
-  }
-  return sum + hi - lo;
-}
-
 uint64_t rt_tail_launches(const rt_tail *t, uint64_t cap_bytes) {
   const rt_law *l = &t->law;
   size_t n = l->n;
@@ -63,9 +42,9 @@ uint64_t rt_tail_launches(const rt_tail *t, uint64_t cap_bytes) {
     uint64_t b = r[2 * i + 1] - r[2 * i];
     sum += b <= RT_TAIL_MAX_BYTES ? b : RT_TAIL_MAX_BYTES + 1;
   }
-  uint64_t one = union_bytes(r, n), both = one;
+  uint64_t one = rt_ranges_union(r, n), both = one;
   /* what the last launch adds to the one before it */
-  if (t->len > 1 && pairs_at(l, t->len, r) && pairs_at(l, t->len - 1, r + 2 * n)) both = union_bytes(r, 2 * n);
+  if (t->len > 1 && pairs_at(l, t->len, r) && pairs_at(l, t->len - 1, r + 2 * n)) both = rt_ranges_union(r, 2 * n);
   uint64_t adds = both - one, budget = 16 * cap_bytes < RT_TAIL_MAX_BYTES ? 16 * cap_bytes : RT_TAIL_MAX_BYTES;
   k = adds ? 1 + (2 * cap_bytes + adds - 1) / adds : 1;
   uint64_t most = sum > RT_TAIL_MAX_BYTES ? 0 : sum > budget ? 1 : budget / sum;
