@@ -65,7 +65,8 @@ struct cgp_deps {
   size_t nfound, capfound;
   uint64_t *chunks;              /* CHUNK_BITS bits: a chunk has an entry (never a false no) */
   uint64_t order;                /* XORed into thread keys: the table holds the sequential order */
-  cgp_laws *laws;                /* the sites' address laws (the analysis's; NULL: none) */
+  cgp_laws *laws;                /* the sites' address laws (NULL: none): the analysis's, which
+                                    resets them with the launch's dimensions */
 };
 
 static uint64_t hash(uint64_t x) {
@@ -125,7 +126,6 @@ void cgp_deps_reset(cgp_deps *d) {
   d->partial = 0;
   d->nfound = 0;
   d->order = 0;
-  if (d->laws) cgp_laws_reset(d->laws, 1);
 }
 
 static entry *lookup(cgp_deps *d, uint64_t addr) {

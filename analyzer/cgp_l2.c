@@ -405,6 +405,10 @@ static int access_large_set(cgp_l2 *c, uint64_t set, uint64_t line) {
   return hit;
 }
 
+/* The sets keep their recency order packed in a word (access_small_set): up to 16 ways and more
+   than one set; else tags most recent first with a fill count (access_large_set). */
+static int packed_sets(const cgp_l2 *c) { return c->assoc <= 16 && c->sets > 1; }
+
 /* cgp_l2_set_of for this cache, with log2 sets kept: the set of a reference and of a prefetch. */
 static uint64_t set_index(const cgp_l2 *c, uint64_t line) {
   return (c->index == CGP_L2_XOR ? line ^ line >> c->set_bits : line) & (c->sets - 1);
@@ -412,7 +416,7 @@ static uint64_t set_index(const cgp_l2 *c, uint64_t line) {
 
 static int access_sets(cgp_l2 *c, uint64_t line) {
   uint64_t set = set_index(c, line);
-  return c->assoc <= 16 && c->sets > 1 ? access_small_set(c, set, line) : access_large_set(c, set, line);
+  return packed_sets(c) ? access_small_set(c, set, line) : access_large_set(c, set, line);
 }
 
 static inline int access(cgp_l2 *c, uint64_t line) {
@@ -434,7 +438,7 @@ int cgp_l2_holds(const cgp_l2 *c, uint64_t line) {
   }
   uint64_t set = set_index(c, line);
   const uint64_t *way = c->tags + set * c->assoc;
-  unsigned n = c->assoc <= 16 && c->sets > 1 ? c->assoc : c->fill[set];   /* an empty way holds another set's line */
+  unsigned n = packed_sets(c) ? c->assoc : c->fill[set];   /* an empty way holds another set's line */
   for (unsigned w = 0; w < n; w++)
     if (way[w] == line) return 1;
   return 0;

@@ -78,26 +78,11 @@ static int history_push(history *h, uint64_t m) {
   return 1;
 }
 
-int cgp_l2_ref_access(cgp_l2_ref *r, uint64_t m) {
-  history *h = &r->set[cgp_l2_set_of(m, r->sets, r->index)];
+/* Would a reference to m hit: walk m's set history back to m's previous reference, collecting
+   the distinct lines met (the TCS); a hit iff m is found with fewer than assoc of them. */
+static int walk(cgp_l2_ref *r, const history *h, uint64_t m) {
   uint64_t distinct = 0;
-  int found = 0;
   if (++r->gen == 0) {                 /* stamps wrapped: clear so no stale slot looks current */
-    for (uint64_t i = 0; i <= r->tcs_mask; i++) r->tcs_gen[i] = 0;
-    r->gen = 1;
-  }
-  for (size_t i = h->n; i-- > 0 && distinct < r->assoc;) {
-    if (h->line[i] == m) { found = 1; break; }
-    distinct += tcs_add(r, h->line[i]);
-  }
-  if (!history_push(h, m)) return -1;
-  return found && distinct < r->assoc;
-}
-
-int cgp_l2_ref_holds(cgp_l2_ref *r, uint64_t m) {
-  history *h = &r->set[cgp_l2_set_of(m, r->sets, r->index)];
-  uint64_t distinct = 0;
-  if (++r->gen == 0) {
     for (uint64_t i = 0; i <= r->tcs_mask; i++) r->tcs_gen[i] = 0;
     r->gen = 1;
   }
@@ -107,6 +92,15 @@ int cgp_l2_ref_holds(cgp_l2_ref *r, uint64_t m) {
   }
   return 0;
 }
+
+int cgp_l2_ref_access(cgp_l2_ref *r, uint64_t m) {
+  history *h = &r->set[cgp_l2_set_of(m, r->sets, r->index)];
+  int hit = walk(r, h, m);
+  if (!history_push(h, m)) return -1;
+  return hit;
+}
+
+int cgp_l2_ref_holds(cgp_l2_ref *r, uint64_t m) { return walk(r, &r->set[cgp_l2_set_of(m, r->sets, r->index)], m); }
 
 void cgp_l2_ref_free(cgp_l2_ref *r) {
   if (!r) return;

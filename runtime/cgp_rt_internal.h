@@ -419,9 +419,10 @@ uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, ui
    (docs/pipeline.md, "Sampling") where its kernel's grid as known at its start (G, rt_grid_guess)
    is at most RT_WHOLE_WINDOWS windows. */
 int rt_launch_whole(uint64_t G, uint64_t W);
-/* Or where kernel k's last traced launch spanned between half and twice an L2 of l2_bytes, for a
-   grid of at most RT_CLIFF_THREADS threads (cgp_rt_window.c): the L2's cliff. */
-int rt_launch_at_cliff(const rt_kernel *k, uint64_t l2_bytes, uint64_t threads);
+/* Or where its kernel's last traced launch spanned `span` bytes (rt_footprint_last_span), between
+   half and twice an L2 of l2_bytes, for a grid of at most RT_CLIFF_THREADS threads
+   (cgp_rt_window.c): the L2's cliff. */
+int rt_launch_at_cliff(uint64_t span, uint64_t l2_bytes, uint64_t threads);
 /* Kernel k's grid in blocks as known at a launch's start: its last launch's, or for its first its
    constant bounds' in blocks of block[] (unit steps); 0 where neither is known. */
 uint64_t rt_grid_guess(const rt_kernel *k, const unsigned *block, int unit);

@@ -187,15 +187,14 @@ int rt_launch_whole(uint64_t G, uint64_t W) { return G && G <= RT_WHOLE_WINDOWS 
    KiB, its windows 30 % of that; sampled, it and the launches before it found all their lines in
    the L2 where `full` missed 1470 a launch. So a traced launch (analysed or warming) is traced
    whole for a device where its kernel's last traced launch spanned between half and twice the
-   device's L2 (rt_footprint_last_span) and its grid has at most RT_CLIFF_THREADS threads: such
+   device's L2 (span: rt_footprint_last_span) and its grid has at most RT_CLIFF_THREADS threads: such
    launches are small on a small L2, and a large L2's cliff is left to the windows, whose cost
    would be a whole launch of millions of threads. */
 #define RT_CLIFF_THREADS (UINT64_C(1) << 18)
 
-int rt_launch_at_cliff(const rt_kernel *k, uint64_t l2_bytes, uint64_t threads) {
-  if (!k->fp || !l2_bytes || !threads || threads > RT_CLIFF_THREADS) return 0;
-  uint64_t span = rt_footprint_last_span(k->fp);
-  return span && span >= l2_bytes / 2 && span <= 2 * l2_bytes;
+int rt_launch_at_cliff(uint64_t span, uint64_t l2_bytes, uint64_t threads) {
+  if (!span || !l2_bytes || !threads || threads > RT_CLIFF_THREADS) return 0;
+  return span >= l2_bytes / 2 && span <= 2 * l2_bytes;
 }
 
 /* Windows at 0, 2W, 4W, 8W ... leave the grid's second half to one window, which stands for it
