@@ -61,6 +61,43 @@ static size_t fold_candidates(const nest *n, const body_shape *bs, LLVMBasicBloc
   return nf;
 }
 
+/* 1 if loop metadata `id` asks for vectorization or interleaving (an operand !{"llvm.loop.vectorize.*"
+   or !{"llvm.loop.interleave.*"}, as `#pragma omp simd` or `#pragma clang loop vectorize(enable)`
+   leave). */
+static int asks_vectorizing(LLVMValueRef id) {
+  static const char *const hints[] = {"llvm.loop.vectorize.", "llvm.loop.interleave."};
+  unsigned n = LLVMGetMDNodeNumOperands(id);
+  LLVMValueRef *op = n ? malloc(n * sizeof *op) : NULL;
+  int asks = 0;
+  if (!op) return 0;
+  LLVMGetMDNodeOperands(id, op);
+  for (unsigned i = 0; i < n && !asks; i++) {
+    unsigned k = op[i] && op[i] != id && LLVMIsAMDNode(op[i]) ? LLVMGetMDNodeNumOperands(op[i]) : 0, len = 0;
+    LLVMValueRef *hint = k ? malloc(k * sizeof *hint) : NULL;   /* a hint: its name, then its values */
+    if (!hint) continue;
+    LLVMGetMDNodeOperands(op[i], hint);
+    const char *name = hint[0] ? LLVMGetMDString(hint[0], &len) : NULL;
+    for (int h = 0; h < 2 && name; h++) asks |= len > strlen(hints[h]) && !strncmp(name, hints[h], strlen(hints[h]));
+    free(hint);
+  }
+  free(op);
+  return asks;
+}
+
+/* A loop of the instrumented body whose !llvm.loop asks for vectorization loses it: a hook call in
+   every block keeps the loop scalar, so the request would fail there and clang-14 would warn of it
+   ("loop not vectorized: the optimizer was unable to perform the requested transformation"), about
+   calls the user never wrote. The clean copy, cloned before, keeps it. The header's terminator is
+   the body's since the split (cgp_split_after_phis). */
+static void drop_vectorizing(LLVMBasicBlockRef *blocks, size_t n, LLVMBasicBlockRef header, LLVMBasicBlockRef body,
+                             unsigned md_loop) {
+  for (size_t b = 0; b < n; b++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(blocks[b] == header ? body : blocks[b]);
+    LLVMValueRef id = term ? LLVMGetMetadata(term, md_loop) : NULL;
+    if (id && asks_vectorizing(id)) LLVMSetMetadata(term, md_loop, NULL);
+  }
+}
+
 /* *made: the header of the loop the clean copy became (cgp_clean_thread_loop), or NULL: a copy of
    the marked loop itself for a 1-D nest, not to be taken for another instance of it. */
 static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_cfg *cfg,
@@ -131,6 +168,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
     clean = cgp_clone_clean(pc->ctx, pc->b, region, nreg, pc->f_site, copy);
   }
   free(region);
+  drop_vectorizing(tblocks, ntb, header, body, pc->md_loop);
   cgp_insert_mem_hooks(pc, &n);
   for (size_t b = 0; b < ntb; b++) {
     LLVMBasicBlockRef bb = tblocks[b] == header ? body : tblocks[b];

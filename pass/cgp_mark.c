@@ -130,6 +130,27 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
     }
 }
 
+/* What the pipeline tells the context while it runs: an error is kept for the caller; remarks
+   and warnings are dropped. They are about the marked module, markers and all, not the user's
+   code: a `#pragma omp simd` loop whose vectorization the pipeline must try (a forced hint
+   outranks the options below) printed "loop not vectorized: call instruction cannot be
+   vectorized", the call being a site marker (Rodinia's lud, nw). The user's compiler has given
+   the source's own diagnostics (cgp_build.c). */
+typedef struct {
+  char *err;
+  size_t errlen;
+  int failed;
+} o1_diags;
+
+static void o1_diag(LLVMDiagnosticInfoRef d, void *ctx) {
+  o1_diags *o = ctx;
+  if (LLVMGetDiagInfoSeverity(d) != LLVMDSError || o->failed) return;
+  char *msg = LLVMGetDiagInfoDescription(d);
+  snprintf(o->err, o->errlen, "internal error: the -O1 pipeline failed: %s", msg ? msg : "");
+  LLVMDisposeMessage(msg);
+  o->failed = 1;
+}
+
 /* The -O1 pipeline of clang -O1 -fno-vectorize -fno-slp-vectorize -fno-unroll-loops. */
 int cgp_pass_run_o1(LLVMModuleRef m, char *err, size_t errlen) {
   static int inited;
@@ -153,7 +174,13 @@ int cgp_pass_run_o1(LLVMModuleRef m, char *err, size_t errlen) {
   LLVMPassBuilderOptionsSetSLPVectorization(opts, 0);
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, 0);
   LLVMPassBuilderOptionsSetLoopInterleaving(opts, 0);
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMDiagnosticHandler old = LLVMContextGetDiagnosticHandler(ctx);
+  void *old_ctx = LLVMContextGetDiagnosticContext(ctx);
+  o1_diags diags = {err, errlen, 0};
+  LLVMContextSetDiagnosticHandler(ctx, o1_diag, &diags);
   LLVMErrorRef e = LLVMRunPasses(m, "default<O1>", tm, opts);
+  LLVMContextSetDiagnosticHandler(ctx, old, old_ctx);
   LLVMDisposePassBuilderOptions(opts);
   if (tm) LLVMDisposeTargetMachine(tm);
   if (e) {
@@ -162,7 +189,7 @@ int cgp_pass_run_o1(LLVMModuleRef m, char *err, size_t errlen) {
     LLVMDisposeErrorMessage(s);
     return -1;
   }
-  return 0;
+  return diags.failed ? -1 : 0;
 }
 
 

@@ -441,6 +441,43 @@ Test(e2e_robust, a_loop_openmp_shares_is_traced_with_its_file_compiled_without_o
   cJSON_Delete(r);
 }
 
+/* A `#pragma omp simd` loop inside a marked nest of a -fopenmp file (Rodinia's lud and nw copy
+   their tiles so): the build printed "remark: k.c:7:..: loop not vectorized: call instruction
+   cannot be vectorized" and "warning: ... loop not vectorized: the optimizer was unable to perform
+   the requested transformation" twice, once from the -O1 pipeline the pass runs on the marked
+   module, once from clang-14 compiling the instrumented loop, whose calls are cgpredict's own:
+   gcc builds the file without a word, and so must cgpredict. The program's output stays the
+   plain build's. */
+Test(e2e_robust, an_omp_simd_loop_inside_a_marked_nest_builds_without_a_word) {
+  write_file("simd.c",
+    "#include <stdio.h>\n"
+    "static float a[256][64], b[256][64];\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < 256; i++) for (int j = 0; j < 64; j++) b[i][j] = (i * j) % 5;\n"
+    "#pragma cgpredict kernel name(rows) dims(1)\n"
+    "  for (int i = 0; i < 256; i++) {\n"
+    "#pragma omp simd\n"
+    "    for (int j = 0; j < 64; j++) a[i][j] = 2 * b[i][j] + 1;\n"
+    "  }\n"
+    "  printf(\"%.0f %.0f\\n\", a[3][3], a[255][63]);\n"
+    "  return 0;\n"
+    "}\n");
+  cr_assert_eq(sh("%s -O2 -fopenmp -o plain simd.c", plain_cc()), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("./plain"), 0);
+  char *want = strdup(read_file("out.txt"));
+  cr_assert_eq(sh("%s cc -O2 -fopenmp -o traced simd.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("err.txt"), "");
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./traced"), 0, "%s", read_file("err.txt"));
+  cr_assert_str_eq(read_file("out.txt"), want);
+  free(want);
+  cJSON *r = cJSON_Parse(read_file("r.json"));
+  cr_assert_not_null(r, "no report: %s", read_file("err.txt"));
+  cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
+  cr_assert_str_eq(cJSON_GetObjectItem(k, "name")->valuestring, "rows");
+  cr_assert_eq(cJSON_GetObjectItem(k, "threads_extent")->child->valueint, 256);
+  cJSON_Delete(r);
+}
+
 /* An object `cgpredict cc -c` made of a marked -fopenmp file, linked by `cgpredict cc` where no
    libomp is installed (here: a clang-14 whose resource directory has none beside it): the link
    stops with status 1 and the message that names the object and the remedy, as the compile of a
