@@ -100,6 +100,15 @@ void cgp_collect_carried(pass_ctx *pc, nest *n) {
         cgp_nest_warn(pc, n, at, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
                   "(line %u): threads would depend on each other: a reduction (%s), which CUDA computes with "
                   "atomic operations or a tree reduction", what, l->line, line, op);
+      else if (!strcmp(origin, "variable") && cgp_pragma_omp_private(n->k, var, strlen(var)))
+        /* private by an OpenMP clause, yet some path reads what an earlier iteration left (Rodinia's
+           hotspot: `delta`, set by corner and edge cases only, read for every cell of a border
+           chunk): each OpenMP thread's copy, as a CUDA thread's local, starts undefined there */
+        cgp_nest_warn(pc, n, at, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
+                  "(line %u): OpenMP's private clause makes it each thread's own, but a path of the body reads "
+                  "it before writing it, so in the OpenMP build, as in a CUDA port, that read finds an undefined "
+                  "value at a thread's first iteration; as written, each thread needs the previous thread's value: "
+                  "not parallel (write it on every path before the read)", what, l->line, line);
       else
         cgp_nest_warn(pc, n, at, line, "%s is carried from one iteration of the mapped loop at line %u to the next "
                   "(line %u): threads would depend on each other: a recurrence: each thread needs the previous "

@@ -4,6 +4,7 @@
 #define CGP_PRAGMA_H
 
 #include <stddef.h>
+#include <string.h>
 
 #define CGP_PRAGMA_MAX_SHARED 8
 /* Bytes for a name(...) or shared(...) identifier, its NUL included: a longer one is an error,
@@ -50,6 +51,17 @@ typedef struct cgp_kernel_pragma {
      computes and the pass copies into the descriptor's "fpga"; NULL: none. Owned by whoever set it. */
   const char *fpga_json;
 } cgp_kernel_pragma;
+
+/* 1 if the `len` bytes at name are one of k->omp_private's names. */
+static inline int cgp_pragma_omp_private(const cgp_kernel_pragma *k, const char *name, size_t len) {
+  for (const char *p = k->omp_private; *p;) {
+    size_t n = 0;
+    while (p[n] && p[n] != ' ') n++;
+    if (n == len && !strncmp(p, name, len)) return 1;
+    p += n + (p[n] == ' ');
+  }
+  return 0;
+}
 
 /* Scan one C source and every header it includes, as the preprocessor sees them with the given
    flags. argv/argc: compiler arguments other than the source (-I, -D, -std ...). On success

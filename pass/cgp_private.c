@@ -331,17 +331,6 @@ size_t cgp_privatize(LLVMModuleRef m, LLVMValueRef fn, const cgp_kernel_pragma *
   return kept;
 }
 
-/* Is `name` (len bytes) a word of the space-separated list? */
-static int listed(const char *list, const char *name, size_t len) {
-  for (const char *p = list; *p;) {
-    const char *e = strchr(p, ' ');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    if (n == len && strncmp(p, name, len) == 0) return 1;
-    p += n + (e != NULL);
-  }
-  return 0;
-}
-
 /* The source name of local a, from its llvm.dbg.declare's variable (the IR name may differ: FT's
    region-local y0 shadows a parameter y0, and clang names its alloca y03); *len 0 if none. */
 static const char *declared_name(LLVMValueRef a, unsigned *len) {
@@ -371,7 +360,7 @@ size_t cgp_omp_private(LLVMModuleRef m, const cgp_kernel_pragma *k, size_t nk, L
     size_t len = var ? dlen : 0;
     int made = 0;
     for (size_t n = 0; n < nk && len; n++) {
-      if (!listed(k[n].omp_private, var, len)) continue;
+      if (!cgp_pragma_omp_private(&k[n], var, len)) continue;
       LLVMValueRef ops[2] = {LLVMMDStringInContext(ctx, k[n].name, (unsigned)strlen(k[n].name)),
                              LLVMMDStringInContext(ctx, var, (unsigned)len)};
       LLVMAddNamedMetadataOperand(m, CGP_PRIVATIZED_MD, LLVMMDNodeInContext(ctx, ops, 2));

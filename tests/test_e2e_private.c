@@ -294,6 +294,45 @@ Test(e2e_private, an_openmp_private_clause_makes_its_scratch_array_each_threads)
   cJSON_Delete(r);
 }
 
+/* A scalar the OpenMP clause makes private whose value some path of the body reads before writing
+   (Rodinia's hotspot: `delta`, in `private(chunk, r, c, delta)`, is set by the corner and edge
+   cases of a border chunk only, and `result[...] = temp[...] + delta` reads it for every cell):
+   in C it carries from one iteration to the next, so the loop is not parallel as written, and in
+   the OpenMP build, as in a CUDA port, that read finds an undefined value. Before, the warning
+   said only "a recurrence: each thread needs the previous thread's value", as if the clause were
+   not there; now it names the clause and the read before the write. */
+Test(e2e_private, an_openmp_private_scalar_read_before_it_is_written_is_named_so) {
+  cJSON *r = build_run_tk1_with("prog.c",
+      "#include <stdio.h>\n"
+      "#define N 1024\n"
+      "float t[N], p[N], out[N];\n"
+      "static void cells(void) {\n"
+      "  int i;\n"
+      "  float delta;\n"
+      "#pragma omp parallel for private(i, delta)\n"
+      "#pragma cgpredict kernel name(cells)\n"
+      "  for (i = 0; i < N; i++) {\n"
+      "    if (i % 64 == 0) delta = p[i];\n"
+      "    else if (i % 64 == 63) delta = -p[i];\n"
+      "    out[i] = t[i] + delta;\n"
+      "  }\n"
+      "}\n"
+      "int main(void) {\n"
+      "  for (int i = 0; i < N; i++) { t[i] = i % 7; p[i] = i % 5; }\n"
+      "  cells();\n"
+      "  printf(\"%.1f %.1f\\n\", out[0], out[63]);\n"
+      "  return 0;\n"
+      "}\n", "cc", "-O2 -fopenmp");
+  const char *build = read_file("build.txt");
+  cr_assert(strstr(build, "prog.c:10: warning: kernel 'cells': 'delta' (float) is carried from one iteration of the "
+                          "mapped loop at line 9 to the next (line 10): OpenMP's private clause makes it each "
+                          "thread's own, but a path of the body reads it before writing it"), "%s", build);
+  cr_assert_not(strstr(build, "a recurrence"), "%s", build);
+  cJSON *k = kernel_named(r, "cells");
+  cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(k, "parallel_safe")));
+  cJSON_Delete(r);
+}
+
 /* MachSuite's md/grid itself (tests/data/machsuite-md-grid, unmodified), marked as the user of
    issue 30 did: `#pragma cgpredict kernel dims(3)` on loop_grid0_x, built as its Makefile builds
    it. Before: "not parallel as written", 40 dependences (b0's counters, b1, p, q shared; ten
