@@ -19,9 +19,13 @@ static void default_name(cgp_kernel_pragma *k) {
   snprintf(k->name, sizeof k->name, "%.*s_%u", (int)len, base, k->pragma_line);
 }
 
-/* The first token from i on that the compiler keeps (not in a skipped branch or a directive). */
+/* The first token from i on that the compiler keeps (not in a skipped branch or a directive, nor a
+   comment: libclang's tokens hold the comments, and a comment line between the pragma and its loop,
+   as Rodinia's backprop has, was "not followed by a for loop"). */
 static unsigned kept_from(const file_scan *fs, unsigned i) {
-  while (i < fs->ntok && (cgp_pragma_is_skipped(&fs->sk, fs->off[i]) || fs->in_directive[i])) i++;
+  while (i < fs->ntok && (cgp_pragma_is_skipped(&fs->sk, fs->off[i]) || fs->in_directive[i] ||
+                          clang_getTokenKind(fs->tok[i]) == CXToken_Comment))
+    i++;
   return i;
 }
 

@@ -145,6 +145,34 @@ Test(pragma, a_labelled_loop_is_marked_past_its_labels) {
                "not followed by a for loop");
 }
 
+/* Comments between the pragma and its loop, or after the pragma on its line, are not code
+   (Rodinia's backprop: `#pragma omp parallel for ...`, then the pragma, then `/` `*** For each unit
+   in second layer ***` `/`, then the loop): it was refused, "not followed by a for loop", since
+   libclang's tokens hold the comments. A comment before a statement that is not a loop is still
+   refused. */
+Test(pragma, comments_between_the_pragma_and_its_loop_are_passed_over) {
+  const char *src =
+    "float A[64];\n"
+    "void f(void) {\n"
+    "  int j;\n"
+    "#pragma cgpredict kernel name(commented) // the update\n"
+    "  /*** For each unit in second layer ***/\n"
+    "  // one more line\n"
+    "  for (j = 0; j < 64; j++)\n"
+    "    A[j] = 0; /* done */\n"
+    "}\n";
+  size_t n;
+  cgp_kernel_pragma *k = scan_ok(src, &n);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(k[0].name, "commented");
+  cr_assert_eq(k[0].for_line, 7);
+  cr_assert_eq(k[0].for_col, 3);
+  cr_assert_eq(k[0].for_end_line, 8);
+  free(k);
+  expect_error("void f(float *a) {\n#pragma cgpredict kernel\n  /* no loop */\n  a[0] = 0;\n}\n", 2, 1,
+               "not followed by a for loop");
+}
+
 /* A loop written by a macro (Parboil's and SPEC's lbm: `SWEEP_START(...)` expands to `for (...) {`,
    `SWEEP_END` to `}`): it was refused, "not followed by a for loop". The for statement the macro
    begins is marked at the macro's name, where the compiler's debug locations put the loop, and it
