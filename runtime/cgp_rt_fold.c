@@ -39,6 +39,30 @@ static uint64_t site_stride(const fold_loop *f, uint32_t s) {
   return (uint64_t)(uintptr_t)f->a1[s] - (uint64_t)(uintptr_t)f->a0[s];
 }
 
+/* The step of site s's GPU address an iteration, *affine 0 if it has none. A global site's is its
+   host stride (gpu_addr is linear in the address). A local-memory site's word interleaves the
+   warp's lanes (rt_local_address: byte o of the array at (o / u * 32 + lane) u + o % u, u its
+   word): a host stride h that is a multiple of u moves o / u by h / u and leaves o % u, so the
+   address moves 32 h a stride; any other h moves it by turns (a short array read a short at a
+   time): no step, and the loop is issued iteration by iteration. */
+static uint64_t gpu_stride(const fold_loop *f, uint32_t s, int *affine) {
+  uint64_t h = site_stride(f, s);
+  *affine = 1;
+  if (!L->mem_local || !L->mem_local[f->first + s]) return h;
+  unsigned size = L->k->mem_size[f->first + s];
+  int64_t u = size > RT_LOCAL_WORD_BYTES ? size : RT_LOCAL_WORD_BYTES, hs = (int64_t)h;
+  if (hs % u != 0) { *affine = 0; return 0; }
+  return (uint64_t)(hs / u) * (uint64_t)RT_WARP * (uint64_t)u;
+}
+
+/* 1 if every site of the loop has a GPU step (gpu_stride): its iterations may be issued by whole
+   periods. */
+static int strides_affine(const fold_loop *f) {
+  int affine = 1;
+  for (uint32_t s = 0; s < f->count && affine; s++) gpu_stride(f, s, &affine);
+  return affine;
+}
+
 /* Iteration t of the loop as its instrumented block runs it: the header's hook while the lane is
    traced (cgp.bb; what it does inline in a skipped iteration is what cgp_rt_bb does), then the
    sites while the iteration is traced (cgp.mem.flush), site s at a0 + t (a1 - a0). Returns the
@@ -54,14 +78,15 @@ static uint64_t loop_iteration(const fold_loop *f, uint64_t t) {
   return held;
 }
 
-/* The stride of address expression id if a site of the loop computes it anew each iteration (its
-   vary slot is the loop's), else 0 with *moves 0: a held value of it then stays as it is. */
+/* The GPU stride of address expression id if a site of the loop computes it anew each iteration
+   (its vary slot is the loop's), else 0 with *moves 0: a held value of it then stays as it is. */
 static uint64_t id_stride(const fold_loop *f, uint32_t id, int *moves) {
   for (uint32_t s = 0; s < f->count; s++) {
     uint64_t fwd = L->mem_fwd[f->first + s];
     if (fwd != RT_FWD_NONE && (uint32_t)(fwd >> 2) == id && (fwd >> RT_FWD_SLOT_SHIFT) == f->slot) {
+      int affine;
       *moves = 1;
-      return site_stride(f, s);
+      return gpu_stride(f, s, &affine);            /* affine: strides_affine held */
     }
   }
   *moves = 0;
@@ -157,8 +182,7 @@ void cgp_rt_loop(uint32_t bid, uint64_t n, uint32_t first, uint32_t count, void 
   fold_loop f = {bid, first, count, bid < L->nbb ? L->bb_slot[bid] : 0, a0, a1, base};
   uint64_t t = 0;
   for (; t < n && t < 2; t++) loop_iteration(&f, t);
-  if (bid < L->nbb && count <= RT_FOLD_SITES && !L->mem_local) /* a local word's address moves 32
-                                                                  strides a stride: iterated */
+  if (bid < L->nbb && count <= RT_FOLD_SITES && strides_affine(&f))
     for (int try = 0; try < RT_FOLD_TRIES && t + 2 < n && cgp_rt_tracing == 1 && L->lane; try++)
       if (fold_periods(&f, n, &t)) break;
   while (t < n) {

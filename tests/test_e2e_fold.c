@@ -96,6 +96,20 @@ static const char *program =
     "      for (int k = 0; k < 100 + i; k++) R[i][k] *= 0.5f;\n"
     "    }\n"
     "  }\n"
+    "  if (!which || which == 6) {\n"
+    "#pragma cgpredict kernel name(own_tiles) block(64)\n"
+    "    for (int i = 0; i < N; i++) {\n"
+    "      float t[M], u[M];\n"
+    "      short q[M];\n"
+    "      for (int k = 0; k < M; k++) t[k] = A[i][k];\n"
+    "      for (int k = 0; k < M; k++) u[k] = t[k] * 2 + x[k];\n"
+    "      float s = 0;\n"
+    "      for (int k = 0; k < M; k++) s += u[M - 1 - k] * t[k];\n"
+    "      for (int k = 0; k < M; k++) q[k] = (short)(k + i);\n"
+    "      for (int k = 0; k < M; k++) s += q[k];\n"
+    "      y[i] = s;\n"
+    "    }\n"
+    "  }\n"
     "  double sum = 0;\n"
     "  for (int i = 0; i < N; i++) { sum += y[i] + z[i]; for (int j = 0; j < N; j++) sum += C[i][j]; }\n"
     "  for (int i = 0; i < ROWS; i++) sum += o[i] + R[i][i];\n"
@@ -196,4 +210,22 @@ Test(e2e_fold, sampled_iterations_fold_inside_their_windows_and_skip_the_rest_at
   cr_assert_gt(fold_changes_nothing(5, ""), 0);
   cr_assert_gt(fold_changes_nothing(0, ""), 0);
   cr_assert_gt(fold_changes_nothing(0, "CGPREDICT_SAMPLE=skip"), 0);
+}
+
+/* A thread's own arrays in local memory (Rodinia's lud copies its tiles into three): a word of
+   such an array sits at (offset / 4 * 32 + lane) * 4, so a loop stepping its floats by one moves
+   the address 128 bytes an iteration, and folds as a global array's does. Before, every loop
+   that reached local memory was issued iteration by iteration (a hook's work each). The loops
+   over `short q[M]`, whose address moves by turns (two shorts a word), still are; the report is
+   the same either way. */
+Test(e2e_fold, loops_over_a_threads_own_arrays_fold_where_their_words_step_evenly) {
+  build();
+  cJSON *r = run(6, 1, "");
+  cJSON *k = kernel_named(r, "own_tiles");
+  int local = 0;
+  cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItem(k, "memory")) local += cJSON_IsTrue(cJSON_GetObjectItem(m, "local_memory"));
+  cr_assert_geq(local, 6, "t, u and q are local memory: %d sites", local);
+  cJSON_Delete(r);
+  cr_assert_gt(fold_changes_nothing(6, ""), 10 * N, "the float loops fold");
 }
