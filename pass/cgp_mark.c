@@ -134,7 +134,8 @@ static void mark_function(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef fn, LL
    and warnings are dropped. They are about the marked module, markers and all, not the user's
    code: a `#pragma omp simd` loop whose vectorization the pipeline must try (a forced hint
    outranks the options below) printed "loop not vectorized: call instruction cannot be
-   vectorized", the call being a site marker (Rodinia's lud, nw). The user's compiler has given
+   vectorized", the call being a site marker (a marked nest holding such a loop, as Rodinia's lud
+   and nw copy their tiles, in a -fopenmp file). The user's compiler has given
    the source's own diagnostics (cgp_build.c). */
 typedef struct {
   char *err;
