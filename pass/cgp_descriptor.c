@@ -152,12 +152,29 @@ static cJSON *privatized_json(LLVMModuleRef m, const cgp_kernel_pragma *k) {
   return a;
 }
 
+/* The C++ runtime's demangler (libstdc++, which libLLVM brings): the name as the source writes
+   it, malloc'd, or NULL where `mangled` is no mangled name. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The function the nest was compiled into, as the source names it: a C++ one demangled
+   (`OMPStream<double>::copy()`), a C one as it is. Two instances of one pragma (a template's
+   instantiations, BabelStream's OMPStream<float> and <double>) are told apart by it in the
+   report (runtime/cgp_rt_names.c). */
+static void add_function(cJSON *d, LLVMValueRef fn) {
+  size_t len = 0;
+  const char *name = fn ? LLVMGetValueName2(fn, &len) : "";
+  char *plain = len > 2 && name[0] == '_' && name[1] == 'Z' ? __cxa_demangle(name, NULL, NULL, NULL) : NULL;
+  cJSON_AddStringToObject(d, "function", plain ? plain : name);
+  free(plain);
+}
+
 char *cgp_descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   const cgp_kernel_pragma *k = n->k;
   const cgp_cfg *cfg = n->cfg;
   cJSON *d = cJSON_CreateObject();
   cJSON_AddNumberToObject(d, "abi", CGP_ABI_VERSION);
   cJSON_AddStringToObject(d, "name", k->name);
+  add_function(d, cfg->n ? LLVMGetBasicBlockParent(cfg->bb[0]) : NULL);
   cJSON_AddStringToObject(d, "file", k->file);
   cJSON_AddNumberToObject(d, "line", k->pragma_line);
   cJSON_AddNumberToObject(d, "for_line", k->for_line);

@@ -159,6 +159,7 @@ typedef struct rt_kernel {
   const char *desc_ptr;
   cJSON *desc;
   const char *name, *file;
+  const char *function;       /* the function the nest was compiled into ("": not said) */
   unsigned line, dims, block[3], can_skip;
   long long step[3];
   uint64_t extent[3];         /* per mapped loop ([0] x): 1 + its largest index when the pass
@@ -531,6 +532,10 @@ static inline void rt_nest_forget_in_child(void) {
 void rt_report_install(void);
 /* cgp_rt_report.c: the report, written at exit (whole or not at all) */
 void rt_write_report(void);
+/* cgp_rt_names.c: the report's name of each of kernels k[0..n) (a name two share carries the
+   function each was compiled into, or its place among them) */
+#define RT_NAME_BYTES 512
+void rt_kernel_names(const rt_kernel *const *k, size_t n, char (*out)[RT_NAME_BYTES]);
 
 
 #endif

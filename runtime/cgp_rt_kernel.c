@@ -373,6 +373,7 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
   k->desc = d;
   k->trace_id = -1;
   k->name = str(d, "name");
+  k->function = str(d, "function");
   k->file = str(d, "file");
   k->line = unum(d, "line", 0);
   if ((int)num(d, "abi", 0) != CGP_ABI_VERSION) {

@@ -516,11 +516,15 @@ static cJSON *program_host_json(void) {
   return h;
 }
 
-static cJSON *kernel_json(const rt_kernel *k) {
+/* A kernel with no launch to predict, its every launch's mapped step 0 at run time, is said in
+   the runtime's step_note, not listed. */
+static int listed_kernel(const rt_kernel *k) { return k->launches || !k->bad_step_launches; }
+
+static cJSON *kernel_json(const rt_kernel *k, const char *name) {
   cJSON *o = cJSON_CreateObject();
   unsigned block[3];
   rt_resolve_block(k, block);
-  cJSON_AddStringToObject(o, "name", k->name);
+  cJSON_AddStringToObject(o, "name", name);
   cJSON_AddStringToObject(o, "file", k->file);
   cJSON_AddNumberToObject(o, "line", k->line);
   cJSON_AddNumberToObject(o, "dims", k->dims);
@@ -643,16 +647,23 @@ void rt_write_report(void) {
   if (!cgp_rt_g.nkernels)
     cJSON_AddStringToObject(rt, "kernels_note", RT_NO_NEST_NOTE);
   char step_note[1024] = "";
-  for (size_t i = 0; i < cgp_rt_g.nkernels; i++) {
+  /* the listed kernels' names (rt_kernel_names): a name two share tells them apart */
+  const rt_kernel **listed = calloc(cgp_rt_g.nkernels + 1, sizeof *listed);
+  char (*names)[RT_NAME_BYTES] = calloc(cgp_rt_g.nkernels + 1, sizeof *names);
+  size_t nlisted = 0;
+  for (size_t i = 0; i < cgp_rt_g.nkernels && listed && names; i++)
+    if (listed_kernel(cgp_rt_g.kernels[i])) listed[nlisted++] = cgp_rt_g.kernels[i];
+  if (listed && names) rt_kernel_names(listed, nlisted, names);
+  for (size_t i = 0, li = 0; i < cgp_rt_g.nkernels; i++) {
     const rt_kernel *k = cgp_rt_g.kernels[i];
-    if (!k->launches && k->bad_step_launches) {  /* never a launch to predict: said, not listed */
+    if (!listed_kernel(k)) {                     /* never a launch to predict: said, not listed */
       size_t used = strlen(step_note);
       snprintf(step_note + used, sizeof step_note - used, "%skernel '%.100s' (%.200s:%u): %llu launch(es) with a "
                "mapped loop's run-time step of 0, run untraced; not listed", used ? "; " : "", k->name, k->file,
                k->line, (unsigned long long)k->bad_step_launches);
       continue;
     }
-    cJSON_AddItemToArray(kernels, kernel_json(k));
+    cJSON_AddItemToArray(kernels, kernel_json(k, listed && names ? names[li++] : k->name));
     if (k->oom_lost) {                          /* on stderr too, whatever CGPREDICT_QUIET says */
       char m[300];
       snprintf(m, sizeof m, "kernel '%.100s': out of memory: %llu warps, windows or threads not kept; its "
@@ -664,6 +675,8 @@ void rt_write_report(void) {
               "longjmp out of it?), each predicted as the threads that ran (the report's left_note)\n", k->name,
               k->file, k->line, (unsigned long long)k->left_launches);
   }
+  free(listed);
+  free(names);
   if (step_note[0]) cJSON_AddStringToObject(rt, "step_note", step_note);
   cJSON *host = program_host_json();
   if (host) cJSON_AddItemToObject(r, "host", host);
