@@ -4,8 +4,8 @@
    a descriptor of another version with a message asking to rebuild.
 
    Descriptor (ABI 2):
-     name, function (the function the nest was compiled into, a C++ one demangled; absent from an
-     older pass's descriptor), file, line, for_line, for_column, dims, dims_given, block[3], iv_step[dims] (each mapped
+     name, function (the function the source wrote the nest in, a C++ one demangled; absent from
+     an older pass's descriptor), file, line, for_line, for_column, dims, dims_given, block[3], iv_step[dims] (each mapped
      loop's step, [0] the innermost's; 0: a step known only at run time, below), extent[dims]
      (each mapped loop's 1 + largest index where its bound is a constant, 0: not; absent from an
      older pass's descriptor: none), can_skip,

@@ -5,9 +5,9 @@
    OMPStream<float>::copy and OMPStream<double>::copy), a function inlined into two callers. Each
    is a kernel of its own, with the pragma's name; the report and the summary told them apart by
    nothing but their sites' sizes. A name two kernels share now carries, in brackets, the function
-   each was compiled into as the source names it (the pass's descriptor "function", without its
-   return type and parameters: `scale [scale<float>]`); where that too is shared, its place among
-   them (`scale #2`). Names no other kernel has stay as they are. The report takes its names from
+   the source wrote each in (the pass's descriptor "function", from the loop's debug scope, so an
+   inlined copy keeps its own; without its return type and parameters: `scale [scale<float>]`);
+   where that too is shared (one function inlined at two calls), its place among them (`scale #2`). Names no other kernel has stay as they are. The report takes its names from
    here (cgp_rt_report.c); the trace's replay, which checks the report's names against the trace's
    kernels (cgp_rt_trace.c), takes one that begins with its kernel's name and a blank. */
 #include "cgp_rt_internal.h"

@@ -289,10 +289,10 @@ Test(e2e_cxx, calls_in_an_omp_simd_loop_are_inlined_and_named_by_the_source) {
 /* One marked loop in a template compiled for two types is two kernels (BabelStream's
    OMPStream<float>::copy and OMPStream<double>::copy): both were named `scale` in the report and
    the summary, told apart by nothing but their sites' sizes. A name two kernels share now
-   carries the function each was compiled into (`scale [scale<float>]`), or, where both went into
-   one function (inlined into main), its place (`twice #1`, `twice #2`); a name no other kernel has
-   stays as it is. The trace's replay checks the report's names against the trace's kernels, and
-   takes these. */
+   carries the function the source wrote each in (`scale [scale<float>]`; `twice [twice<float>]`
+   though both copies of `twice` were inlined into main: its debug scope says); a name no other
+   kernel has stays as it is (`once`, one function called twice; `alone`). The trace's replay checks the report's names against the
+   trace's kernels, and takes these. */
 Test(e2e_cxx, a_templates_instantiations_of_one_marked_loop_are_named_apart) {
   cJSON *r = build_run_tk1_with("t.cpp",
     "#include <cstdio>\n"
@@ -305,9 +305,13 @@ Test(e2e_cxx, a_templates_instantiations_of_one_marked_loop_are_named_apart) {
     "#pragma cgpredict kernel name(twice)\n"
     "  for (long i = 0; i < n; i++) a[i] += a[i];\n"
     "}\n"
-    "static void once(float *a, long n) {\n"
+    "static inline void once(float *a, long n) {\n"
     "#pragma cgpredict kernel name(once)\n"
     "  for (long i = 0; i < n; i++) a[i] -= 1;\n"
+    "}\n"
+    "static void alone(double *a, long n) {\n"
+    "#pragma cgpredict kernel name(alone)\n"
+    "  for (long i = 0; i < n; i++) a[i] *= 3;\n"
     "}\n"
     "int main() {\n"
     "  std::vector<float> f(1 << 16, 1.0f);\n"
@@ -317,15 +321,18 @@ Test(e2e_cxx, a_templates_instantiations_of_one_marked_loop_are_named_apart) {
     "  twice(f.data(), (long)f.size());\n"
     "  twice(d.data(), (long)d.size());\n"
     "  once(f.data(), (long)f.size());\n"
+    "  once(f.data() + 8, (long)f.size() - 8);\n"
+    "  alone(d.data(), (long)d.size());\n"
     "  std::printf(\"%g %g\\n\", f[5], d[7]);\n"
     "  return 0;\n"
     "}\n", "g++", "-O2");
   cJSON *sf = kernel_named(r, "scale [scale<float>]"), *sd = kernel_named(r, "scale [scale<double>]");
   cr_expect_eq(num(cJSON_GetArrayItem(cJSON_GetObjectItem(sf, "memory"), 0), "size"), 4);
   cr_expect_eq(num(cJSON_GetArrayItem(cJSON_GetObjectItem(sd, "memory"), 0), "size"), 8);
-  kernel_named(r, "twice #1");
-  kernel_named(r, "twice #2");
-  kernel_named(r, "once");
+  kernel_named(r, "twice [twice<float>]");
+  kernel_named(r, "twice [twice<double>]");
+  cr_expect_eq(num(kernel_named(r, "once"), "launches"), 2);   /* one function, called twice */
+  kernel_named(r, "alone");
   cJSON_Delete(r);
   cr_expect(strstr(read_file("summary.txt"), "scale [scale<double>]"), "%s", read_file("summary.txt"));
   cr_assert_eq(sh("%s report r.json --device h100-sxm5", CGP_DRIVER), 0, "%s", read_file("err.txt"));
