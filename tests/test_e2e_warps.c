@@ -625,9 +625,11 @@ Test(e2e_warps, descending_loop_forms_the_same_warps) {
   cr_assert_lt(fabs(t[1] - t[0]) / t[0], 0.01, "ascending %g ms, descending %g ms", t[0], t[1]);
 }
 
-/* Two threads run the marked nest at once (a barrier lines them up): one is traced, the other
-   runs untraced; both compute the right result (the first version corrupted the heap) and the
-   report counts the concurrent entry. */
+/* Two threads run the marked nest at once: one is traced, the other runs untraced; both compute
+   the right result (the first version corrupted the heap) and the report counts the concurrent
+   entry. A barrier before the nest lined them up, but on a loaded machine (a CI run beside the
+   suite) the second could enter after the first had left: each now waits, in the nest's first
+   iteration, until the other is in it too. */
 Test(e2e_warps, nest_entered_by_two_threads_at_once) {
   write_file("thr.c",
       "#include <pthread.h>\n"
@@ -635,13 +637,19 @@ Test(e2e_warps, nest_entered_by_two_threads_at_once) {
       "#define N (1 << 20)\n"
       "static float x[2][N], y[2][N];\n"
       "static pthread_barrier_t bar;\n"
+      "static int inside[2];\n"
       "static void *work(void *arg) {\n"
       "  int t = (int)(long)arg;\n"
       "  for (int i = 0; i < N; i++) x[t][i] = i % 9;\n"
       "  pthread_barrier_wait(&bar);\n"
       "#pragma cgpredict kernel name(par)\n"
-      "  for (int i = 0; i < N; i++)\n"
+      "  for (int i = 0; i < N; i++) {\n"
+      "    if (i == 0) {\n"
+      "      __atomic_store_n(&inside[t], 1, __ATOMIC_SEQ_CST);\n"
+      "      while (!__atomic_load_n(&inside[1 - t], __ATOMIC_SEQ_CST)) {}\n"
+      "    }\n"
       "    y[t][i] = 2 * x[t][i] + 1;\n"
+      "  }\n"
       "  return NULL;\n"
       "}\n"
       "int main(void) {\n"
