@@ -6,7 +6,6 @@
 #include "cgp_abi.h"
 #include "cgp_mark.h"
 #include "cgp_overlap.h"
-#include <llvm-c/DebugInfo.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,69 +152,13 @@ static cJSON *privatized_json(LLVMModuleRef m, const cgp_kernel_pragma *k) {
   return a;
 }
 
-/* The C++ runtime's demangler (libstdc++, which libLLVM brings): the name as the source writes
-   it, malloc'd, or NULL where `mangled` is no mangled name. */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-/* Operand i of metadata node md as a string, or NULL (not a node, no such operand, not a string). */
-static const char *md_string(LLVMContextRef ctx, LLVMMetadataRef md, unsigned i) {
-  LLVMValueRef v = LLVMMetadataAsValue(ctx, md);
-  unsigned n = LLVMGetMDNodeNumOperands(v), len = 0;
-  if (i >= n) return NULL;
-  LLVMValueRef *ops = malloc(n * sizeof *ops);
-  if (!ops) return NULL;
-  LLVMGetMDNodeOperands(v, ops);
-  const char *s = ops[i] ? LLVMGetMDString(ops[i], &len) : NULL;
-  free(ops);
-  return s && len ? s : NULL;
-}
-
-/* The linkage name (else the name) of the function the source wrote the loop in, from its
-   !llvm.loop start location's scope, up its lexical blocks (operand 1, their scope) to the
-   DISubprogram (operand 3 its linkage name, 2 its name): the function a template's copy came
-   from even where it was inlined (`twice<float>` inlined into main). NULL if not found. */
-static const char *source_function(LLVMContextRef ctx, const cgp_loop *l) {
-  if (!l || !l->loop_md) return NULL;
-  unsigned n = LLVMGetMDNodeNumOperands(l->loop_md);
-  LLVMValueRef *ops = malloc((n ? n : 1) * sizeof *ops);
-  if (!ops) return NULL;
-  LLVMGetMDNodeOperands(l->loop_md, ops);
-  LLVMMetadataRef scope = NULL;
-  for (unsigned i = 1; i < n && !scope; i++)
-    if (ops[i] && LLVMGetMetadataKind(LLVMValueAsMetadata(ops[i])) == LLVMDILocationMetadataKind)
-      scope = LLVMDILocationGetScope(LLVMValueAsMetadata(ops[i]));
-  free(ops);
-  for (int hops = 0; scope && hops < 64; hops++) {
-    LLVMMetadataKind kind = LLVMGetMetadataKind(scope);
-    if (kind == LLVMDISubprogramMetadataKind) {
-      const char *linkage = md_string(ctx, scope, 3);
-      return linkage ? linkage : md_string(ctx, scope, 2);
-    }
-    if (kind != LLVMDILexicalBlockMetadataKind && kind != LLVMDILexicalBlockFileMetadataKind) return NULL;
-    LLVMValueRef v = LLVMMetadataAsValue(ctx, scope);
-    unsigned m = LLVMGetMDNodeNumOperands(v);
-    LLVMValueRef *up = m > 1 ? malloc(m * sizeof *up) : NULL;
-    if (!up) return NULL;
-    LLVMGetMDNodeOperands(v, up);
-    scope = up[1] ? LLVMValueAsMetadata(up[1]) : NULL;
-    free(up);
-  }
-  return NULL;
-}
-
-/* The function the source wrote the nest in, as the source names it: a C++ one demangled
-   (`OMPStream<double>::copy()`, `void twice<float>(float*, long)`), a C one as it is; from the
-   loop's debug scope, else the function it was compiled into. Two instances of one pragma (a
-   template's instantiations, BabelStream's OMPStream<float> and <double>) are told apart by it
+/* The function the source wrote the nest in (cgp_source_function): two instances of one pragma
+   (a template's instantiations, BabelStream's OMPStream<float> and <double>) are told apart by it
    in the report (runtime/cgp_rt_names.c). */
 static void add_function(cJSON *d, LLVMContextRef ctx, const cgp_loop *l, LLVMValueRef fn) {
-  size_t len = 0;
-  const char *name = source_function(ctx, l);
-  if (name) len = strlen(name);
-  else name = fn ? LLVMGetValueName2(fn, &len) : "";
-  char *plain = len > 2 && name[0] == '_' && name[1] == 'Z' ? __cxa_demangle(name, NULL, NULL, NULL) : NULL;
-  cJSON_AddStringToObject(d, "function", plain ? plain : name);
-  free(plain);
+  char name[1024];
+  cgp_source_function(ctx, l, fn, name, sizeof name);
+  cJSON_AddStringToObject(d, "function", name);
 }
 
 char *cgp_descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {

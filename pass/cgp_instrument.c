@@ -66,21 +66,13 @@ static size_t fold_candidates(const nest *n, const body_shape *bs, LLVMBasicBloc
    leave). */
 static int asks_vectorizing(LLVMValueRef id) {
   static const char *const hints[] = {"llvm.loop.vectorize.", "llvm.loop.interleave."};
-  unsigned n = LLVMGetMDNodeNumOperands(id);
-  LLVMValueRef *op = n ? malloc(n * sizeof *op) : NULL;
   int asks = 0;
-  if (!op) return 0;
-  LLVMGetMDNodeOperands(id, op);
-  for (unsigned i = 0; i < n && !asks; i++) {
-    unsigned k = op[i] && op[i] != id && LLVMIsAMDNode(op[i]) ? LLVMGetMDNodeNumOperands(op[i]) : 0, len = 0;
-    LLVMValueRef *hint = k ? malloc(k * sizeof *hint) : NULL;   /* a hint: its name, then its values */
-    if (!hint) continue;
-    LLVMGetMDNodeOperands(op[i], hint);
-    const char *name = hint[0] ? LLVMGetMDString(hint[0], &len) : NULL;
+  for (unsigned i = 0; i < LLVMGetMDNodeNumOperands(id) && !asks; i++) {
+    LLVMValueRef op = cgp_md_operand(id, i);
+    unsigned len = 0;                             /* a hint: its name, then its values */
+    const char *name = op && op != id && LLVMIsAMDNode(op) ? cgp_md_string(op, 0, &len) : NULL;
     for (int h = 0; h < 2 && name; h++) asks |= len > strlen(hints[h]) && !strncmp(name, hints[h], strlen(hints[h]));
-    free(hint);
   }
-  free(op);
   return asks;
 }
 

@@ -30,21 +30,76 @@ void cgp_constant_text(LLVMValueRef v, const char *ctype, char *buf, size_t cap)
   } else snprintf(buf, cap, "a value fixed before the loop");
 }
 
+LLVMValueRef cgp_md_operand(LLVMValueRef node, unsigned i) {
+  unsigned n = node ? LLVMGetMDNodeNumOperands(node) : 0;
+  if (i >= n) return NULL;
+  LLVMValueRef *ops = malloc(n * sizeof *ops);
+  if (!ops) return NULL;
+  LLVMGetMDNodeOperands(node, ops);
+  LLVMValueRef v = ops[i];
+  free(ops);
+  return v;
+}
+
+const char *cgp_md_string(LLVMValueRef node, unsigned i, unsigned *len) {
+  LLVMValueRef v = cgp_md_operand(node, i);
+  *len = 0;
+  const char *s = v ? LLVMGetMDString(v, len) : NULL;
+  return s && *len ? s : NULL;
+}
+
 void cgp_function_name(LLVMValueRef fn, char *buf, size_t cap) {
   size_t len = 0;
   const char *ir = LLVMGetValueName2(fn, &len);
   snprintf(buf, cap, "%.*s", (int)len, ir);
   LLVMMetadataRef sp = LLVMGetSubprogram(fn);
   if (!sp) return;
-  LLVMValueRef v = LLVMMetadataAsValue(LLVMGetTypeContext(LLVMTypeOf(fn)), sp);
-  unsigned nops = LLVMGetMDNodeNumOperands(v), slen = 0;
-  if (nops < 3) return;
-  LLVMValueRef *ops = malloc(nops * sizeof *ops);
-  if (!ops) return;
-  LLVMGetMDNodeOperands(v, ops);                   /* DISubprogram: file, scope, name, linkage name, ... */
-  const char *name = ops[2] ? LLVMGetMDString(ops[2], &slen) : NULL;
-  if (name && slen && (slen != len || strncmp(name, ir, len) != 0)) snprintf(buf, cap, "%.*s (%.*s)", (int)slen, name, (int)len, ir);
-  free(ops);
+  unsigned slen = 0;                               /* DISubprogram: file, scope, name, linkage name, ... */
+  const char *name = cgp_md_string(LLVMMetadataAsValue(LLVMGetTypeContext(LLVMTypeOf(fn)), sp), 2, &slen);
+  if (name && (slen != len || strncmp(name, ir, len) != 0)) snprintf(buf, cap, "%.*s (%.*s)", (int)slen, name, (int)len, ir);
+}
+
+/* The C++ runtime's demangler (libstdc++, which libLLVM brings): the name as the source writes
+   it, malloc'd, or NULL where `mangled` is no mangled name. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The linkage name (else the name) of the function the source wrote loop l in, of *len bytes:
+   from its !llvm.loop start location's scope, up its lexical blocks (operand 1, their scope) to
+   the DISubprogram (operand 3 its linkage name, 2 its name); so the function a template's copy
+   came from, even where it was inlined (`twice<float>` inlined into main). NULL if not found. */
+static const char *loop_function(LLVMContextRef ctx, const cgp_loop *l, unsigned *len) {
+  if (!l || !l->loop_md) return NULL;
+  LLVMMetadataRef scope = NULL;
+  for (unsigned i = 1; i < LLVMGetMDNodeNumOperands(l->loop_md) && !scope; i++) {
+    LLVMValueRef op = cgp_md_operand(l->loop_md, i);
+    if (op && LLVMGetMetadataKind(LLVMValueAsMetadata(op)) == LLVMDILocationMetadataKind)
+      scope = LLVMDILocationGetScope(LLVMValueAsMetadata(op));
+  }
+  for (int hops = 0; scope && hops < 64; hops++) {
+    LLVMMetadataKind kind = LLVMGetMetadataKind(scope);
+    LLVMValueRef v = LLVMMetadataAsValue(ctx, scope);
+    if (kind == LLVMDISubprogramMetadataKind) {
+      const char *linkage = cgp_md_string(v, 3, len);
+      return linkage ? linkage : cgp_md_string(v, 2, len);
+    }
+    if (kind != LLVMDILexicalBlockMetadataKind && kind != LLVMDILexicalBlockFileMetadataKind) return NULL;
+    LLVMValueRef up = cgp_md_operand(v, 1);
+    scope = up ? LLVMValueAsMetadata(up) : NULL;
+  }
+  return NULL;
+}
+
+void cgp_source_function(LLVMContextRef ctx, const cgp_loop *l, LLVMValueRef fn, char *buf, size_t cap) {
+  unsigned ulen = 0;
+  size_t len = 0;
+  const char *name = loop_function(ctx, l, &ulen);
+  if (name) len = ulen;
+  else name = fn ? LLVMGetValueName2(fn, &len) : "";
+  char mangled[1024];
+  snprintf(mangled, sizeof mangled, "%.*s", (int)len, name);
+  char *plain = len > 2 && mangled[0] == '_' && mangled[1] == 'Z' ? __cxa_demangle(mangled, NULL, NULL, NULL) : NULL;
+  snprintf(buf, cap, "%s", plain ? plain : mangled);
+  free(plain);
 }
 
 /* A scalar's IR type in words, for a variable with no debug type: "double", "64-bit integer". */
@@ -65,15 +120,11 @@ void cgp_ir_type_name(LLVMTypeRef t, char *buf, size_t cap) {
 static void di_type_name(LLVMValueRef type, char *buf, size_t cap) {
   buf[0] = '\0';
   for (int depth = 0; type && depth < 8 && !buf[0]; depth++) {
-    unsigned nops = LLVMGetMDNodeNumOperands(type), slen = 0;
-    if (nops < 3) return;
-    LLVMValueRef *ops = malloc(nops * sizeof *ops);
-    if (!ops) return;
-    LLVMGetMDNodeOperands(type, ops);
-    const char *name = ops[2] ? LLVMGetMDString(ops[2], &slen) : NULL;
-    if (name && slen) snprintf(buf, cap, "%.*s", (int)slen, name);
-    type = nops > 3 ? ops[3] : NULL;
-    free(ops);
+    unsigned slen = 0;
+    if (LLVMGetMDNodeNumOperands(type) < 3) return;
+    const char *name = cgp_md_string(type, 2, &slen);
+    if (name) snprintf(buf, cap, "%.*s", (int)slen, name);
+    type = cgp_md_operand(type, 3);
   }
 }
 
