@@ -420,14 +420,15 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     for (unsigned i = 0; i < n2; i++) din_line(c, m->kind != CGP_LOAD, c->unit2[i]);
   /* the iterations it stands for behave as it did, but for the L2 misses of the units their lanes
      reach anew where spans give them: the spans' own (refer); a lane that re-reads its unit misses
-     as this one did */
-  double n = 1 + m->skipped, nm = n;
+     as this one did. What lanes make counts their executions (nl; cgp_warp_mem_per_lanes), fewer
+     than the instruction's where lanes left its loop at different iterations */
+  double nl = cgp_warp_mem_lanes(m), nm = nl;
   if ((adds || m->spanned) && m->space == CGP_SPACE_GLOBAL && m->kind != CGP_ATOMIC &&
       (c->spans || (c->spans = cgp_spans_new(cfg->l2_unit_bytes)))) {
     if (adds)   /* not spanned: referenced, counted nowhere, a store's labelled so in the Dinero export */
       cgp_spans_add(c->spans, m, m->spanned ? span_tag(c, m) : m->kind != CGP_LOAD ? TAG_STORE : CGP_REF_AGAIN, refer,
                     c);
-    if (m->spanned) nm = 1 + m->skipped * rereads(c, m);
+    if (m->spanned) nm = 1 + (nl - 1) * rereads(c, m);
   }
   if (!c->counting) {
     c->warm_miss += nm * miss;
@@ -435,22 +436,24 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   }
   c->win_miss += nm * miss;
   c->t.l2_inherited += nm * (double)(cgp_l2_inherited(c->l2) - inh);
-  c->t.lsu_wavefronts += n * wf;
+  double wfs = cgp_warp_mem_per_lanes(m, wf), t2 = cgp_warp_mem_per_lanes(m, n2),
+         t1 = cgp_warp_mem_per_lanes(m, n1);
+  c->t.lsu_wavefronts += wfs;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
-    c->t.ld_wavefronts[m->cls] += n * wf;
-    c->t.l1_trans[m->cls] += n * n1;
-    c->t.l1_hit[m->cls] += n * hits1;
-    c->t.ld_trans[m->cls] += n * n2;
+    c->t.ld_wavefronts[m->cls] += wfs;
+    c->t.l1_trans[m->cls] += t1;
+    c->t.l1_hit[m->cls] += nl * hits1;
+    c->t.ld_trans[m->cls] += t2;
     c->t.ld_dram[m->cls] += nm * miss;
-    c->t.ld_merged_dram[m->cls] += n * merged_dram;
+    c->t.ld_merged_dram[m->cls] += nl * merged_dram;
   } else {
-    c->t.st_trans += n * n2;
+    c->t.st_trans += t2;
     c->t.st_dram += nm * miss;
   }
   if (m->sid < cfg->nsid) {
-    c->site[m->sid].trans += n * n2;
+    c->site[m->sid].trans += t2;
     c->site[m->sid].miss += nm * miss;
-    c->site[m->sid].l1_hit += n * hits1;
+    c->site[m->sid].l1_hit += nl * hits1;
   }
 }
 

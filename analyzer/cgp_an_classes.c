@@ -40,10 +40,11 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   }
   if (m->sid < c->nsid) {
     c->site[m->sid].insts[m->cls] += n;
-    c->site[m->sid].lanes += n * m->nact;
+    c->site[m->sid].lanes += cgp_warp_mem_lanes(m) * m->nact;   /* what its lanes ran */
     if (m->cls == CGP_CLASS_UNCOAL && m->kind == CGP_LOAD && m->on_stride) c->site[m->sid].uncoal_on_stride += n;
     if (m->size <= CGP_SECTOR_BYTES && m->nact <= CGP_WARP)
-      c->site[m->sid].sectors += n * cgp_lines_known(m->addr, m->nact, m->size, CGP_SECTOR_BYTES, m->affine, c->out);
+      c->site[m->sid].sectors +=
+          cgp_warp_mem_per_lanes(m, cgp_lines_known(m->addr, m->nact, m->size, CGP_SECTOR_BYTES, m->affine, c->out));
   }
 }
 

@@ -210,6 +210,12 @@ typedef struct {
                                not trace, which this one stands for (docs/pipeline.md, "Sampling
                                inside a thread"): the analyses count it 1 + skipped times; 0 when
                                every iteration was traced */
+  double lanes_short;       /* how many fewer executions its lanes stand for, on average, than
+                               the instruction's 1 + skipped: 0 but where they left a sampled loop
+                               at different iterations (a lane's trip count its thread's), so that
+                               fewer lanes run the iterations the instruction stands for last. Its
+                               transactions, misses and lanes count 1 + skipped - lanes_short times
+                               (cgp_warp_mem_lanes, cgp_warp_mem_per_lanes) */
   const cgp_span *span;     /* per active lane, its stride and the iterations it stands for
                                (skipped > 0: the last element of a window; lo == hi before it where
                                spanned), or NULL: none, or not on a stride */
@@ -229,6 +235,17 @@ typedef struct {
 
 enum { CGP_SPACE_GLOBAL = 0, CGP_SPACE_SHARED = 1, CGP_SPACE_LOCAL = 2 };
 
+/* Instruction m's executions as its lanes ran them: 1 + skipped - lanes_short. */
+static inline double cgp_warp_mem_lanes(const cgp_warp_mem *m) { return 1 + m->skipped - m->lanes_short; }
+/* A quantity of `per` a warp instruction that its lanes make (transactions, wavefronts), counted
+   over its lanes' executions, and at least min(per, 1) an execution of the instruction: a warp
+   with one lane left still makes a transaction. */
+static inline double cgp_warp_mem_per_lanes(const cgp_warp_mem *m, double per) {
+  double n = 1 + m->skipped;
+  if (!(m->lanes_short > 0)) return n * per;
+  double v = cgp_warp_mem_lanes(m) * per, least = n * (per < 1 ? per : 1);
+  return v > least ? v : least;
+}
 /* One execution of a thread-body block by a warp: `nact` of its `warp_threads` lanes. */
 typedef struct {
   uint32_t bid;

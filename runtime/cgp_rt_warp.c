@@ -46,7 +46,7 @@ static int same_point(const rt_shape *s, const rt_run *x, const rt_run *y) {
 /* Lane's run r joins group wr as segment `at`. */
 static void put_seg(rt_wwarp *w, rt_wrun *wr, size_t at, uint32_t lane, const rt_run *r) {
   w->seg[at] = (rt_seg){lane, r->count, r->a0, r->stride};
-  if (r->skipped > wr->skipped) wr->skipped = r->skipped;
+  rt_wrun_add_lane(wr, wr->nseg, r->skipped);
   if (r->count > wr->maxcount) wr->maxcount = r->count;
   if (!wr->nseg || r->count < wr->mincount) wr->mincount = r->count;
   wr->lanes |= UINT32_C(1) << lane;
@@ -307,7 +307,7 @@ static rt_wwarp *build_linear(const rt_shape *s, const rt_lane_rec lanes[RT_WARP
         rt_wwarp_free(w);
         return NULL;
       }
-      if (r->skipped > wr->skipped) wr->skipped = r->skipped;
+      rt_wrun_add_lane(wr, (uint32_t)(w->nseg - wr->seg0), r->skipped);
       w->addr[w->nseg++] = r->a0;
     }
     wr->lanes = mask;

@@ -3,9 +3,11 @@
    A warp: u32 threads (| KEYS_CONSECUTIVE: the mask's lanes' keys are the first's plus the lane's
    distance from it, and only the first is written), u32 key mask, a u64 thread key per lane in
    the mask, u32 runs, u32
-   segments, each run (u32 event, u32 t[RT_MAXD - 1], u32 segments | RUN_AFFINE, f32 skipped),
-   then each run's segments in run order: 21 bytes each (u8 lane, u32 count, u64 a0, u64 stride),
-   or, for a run marked RUN_AFFINE (every segment one element, its lanes' addresses a0 + (lane -
+   segments, each run (u32 event, u32 t[RT_MAXD - 1], u32 segments | RUN_AFFINE |
+   RUN_LANES_DIFFER, f32 skipped),
+   then each run's segments in run order, after an f32, its lanes' weights summed (rt_wrun's
+   lane_w), where RUN_LANES_DIFFER says they differ: 21 bytes each (u8 lane, u32 count, u64 a0,
+   u64 stride), or, for a run marked RUN_AFFINE (every segment one element, its lanes' addresses a0 + (lane -
    first lane) d: a stencil's or a coalesced warp instruction), 20 bytes for all of them (u32
    lanes, u64 a0, i64 d): a straight-line warp's events take 20 bytes instead of 21 a lane. */
 #include "cgp_rt_wbytes.h"
@@ -21,6 +23,7 @@
 #define SEG_BYTES (1 + 4 + 8 + 8)
 #define AFFINE_BYTES (4 + 8 + 8)
 #define RUN_AFFINE (UINT32_C(1) << 31)
+#define RUN_LANES_DIFFER (UINT32_C(1) << 30)
 #define KEYS_CONSECUTIVE (UINT32_C(1) << 31)   /* in the thread count: one key, the first lane's */
 
 static uint32_t lanes_of(const rt_seg *s, uint32_t n) {
@@ -90,7 +93,7 @@ static int linear_affine(const rt_wwarp *w, const rt_wrun *R, int64_t *d) {
 
 /* Every key, every run in full and in its affine form: more than the warp can take. */
 size_t rt_wwarp_size_bound(const rt_wwarp *w) {
-  return 16 + 8 * RT_WARP + w->nrun * (RUN_BYTES + AFFINE_BYTES) + w->nseg * SEG_BYTES;
+  return 16 + 8 * RT_WARP + w->nrun * (RUN_BYTES + 4 + AFFINE_BYTES) + w->nseg * SEG_BYTES;
 }
 
 uint64_t rt_wwarp_events(const rt_wwarp *w) {
@@ -143,10 +146,14 @@ size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
     }
     o = rt_le32(o, R->ev);
     for (unsigned j = 0; j < RT_MAXD - 1; j++) o = rt_le32(o, R->t[j]);
-    o = rt_le32(o, n | (aff ? RUN_AFFINE : 0));
+    o = rt_le32(o, n | (aff ? RUN_AFFINE : 0) | (R->lane_w > 0 ? RUN_LANES_DIFFER : 0));
     uint32_t bits;
     memcpy(&bits, &R->skipped, 4);
     o = rt_le32(o, bits);
+    if (R->lane_w > 0) {
+      memcpy(&bits, &R->lane_w, 4);
+      g = rt_le32(g, bits);
+    }
     if (aff) {
       g = rt_le32(g, w->linear ? R->lanes : lanes_of(s, n));
       g = rt_le64(g, w->linear ? w->addr[R->seg0] : s[0].a0);
@@ -226,8 +233,8 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
     wr->ev = get32(p + at);
     for (unsigned j = 0; j < RT_MAXD - 1; j++) wr->t[j] = get32(p + at + 4 + 4 * j);
     uint32_t ns = get32(p + at + 4 + 4 * (RT_MAXD - 1));
-    int aff = (ns & RUN_AFFINE) != 0;
-    wr->nseg = ns & ~RUN_AFFINE;
+    int aff = (ns & RUN_AFFINE) != 0, differ = (ns & RUN_LANES_DIFFER) != 0;
+    wr->nseg = ns & ~(RUN_AFFINE | RUN_LANES_DIFFER);
     uint32_t bits = get32(p + at + 8 + 4 * (RT_MAXD - 1));
     memcpy(&wr->skipped, &bits, 4);
     wr->seg0 = (uint32_t)seg0;
@@ -242,6 +249,18 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
     if (wr->nseg == 0 || wr->nseg > RT_WARP || wr->nseg > nseg - seg0) {
       snprintf(err, errlen, "warp byte %zu: a run of %u segments (1 to %d, %zu left)", at, wr->nseg, RT_WARP, nseg - seg0);
       goto fail;
+    }
+    wr->lane_w = 0;
+    if (differ) {                                /* its lanes' weights, each at most the run's */
+      if (len - sa < 4) { snprintf(err, errlen, "warp truncated at byte %zu (a run's lane weights)", sa); goto fail; }
+      bits = get32(p + sa);
+      memcpy(&wr->lane_w, &bits, 4);
+      sa += 4;
+      if (!(wr->lane_w >= 1 && wr->lane_w <= (float)wr->nseg * (1 + wr->skipped) * 1.0001f)) {
+        snprintf(err, errlen, "warp byte %zu: a run's %u lanes weighing %g, against %g a lane at most", sa - 4,
+                 wr->nseg, (double)wr->lane_w, (double)(1 + wr->skipped));
+        goto fail;
+      }
     }
     if (aff) {                                   /* one element a lane, a0 + (lane - first) d */
       if (len - sa < AFFINE_BYTES) { snprintf(err, errlen, "warp truncated at byte %zu (an affine run)", sa); goto fail; }

@@ -235,10 +235,14 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
       continue;
     }
     uint32_t sid = ev.id;
+    /* what its lanes stand for, on average, below the instruction's 1 + skipped (rt_wevent's
+       lanes_w: exact, so 0 where every lane stands for as much) */
+    double most = 1.0 + ev.skipped, mean = ev.nact ? ev.lanes_w / ev.nact : most;
     cgp_warp_mem m = {.sid = sid, .kind = k->mem_kind[sid], .overlap = k->mem_overlap[sid], .nact = (uint8_t)ev.nact,
                       .warp_threads = (uint8_t)threads, .size = k->mem_size[sid], .addr = ev.addr,
                       .lane = ev.lane, .thread = rt_wwarp_thread_keys(lw->w), .warp = widx, .sm = lw->sm,
-                      .skipped = ev.skipped, .span = ev.has_span || ev.spanned ? ev.span : NULL,
+                      .skipped = ev.skipped, .lanes_short = most > mean ? most - mean : 0,
+                      .span = ev.has_span || ev.spanned ? ev.span : NULL,
                       .spanned = (uint8_t)ev.spanned, .carries = (uint8_t)ev.has_span,
                       .space = k->mem_local[sid] ? CGP_SPACE_LOCAL : CGP_SPACE_GLOBAL};
     m.affine = (uint8_t)cgp_affine(ev.addr, ev.nact);

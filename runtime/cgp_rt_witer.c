@@ -207,7 +207,10 @@ static int span_of(const rt_shape *s, const rt_wrun *r, uint32_t i, uint32_t *lo
   if (u + 1 != W || 2 * (i + 1) < W) return 0;   /* not the window's last, or its run holds less
                                                        than half the window: no stride to carry on */
   *lo = 1;
-  *hi = 1 + (uint32_t)(skipped_after(s, r, i) + 0.5);
+  double after = skipped_after(s, r, i);
+  if (r->lane_w > 0) after *= (r->lane_w / r->nseg - 1) / r->skipped;   /* lanes of different counts:
+                                                                          each the mean, as many in all */
+  *hi = 1 + (uint32_t)(after + 0.5);
   return *hi > *lo;
 }
 
@@ -237,6 +240,9 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   }
   if (mask & *present) return 0;
   *present |= mask;
+  double n = __builtin_popcount(mask);          /* its lanes' weights: a share of the sum where they
+                                                    differ and not all of them take part */
+  ev->lanes_w += r->lane_w > 0 ? (c.i < r->mincount ? r->lane_w : r->lane_w / r->nseg * n) : n * (1.0 + r->skipped);
   if (r->skipped > ev->skipped) ev->skipped = r->skipped;
   if (r->skipped > 0) {
     float after = (float)skipped_after(it->s, r, c.i);
@@ -309,6 +315,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   }
   event_of(it, r->ev, ev);
   ev->skipped = r->skipped;
+  ev->lanes_w = r->lane_w > 0 ? r->lane_w : r->nseg * (1.0 + r->skipped);
   ev->skipped_after = 0;
   ev->has_span = ev->spanned = 0;               /* no loop: no iterations skipped */
   ev->nact = r->nseg;
@@ -338,6 +345,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
   event_of(it, r->ev, ev);
   ev->nact = 0;
   ev->skipped = ev->skipped_after = 0;
+  ev->lanes_w = 0;
   ev->has_span = 0;
   ev->spanned = 1;                              /* until a run's element is not */
   take(it, first, ev, &present);

@@ -11,6 +11,9 @@ typedef struct {
   uint32_t id;                 /* site (is_mem) or block */
   float skipped;               /* executions in untraced iterations it stands for */
   float skipped_after;         /* the iterations skipped after its window (the footprint's reach) */
+  double lanes_w;              /* its lanes' weights, summed: 1 + skipped each, their own (below
+                                  the event's where they left a sampled loop at different
+                                  iterations: rt_wrun's lane_w) */
   unsigned nact;
   uint8_t lane[RT_WARP];
   uint64_t addr[RT_WARP];

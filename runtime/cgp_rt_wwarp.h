@@ -13,7 +13,23 @@ typedef struct {
   uint32_t seg0, nseg;
   float skipped;               /* per element, the most of its lanes' runs (the warp issues an
                                   instruction while any lane runs the iteration) */
+  float lane_w;                /* 0 while its lanes stand for as many executions each (the common
+                                  case); once two differ (lanes that leave a sampled loop at
+                                  different iterations, their trip counts their own), the sum of
+                                  its lanes' weights, 1 + skipped each (rt_wrun_add_lane) */
+  uint32_t pad;                /* (8-byte size: a linear warp's addresses follow its runs) */
 } rt_wrun;
+
+/* Run r, holding `nseg` lanes so far, takes one whose elements each stand for `skipped`
+   executions in untraced iterations: r's own `skipped` is its lanes' largest (the warp issues
+   while any lane runs), lane_w what they stand for lane by lane. */
+static inline void rt_wrun_add_lane(rt_wrun *r, uint32_t nseg, float skipped) {
+  if (r->lane_w > 0)
+    r->lane_w += 1 + skipped;
+  else if (nseg > 0 && skipped != r->skipped)     /* every lane so far stood for the run's own */
+    r->lane_w = (float)nseg * (1 + r->skipped) + (1 + skipped);
+  if (nseg == 0 || skipped > r->skipped) r->skipped = skipped;
+}
 
 typedef struct {
   uint32_t lane, count;

@@ -6,7 +6,7 @@
    and L2 of its geometry) is not. cgp_trace_replay runs the runtime's own window and batch
    analysis (cgp_rt_window.c) over them for devices the run did not analyse.
 
-   File format (version 8: a run's untraced tail, 'T'; 7: a warp of consecutive thread keys writes the first lane's alone
+   File format (version 9: a run's lanes' weights where they differ (cgp_rt_wbytes.c); 8: a run's untraced tail, 'T'; 7: a warp of consecutive thread keys writes the first lane's alone
    (cgp_rt_wbytes.c); 6: a launch of `run` or `skip` mode traced whole, a small grid
    (rt_launch_whole), is flagged 1 as `full`'s launches are; 5: leaf-loop windows of 64
    iterations, whose first spreads the skipped
@@ -49,7 +49,7 @@
 #include "cgp_model.h"
 
 #define CGP_TRACE_MAGIC "CGPTRACE"
-#define CGP_TRACE_VERSION 8u
+#define CGP_TRACE_VERSION 9u
 #define CGP_TRACE_HEADER_BYTES 24
 #define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
 
