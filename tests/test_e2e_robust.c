@@ -391,6 +391,16 @@ Test(e2e_robust, an_openmp_file_with_a_marked_nest_links_and_runs_as_built_by_gc
   cr_assert(strstr(err, "LLVM's OpenMP runtime") && strstr(err, "libomp.so"), "%s", err);
 }
 
+/* The report the run wrote (r.json) has, first, kernel `name` over `threads` threads along x. */
+static void expect_first_kernel(const char *name, int threads) {
+  cJSON *r = cJSON_Parse(read_file("r.json"));
+  cr_assert_not_null(r, "no report: %s", read_file("err.txt"));
+  cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
+  cr_assert_str_eq(cJSON_GetObjectItem(k, "name")->valuestring, name);
+  cr_assert_eq(cJSON_GetObjectItem(k, "threads_extent")->child->valueint, threads);
+  cJSON_Delete(r);
+}
+
 /* The loop OpenMP shares among threads is the one a user marks (RSBench's and XSBench's lookups,
    `#pragma omp parallel for reduction(+:v)`; RSBench's Makefile always adds -fopenmp). The build
    stopped there, and the way out was to edit the Makefile. Now that file is compiled without
@@ -433,12 +443,7 @@ Test(e2e_robust, a_loop_openmp_shares_is_traced_with_its_file_compiled_without_o
   cr_assert_eq(sh("OMP_NUM_THREADS=2 CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./traced"), 0, "%s", read_file("err.txt"));
   cr_assert_str_eq(read_file("out.txt"), want);
   free(want);
-  cJSON *r = cJSON_Parse(read_file("r.json"));
-  cr_assert_not_null(r, "no report: %s", read_file("err.txt"));
-  cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
-  cr_assert_str_eq(cJSON_GetObjectItem(k, "name")->valuestring, "lookups");
-  cr_assert_eq(cJSON_GetObjectItem(k, "threads_extent")->child->valueint, 4096);
-  cJSON_Delete(r);
+  expect_first_kernel("lookups", 4096);
 }
 
 /* A `#pragma omp simd` loop inside a marked nest of a -fopenmp file (Rodinia's lud and nw copy
@@ -470,12 +475,7 @@ Test(e2e_robust, an_omp_simd_loop_inside_a_marked_nest_builds_without_a_word) {
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_REPORT=r.json ./traced"), 0, "%s", read_file("err.txt"));
   cr_assert_str_eq(read_file("out.txt"), want);
   free(want);
-  cJSON *r = cJSON_Parse(read_file("r.json"));
-  cr_assert_not_null(r, "no report: %s", read_file("err.txt"));
-  cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0);
-  cr_assert_str_eq(cJSON_GetObjectItem(k, "name")->valuestring, "rows");
-  cr_assert_eq(cJSON_GetObjectItem(k, "threads_extent")->child->valueint, 256);
-  cJSON_Delete(r);
+  expect_first_kernel("rows", 256);
 }
 
 /* An object `cgpredict cc -c` made of a marked -fopenmp file, linked by `cgpredict cc` where no
