@@ -136,12 +136,15 @@ static void din_line(const cache *c, int store, uint64_t unit) {
 
 /* A span's tag (cgp_spans_add): where its misses count. Bit 31: a span's unit (CGP_REF_AGAIN, 0,
    has it clear); 30: the batch counts (else it warms); 29: counted as a store (warp_mem: not a
-   load with a class); 28: a store (the Dinero label); 24-27: the class; 16-23: the SM of a load
-   whose units go through its L1 too (TAG_NO_SM: none); 0-15: the site (0xffff: none counted). */
+   load with a class); 28: a store (the Dinero label); 27: a load's unit that goes through its
+   SM's L1, its misses counted nowhere (TAG_L1: a span whose instruction counts its skipped
+   iterations' misses itself, not `spanned`); 24-26: the class; 16-23: the SM of a load whose
+   units go through its L1 too (TAG_NO_SM: none); 0-15: the site (0xffff: none counted). */
 #define TAG_SPAN (1u << 31)
 #define TAG_COUNTING (1u << 30)
 #define TAG_NOT_LOAD (1u << 29)
 #define TAG_STORE (1u << 28)
+#define TAG_L1 (1u << 27)
 #define TAG_SM_SHIFT 16
 #define TAG_NO_SM 0xffu
 #define TAG_SITES 0xffffu
@@ -155,6 +158,16 @@ static uint32_t span_tag(const cache *c, const cgp_warp_mem *m) {
          (m->kind != CGP_LOAD ? TAG_STORE : 0) | sm << TAG_SM_SHIFT | sid;
 }
 
+/* The tag of a span whose misses count nowhere (its instruction is not `spanned`: it counts its
+   skipped iterations' misses itself): a store's labelled so in the Dinero export, a load's units
+   through its SM's L1 where loads go through it, as a counted span's do (TAG_L1), else
+   CGP_REF_AGAIN. */
+static uint32_t quiet_tag(const cache *c, const cgp_warp_mem *m) {
+  if (m->kind != CGP_LOAD) return TAG_STORE;
+  uint32_t t = span_tag(c, m), sm = t >> TAG_SM_SHIFT & TAG_NO_SM;
+  return sm == TAG_NO_SM ? CGP_REF_AGAIN : TAG_L1 | sm << TAG_SM_SHIFT | TAG_SITES;
+}
+
 /* An L2 miss of a span's unit: counted where warp_mem counts its instruction's own. */
 static void span_miss(cache *c, uint32_t tag) {
   if (!(tag & TAG_COUNTING)) {
@@ -163,7 +176,7 @@ static void span_miss(cache *c, uint32_t tag) {
   }
   c->win_miss += 1;
   if (tag & TAG_NOT_LOAD) c->t.st_dram += 1;
-  else c->t.ld_dram[(tag >> 24) & 15] += 1;
+  else c->t.ld_dram[(tag >> 24) & 7] += 1;
   if ((tag & TAG_SITES) != TAG_SITES) c->site[tag & TAG_SITES].miss += 1;
 }
 
@@ -178,7 +191,7 @@ static void refer_l1(cache *c, const uint64_t *units, const uint32_t *tag, unsig
   unsigned l2u = c->cfg->l2_unit_bytes, l1u = c->cfg->l1_unit_bytes;
   for (unsigned i = 0; i < n; i++) {
     unsigned sm = tag[i] >> TAG_SM_SHIFT & TAG_NO_SM;
-    if (!(tag[i] & TAG_SPAN) || sm == TAG_NO_SM) continue;
+    if (!(tag[i] & (TAG_SPAN | TAG_L1)) || sm == TAG_NO_SM) continue;
     cgp_l2 *l1 = l1_of(c, sm);
     if (!l1) continue;
     uint64_t a = units[i] * l2u;
@@ -192,7 +205,7 @@ static void refer(void *ctx, const uint64_t *units, const uint32_t *tag, unsigne
   cache *c = ctx;
   uint32_t spans = 0;
   for (unsigned i = 0; i < n; i++) spans |= tag[i];
-  if (c->use_l1 && (spans & TAG_SPAN)) refer_l1(c, units, tag, n);
+  if (c->use_l1 && (spans & (TAG_SPAN | TAG_L1))) refer_l1(c, units, tag, n);
   if (!(spans & TAG_SPAN)) cgp_l2_access_many(c->l2, units, n);
   else {
     uint64_t inh = cgp_l2_inherited(c->l2);
@@ -426,8 +439,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   if ((adds || m->spanned) && m->space == CGP_SPACE_GLOBAL && m->kind != CGP_ATOMIC &&
       (c->spans || (c->spans = cgp_spans_new(cfg->l2_unit_bytes)))) {
     if (adds)   /* not spanned: referenced, counted nowhere, a store's labelled so in the Dinero export */
-      cgp_spans_add(c->spans, m, m->spanned ? span_tag(c, m) : m->kind != CGP_LOAD ? TAG_STORE : CGP_REF_AGAIN, refer,
-                    c);
+      cgp_spans_add(c->spans, m, m->spanned ? span_tag(c, m) : quiet_tag(c, m), refer, c);
     if (m->spanned) nm = 1 + (nl - 1) * rereads(c, m);
   }
   if (!c->counting) {
