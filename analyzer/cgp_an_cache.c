@@ -384,6 +384,50 @@ static double rereads(const cache *c, const cgp_warp_mem *m) {
   return (double)same / m->nact;
 }
 
+/* Where unit u lies in the ascending units[0..n): its index, or n. */
+static unsigned unit_index(const uint64_t *units, unsigned n, uint64_t u) {
+  unsigned lo = 0, hi = n;
+  while (lo < hi) {
+    unsigned mid = lo + (hi - lo) / 2;
+    if (units[mid] < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && units[lo] == u ? lo : n;
+}
+
+/* The L2 misses spanned instruction m stands for, unit by unit: the ascending units[0..n), hit[i]
+   whether units[i] hit. A missed unit counts once for its own execution and, for each of the nl - 1
+   other executions, as often as its lanes re-read it one stride back (rereads, lane by lane); the
+   units its lanes reach anew in those executions are the span's to count (refer). Taking the
+   instruction's misses times its lanes' mean re-read share instead overcounts where the lanes that
+   miss are the ones that reach a unit anew (ADI's rows of 200 floats, every other one 32 bytes off
+   the TK1's 64-byte units: half the lanes start a unit where the other half re-read theirs; +25 %
+   against `full`). A unit no lane starts in (an element straddling two) takes the lanes' mean. */
+static double spanned_misses(const cache *c, const cgp_warp_mem *m, const uint64_t *units, const unsigned char *hit,
+                             unsigned n, double nl) {
+  enum { MAXU = sizeof c->unit2 / sizeof *c->unit2 };
+  unsigned char lanes[MAXU], same[MAXU];
+  unsigned missed = 0;
+  for (unsigned i = 0; i < n; i++) {
+    lanes[i] = same[i] = 0;
+    missed += !hit[i];
+  }
+  if (!missed) return 0;
+  uint64_t ub = c->cfg->l2_unit_bytes;
+  for (unsigned l = 0; l < m->nact; l++) {
+    uint64_t a = m->addr[l], before = a - (uint64_t)m->span[l].stride;
+    uint64_t u = c->l2_shift >= 0 ? a >> c->l2_shift : a / ub;
+    unsigned i = unit_index(units, n, u);
+    if (i == n) continue;                        /* its L1 held it: no L2 unit */
+    lanes[i]++;
+    same[i] += c->l2_shift >= 0 ? ((a ^ before) >> c->l2_shift) == 0 : a / ub == before / ub;
+  }
+  double mean = rereads(c, m), total = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (!hit[i]) total += 1 + (nl - 1) * (lanes[i] ? (double)same[i] / lanes[i] : mean);
+  return total;
+}
+
 static void warp_mem(void *self, const cgp_warp_mem *m) {
   cache *c = self;
   int adds = m->carries && m->span;
@@ -419,10 +463,14 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     if (m->space == CGP_SPACE_LOCAL && c->has_l1 && m->kind == CGP_STORE) local_store_l1(c, m);
   }
   uint64_t inh = cgp_l2_inherited(c->l2);
+  /* a spanned instruction weighs its misses unit by unit (spanned_misses): it needs each one's */
+  int by_unit = m->spanned && m->span && m->space == CGP_SPACE_GLOBAL && m->kind != CGP_ATOMIC;
   if (nmiss) {                                      /* L1 fills: remember which come from DRAM */
     miss = n2 - cgp_l2_access_each(c->l2, c->unit2, n2, c->hit2);
     if (miss) mark_dram_fills(c, sm, c->unit1, nmiss, c->unit2, c->hit2, n2);
-  } else
+  } else if (by_unit)
+    miss = n2 - cgp_l2_access_each(c->l2, c->unit2, n2, c->hit2);
+  else
     miss = n2 - cgp_l2_access_many(c->l2, c->unit2, n2);
   if (m->space == CGP_SPACE_GLOBAL && c->shared) {
     uint64_t b = cgp_thread_block(c->cfg, m->thread[m->lane[0]], NULL);   /* its warp's block */
@@ -435,18 +483,21 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
      reach anew where spans give them: the spans' own (refer); a lane that re-reads its unit misses
      as this one did. What lanes make counts their executions (nl; cgp_warp_mem_per_lanes), fewer
      than the instruction's where lanes left its loop at different iterations */
-  double nl = cgp_warp_mem_lanes(m), nm = nl;
+  double nl = cgp_warp_mem_lanes(m), nm = nl, wmiss = nl * miss;
   if ((adds || m->spanned) && m->space == CGP_SPACE_GLOBAL && m->kind != CGP_ATOMIC &&
       (c->spans || (c->spans = cgp_spans_new(cfg->l2_unit_bytes)))) {
     if (adds)   /* not spanned: referenced, counted nowhere, a store's labelled so in the Dinero export */
       cgp_spans_add(c->spans, m, m->spanned ? span_tag(c, m) : quiet_tag(c, m), refer, c);
-    if (m->spanned) nm = 1 + (nl - 1) * rereads(c, m);
+    if (m->spanned) {
+      nm = 1 + (nl - 1) * rereads(c, m);
+      wmiss = by_unit ? spanned_misses(c, m, c->unit2, c->hit2, n2, nl) : nm * miss;
+    }
   }
   if (!c->counting) {
-    c->warm_miss += nm * miss;
+    c->warm_miss += wmiss;
     return;
   }
-  c->win_miss += nm * miss;
+  c->win_miss += wmiss;
   c->t.l2_inherited += nm * (double)(cgp_l2_inherited(c->l2) - inh);
   double wfs = cgp_warp_mem_per_lanes(m, wf), t2 = cgp_warp_mem_per_lanes(m, n2),
          t1 = cgp_warp_mem_per_lanes(m, n1);
@@ -456,15 +507,15 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     c->t.l1_trans[m->cls] += t1;
     c->t.l1_hit[m->cls] += nl * hits1;
     c->t.ld_trans[m->cls] += t2;
-    c->t.ld_dram[m->cls] += nm * miss;
+    c->t.ld_dram[m->cls] += wmiss;
     c->t.ld_merged_dram[m->cls] += nl * merged_dram;
   } else {
     c->t.st_trans += t2;
-    c->t.st_dram += nm * miss;
+    c->t.st_dram += wmiss;
   }
   if (m->sid < cfg->nsid) {
     c->site[m->sid].trans += t2;
-    c->site[m->sid].miss += nm * miss;
+    c->site[m->sid].miss += wmiss;
     c->site[m->sid].l1_hit += nl * hits1;
   }
 }

@@ -467,6 +467,42 @@ Test(cache_warm, a_row_walk_that_thrashes_the_l2_misses_every_iteration_as_a_ful
   cr_assert_eq(row_walk_misses(5), 2560, "%g", row_walk_misses(5));
 }
 
+/* 32 lanes walking their own rows (4 KiB apart) in 4-byte steps, the odd lanes' rows 16 bytes into
+   a 32-byte unit: a warming batch reads every lane's first unit, then a counted window of 8
+   iterations, each element standing for one skipped iteration (t 7's span carries t = 8 .. 15).
+   Traced whole, the 16 iterations miss where a lane reaches a unit anew after its first: the even
+   lanes at t = 8 (16), the odd ones at t = 4 and 12 (32): 48. The window misses at t = 4, the odd
+   lanes (16), which reach their unit anew and so re-read nothing in the iteration it stands for
+   (t = 12 is their span's, which also gives the even lanes' t = 8): 16 + 32 = 48, the odd lanes'
+   misses counted once each. Weighing the instruction's 16 misses by its lanes' mean re-read share
+   (the even lanes, one half, re-read their units at t = 4) counted them 1.5 times: 56. */
+Test(cache_warm, a_spanned_instructions_misses_are_weighed_by_the_lanes_that_make_them) {
+  cgp_analysis_cfg cfg = cfg_l2();
+  cgp_analysis_set *s = first_batch(&cfg, 0, 1);
+  static uint64_t a[32];
+  static cgp_span sp[32];
+  for (unsigned l = 0; l < 32; l++) a[l] = 0x100000 + (uint64_t)l * 4096 + (l % 2) * 16;
+  cgp_warp_mem warm = spanned(CGP_LOAD, a, 32, sp, 0, 0, 0);
+  warm.span = NULL;
+  cgp_analysis_warp_mem(s, &warm);
+  cgp_analysis_end_batch(s);
+  cgp_analysis_begin_batch(s, 1, 1, 1);
+  for (unsigned t = 0; t < 8; t++) {
+    for (unsigned l = 0; l < 32; l++) a[l] = 0x100000 + (uint64_t)l * 4096 + (l % 2) * 16 + 4 * t;
+    cgp_warp_mem m = spanned(CGP_LOAD, a, 32, sp, 4, t == 7 ? 1 : 0, t == 7 ? 9 : 0);
+    m.skipped = 1;
+    m.spanned = 1;
+    cgp_analysis_warp_mem(s, &m);
+  }
+  cgp_analysis_end_batch(s);
+  cgp_totals t = {0};
+  cgp_site_totals site[2] = {0};
+  cgp_analysis_results(s, &t, site);
+  cr_assert_eq(dram(&t), 48, "%g L2 misses, a full trace's 48", dram(&t));
+  cr_assert_eq(site[0].miss, 48, "the site's: %g", site[0].miss);
+  cgp_analysis_set_free(s);
+}
+
 /* A window of one batch in which m is read: its L2 misses (DRAM transactions). */
 static double window_misses(cgp_analysis_set *s, const cgp_warp_mem *m) {
   cgp_totals t = {0};
