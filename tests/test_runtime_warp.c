@@ -751,6 +751,55 @@ Test(reconverge, the_first_windows_iteration_0_stands_for_itself) {
   }
 }
 
+/* A value reloaded every iteration from one element a lane (x[l], stride 0: `tmp[i] +=` through
+   memory), from iteration 0, beside a[j]: its first element, the read that finds x[l] cold, stands
+   for itself, and its others for the skipped iterations, T in all (T = 512, W = 64: 1 + 448 / 63
+   each); spread over all 64, the first stood for 1 + 448 / 64 = 8 (GESUMMV at N = 200 on the H100,
+   its first L1 miss counted 1 + 136 / 64 times: +2.6 % against `full`). a[j], which moves, keeps
+   its spread (T in all, its first element 8). */
+Test(reconverge, a_value_reloaded_from_iteration_0_stands_for_itself_there) {
+  const unsigned T = 512, gap = T - RT_ITER_FIRST;
+  fixture f;
+  const int mb[] = {1, 1, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 1, 0}, rpo[] = {0, 1, 2};
+  setup(&f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
+  rt_tracker_sample(f.t, 1);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    int paused = 0;
+    lane(&f, l);
+    enter(&f, 0, &paused);
+    for (unsigned j = 0; j < T; j++) {
+      enter(&f, 1, &paused);
+      if (paused) continue;
+      rt_tracker_access(f.t, 0, A + 4 * j);
+      rt_tracker_access(f.t, 1, X + 4 * l);
+    }
+    enter(&f, 2, &paused);
+    rt_tracker_access(f.t, 2, Y + 4 * l);
+    rt_tracker_finish(f.t);
+  }
+  rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+  cr_assert_not_null(w);
+  rt_witer *it = rt_witer_new(f.s, w);
+  rt_wevent ev;
+  double stands[2] = {0, 0}, first[2] = {-1, -1}, second = -1;
+  while (rt_witer_next(it, &ev)) {
+    if (!ev.is_mem || ev.id > 1) continue;
+    if (first[ev.id] < 0) first[ev.id] = 1 + ev.skipped;
+    else if (ev.id == 1 && second < 0) second = 1 + ev.skipped;
+    stands[ev.id] += 1 + ev.skipped;
+    cr_assert_lt(fabs(ev.lanes_w - ev.nact * (1.0 + ev.skipped)), 1e-3, "its lanes stand for as much");
+  }
+  cr_assert_lt(fabs(stands[1] - T), 1e-3, "x[l] stands for %g executions, by hand %u", stands[1], T);
+  cr_assert_eq(first[1], 1, "x[l]'s first element stands for %g", first[1]);
+  cr_assert_lt(fabs(second - (1 + gap / 63.0)), 1e-4, "x[l]'s second: %g, by hand %g", second, 1 + gap / 63.0);
+  cr_assert_lt(fabs(stands[0] - T), 1e-3, "a[j] stands for %g executions, by hand %u", stands[0], T);
+  cr_assert_lt(fabs(first[0] - (1 + gap / 64.0)), 1e-4, "a[j]'s first element: %g", first[0]);
+  rt_witer_free(it);
+  rt_wwarp_free(w);
+  teardown(&f);
+}
+
 /* a[j] on one element (stride 0), read every iteration: its window's hits and misses are those of
    the iterations it stands for, so no element is `spanned` (its last still carries the span, whose
    units keep the element in the L2). */
