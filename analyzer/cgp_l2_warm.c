@@ -12,7 +12,8 @@
      element a thread (stride 0) is read every iteration: it is referenced again at the end, as
      recent as the last iteration's lines.
    - Shared lines: the units two windows in a row referenced, though blocks apart (a vector every
-     block reads), which the blocks between them went on referencing. Where only one column of
+     block reads), which the blocks between them went on referencing, and those the two windows
+     before the last both referenced and it did not (a column its place in the rows missed). Where only one column of
      blocks references a unit (GEMVER's v1[j], read by the blocks above and below), the blocks
      between reference it only once a row, so it is kept only when they hold a whole row and the
      L2 holds a row's new lines (cgp_grid_row infers the row from the windows' places). */
@@ -461,6 +462,20 @@ void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uin
   for (size_t i = 0; i < cur->n; i++) {
     const seen *x = &cur->e[cur->order[i]];
     if (!x->again || (x->cols == 1 && !keep_column)) continue;
+    out[n++] = x->unit;
+    if (n == SPAN_UNITS) {
+      ref(ctx, out, again, n);
+      n = 0;
+    }
+  }
+  /* and the units the two windows before this one both read that this one did not: a column of
+     blocks this window's place in its rows missed (rows of 20 blocks, windows of 16) */
+  for (size_t i = 0; i < before->n; i++) {
+    const seen *x = &before->e[before->order[i]];
+    if (!x->again || (x->cols == 1 && !keep_column)) continue;
+    int found;
+    seen_find((seen_set *)cur, x->unit, &found);
+    if (found) continue;
     out[n++] = x->unit;
     if (n == SPAN_UNITS) {
       ref(ctx, out, again, n);
