@@ -12,11 +12,12 @@
      element a thread (stride 0) is read every iteration: it is referenced again at the end, as
      recent as the last iteration's lines.
    - Shared lines: the units two windows in a row referenced, though blocks apart (a vector every
-     block reads), which the blocks between them went on referencing, and those the two windows
-     before the last both referenced and it did not (a column its place in the rows missed). Where only one column of
-     blocks references a unit (GEMVER's v1[j], read by the blocks above and below), the blocks
-     between reference it only once a row, so it is kept only when they hold a whole row and the
-     L2 holds a row's new lines (cgp_grid_row infers the row from the windows' places). */
+     block reads), which the blocks between them went on referencing, and in one sweep those the
+     two windows before the last both referenced and it did not (a column its place in the rows
+     missed). Where only one column of blocks references a unit (GEMVER's v1[j], read by the
+     blocks above and below), the blocks between reference it only once a row, so it is kept only
+     when they hold a whole row and the L2 holds a row's new lines (cgp_grid_row infers the row
+     from the windows' places). */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -469,12 +470,13 @@ void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uin
     }
   }
   /* and the units the two windows before this one both read that this one did not: a column of
-     blocks this window's place in its rows missed (rows of 20 blocks, windows of 16) */
-  for (size_t i = 0; i < before->n; i++) {
+     blocks this window's place in its rows missed (rows of 20 blocks, windows of 16); within one
+     sweep (another launch's data may move) */
+  for (size_t i = 0; cur->n && cur->first > before->last && i < before->n; i++) {
     const seen *x = &before->e[before->order[i]];
     if (!x->again || (x->cols == 1 && !keep_column)) continue;
     int found;
-    seen_find((seen_set *)cur, x->unit, &found);
+    seen_find(&h->w[h->cur], x->unit, &found);
     if (found) continue;
     out[n++] = x->unit;
     if (n == SPAN_UNITS) {
