@@ -276,21 +276,35 @@ Test(shared, the_grid_row_from_two_windows_places) {
    untraced (the rest of row 2): no block of column 3 among them, so unit 1 is not referenced
    again, unit 2 is (the grid shares it). With 240 untraced, a whole row, unit 1 is, if the L2
    holds a row's new units (128 x 10 <= 2000), not if it does not (128 x 10 > 1000). */
+/* A grid of rows of 128 blocks, its first window at (64 .. 79, 0), 48 blocks untraced after it. */
+static cgp_shared *rows_of_128(uint64_t capacity) {
+  cgp_shared *h = cgp_shared_new();
+  cr_assert_not_null(h);
+  cgp_shared_note(h, 9, cgp_grid_block(79, 0, 0));
+  cgp_shared_each(h, 48, 10, capacity, record, &(refs){0});
+  return h;
+}
+
+/* A window at (0 .. 15, row): unit 1 read by column 3, with `two` unit 2 by columns 3 and 4, unit 8
+   by columns 0 and 15. */
+static void window_at_row(cgp_shared *h, uint64_t row, int two) {
+  cgp_shared_next_window(h);
+  cgp_shared_note(h, 1, cgp_grid_block(3, row, 0));
+  if (two) {
+    cgp_shared_note(h, 2, cgp_grid_block(3, row, 0));
+    cgp_shared_note(h, 2, cgp_grid_block(4, row, 0));
+  }
+  cgp_shared_note(h, 8, cgp_grid_block(0, row, 0));
+  cgp_shared_note(h, 8, cgp_grid_block(15, row, 0));
+}
+
 Test(shared, a_unit_one_column_of_blocks_reads_is_kept_only_across_a_row_the_l2_holds) {
   const uint64_t skipped[3] = {112, 240, 240}, capacity[3] = {2000, 2000, 1000};
   const unsigned want[3] = {1, 2, 1};
   for (int c = 0; c < 3; c++) {
-    cgp_shared *h = cgp_shared_new();
-    cr_assert_not_null(h);
-    cgp_shared_note(h, 9, cgp_grid_block(79, 0, 0));     /* window at (64 .. 79, 0) */
-    cgp_shared_each(h, 48, 10, capacity[c], record, &(refs){0});
+    cgp_shared *h = rows_of_128(capacity[c]);
     for (uint64_t row = 1; row <= 2; row++) {
-      cgp_shared_next_window(h);                          /* window at (0 .. 15, row) */
-      cgp_shared_note(h, 1, cgp_grid_block(3, row, 0));
-      cgp_shared_note(h, 2, cgp_grid_block(3, row, 0));
-      cgp_shared_note(h, 2, cgp_grid_block(4, row, 0));
-      cgp_shared_note(h, 8, cgp_grid_block(0, row, 0));
-      cgp_shared_note(h, 8, cgp_grid_block(15, row, 0));
+      window_at_row(h, row, 1);
       refs r = {0};
       cgp_shared_each(h, row == 1 ? 112 : skipped[c], 10, capacity[c], record, &r);
       if (row == 1) continue;
@@ -313,15 +327,9 @@ Test(shared, a_unit_one_column_of_blocks_reads_is_kept_only_across_a_row_the_l2_
 Test(shared, a_column_the_last_window_missed_is_kept_from_the_two_before) {
   const uint64_t capacity[2] = {2000, 1000};
   for (int c = 0; c < 2; c++) {
-    cgp_shared *h = cgp_shared_new();
-    cr_assert_not_null(h);
-    cgp_shared_note(h, 9, cgp_grid_block(79, 0, 0));     /* window at (64 .. 79, 0) */
-    cgp_shared_each(h, 48, 10, capacity[c], record, &(refs){0});
+    cgp_shared *h = rows_of_128(capacity[c]);
     for (uint64_t row = 1; row <= 2; row++) {
-      cgp_shared_next_window(h);                          /* window at (0 .. 15, row) */
-      cgp_shared_note(h, 1, cgp_grid_block(3, row, 0));
-      cgp_shared_note(h, 8, cgp_grid_block(0, row, 0));
-      cgp_shared_note(h, 8, cgp_grid_block(15, row, 0));
+      window_at_row(h, row, 0);
       cgp_shared_each(h, 128, 10, capacity[c], record, &(refs){0});
     }
     cgp_shared_next_window(h);                            /* window at (16 .. 31, 3) */

@@ -706,28 +706,37 @@ Test(reconverge, a_windows_skipped_iterations_are_spanned_by_its_last_element) {
    for 1 execution, not 1 + the window's share (T = 512, W = 64: 8); a run from iteration 1 stands
    for T - 1, and its span for the 448 iterations skipped after the window, not 448 x 64 / 63;
    a[j], every iteration, for T, its span 448 too (docs/pipeline.md, "Sampling inside a thread"). */
+/* The loop's start-up, sampled: a warp's lanes through T iterations of the loop's block (block 1),
+   site 0 at a[j] every iteration, site 1 as `x` says (X_FIRST: iteration 0 only, at x[128 l + j];
+   X_LATER: iterations 1 .. only, likewise; X_STILL: every iteration, at x[l]), site 2 after it. */
+enum { X_FIRST, X_LATER, X_STILL };
+static void startup_warp(fixture *f, unsigned T, int x) {
+  const int mb[] = {1, 1, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
+  const unsigned mo[] = {0, 1, 0}, rpo[] = {0, 1, 2};
+  setup(f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
+  rt_tracker_sample(f->t, 1);
+  for (unsigned l = 0; l < RT_WARP; l++) {
+    int paused = 0;
+    lane(f, l);
+    enter(f, 0, &paused);
+    for (unsigned j = 0; j < T; j++) {
+      enter(f, 1, &paused);
+      if (paused) continue;
+      rt_tracker_access(f->t, 0, A + 4 * j);
+      if (x == X_STILL) rt_tracker_access(f->t, 1, X + 4 * l);
+      else if ((j == 0) != (x == X_LATER)) rt_tracker_access(f->t, 1, X + 128 * l + 4 * j);
+    }
+    enter(f, 2, &paused);
+    rt_tracker_access(f->t, 2, Y + 4 * l);
+    rt_tracker_finish(f->t);
+  }
+}
+
 Test(reconverge, the_first_windows_iteration_0_stands_for_itself) {
   const unsigned T = 512, gap = T - RT_ITER_FIRST;
   for (int from1 = 0; from1 < 2; from1++) {
     fixture f;
-    const int mb[] = {1, 1, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
-    const unsigned mo[] = {0, 1, 0}, rpo[] = {0, 1, 2};
-    setup(&f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
-    rt_tracker_sample(f.t, 1);
-    for (unsigned l = 0; l < RT_WARP; l++) {
-      int paused = 0;
-      lane(&f, l);
-      enter(&f, 0, &paused);
-      for (unsigned j = 0; j < T; j++) {
-        enter(&f, 1, &paused);
-        if (paused) continue;
-        rt_tracker_access(f.t, 0, A + 4 * j);
-        if ((j == 0) != from1) rt_tracker_access(f.t, 1, X + 128 * l + 4 * j);
-      }
-      enter(&f, 2, &paused);
-      rt_tracker_access(f.t, 2, Y + 4 * l);
-      rt_tracker_finish(f.t);
-    }
+    startup_warp(&f, T, from1 ? X_LATER : X_FIRST);
     rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
     cr_assert_not_null(w);
     rt_witer *it = rt_witer_new(f.s, w);
@@ -760,24 +769,7 @@ Test(reconverge, the_first_windows_iteration_0_stands_for_itself) {
 Test(reconverge, a_value_reloaded_from_iteration_0_stands_for_itself_there) {
   const unsigned T = 512, gap = T - RT_ITER_FIRST;
   fixture f;
-  const int mb[] = {1, 1, 2}, bl[] = {-1, 0, -1}, lh[] = {1}, lp[] = {-1};
-  const unsigned mo[] = {0, 1, 0}, rpo[] = {0, 1, 2};
-  setup(&f, 3, mb, mo, 3, rpo, bl, 1, lh, lp);
-  rt_tracker_sample(f.t, 1);
-  for (unsigned l = 0; l < RT_WARP; l++) {
-    int paused = 0;
-    lane(&f, l);
-    enter(&f, 0, &paused);
-    for (unsigned j = 0; j < T; j++) {
-      enter(&f, 1, &paused);
-      if (paused) continue;
-      rt_tracker_access(f.t, 0, A + 4 * j);
-      rt_tracker_access(f.t, 1, X + 4 * l);
-    }
-    enter(&f, 2, &paused);
-    rt_tracker_access(f.t, 2, Y + 4 * l);
-    rt_tracker_finish(f.t);
-  }
+  startup_warp(&f, T, X_STILL);
   rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
   cr_assert_not_null(w);
   rt_witer *it = rt_witer_new(f.s, w);
