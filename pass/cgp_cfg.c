@@ -125,17 +125,33 @@ static void branch_location(cgp_loop *l, LLVMValueRef term) {
   l->file[name ? len : 0] = '\0';
 }
 
+LLVMValueRef cgp_md_operand(LLVMValueRef node, unsigned i) {
+  unsigned n = node ? LLVMGetMDNodeNumOperands(node) : 0;
+  if (i >= n) return NULL;
+  LLVMValueRef *ops = malloc(n * sizeof *ops);
+  if (!ops) return NULL;
+  LLVMGetMDNodeOperands(node, ops);
+  LLVMValueRef v = ops[i];
+  free(ops);
+  return v;
+}
+
+const char *cgp_md_string(LLVMValueRef node, unsigned i, unsigned *len) {
+  LLVMValueRef v = cgp_md_operand(node, i);
+  *len = 0;
+  const char *s = v ? LLVMGetMDString(v, len) : NULL;
+  return s && *len ? s : NULL;
+}
+
 static void loop_location(cgp_loop *l, LLVMValueRef term, unsigned md_kind) {
   LLVMValueRef md = LLVMGetMetadata(term, md_kind);
   if (!md && !l->loop_md && !l->line && LLVMHasMetadata(term)) branch_location(l, term);
   if (!md || l->loop_md) return;
   l->loop_md = md;
-  unsigned nops = LLVMGetMDNodeNumOperands(md);
-  LLVMValueRef *ops = xcalloc(nops, sizeof *ops);
-  LLVMGetMDNodeOperands(md, ops);
-  for (unsigned i = 1; i < nops; i++) {
-    if (!ops[i]) continue;
-    LLVMMetadataRef m = LLVMValueAsMetadata(ops[i]);
+  for (unsigned i = 1; i < LLVMGetMDNodeNumOperands(md); i++) {
+    LLVMValueRef op = cgp_md_operand(md, i);
+    if (!op) continue;
+    LLVMMetadataRef m = LLVMValueAsMetadata(op);
     if (LLVMGetMetadataKind(m) != LLVMDILocationMetadataKind) continue;
     l->line = LLVMDILocationGetLine(m);
     l->col = LLVMDILocationGetColumn(m);
@@ -150,7 +166,6 @@ static void loop_location(cgp_loop *l, LLVMValueRef term, unsigned md_kind) {
     }
     break;                                   /* the first location is the loop's start */
   }
-  free(ops);
 }
 
 size_t cgp_cfg_loops(const cgp_cfg *cfg, unsigned md_kind, cgp_loop **loops) {

@@ -26,6 +26,12 @@ typedef struct cgp_loop {
   char file[256];           /* file name of the start location ("" if none) */
 } cgp_loop;
 
+/* Operand i of metadata node `node` (a MetadataAsValue), NULL if it has none. */
+LLVMValueRef cgp_md_operand(LLVMValueRef node, unsigned i);
+/* Operand i of metadata node `node` as a string of *len bytes (not NUL-terminated), NULL if it is
+   none or empty. */
+const char *cgp_md_string(LLVMValueRef node, unsigned i, unsigned *len);
+
 /* Build the CFG of a function that has a body; returns 0 on success. */
 int  cgp_cfg_build(LLVMValueRef fn, cgp_cfg *cfg);
 void cgp_cfg_free(cgp_cfg *cfg);

@@ -30,24 +30,6 @@ void cgp_constant_text(LLVMValueRef v, const char *ctype, char *buf, size_t cap)
   } else snprintf(buf, cap, "a value fixed before the loop");
 }
 
-LLVMValueRef cgp_md_operand(LLVMValueRef node, unsigned i) {
-  unsigned n = node ? LLVMGetMDNodeNumOperands(node) : 0;
-  if (i >= n) return NULL;
-  LLVMValueRef *ops = malloc(n * sizeof *ops);
-  if (!ops) return NULL;
-  LLVMGetMDNodeOperands(node, ops);
-  LLVMValueRef v = ops[i];
-  free(ops);
-  return v;
-}
-
-const char *cgp_md_string(LLVMValueRef node, unsigned i, unsigned *len) {
-  LLVMValueRef v = cgp_md_operand(node, i);
-  *len = 0;
-  const char *s = v ? LLVMGetMDString(v, len) : NULL;
-  return s && *len ? s : NULL;
-}
-
 void cgp_function_name(LLVMValueRef fn, char *buf, size_t cap) {
   size_t len = 0;
   const char *ir = LLVMGetValueName2(fn, &len);
@@ -150,22 +132,17 @@ void cgp_dbg_variable(pass_ctx *pc, LLVMValueRef v, char *buf, size_t cap, char 
       LLVMValueRef callee = LLVMGetCalledValue(i);
       if (!LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "llvm.dbg.value") != 0) continue;
       LLVMValueRef var = LLVMGetOperand(i, 1);           /* DILocalVariable: scope, name, file, type, ... */
-      unsigned nops = LLVMGetMDNodeNumOperands(var), slen = 0, k = 0;
-      if (nops < 2) continue;
-      LLVMValueRef *ops = malloc(nops * sizeof *ops);
-      if (!ops) continue;
-      LLVMGetMDNodeOperands(var, ops);
-      const char *name = ops[1] ? LLVMGetMDString(ops[1], &slen) : NULL;
-      if (name && slen && slen < sizeof names[0]) {
+      unsigned slen = 0, k = 0;
+      const char *name = cgp_md_string(var, 1, &slen);
+      if (name && slen < sizeof names[0]) {
         while (k < nnames && (strlen(names[k]) != slen || strncmp(names[k], name, slen) != 0)) k++;
         if (k == nnames && nnames < MAX_NAMES) {
           snprintf(names[nnames], sizeof names[0], "%.*s", (int)slen, name);
-          di_type_name(nops > 3 ? ops[3] : NULL, types[nnames], sizeof types[0]);
+          di_type_name(cgp_md_operand(var, 3), types[nnames], sizeof types[0]);
           count[nnames++] = 0;
         }
         if (k < nnames) count[k]++;
       }
-      free(ops);
     }
   unsigned best = 0;
   for (unsigned k = 1; k < nnames; k++)

@@ -161,11 +161,6 @@ LLVMBasicBlockRef cgp_build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockRef 
 
 /* ---- cgp_names.c: what the source calls a value or the array a site reads ---------------------- */
 
-/* Operand i of metadata node `node` (a MetadataAsValue), NULL if it has none. */
-LLVMValueRef cgp_md_operand(LLVMValueRef node, unsigned i);
-/* Operand i of metadata node `node` as a string of *len bytes (not NUL-terminated), NULL if it is
-   none or empty. */
-const char *cgp_md_string(LLVMValueRef node, unsigned i, unsigned *len);
 /* The function the source wrote loop l in, as the source names it: a C++ one demangled
    (`OMPStream<double>::copy()`, `void twice<float>(float*, long)`), a C one as it is; from the
    loop's debug scope, else fn's name (the function it was compiled into). */

@@ -337,17 +337,8 @@ static const char *declared_name(LLVMValueRef a, unsigned *len) {
   *len = 0;
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(a));
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-      if (declared_alloca(i) != a) continue;
-      LLVMValueRef var = LLVMGetOperand(i, 1);          /* DILocalVariable: scope, name, ... */
-      unsigned nops = LLVMGetMDNodeNumOperands(var);
-      LLVMValueRef *ops = nops >= 2 ? malloc(nops * sizeof *ops) : NULL;
-      if (!ops) return NULL;
-      LLVMGetMDNodeOperands(var, ops);
-      const char *name = ops[1] ? LLVMGetMDString(ops[1], len) : NULL;
-      free(ops);
-      return name;
-    }
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (declared_alloca(i) == a) return cgp_md_string(LLVMGetOperand(i, 1), 1, len);   /* DILocalVariable: scope, name */
   return NULL;
 }
 
