@@ -13,11 +13,6 @@
 
 static char tmpdir[64];
 
-static void make_tmpdir(void) {
-  strcpy(tmpdir, "/tmp/cgp-test-model-XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
 /* After each test, in its process: the directory it made, if any, is gone (before, every run of
    the suite left three in /tmp). */
 static void remove_tmpdir(void) {
@@ -25,6 +20,16 @@ static void remove_tmpdir(void) {
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  tmpdir[0] = '\0';
+}
+
+/* A fresh directory; the one an earlier call of the same test made goes first (a test that checks
+   several files, values_no_gpu_has_are_refused_naming_the_field's three, left all but the last
+   in /tmp: 12 a run of the suite). */
+static void make_tmpdir(void) {
+  remove_tmpdir();
+  strcpy(tmpdir, "/tmp/cgp-test-model-XXXXXX");
+  cr_assert_not_null(mkdtemp(tmpdir));
 }
 
 TestSuite(model_device, .fini = remove_tmpdir);
