@@ -418,8 +418,9 @@ uint64_t rt_row_blocks(const rt_kernel *k, unsigned bx, int unit);
 uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, uint64_t batch);
 /* A traced launch (analysed or warming) is traced whole for a device whose windows are W blocks
    (docs/pipeline.md, "Sampling") where its kernel's grid as known at its start (G, rt_grid_guess)
-   is at most RT_WHOLE_WINDOWS windows. */
-int rt_launch_whole(uint64_t G, uint64_t W);
+   is at most two windows, or at most four (two windows at 0 and 2W) of at most RT_WHOLE_THREADS
+   threads in blocks of tpb. */
+int rt_launch_whole(uint64_t G, uint64_t W, unsigned tpb);
 /* Or where its kernel's last traced launch spanned `span` bytes (rt_footprint_last_span), between
    half and twice an L2 of l2_bytes, for a grid of at most RT_CLIFF_THREADS threads
    (cgp_rt_window.c): the L2's cliff. */

@@ -389,7 +389,7 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   uint64_t G = rt_grid_guess(k, b, L->unit), span = L->traced && k->fp ? rt_footprint_last_span(k->fp) : 0;
   for (size_t d = 0; d < S->ndev; d++) {
     L->dv[d].whole = L->traced && cgp_rt_g.sample_mode != 2 &&
-                     (rt_launch_whole(G, L->dv[d].W) || rt_launch_at_cliff(span, cgp_l2_capacity_bytes(&S->dev[d]), G * L->tpb));
+                     (rt_launch_whole(G, L->dv[d].W, L->tpb) || rt_launch_at_cliff(span, cgp_l2_capacity_bytes(&S->dev[d]), G * L->tpb));
     L->dv[d].spacing = rt_window_spacing(L->dv[d].W, G);
     if (!L->dv[d].whole) continue;
     L->dv[d].W = 2 * rt_batch_blocks(S, d, L->tpb);

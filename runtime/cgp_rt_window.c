@@ -162,11 +162,20 @@ uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch, uint64_t row) {
    it did not trace, however those differ (NPB CG's sparse rows a thread each: the first 16 blocks
    of 28 on the TK1 stood for the rest), and what the untraced blocks leave in the L2 is aged, not
    known (CG's dot product, launched next, found none of the vector p the gathers keep there:
-   +94 %). Such a grid costs at most twice its first window to trace whole. The grid is the
-   kernel's last launch's (a launch's own is known only at its end), or for its first launch the
-   one its mapped loops' constant bounds give (rt_bound_blocks); a first launch of bounds known
-   only at run time keeps the windows. */
+   +94 %). Such a grid costs at most twice its first window to trace whole. A grid of up to 4W
+   blocks holds two windows, at 0 and 2W, too few to tell whether they agree (a launch converges
+   on three, cgp_rt_converge.c), and each stands for a gap as long as itself: LU's kernel 2 at N =
+   100 on the TK1, 36 blocks whose active square starts in the grid's third row of blocks, had
+   the gap after its first window, [16, 32), counted as that window's mostly idle blocks (-5.5 %
+   against `full`; -2.7 % with the gap split, rt_wstat_centre). Tracing it whole costs at most
+   twice its windows; beyond 2W only where that is at most RT_WHOLE_THREADS threads, which a
+   device of many SMs passes long before (the H100: W = 2112 blocks of 256 threads). The grid is
+   the kernel's last launch's (a launch's own is known only at its end), or for its first launch
+   the one its mapped loops' constant bounds give (rt_bound_blocks); a first launch of bounds
+   known only at run time keeps the windows. */
 #define RT_WHOLE_WINDOWS 2
+#define RT_WHOLE_TWO_WINDOWS 4
+#define RT_WHOLE_THREADS (UINT64_C(1) << 18)
 
 uint64_t rt_grid_guess(const rt_kernel *k, const unsigned *block, int unit) {
   uint64_t G = k->last_blocks;
@@ -177,7 +186,10 @@ uint64_t rt_grid_guess(const rt_kernel *k, const unsigned *block, int unit) {
   return G;
 }
 
-int rt_launch_whole(uint64_t G, uint64_t W) { return G && G <= RT_WHOLE_WINDOWS * W; }
+int rt_launch_whole(uint64_t G, uint64_t W, unsigned tpb) {
+  if (!G || G > RT_WHOLE_TWO_WINDOWS * W) return 0;
+  return G <= RT_WHOLE_WINDOWS * W || G * tpb <= RT_WHOLE_THREADS;
+}
 
 /* A launch whose bytes come near an L2's capacity is where the L2 turns from holding a launch's
    data to losing it (an LRU cache swept by more than it holds misses every line; by less, it hits
@@ -385,13 +397,14 @@ void rt_window_finish(rt_session *s, rt_kernel *k, rt_window *w, size_t d, unsig
    had the rows of the square that began inside a gap counted as the idle window before it (-2.7 %
    against `full` at N = 2048 with windows every 1152 blocks at the end, -10.4 % with the gaps
    doubling). Splitting each gap between the windows on either side makes the estimate of a
-   linear change exact; a grid whose windows are alike is as before. Only between windows
-   spaced evenly (rt_window_spacing's), past the launch's first: where the gaps double, the
-   later window would take a quarter of its predecessor's region, and a last window holding the
-   grid's partial edge block stood for more blocks (XSBench's lookups, 79 blocks on the TK1 in
-   windows at 0, 32 and 64: -1.0 -> -3.8 % against `full`). */
+   linear change exact; a grid whose windows are alike is as before. Only between windows whose
+   regions are as long (rt_window_spacing's, and the first two): where the gaps double, the later
+   window would take a quarter of its predecessor's region. The launch's first window splits its
+   gap too: it counts from its start, and standing for its whole region it stood for blocks
+   farther on than any it traced (LU's kernel 2 at N = 100 on the TK1, -5.5 % -> -2.7 % against
+   `full`; XSBench's lookups, 79 blocks in windows at 0, 32 and 64, unchanged). */
 void rt_wstat_centre(rt_wstat *a, rt_wstat *b) {
-  if (a->region_start == 0 || a->budget_hit || b->budget_hit || b->region_start != a->region_end ||
+  if (a->budget_hit || b->budget_hit || b->region_start != a->region_end ||
       a->region_end == UINT64_MAX || b->region_end == UINT64_MAX || a->end >= a->region_end ||
       b->region_end - b->region_start != a->region_end - a->region_start)
     return;

@@ -873,6 +873,41 @@ Test(e2e_launches, a_grid_of_at_most_two_windows_is_traced_whole) {
   cJSON_Delete(r[1]);
 }
 
+/* A grid of at most four windows (two of them, at blocks 0 and 2W) is traced whole where it has at
+   most 2^18 threads (docs/pipeline.md, "Sampling"): two windows cannot tell whether they agree, and
+   each stands for a gap as long as itself. Here 40 blocks of 256 on the TK1 (W = 16), whose
+   blocks 16 to 31 (threads 4096 to 8191) also read b on a stride of 128 bytes, in the gap after
+   the first window, which neither window traces: sampled so, the kernel was -48 % against
+   `full`. A grid of 70 blocks keeps its windows. (LU's kernel 2 at N = 100: 36 blocks whose
+   active square starts in the grid's third row of blocks, -5.5 % before.) */
+#define GAP_SRC(name, rows) \
+  "#include <stdio.h>\n" \
+  "#define R " rows "\n" \
+  "static float a[R], b[R * 32], c[R];\n" \
+  "static void " name "(void) {\n" \
+  "#pragma cgpredict kernel name(" name ") dims(1) block(256)\n" \
+  "  for (int i = 0; i < R; i++) c[i] = i >= 4096 && i < 8192 ? a[i] + b[i * 32] : a[i];\n" \
+  "}\n" \
+  "int main(void) {\n" \
+  "  for (int i = 0; i < R; i++) a[i] = (float)(i % 7);\n" \
+  "  for (int t = 0; t < 2; t++) " name "();\n" \
+  "  printf(\"%g\\n\", c[5000]);\n" \
+  "  return 0;\n" \
+  "}\n"
+
+Test(e2e_launches, a_grid_of_at_most_four_windows_is_traced_whole) {
+  cJSON *r[2];
+  build_run_and_full_tk1(GAP_SRC("forty", "10240"), r);
+  expect_traced_whole(kernel_named(r[0], "forty"), 0, 1);
+  expect_like_full(r, "forty", 0.005);
+  cJSON_Delete(r[0]);
+  cJSON_Delete(r[1]);
+  build_run_and_full_tk1(GAP_SRC("seventy", "17920"), r);
+  expect_traced_whole(kernel_named(r[0], "seventy"), 0, 0);
+  cJSON_Delete(r[0]);
+  cJSON_Delete(r[1]);
+}
+
 /* A kernel's first launch (often its only one) takes its row of blocks from its x loop's constant
    bound (docs/model.md 4c, rt_row_blocks): GEMVER's kernel 1 at N = 500 in 32 x 8 blocks, rows of
    16 blocks whose last holds 20 columns. With no row known, its windows of two batches of 8 counted
