@@ -25,7 +25,7 @@ static void remove_tmpdir(void) {
 
 /* A fresh directory; the one an earlier call of the same test made goes first (a test that checks
    several files, values_no_gpu_has_are_refused_naming_the_field's three, left all but the last
-   in /tmp: 12 a run of the suite). */
+   in /tmp: 6 a run of the suite). */
 static void make_tmpdir(void) {
   remove_tmpdir();
   strcpy(tmpdir, "/tmp/cgp-test-model-XXXXXX");
