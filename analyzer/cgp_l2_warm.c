@@ -444,6 +444,28 @@ void cgp_shared_next_window(cgp_shared *h) {
   h->gap = 0;
 }
 
+/* Units handed to the L2 as references again, SPAN_UNITS at a time. */
+typedef struct {
+  uint64_t out[SPAN_UNITS];
+  uint32_t again[SPAN_UNITS];                     /* all CGP_REF_AGAIN */
+  unsigned n;
+  cgp_l2_refs ref;
+  void *ctx;
+} units_out;
+_Static_assert(CGP_REF_AGAIN == 0, "again[] is all CGP_REF_AGAIN");
+
+static void put_unit(units_out *o, uint64_t unit) {
+  o->out[o->n++] = unit;
+  if (o->n == SPAN_UNITS) {
+    o->ref(o->ctx, o->out, o->again, o->n);
+    o->n = 0;
+  }
+}
+
+/* Is unit x kept across the untraced blocks: read again by the blocks between windows, and a unit
+   of one column only where such a unit is kept (keep_column)? */
+static int kept(const seen *x, int keep_column) { return x->again && (x->cols != 1 || keep_column); }
+
 void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uint64_t capacity, cgp_l2_refs ref,
                      void *ctx) {
   const seen_set *cur = &h->w[h->cur], *before = &h->w[!h->cur];
@@ -456,33 +478,20 @@ void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uin
   /* a unit of one column: the blocks skipped reference it only if they hold a whole row, and it
      is then a row's new lines old */
   int keep_column = !h->row || (h->gap >= h->row && (double)h->row * lines_per_block <= (double)capacity);
-  uint64_t out[SPAN_UNITS];
-  _Static_assert(CGP_REF_AGAIN == 0, "again[] is all CGP_REF_AGAIN");
-  uint32_t again[SPAN_UNITS] = {0};
-  unsigned n = 0;
+  units_out o = {.ref = ref, .ctx = ctx};
   for (size_t i = 0; i < cur->n; i++) {
     const seen *x = &cur->e[cur->order[i]];
-    if (!x->again || (x->cols == 1 && !keep_column)) continue;
-    out[n++] = x->unit;
-    if (n == SPAN_UNITS) {
-      ref(ctx, out, again, n);
-      n = 0;
-    }
+    if (kept(x, keep_column)) put_unit(&o, x->unit);
   }
   /* and the units the two windows before this one both read that this one did not: a column of
      blocks this window's place in its rows missed (rows of 20 blocks, windows of 16); within one
      sweep (another launch's data may move) */
   for (size_t i = 0; cur->n && cur->first > before->last && i < before->n; i++) {
     const seen *x = &before->e[before->order[i]];
-    if (!x->again || (x->cols == 1 && !keep_column)) continue;
     int found;
+    if (!kept(x, keep_column)) continue;
     seen_find(&h->w[h->cur], x->unit, &found);
-    if (found) continue;
-    out[n++] = x->unit;
-    if (n == SPAN_UNITS) {
-      ref(ctx, out, again, n);
-      n = 0;
-    }
+    if (!found) put_unit(&o, x->unit);
   }
-  if (n) ref(ctx, out, again, n);
+  if (o.n) ref(ctx, o.out, o.again, o.n);
 }
