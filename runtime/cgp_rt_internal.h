@@ -422,7 +422,7 @@ uint64_t rt_warm_extension(const rt_session *s, const rt_kernel *k, size_t d, ui
    threads in blocks of tpb. */
 int rt_launch_whole(uint64_t G, uint64_t W, unsigned tpb);
 /* Or where its kernel's last traced launch spanned `span` bytes (rt_footprint_last_span), between
-   half and twice an L2 of l2_bytes, for a grid of at most RT_CLIFF_THREADS threads
+   half and twice an L2 of l2_bytes, for a grid of at most RT_WHOLE_THREADS threads
    (cgp_rt_window.c): the L2's cliff. */
 int rt_launch_at_cliff(uint64_t span, uint64_t l2_bytes, uint64_t threads);
 /* Kernel k's grid in blocks as known at a launch's start: its last launch's, or for its first its

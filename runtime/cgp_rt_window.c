@@ -169,7 +169,8 @@ uint64_t rt_window_blocks(const rt_kernel *k, uint64_t batch, uint64_t row) {
    the gap after its first window, [16, 32), counted as that window's mostly idle blocks (-5.5 %
    against `full`; -2.7 % with the gap split, rt_wstat_centre). Tracing it whole costs at most
    twice its windows; beyond 2W only where that is at most RT_WHOLE_THREADS threads, which a
-   device of many SMs passes long before (the H100: W = 2112 blocks of 256 threads). The grid is
+   device of many SMs passes long before (the H100: W = 2112 blocks of 256 threads). (The one
+   bound on a launch traced whole for what its windows cannot see: the L2's cliff's too.) The grid is
    the kernel's last launch's (a launch's own is known only at its end), or for its first launch
    the one its mapped loops' constant bounds give (rt_bound_blocks); a first launch of bounds
    known only at run time keeps the windows. */
@@ -199,13 +200,12 @@ int rt_launch_whole(uint64_t G, uint64_t W, unsigned tpb) {
    KiB, its windows 30 % of that; sampled, it and the launches before it found all their lines in
    the L2 where `full` missed 1470 a launch. So a traced launch (analysed or warming) is traced
    whole for a device where its kernel's last traced launch spanned between half and twice the
-   device's L2 (span: rt_footprint_last_span) and its grid has at most RT_CLIFF_THREADS threads: such
+   device's L2 (span: rt_footprint_last_span) and its grid has at most RT_WHOLE_THREADS threads: such
    launches are small on a small L2, and a large L2's cliff is left to the windows, whose cost
    would be a whole launch of millions of threads. */
-#define RT_CLIFF_THREADS (UINT64_C(1) << 18)
 
 int rt_launch_at_cliff(uint64_t span, uint64_t l2_bytes, uint64_t threads) {
-  if (!span || !l2_bytes || !threads || threads > RT_CLIFF_THREADS) return 0;
+  if (!span || !l2_bytes || !threads || threads > RT_WHOLE_THREADS) return 0;
   return span >= l2_bytes / 2 && span <= 2 * l2_bytes;
 }
 
