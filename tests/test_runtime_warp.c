@@ -700,12 +700,6 @@ Test(reconverge, a_windows_skipped_iterations_are_spanned_by_its_last_element) {
   }
 }
 
-/* The loop's start-up: site 1 (x, in the loop's block) is recorded in iteration 0 only, as a load
-   whose value the thread then holds in a register is (MVT's x2[i] += A[j][i] y2[j]), or in
-   iterations 1.. only. Iteration 0 of the entry's first window stands for itself: the load stands
-   for 1 execution, not 1 + the window's share (T = 512, W = 64: 8); a run from iteration 1 stands
-   for T - 1, and its span for the 448 iterations skipped after the window, not 448 x 64 / 63;
-   a[j], every iteration, for T, its span 448 too (docs/pipeline.md, "Sampling inside a thread"). */
 /* The loop's start-up, sampled: a warp's lanes through T iterations of the loop's block (block 1),
    site 0 at a[j] every iteration, site 1 as `x` says (X_FIRST: iteration 0 only, at x[128 l + j];
    X_LATER: iterations 1 .. only, likewise; X_STILL: every iteration, at x[l]), site 2 after it. */
@@ -732,6 +726,12 @@ static void startup_warp(fixture *f, unsigned T, int x) {
   }
 }
 
+/* The loop's start-up: site 1 (x, in the loop's block) is recorded in iteration 0 only, as a load
+   whose value the thread then holds in a register is (MVT's x2[i] += A[j][i] y2[j]), or in
+   iterations 1.. only. Iteration 0 of the entry's first window stands for itself: the load stands
+   for 1 execution, not 1 + the window's share (T = 512, W = 64: 8); a run from iteration 1 stands
+   for T - 1, and its span for the 448 iterations skipped after the window, not 448 x 64 / 63;
+   a[j], every iteration, for T, its span 448 too (docs/pipeline.md, "Sampling inside a thread"). */
 Test(reconverge, the_first_windows_iteration_0_stands_for_itself) {
   const unsigned T = 512, gap = T - RT_ITER_FIRST;
   for (int from1 = 0; from1 < 2; from1++) {
