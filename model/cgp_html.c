@@ -417,6 +417,12 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
       fpga_row(b, p);
       continue;
     }
+    if (!cgp_report_has_time(p)) {                /* nothing analysed: its note says why */
+      puts_(b, "<td class=\"num\">?</td><td colspan=\"7\">");
+      esc(b, str(p, "note"));
+      puts_(b, "</td></tr>");
+      continue;
+    }
     ms_cell(b, num(p, "time_ms"), 0);
     putf(b, "<td>%s</td><td class=\"num\">%.2f</td><td class=\"num\">%.2f</td><td class=\"num\">%.0f</td>"
             "<td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.3g</td></tr>",
@@ -444,7 +450,7 @@ static void kernel_section(buf *b, const cJSON *k, const cJSON *devs, const char
   }
   block_chart(b, k);
   cJSON_ArrayForEach(p, get(k, "predictions")) {
-    if (cgp_report_is_fpga(p)) continue;
+    if (cgp_report_is_fpga(p) || !cgp_report_has_time(p)) continue;
     puts_(b, "<h3>");
     esc(b, str(p, "device"));
     puts_(b, ": where a launch's cycles go</h3>");

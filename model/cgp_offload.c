@@ -89,7 +89,7 @@ int cgp_report_offload(cJSON *report, const cgp_device *devs, size_t ndev) {
   if (!list) return -1;
   for (size_t d = 0; d < ndev; d++) {
     double gpu = 0, cpu = 0;
-    int cpu_known = 1, any = 0;
+    int cpu_known = 1, any = 0, gpu_known = 1;
     cJSON *k, *p;
     cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(report, "kernels")) {
       cgp_host_data h;
@@ -97,6 +97,10 @@ int cgp_report_offload(cJSON *report, const cgp_device *devs, size_t ndev) {
       cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
         const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
         if (!dev || strcmp(dev, devs[d].name)) continue;
+        if (!cgp_report_has_time(p)) {              /* the program's GPU time is not known either */
+          gpu_known = 0;
+          continue;
+        }
         double g = cgp_json_num(p, "time_ms", 0) + cgp_json_num(p, "host_sync_ms", 0);
         gpu += g;
         any = 1;
@@ -109,7 +113,7 @@ int cgp_report_offload(cJSON *report, const cgp_device *devs, size_t ndev) {
         cJSON_AddItemToObject(p, "offload", cgp_offload_to_json(&o));
       }
     }
-    if (!any || !have_prog) continue;
+    if (!any || !have_prog || !gpu_known) continue;
     prog.cpu_ms = cpu_known ? cpu : 0;
     cgp_offload o;
     cgp_offload_estimate(&devs[d], &prog, gpu, &o);

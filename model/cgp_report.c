@@ -618,12 +618,40 @@ static void add_not_modelled(cJSON *pred, const cgp_device *d) {
   if (!(d->host_sync_launch_s > 0)) cJSON_AddItemToArray(a, cJSON_CreateString("host synchronisation cost"));
 }
 
+int cgp_report_has_time(const cJSON *prediction) {
+  return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(prediction, "time_ms"));
+}
+
+/* 1 if the run lost every warp of the kernel it would have analysed for device `dev`: the kernel is
+   partial (the report's memory_note: an allocation failed) and no sample was kept though it was
+   launched, or every sample with warps analysed none of them. Its time would read 0 ms, as if the
+   kernel took none. An empty grid (a sample of no warp) is predicted: its launches cost what a
+   launch costs. */
+static int none_analysed(const cJSON *kernel, const char *dev) {
+  if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kernel, "partial"))) return 0;
+  const cJSON *samples = cJSON_GetObjectItemCaseSensitive(kernel, "samples"), *s;
+  if (cJSON_GetArraySize(samples) == 0) return cgp_json_num(kernel, "launches", 0) > 0;
+  cJSON_ArrayForEach(s, samples) {
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "analysis"), dev);
+    if (!(cgp_json_num(s, "total_warps", 0) > 0) || !an || cgp_json_num(an, "total_warps", 0) > 0) return 0;
+  }
+  return 1;
+}
+
 int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char *err, size_t errlen) {
   cJSON *kernel;
   cJSON_ArrayForEach(kernel, cJSON_GetObjectItemCaseSensitive(report, "kernels")) {
     cJSON_DeleteItemFromObjectCaseSensitive(kernel, "predictions");
     cJSON *preds = cJSON_AddArrayToObject(kernel, "predictions");
     for (size_t d = 0; d < ndev; d++) {
+      if (none_analysed(kernel, devs[d].name)) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "device", devs[d].name);
+        cJSON_AddStringToObject(p, "note", "no time: the run ran out of memory before it kept a warp of this kernel "
+                                           "(its memory_note); run it with more memory or a smaller input");
+        cJSON_AddItemToArray(preds, p);
+        continue;
+      }
       kernel_total t;
       if (predict_kernel(kernel, &devs[d], &t, NULL, err, errlen) != 0) return -1;
       cJSON *p = cJSON_CreateObject();
@@ -651,12 +679,16 @@ int cgp_report_predict(cJSON *report, const cgp_device *devs, size_t ndev, char 
 size_t cgp_report_devices(const cJSON *report, char ***names) {
   *names = NULL;
   size_t n = 0;
+  /* the first sample's analysis; with no sample kept (out of memory), the GPUs the first kernel
+     was predicted for */
   const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "kernels"), 0);
   const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k, "samples"), 0);
-  const cJSON *d;
-  cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(s, "analysis")) {
+  const cJSON *d, *from = s ? cJSON_GetObjectItemCaseSensitive(s, "analysis") : cJSON_GetObjectItemCaseSensitive(k, "predictions");
+  cJSON_ArrayForEach(d, from) {
+    const char *name = s ? d->string : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "device"));
+    if (!s && cgp_report_is_fpga(d)) continue;
     char **bigger = realloc(*names, (n + 1) * sizeof **names);
-    char *copy = d->string ? strdup(d->string) : NULL;
+    char *copy = name ? strdup(name) : NULL;
     if (!bigger || !copy) {                /* out of memory: the names so far */
       free(copy);
       if (bigger) *names = bigger;
@@ -857,7 +889,7 @@ static void launch_note(FILE *f, const cJSON *k) {
     char others[256] = "";
     size_t used = 0;
     cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(k, "predictions"))
-      if (!cgp_report_is_fpga(q) &&
+      if (!cgp_report_is_fpga(q) && cgp_report_has_time(q) &&
           !(cgp_json_num(cJSON_GetObjectItemCaseSensitive(q, "detail"), "launch_cycles", NAN) > 0) &&
           used < sizeof others)
         used += (size_t)snprintf(others + used, sizeof others - used, "%s%s", used ? ", " : "",
@@ -884,7 +916,7 @@ static void not_modelled_note(FILE *f, const cJSON *report) {
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(p, "not_modelled")) {
       int other_has = 0;                            /* another device models it */
       cJSON_ArrayForEach(q, preds) {
-        if (cgp_report_is_fpga(q)) continue;
+        if (cgp_report_is_fpga(q) || !cgp_report_has_time(q)) continue;
         int lacks = 0;
         const cJSON *n;
         cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(q, "not_modelled"))
@@ -911,8 +943,8 @@ static void host_sync_note(FILE *f, const cJSON *report) {
     cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(report, "kernels"))
       cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions"))
         if (dev && strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device")), dev) == 0) {
-          ms += cgp_json_num(p, "host_sync_ms", NAN);
-          launches += cgp_json_num(p, "launches", NAN);
+          ms += cgp_json_num(p, "host_sync_ms", 0);            /* none: an FPGA's, or no time */
+          launches += cgp_json_num(p, "launches", 0);
         }
     if (ms > 0)
       fprintf(f, "  host, %s: a program that synchronises after every launch (cudaDeviceSynchronize) adds %.3f ms "
@@ -1005,6 +1037,11 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
       const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
       if (cgp_report_is_fpga(p)) {
         fpga_line(f, kw, name, dw, dev, p);
+        continue;
+      }
+      if (!cgp_report_has_time(p)) {
+        fprintf(f, "  %-*s %-*s %11s  %s\n", kw, name, dw, dev, "?",
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "note")));
         continue;
       }
       double share[3], hit;

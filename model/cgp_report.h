@@ -9,7 +9,8 @@
    runtime.step_note; 1.6 samples' windows and stop, stats' overlap_insts, predictions'
    mem_periods and mlp; 1.7 stats' merged_dram_pw, memory sites'
    local_memory and memory_note; 1.8 benign races; 1.9 samples' after_untraced and stand_in,
-   kernels' l2_note; 1.10 dependences' extrapolated): { version, tool_version, kernels: [ { name, file, line, dims,
+   kernels' l2_note; 1.10 dependences' extrapolated; 1.11 a GPU prediction of only device and note,
+   where the run kept no warp of the kernel): { version, tool_version, kernels: [ { name, file, line, dims,
    launches, launches_sampled, grid, block, memory: [...], divergence, warnings,
    samples: [ { launch, weight, grid, blocks, total_warps, analysis: { <device>: stats } } ],
    predictions: [ { device, time_ms, cycles, mwp, cwp, n, b, batch, bound, ... } ] } ] }
@@ -26,7 +27,7 @@
 /* The report's schema, docs/report.schema.json: MAJOR.MINOR; MINOR grows with added fields, MAJOR
    when a field goes or changes meaning. A reader takes every MINOR of its MAJOR ("cgpredict-report/1"
    is 1.0). */
-#define CGP_REPORT_SCHEMA "cgpredict-report/1.10"
+#define CGP_REPORT_SCHEMA "cgpredict-report/1.11"
 #define CGP_REPORT_SCHEMA_MAJOR "cgpredict-report/1"
 
 /* An empty report: version fields and an empty "kernels" array. */
@@ -64,7 +65,11 @@ size_t cgp_report_fpga_devices(const cJSON *report, char ***names);
 void cgp_report_fpga_text(const cJSON *prediction, char *buf, size_t cap);
 /* 1 if a prediction is an FPGA's ("kind": "fpga"), whose fields are not a GPU's. */
 int cgp_report_is_fpga(const cJSON *prediction);
-/* Devices a saved report was analysed for (names of the first sample's "analysis"), malloc'd. */
+/* 1 if a prediction has a time: a GPU's has none where nothing of its kernel could be analysed
+   (then only "device" and "note"), an FPGA's where its note says why. */
+int cgp_report_has_time(const cJSON *prediction);
+/* Devices a saved report was analysed for (names of the first sample's "analysis"; with no sample,
+   the GPUs of the first kernel's predictions), malloc'd. */
 size_t cgp_report_devices(const cJSON *report, char ***names);
 /* Write atomically (cgp_write_file_atomic: temporary file beside `path`, fsync, rename); nothing
    is left on failure; a symbolic link or special file at `path` is refused, never replaced. */

@@ -1153,12 +1153,17 @@ Test(e2e_robust, full_mode_under_an_address_space_limit_says_what_it_lost) {
     }
     r = report("cut.json");
     k = kernel_named(r, "runs");
-    double traced = num(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0), "traced_warps");
+    cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);   /* none: no launch kept */
+    double traced = s0 ? num(s0, "traced_warps") : 0;
     if (traced < whole) {
       cut++;
       cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(k, "partial")) && cJSON_IsString(cJSON_GetObjectItem(k, "memory_note")),
                 "%d MiB: %g of %g warps traced, not said partial", mb, traced, whole);
       cr_expect_not_null(strstr(read_file("err.txt"), "out of memory"), "%d MiB: %s", mb, read_file("err.txt"));
+      cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "predictions"), 0);   /* none kept: no time, said */
+      if (traced == 0)
+        cr_expect(!cJSON_GetObjectItem(p, "time_ms") && cJSON_IsString(cJSON_GetObjectItem(p, "note")),
+                  "%d MiB: no warp analysed, a time of %g ms", mb, num(p, "time_ms"));
     }
     cJSON_Delete(r);
   }

@@ -149,3 +149,45 @@ Test(model_launches, a_sample_whose_l2_was_not_known_takes_its_stand_ins_analysi
     cJSON_Delete(r);
   }
 }
+
+/* A kernel the run lost every warp of (out of memory before the first was kept: partial, and its
+   one sample of 64 warps analysed none, or no sample though launched) has no time on the device,
+   and says why, where it read 0 ms as if it took none; the summary prints "?" and the note, and
+   `report` finds the device without a sample (it re-predicted for none, printing no row). A launch
+   of an empty grid (a sample of no warp) or a partial kernel with warps analysed keeps its time. */
+Test(model_launches, a_kernel_with_no_warp_analysed_has_no_time) {
+  cgp_device tk1 = tk1_device();
+  const cgp_kernel_stats none = {.threads_per_block = 256};
+  for (int c = 0; c < 4; c++) {
+    cJSON *r = one_sample_report(c == 3 ? &case3 : &none, 1, NULL);
+    cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "kernels"), 0), *s = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "samples"), 0);
+    cJSON_AddNumberToObject(k, "launches", 1);
+    cJSON_AddBoolToObject(k, "partial", 1);
+    if (c == 0) cJSON_ReplaceItemInObject(s, "total_warps", cJSON_CreateNumber(64));   /* warps, none analysed */
+    if (c == 1) cJSON_DeleteItemFromArray(cJSON_GetObjectItem(k, "samples"), 0);       /* no sample kept */
+    char err[512] = "";
+    cr_assert_eq(cgp_report_predict(r, &tk1, 1, err, sizeof err), 0, "%s", err);
+    cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "predictions"), 0);
+    int timed = cgp_report_has_time(p);
+    if (c <= 1) {
+      cr_assert(!timed, "case %d: a time of %g ms", c, cJSON_GetNumberValue(cJSON_GetObjectItem(p, "time_ms")));
+      cr_assert_not_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(p, "note")), "out of memory"), "case %d", c);
+      FILE *f = tmpfile();
+      cr_assert_not_null(f);
+      cgp_report_print_summary(f, r, "r.json");
+      char text[4096] = "";
+      rewind(f);
+      text[fread(text, 1, sizeof text - 1, f)] = 0;
+      fclose(f);
+      cr_assert_not_null(strstr(text, "  jetson-tk1               ?  no time: the run ran out of memory"), "%s", text);
+      char **names;                                /* `report` re-predicts for the devices it names */
+      size_t nn = cgp_report_devices(r, &names);
+      cr_assert(nn == 1 && !strcmp(names[0], "jetson-tk1"), "case %d: %zu devices", c, nn);
+      free(names[0]);
+      free(names);
+    } else {
+      cr_assert(timed, "case %d: no time", c);     /* 2: an empty grid; 3: warps analysed */
+    }
+    cJSON_Delete(r);
+  }
+}
