@@ -237,6 +237,7 @@ static void begin_launch(void *self) {
   cache *c = self;
   flush_l1(c);
   cgp_l2_mark(c->l2);
+  if (c->shared) cgp_shared_begin_launch(c->shared);
 }
 
 static void begin_window(void *self) {

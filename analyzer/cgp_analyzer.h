@@ -563,13 +563,16 @@ void cgp_shared_free(cgp_shared *h);
 /* The window's block `block` (cgp_grid_block) referenced `unit` (the first 4096 distinct units a
    window are followed). */
 void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block);
+/* A launch begins: its sweep's columns are its own. */
+void cgp_shared_begin_launch(cgp_shared *h);
 /* A new window begins: the one that ended is the one before. */
 void cgp_shared_next_window(cgp_shared *h);
 /* `blocks` blocks after this window were not traced, each bringing lines_per_block new units
    into an L2 of `capacity` units: the units this window referenced that the window before
    referenced too, to ref (CGP_REF_AGAIN), but those of one column of blocks unless the blocks
    skipped since the window hold a whole row of the grid and the L2 a row's new units, where the
-   row is known (docs/model.md section 4c). */
+   row is known; and, within one sweep, the units the two windows before read and this one did
+   not, and those of one column any two of the launch's windows read (docs/model.md section 4c). */
 void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uint64_t capacity, cgp_l2_refs ref,
                      void *ctx);
 /* The blocks in a row of a grid swept row by row, from two windows: the last block of one, the

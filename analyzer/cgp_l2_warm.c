@@ -17,7 +17,8 @@
      missed). Where only one column of blocks references a unit (GEMVER's v1[j], read by the
      blocks above and below), the blocks between reference it only once a row, so it is kept only
      when they hold a whole row and the L2 holds a row's new lines (cgp_grid_row infers the row
-     from the windows' places). */
+     from the windows' places); such a unit any two windows of the launch's sweep read is then
+     kept after every later window, wherever the windows fall in their rows. */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -329,7 +330,8 @@ typedef struct {
   uint64_t unit;
   uint32_t gen;
   uint32_t col;                 /* the column of blocks (x) that referenced it first */
-  uint8_t again;                /* the window before referenced it too */
+  uint32_t win;                 /* in cgp_shared's col: the window that read it first */
+  uint8_t again;                /* the window before referenced it too (in col: a later window) */
   uint8_t cols;                 /* 1: blocks of one column referenced it; 2: of several */
 } seen;
 
@@ -346,6 +348,8 @@ typedef struct {
 
 struct cgp_shared {
   seen_set w[2];                /* w[cur]: this window's; the other: the one before */
+  seen_set col;                 /* the units of one column of blocks the sweep's windows read */
+  uint32_t nwin;                /* windows begun */
   int cur;
   uint64_t gap;                 /* blocks skipped since this window (cgp_shared_each) */
   uint64_t gap_before;          /* between the window before and this one */
@@ -372,24 +376,26 @@ uint64_t cgp_grid_row(uint64_t last, uint64_t first, uint64_t gap) {
 cgp_shared *cgp_shared_new(void) {
   cgp_shared *h = calloc(1, sizeof *h);
   if (!h) return NULL;
-  for (int k = 0; k < 2; k++) {
-    h->w[k].e = calloc(SHARED_CAP, sizeof(seen));
-    h->w[k].order = malloc(SHARED_CAP / 2 * sizeof(uint32_t));
+  seen_set *set[3] = {&h->w[0], &h->w[1], &h->col};
+  for (int k = 0; k < 3; k++) {
+    set[k]->e = calloc(SHARED_CAP, sizeof(seen));
+    set[k]->order = malloc(SHARED_CAP / 2 * sizeof(uint32_t));
+    if (!set[k]->e || !set[k]->order) {
+      cgp_shared_free(h);
+      return NULL;
+    }
+    set[k]->gen = 1;
+    set[k]->first = UINT64_MAX;
   }
-  if (!h->w[0].e || !h->w[1].e || !h->w[0].order || !h->w[1].order) {
-    cgp_shared_free(h);
-    return NULL;
-  }
-  h->w[0].gen = h->w[1].gen = 1;
-  h->w[0].first = h->w[1].first = UINT64_MAX;
   return h;
 }
 
 void cgp_shared_free(cgp_shared *h) {
   if (!h) return;
-  for (int k = 0; k < 2; k++) {
-    free(h->w[k].e);
-    free(h->w[k].order);
+  seen_set *set[3] = {&h->w[0], &h->w[1], &h->col};
+  for (int k = 0; k < 3; k++) {
+    free(set[k]->e);
+    free(set[k]->order);
   }
   free(h);
 }
@@ -424,22 +430,29 @@ void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) {
     return;
   }
   if (!x) return;
-  *x = (seen){unit, cur->gen, col, 0, 1};
+  *x = (seen){.unit = unit, .gen = cur->gen, .col = col, .cols = 1};
   cur->order[cur->n++] = (uint32_t)(x - cur->e);
   seen_find(&h->w[!h->cur], unit, &found);
   x->again = (uint8_t)found;
 }
 
+/* Set w emptied. */
+static void seen_clear(seen_set *w) {
+  if (++w->gen == 0) {                            /* wrapped: clear for real */
+    memset(w->e, 0, SHARED_CAP * sizeof *w->e);
+    w->gen = 1;
+  }
+  w->n = 0;
+  w->first = UINT64_MAX;
+  w->last = 0;
+}
+
+void cgp_shared_begin_launch(cgp_shared *h) { seen_clear(&h->col); }
+
 void cgp_shared_next_window(cgp_shared *h) {
   h->cur = !h->cur;
-  seen_set *cur = &h->w[h->cur];
-  if (++cur->gen == 0) {                          /* wrapped: clear for real */
-    memset(cur->e, 0, SHARED_CAP * sizeof *cur->e);
-    cur->gen = 1;
-  }
-  cur->n = 0;
-  cur->first = UINT64_MAX;
-  cur->last = 0;
+  seen_clear(&h->w[h->cur]);
+  h->nwin++;
   h->gap_before = h->gap;
   h->gap = 0;
 }
@@ -470,7 +483,10 @@ void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uin
                      void *ctx) {
   const seen_set *cur = &h->w[h->cur], *before = &h->w[!h->cur];
   if (cur->n && before->n) {                      /* the row, once two windows in a row give it */
-    if (cur->first < before->last) h->row = 0;    /* a new launch's sweep */
+    if (cur->first < before->last) {              /* a new launch's sweep */
+      h->row = 0;
+      seen_clear(&h->col);
+    }
     uint64_t r = cgp_grid_row(before->last, cur->first, h->gap_before);
     if (r) h->row = r;
   }
@@ -478,20 +494,41 @@ void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uin
   /* a unit of one column: the blocks skipped reference it only if they hold a whole row, and it
      is then a row's new lines old */
   int keep_column = !h->row || (h->gap >= h->row && (double)h->row * lines_per_block <= (double)capacity);
+  int sweep = cur->n && cur->first > before->last;   /* this window and the one before: one sweep */
   units_out o = {.ref = ref, .ctx = ctx};
   for (size_t i = 0; i < cur->n; i++) {
     const seen *x = &cur->e[cur->order[i]];
     if (kept(x, keep_column)) put_unit(&o, x->unit);
+    if (x->cols == 1) {                             /* a column's: another window read it too? */
+      int found;
+      seen *c = seen_find(&h->col, x->unit, &found);
+      if (found) c->again |= c->win != h->nwin;
+      else if (c) {
+        *c = (seen){.unit = x->unit, .gen = h->col.gen, .col = x->col, .win = h->nwin, .cols = 1};
+        h->col.order[h->col.n++] = (uint32_t)(c - h->col.e);
+      }
+    }
   }
   /* and the units the two windows before this one both read that this one did not: a column of
      blocks this window's place in its rows missed (rows of 20 blocks, windows of 16); within one
      sweep (another launch's data may move) */
-  for (size_t i = 0; cur->n && cur->first > before->last && i < before->n; i++) {
+  for (size_t i = 0; sweep && i < before->n; i++) {
     const seen *x = &before->e[before->order[i]];
     int found;
     if (!kept(x, keep_column)) continue;
     seen_find(&h->w[h->cur], x->unit, &found);
     if (!found) put_unit(&o, x->unit);
+  }
+  /* and every unit of one column two windows of the sweep read, where the blocks skipped hold a
+     whole row: rows of 24 blocks, windows of 16, come back to a column only every other or third
+     window (GEMVER's v1[j] at N = 768) */
+  for (size_t i = 0; sweep && h->row && keep_column && i < h->col.n; i++) {
+    const seen *c = &h->col.e[h->col.order[i]];
+    if (!c->again) continue;
+    uint64_t u = c->unit;
+    int in_cur, in_before;
+    const seen *x = seen_find(&h->w[h->cur], u, &in_cur), *y = seen_find(&h->w[!h->cur], u, &in_before);
+    if (in_cur ? !kept(x, keep_column) : !(in_before && kept(y, keep_column))) put_unit(&o, u);
   }
   if (o.n) ref(ctx, o.out, o.again, o.n);
 }
