@@ -154,14 +154,17 @@ static int by_index(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The spans on one element each (stride 0), referenced again at the end: as recent as the last
-   iteration's lines. */
+/* Each span's units at its last iteration, referenced again at the end, in the order the spans
+   were added: the loop's last iterations touch them all, so they are as recent as its last
+   iteration made them (a span on one element, stride 0, reads it every iteration; a row walk
+   reads its last unit until the loop ends), not as when the span first reached them. */
 static void again_still(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
-  for (size_t i = 0; i < s->n; i++)
-    if (s->sp[i].st == 0) {
-      const span *p = &s->sp[i];
-      units_of(s, p->a / s->ub, (p->a + p->len - 1) / s->ub, UINT64_MAX, CGP_REF_AGAIN, ref, ctx);
-    }
+  for (size_t i = 0; i < s->n; i++) {
+    const span *p = &s->sp[i];
+    if (p->hi <= p->lo) continue;
+    uint64_t x = p->a + (uint64_t)p->st * (p->hi - 1);
+    units_of(s, x / s->ub, (x + p->len - 1) / s->ub, UINT64_MAX, CGP_REF_AGAIN, ref, ctx);
+  }
 }
 
 /* The units left go out; nothing pends. */

@@ -42,9 +42,10 @@ static cgp_warp_mem spanned(int kind, const uint64_t *addr, unsigned n, cgp_span
 
 /* A lane on a 128-byte stride (32-byte units: one unit an iteration) and one on a single element
    (stride 0), both standing for iterations 1 .. 3: iteration by iteration, the moving one's units
-   132, 136, 140 (0x1000 / 32 + 4 o) with its span's tag (7), the still one's unit 1024 (which the
-   instruction itself read) again at the end, as CGP_REF_AGAIN. */
-Test(spans, iterations_in_order_across_spans_and_a_still_one_again_at_the_end) {
+   132, 136, 140 (0x1000 / 32 + 4 o) with its span's tag (7); then, at the end, as CGP_REF_AGAIN,
+   each span's unit of the last iteration in the order they were added: the moving one's 140, the
+   still one's 1024 (which the instruction itself read). */
+Test(spans, iterations_in_order_across_spans_and_every_spans_last_unit_again_at_the_end) {
   cgp_spans *s = cgp_spans_new(32);
   cr_assert_not_null(s);
   uint64_t a[1] = {0x1000}, b[1] = {0x8000};
@@ -59,10 +60,10 @@ Test(spans, iterations_in_order_across_spans_and_a_still_one_again_at_the_end) {
   cr_assert(!cgp_spans_pending(s, 4));
   cr_assert_eq(r.n, 0, "nothing referenced before the flush");
   cgp_spans_flush(s, record, &r);
-  const uint64_t want[4] = {132, 136, 140, 1024};
-  const uint32_t tag[4] = {7, 7, 7, CGP_REF_AGAIN};
-  cr_assert_eq(r.n, 4);
-  for (unsigned i = 0; i < 4; i++) {
+  const uint64_t want[5] = {132, 136, 140, 140, 1024};
+  const uint32_t tag[5] = {7, 7, 7, CGP_REF_AGAIN, CGP_REF_AGAIN};
+  cr_assert_eq(r.n, 5);
+  for (unsigned i = 0; i < 5; i++) {
     cr_expect_eq(r.unit[i], want[i], "reference %u: unit %llu", i, (unsigned long long)r.unit[i]);
     cr_expect_eq(r.tag[i], tag[i], "reference %u: tag %u", i, r.tag[i]);
   }
@@ -76,7 +77,7 @@ Test(spans, iterations_in_order_across_spans_and_a_still_one_again_at_the_end) {
    span on a 32-byte stride (A, tag 1: a unit every iteration) added before one on a 4-byte stride
    (B, tag 2: in the unit its instruction read, 256, to iteration 7, then in 257), both over
    iterations 1 .. 9: at iteration 8, A's unit before B's, though B was waiting for it since
-   iteration 1 and A only since iteration 7. */
+   iteration 1 and A only since iteration 7. Each flush ends with the spans' last units again. */
 Test(spans, an_iterations_units_come_in_the_order_the_spans_were_added) {
   cgp_spans *s = cgp_spans_new(32);
   uint64_t a[1] = {0x1000}, b[1] = {0x9000};
@@ -86,7 +87,9 @@ Test(spans, an_iterations_units_come_in_the_order_the_spans_were_added) {
   cgp_spans_add(s, &ml, 1, record, &r);
   cgp_spans_add(s, &ms, 2, record, &r);
   cgp_spans_flush(s, record, &r);
-  cr_assert_eq(r.n, 6);
+  cr_assert_eq(r.n, 8);
+  cr_expect(r.unit[6] == 0x1000 / 32 + 12 && r.unit[7] == 0x9000 / 32 + 12 && r.tag[6] == CGP_REF_AGAIN &&
+            r.tag[7] == CGP_REF_AGAIN, "the load's last unit again, then the store's");
   for (unsigned i = 0; i < 6; i++) {
     cr_expect_eq(r.unit[i], (i % 2 ? 0x9000 : 0x1000) / 32 + 4 * (i / 2 + 1), "reference %u: unit %llu", i,
                  (unsigned long long)r.unit[i]);
@@ -99,10 +102,10 @@ Test(spans, an_iterations_units_come_in_the_order_the_spans_were_added) {
   cgp_spans_add(s, &mx, 1, record, &r);
   cgp_spans_add(s, &my, 2, record, &r);
   cgp_spans_flush(s, record, &r);
-  const uint64_t want[10] = {129, 130, 131, 132, 133, 134, 135, 136, 257, 137};
-  const uint32_t tag[10] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 1};
-  cr_assert_eq(r.n, 10, "%u references", r.n);
-  for (unsigned i = 0; i < 10; i++) {
+  const uint64_t want[12] = {129, 130, 131, 132, 133, 134, 135, 136, 257, 137, 137, 257};
+  const uint32_t tag[12] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 1, CGP_REF_AGAIN, CGP_REF_AGAIN};
+  cr_assert_eq(r.n, 12, "%u references", r.n);
+  for (unsigned i = 0; i < 12; i++) {
     cr_expect_eq(r.unit[i], want[i], "reference %u: unit %llu", i, (unsigned long long)r.unit[i]);
     cr_expect_eq(r.tag[i], tag[i], "reference %u: tag %u", i, r.tag[i]);
   }
@@ -111,7 +114,8 @@ Test(spans, an_iterations_units_come_in_the_order_the_spans_were_added) {
 
 /* A lane on a 4-byte stride from 0x2000 over iterations 1 .. 39 touches bytes 0x2004 .. 0x209f:
    units 257 .. 260 where it reaches them, ascending, each once (256 is the one its instruction
-   read); on a -4-byte stride from 0x20a0 (unit 261), the same bytes: units 260 .. 256, descending. */
+   read); on a -4-byte stride from 0x20a0 (unit 261), the same bytes: units 260 .. 256, descending;
+   then the unit of the last iteration again (260; 256). */
 Test(spans, a_small_stride_references_each_unit_once_where_it_reaches_it) {
   for (int dir = 0; dir < 2; dir++) {
     cgp_spans *s = cgp_spans_new(32);
@@ -121,15 +125,16 @@ Test(spans, a_small_stride_references_each_unit_once_where_it_reaches_it) {
     refs r = {0};
     cgp_spans_add(s, &m, 1, record, &r);
     cgp_spans_flush(s, record, &r);
-    cr_assert_eq(r.n, dir ? 5 : 4, "direction %d: %u references", dir, r.n);
-    for (unsigned i = 0; i < r.n; i++) cr_expect_eq(r.unit[i], dir ? 260 - i : 257 + i);
+    cr_assert_eq(r.n, dir ? 6 : 5, "direction %d: %u references", dir, r.n);
+    for (unsigned i = 0; i + 1 < r.n; i++) cr_expect_eq(r.unit[i], dir ? 260 - i : 257 + i);
+    cr_expect(r.unit[r.n - 1] == (dir ? 256u : 260u) && r.tag[r.n - 1] == CGP_REF_AGAIN, "direction %d", dir);
     cgp_spans_free(s);
   }
 }
 
 /* A coalesced warp (32 consecutive floats, 128 bytes: 4 units) on a 256-byte stride over
    iterations 1 and 2: one span of the warp's bytes, 4 units an iteration (a lane at a time would
-   also give 8 distinct units, in 64 references). */
+   also give 8 distinct units, in 64 references), and iteration 2's 4 again at the end. */
 Test(spans, a_coalesced_warp_is_one_span) {
   cgp_spans *s = cgp_spans_new(32);
   uint64_t a[32];
@@ -139,8 +144,8 @@ Test(spans, a_coalesced_warp_is_one_span) {
   refs r = {0};
   cgp_spans_add(s, &m, 1, record, &r);
   cgp_spans_flush(s, record, &r);
-  cr_assert_eq(r.n, 8);
-  for (unsigned i = 0; i < 8; i++) cr_expect_eq(r.unit[i], 0x4000 / 32 + 8 + (i / 4) * 8 + i % 4);
+  cr_assert_eq(r.n, 12);
+  for (unsigned i = 0; i < 12; i++) cr_expect_eq(r.unit[i], 0x4000 / 32 + 8 + (i < 8 ? i / 4 : 1) * 8 + i % 4);
   cgp_spans_free(s);
 }
 
