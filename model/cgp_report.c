@@ -1084,7 +1084,7 @@ void cgp_report_print_summary(FILE *f, const cJSON *report, const char *path) {
                                          cJSON_GetObjectItemCaseSensitive(k, "dependence_check"), "partial"))) {
       /* Parboil's sad: 1 warp traced before the budget, a race on a global scratch row unseen */
       fprintf(f, "    note: no dependence found, but the check stopped early (its bound on addresses or accesses, "
-                 "or the trace budget): threads it did not see may still conflict (\"dependence_check\" in the report)\n");
+                 "the trace budget, or memory): threads it did not see may still conflict (\"dependence_check\" in the report)\n");
     }
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(k, "benign_races")) {

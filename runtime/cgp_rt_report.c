@@ -283,7 +283,7 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
            "where the traced threads' addresses follow one affine law of the thread index, that law carried to the "
            "whole grid (\"extrapolated\"); a value carried in a register is found by the pass", RT_DEPS_MAX_ADDRESSES_LOG2);
   cJSON_AddStringToObject(dc, "scope", scope);
-  cJSON_AddBoolToObject(dc, "partial", k->deps_partial);
+  cJSON_AddBoolToObject(dc, "partial", k->deps_partial || k->oom_lost);   /* warps lost: not checked either */
 }
 
 /* Sample i ran after another kernel's untraced launch, so the L2 it found is not known (ADI's

@@ -1160,6 +1160,8 @@ Test(e2e_robust, full_mode_under_an_address_space_limit_says_what_it_lost) {
       cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(k, "partial")) && cJSON_IsString(cJSON_GetObjectItem(k, "memory_note")),
                 "%d MiB: %g of %g warps traced, not said partial", mb, traced, whole);
       cr_expect_not_null(strstr(read_file("err.txt"), "out of memory"), "%d MiB: %s", mb, read_file("err.txt"));
+      cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(k, "dependence_check"), "partial")),
+                "%d MiB: the dependence check saw %g of %g warps, not said partial", mb, traced, whole);
       cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(k, "predictions"), 0);   /* none kept: no time, said */
       if (traced == 0)
         cr_expect(!cJSON_GetObjectItem(p, "time_ms") && cJSON_IsString(cJSON_GetObjectItem(p, "note")),
