@@ -301,7 +301,7 @@ static void stand_ins(const cJSON *samples, cgp_kernel_stats *st, cgp_prediction
    from each sample's `key` ("analysis", or "analysis_tiled": the what-if tiling's, docs/model.md
    8c). Samples come in launch order. The launches between two analysed ones are interpolated
    between them where the two are close, as the runtime places them once launches differ (launch n
-   and n + max(1, n / CGP_DENSE_SPACING)), and the analysed launches' times around them (the one
+   and n + cgp_dense_step(n)), and the analysed launches' times around them (the one
    before, the two, the one after) never turn: a drift, seen closely. Else the launches between are
    each the analysed one before them: where the times turn, one of the two is unlike its
    neighbours (the first launch of a time step after other kernels, its L2 cold), which must not
@@ -324,7 +324,7 @@ static int predict_kernel_of(const cJSON *kernel, const char *key, const cgp_dev
     int lo = i > 0 ? i - 1 : 0, hi = i + 2 < n ? i + 2 : n - 1;
     double at = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "launch"));
     double gap = s->next ? cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s->next, "launch")) - at : 0;
-    int drift = gap > 1 && gap <= fmax(1, floor(at / CGP_DENSE_SPACING)) && monotone(&p[lo], hi - lo + 1) &&
+    int drift = gap > 1 && gap <= (double)cgp_dense_step(at > 0 ? (uint64_t)at : 0) && monotone(&p[lo], hi - lo + 1) &&
                 same_shape(s, s->next);
     double time = w * p[i].time_ms, cycles = w * p[i].cycles;
     char e[256];

@@ -119,10 +119,9 @@ static double launch_drift(const rt_sample *a, const rt_sample *b) {
 #define RT_SETTLED_SAMPLES 4
 #define RT_SETTLED_DRIFT 1e-4
 
-/* The launch to analyse after launch n: 2n + 1; settled, 4n + 3; dense, n + max(1, n /
-   CGP_DENSE_SPACING). */
+/* The launch to analyse after launch n: 2n + 1; settled, 4n + 3; dense, n + cgp_dense_step(n). */
 static uint64_t next_after(uint64_t n, int dense, int settled) {
-  uint64_t step = dense ? n / CGP_DENSE_SPACING : settled ? 3 * n + 3 : n + 1;
+  uint64_t step = dense ? cgp_dense_step(n) : settled ? 3 * n + 3 : n + 1;
   return n + (step ? step : 1);
 }
 
@@ -144,7 +143,7 @@ static uint64_t plan_after(uint64_t n, unsigned samples, const rt_sample *last, 
    an alignment boundary, so that every sample would be the unusual launch of its run), then,
    while the analysed launches measure the same, 31, 127, 511 ... (4n + 3: settled); once two in
    a row differ (their launch_drift above RT_LAUNCH_TOLERANCE; launch 0 is left out, as the first
-   launch of a kernel finds the caches cold), every launch n + max(1, n / CGP_DENSE_SPACING) from
+   launch of a kernel finds the caches cold), every launch n + cgp_dense_step(n) (n / 16, odd) from
    then on, so that no sample stands for more than about 1 / CGP_DENSE_SPACING more launches
    (docs/model.md 5b). */
 static void plan_next_sample(rt_kernel *k, uint64_t n) {
