@@ -12,7 +12,7 @@ typedef struct {
   int counting;
   unsigned nwarps;
   unsigned char *div;
-  double masked, divergent;
+  double masked, divergent, lanes;
 } divergence;
 
 static void *create(const cgp_analysis_cfg *cfg) {
@@ -43,7 +43,9 @@ static void block_exec(void *self, const cgp_block_exec *b) {
 
 static void warp_mem(void *self, const cgp_warp_mem *m) {
   divergence *d = self;
-  if (d->counting && m->nact < m->warp_threads && m->warp < d->nwarps) d->div[m->warp] = 1;
+  if (!d->counting) return;
+  d->lanes += m->nact * cgp_warp_mem_lanes(m);
+  if (m->nact < m->warp_threads && m->warp < d->nwarps) d->div[m->warp] = 1;
 }
 
 static void end_warp(void *self, unsigned warp) {
@@ -56,7 +58,8 @@ static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {
   (void)sites;
   tot->masked_slots += d->masked;
   tot->divergent_warps += d->divergent;
-  d->masked = d->divergent = 0;
+  tot->mem_lanes += d->lanes;
+  d->masked = d->divergent = d->lanes = 0;
 }
 
 static void destroy(void *self) {

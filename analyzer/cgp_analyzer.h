@@ -314,6 +314,8 @@ typedef struct {
   double st_insts, st_trans, st_dram;
   double total_insts, core_insts, fp32_insts, fp64_insts, int_insts, sfu_insts;
   double masked_slots, divergent_warps;
+  double mem_lanes;                 /* lane executions of memory instructions (a lane a guard idles
+                                       makes none): what the runtime's launch schedule compares */
   double lsu_wavefronts;
   double ld_wavefronts[CGP_NCLASS];  /* of those, global loads' by class */
   double smem_insts[CGP_NCLASS], smem_conflict[CGP_NCLASS];   /* conflict: sum of degrees */

@@ -107,6 +107,8 @@ typedef struct {
   uint64_t launch;
   uint64_t grid[3], gridblocks[3], blocks, total_warps, threads;
   double traced_warps;
+  double lanes_pw;                          /* lane executions of memory instructions a warp (the
+                                               first device's analysis: cgp_totals.mem_lanes) */
   unsigned windows;                         /* windows of blocks traced */
   int stop;                                 /* why the last one was the last: RT_STOP_* */
   cgp_kernel_stats stats[RT_MAX_DEVICES];

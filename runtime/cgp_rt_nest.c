@@ -113,11 +113,35 @@ static double launch_drift(const rt_sample *a, const rt_sample *b) {
 }
 
 /* A kernel whose analysed launches have all agreed is settled, from its RT_SETTLED_SAMPLES-th on,
-   while its last two measure the same behaviour, their predicted times within RT_SETTLED_DRIFT:
-   its next analysed launch is 4n + 3, not 2n + 1 (docs/model.md 5b). A drift, however slow, keeps
-   it doubling. */
+   while its last two measure the same behaviour, their predicted times within RT_SETTLED_DRIFT
+   and their warps' active lanes and loads' and stores' L2 transactions per warp too
+   (same_traffic): its next analysed launch is 4n + 3, not 2n + 1 (docs/model.md 5b). A drift,
+   however slow, keeps it doubling. */
 #define RT_SETTLED_SAMPLES 4
 #define RT_SETTLED_DRIFT 1e-4
+
+/* x and y within RT_SETTLED_DRIFT of each other, relatively. */
+static int close_to(double x, double y) {
+  double m = fmax(fabs(x), fabs(y));
+  return m == 0 || fabs(x - y) <= RT_SETTLED_DRIFT * m;
+}
+
+/* Do two analysed launches keep as many lanes of their warps active, and move the same L2
+   transactions per warp on every device? A guard that idles more threads every launch (LU's
+   kernel 1, `j > k` in a grid of one block) leaves the time unchanged while each warp keeps a
+   thread, and maybe the sectors its warps touch, but not the lanes: the launches drift, and
+   settling on two of them stood them for launches with a warp fewer (+4.2 % against `full` at
+   N = 150). */
+static int same_traffic(const rt_sample *a, const rt_sample *b) {
+  if (!close_to(a->lanes_pw, b->lanes_pw)) return 0;
+  for (size_t d = 0; d < S->ndev; d++) {
+    const cgp_kernel_stats *x = &a->stats[d], *y = &b->stats[d];
+    if (!close_to(x->st_insts * x->st_trans_pw, y->st_insts * y->st_trans_pw)) return 0;
+    for (int c = 0; c < 3; c++)
+      if (!close_to(x->insts[c] * x->trans_pw[c], y->insts[c] * y->trans_pw[c])) return 0;
+  }
+  return 1;
+}
 
 /* The launch to analyse after launch n: 2n + 1; settled, 4n + 3; dense, n + cgp_dense_step(n). */
 static uint64_t next_after(uint64_t n, int dense, int settled) {
@@ -133,7 +157,7 @@ static uint64_t plan_after(uint64_t n, unsigned samples, const rt_sample *last, 
   if (samples >= 3 && last && prev && !*dense) {
     double drift = launch_drift(last, prev);
     *dense = drift > RT_LAUNCH_TOLERANCE;
-    settled = samples >= RT_SETTLED_SAMPLES && drift <= RT_SETTLED_DRIFT;
+    settled = samples >= RT_SETTLED_SAMPLES && drift <= RT_SETTLED_DRIFT && same_traffic(last, prev);
   }
   return next_after(n, *dense, settled);
 }
@@ -468,6 +492,7 @@ static uint64_t record_launch(void) {
     for (size_t w = 0; w < L->dv[d].nwstat; w++)
       rt_launch_stats_add(&L->dv[d].wstat[w], G, (double)L->threads / (double)G, &sum, &sum_tiled,
                           d == 0 ? &s.traced_warps : NULL);
+    if (d == 0) s.lanes_pw = sum.warps > 0 ? sum.mem_lanes / sum.warps : 0;
     note_inherited(&sum, d, &inherits);
     rt_launch_stats_sum(&sum, L->tpb, &s.stats[d]);
     rt_tile_stats(k, d, &s.stats[d]);

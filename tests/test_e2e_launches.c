@@ -257,6 +257,30 @@ Test(e2e_launches, windows_alike_stop_a_launch_only_once_the_l2_turned_over) {
   cr_expect(fabs(ms[1] - ms[0]) <= 0.02 * ms[0], "stopping %g ms, every window %g ms", ms[1], ms[0]);
 }
 
+/* A kernel settles only while its analysed launches keep as many lanes busy (docs/model.md 5b):
+   PolyBench's LU at N = 150 on the TK1, whose kernel 1 is one block of 256 threads with the guard
+   `j > k`, so each launch idles one more thread. Its launches 7 and 15 agreed in time (5 warps
+   each, one more lane idle), so it settled and launch 15 stood for launches 15 to 62, of which
+   those from 31 have a warp fewer: +4.22 % against `full`. Now launch 31 is analysed, differs,
+   and the kernel is analysed densely from there. */
+Test(e2e_launches, a_guard_idling_more_lanes_every_launch_keeps_the_schedule_from_settling) {
+  cr_assert_eq(sh("%s build -- cc -O2 -DN=150 -I%s/benchmarks/polybench -o lu %s/benchmarks/polybench/lu.c", CGP_DRIVER,
+                  CGP_SOURCE_DIR, CGP_SOURCE_DIR), 0, "%s", read_file("err.txt"));
+  double ms[2];
+  int has31 = 0;
+  for (int f = 0; f < 2; f++) {
+    cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_SAMPLE=%s CGPREDICT_REPORT=r.json ./lu",
+                    f ? "full" : "run"), 0, "%s", read_file("err.txt"));
+    cJSON *r = report("r.json"), *k = kernel_named(r, "lu_kernel1"), *s;
+    ms[f] = tk1_ms(k);
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(k, "samples")) has31 |= !f && num(s, "launch") == 31;
+    cJSON_Delete(r);
+  }
+  cr_expect(has31, "launch 31 not analysed: the schedule settled");
+  cr_expect(fabs(ms[0] - ms[1]) <= 0.02 * ms[1], "sampled %g ms, full %g ms (%+.2f %%)", ms[0], ms[1],
+            100 * (ms[0] / ms[1] - 1));
+}
+
 /* A device's prediction does not depend on which other devices the run analyses (issue 30 item 7,
    docs/pipeline.md "Sampling"): each device traces its own windows, sized by its own batch, and
    stops on its own. STOP_SRC's 1024 blocks: the TK1's windows are 16 blocks (0, 32, 64, 128 ...),
