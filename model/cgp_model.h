@@ -298,14 +298,13 @@ int cgp_predict(const cgp_device *dev, const cgp_kernel_stats *k, cgp_prediction
    warps scaled, rounded, at least 1 each; everything per warp unchanged. */
 cgp_kernel_stats cgp_stats_scaled(const cgp_kernel_stats *k, double factor);
 /* The launch schedule's close spacing (docs/model.md 5b): once two analysed launches of a kernel
-   differ, the runtime analyses launch n + cgp_dense_step(n) after launch n, and the report
-   interpolates between analysed launches that close (model/cgp_report.c). The step is
-   n / CGP_DENSE_SPACING made odd (at least 1): an odd step goes through every residue of the
-   launch number modulo any power of two, where an index the launch number drives (a column k)
-   meets a line's boundary every 16th launch; an even one analysed only some of them (GRAMSCHM's
-   kernel 2 at N = 256 and 320 on the TK1, its new lines every 16th launch: -2.50 and -3.09 %
-   against `full`). */
+   differ, the runtime analyses launch n + cgp_dense_step(n) after launch n, max(1, n /
+   CGP_DENSE_SPACING), and the report interpolates between analysed launches that close
+   (model/cgp_report.c). [Tried, not kept: the step made odd, so as to go through every residue of
+   the launch number modulo a power of two: GRAMSCHM's kernel 2 at N = 256 and 320 on the TK1
+   -2.50/-3.09 -> +0.82/+1.73 % against `full`, but GRAMSCHM's kernel 3, LU's kernel 1 and ADI's
+   kernel 6 moved past 2 % at 256, 512, 640 and 768; docs/model.md 5b.] */
 #define CGP_DENSE_SPACING 16
-static inline uint64_t cgp_dense_step(uint64_t n) { return n / CGP_DENSE_SPACING | 1; }
+static inline uint64_t cgp_dense_step(uint64_t n) { return n >= CGP_DENSE_SPACING ? n / CGP_DENSE_SPACING : 1; }
 
 #endif

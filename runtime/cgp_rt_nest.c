@@ -167,7 +167,7 @@ static uint64_t plan_after(uint64_t n, unsigned samples, const rt_sample *last, 
    an alignment boundary, so that every sample would be the unusual launch of its run), then,
    while the analysed launches measure the same, 31, 127, 511 ... (4n + 3: settled); once two in
    a row differ (their launch_drift above RT_LAUNCH_TOLERANCE; launch 0 is left out, as the first
-   launch of a kernel finds the caches cold), every launch n + cgp_dense_step(n) (n / 16, odd) from
+   launch of a kernel finds the caches cold), every launch n + cgp_dense_step(n) (n / 16) from
    then on, so that no sample stands for more than about 1 / CGP_DENSE_SPACING more launches
    (docs/model.md 5b). */
 static void plan_next_sample(rt_kernel *k, uint64_t n) {

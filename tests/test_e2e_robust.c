@@ -1067,13 +1067,13 @@ Test(e2e_robust, launches_that_differ_are_said_to_make_launch_sampling_uncertain
   cJSON *r = report("st.json");
   cr_expect(cJSON_IsString(cJSON_GetObjectItem(kernel_named(r, "stage"), "launch_sampling_note")));
   cr_expect_null(cJSON_GetObjectItem(kernel_named(r, "same"), "launch_sampling_note"));
-  /* stage: launches 7 and 31 differ, so from 31 on launch n + (n / 16, made odd) is analysed
-     after launch n: 32, 35, 38; same: 0, 1, 3, 7, 31 */
-  const double stage_at[] = {0, 1, 3, 7, 31, 32, 35, 38}, same_at[] = {0, 1, 3, 7, 31};
+  /* stage: launches 7 and 31 differ, so from 31 on launch n + max(1, n / 16) is analysed after
+     launch n: 32, 34, 36, 38; same: 0, 1, 3, 7, 31 */
+  const double stage_at[] = {0, 1, 3, 7, 31, 32, 34, 36, 38}, same_at[] = {0, 1, 3, 7, 31};
   cJSON *ss = cJSON_GetObjectItem(kernel_named(r, "stage"), "samples"), *sm = cJSON_GetObjectItem(kernel_named(r, "same"), "samples");
-  cr_assert_eq(cJSON_GetArraySize(ss), 8);
+  cr_assert_eq(cJSON_GetArraySize(ss), 9);
   cr_assert_eq(cJSON_GetArraySize(sm), 5);
-  for (int i = 0; i < 8; i++) cr_expect_eq(num(cJSON_GetArrayItem(ss, i), "launch"), stage_at[i], "stage %d", i);
+  for (int i = 0; i < 9; i++) cr_expect_eq(num(cJSON_GetArrayItem(ss, i), "launch"), stage_at[i], "stage %d", i);
   for (int i = 0; i < 5; i++) cr_expect_eq(num(cJSON_GetArrayItem(sm, i), "launch"), same_at[i], "same %d", i);
   cJSON_Delete(r);
 }
