@@ -158,7 +158,7 @@ static int by_index(const void *a, const void *b) {
    were added: the loop's last iterations touch them all, so they are as recent as its last
    iteration made them (a span on one element, stride 0, reads it every iteration; a row walk
    reads its last unit until the loop ends), not as when the span first reached them. */
-static void again_still(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
+static void again_last(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
   for (size_t i = 0; i < s->n; i++) {
     const span *p = &s->sp[i];
     if (p->hi <= p->lo) continue;
@@ -256,7 +256,7 @@ static int flush_by_schedule(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
     }
     for (unsigned d = 0; d < nd; d++) sc[due[d]].next = n[d];
   }
-  again_still(s, ref, ctx);
+  again_last(s, ref, ctx);
   end_flush(s, ref, ctx);
   s->by_schedule++;
   return 1;
@@ -297,7 +297,7 @@ void cgp_spans_flush_reference(cgp_spans *s, cgp_l2_refs ref, void *ctx) {
     if (!sorted) qsort(s->order, k, sizeof *s->order, by_index);
     for (size_t j = 0; j < k; j++) visit(s, s->order[j], o, ref, ctx);
   }
-  if (end) again_still(s, ref, ctx);               /* none without memory for the buckets */
+  if (end) again_last(s, ref, ctx);               /* none without memory for the buckets */
   end_flush(s, ref, ctx);
 }
 
@@ -419,6 +419,14 @@ static seen *seen_find(seen_set *w, uint64_t unit, int *found) {
   }
 }
 
+/* v put in set w at its free slot x (seen_find's), in arrival order. */
+static seen *seen_add(seen_set *w, seen *x, seen v) {
+  v.gen = w->gen;
+  *x = v;
+  w->order[w->n++] = (uint32_t)(x - w->e);
+  return x;
+}
+
 void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) {
   seen_set *cur = &h->w[h->cur];
   if (block < cur->first) cur->first = block;
@@ -433,8 +441,7 @@ void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) {
     return;
   }
   if (!x) return;
-  *x = (seen){.unit = unit, .gen = cur->gen, .col = col, .cols = 1};
-  cur->order[cur->n++] = (uint32_t)(x - cur->e);
+  seen_add(cur, x, (seen){.unit = unit, .col = col, .cols = 1});
   seen_find(&h->w[!h->cur], unit, &found);
   x->again = (uint8_t)found;
 }
@@ -506,10 +513,7 @@ void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uin
       int found;
       seen *c = seen_find(&h->col, x->unit, &found);
       if (found) c->again |= c->win != h->nwin;
-      else if (c) {
-        *c = (seen){.unit = x->unit, .gen = h->col.gen, .col = x->col, .win = h->nwin, .cols = 1};
-        h->col.order[h->col.n++] = (uint32_t)(c - h->col.e);
-      }
+      else if (c) seen_add(&h->col, c, (seen){.unit = x->unit, .col = x->col, .win = h->nwin, .cols = 1});
     }
   }
   /* and the units the two windows before this one both read that this one did not: a column of

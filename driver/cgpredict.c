@@ -244,7 +244,8 @@ static void mark_replayed(cJSON *r, const cgp_device *devs, const int *replayed,
     const cJSON *cut = cJSON_GetObjectItemCaseSensitive(k, "replay_partial");
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(k, "predictions")) {
       const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "device"));
-      for (size_t i = 0; i < n && cgp_report_has_time(p); i++)
+      if (!cgp_report_has_time(p)) continue;       /* nothing analysed: nothing replayed either */
+      for (size_t i = 0; i < n; i++)
         if (replayed[i] && dev && strcmp(dev, devs[i].name) == 0) {
           int part = 0;
           cJSON_ArrayForEach(e, cut) part |= !strcmp(cJSON_GetStringValue(e), dev);
