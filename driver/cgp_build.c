@@ -6,7 +6,8 @@
        (unoptimized bitcode, but without optnone: pass/ marks the source-level accesses, then
         runs the -O1 pipeline itself: scalars in registers, no vector or unrolled copies of the
         loop body; docs/pipeline.md)
-     -> pass/ instruments the marked nests -> clang-14 -O2 -c -> object
+     -> pass/ instruments the marked nests -> clang-14 -O2 -fno-slp-vectorize
+       -mllvm -enable-unroll-and-jam -c -> object
    Other sources and every flag go to the user's compiler unchanged; a link step gets the
    runtime archive and its libraries appended. */
 #include "cgp_build.h"
@@ -437,7 +438,11 @@ static int compile_marked(const char *src, cgp_kernel_pragma *k, size_t nk, cons
   push(&b, clang_path());
   /* -fno-slp-vectorize: the hooks store each access's address to consecutive slots of a buffer;
      SLP would try to vectorize those chains, quadratic in the accesses of a block */
-  push(&b, "-O2"); push(&b, "-fno-slp-vectorize"); push(&b, "-fPIC"); push(&b, "-c");
+  push(&b, "-O2"); push(&b, "-fno-slp-vectorize");
+  /* the chunk loops' request (pass/cgp_chunk.c): unroll and jam where it is proven safe, and no
+     warning where it is not (the loop is ours, not the user's) */
+  push(&b, "-mllvm"); push(&b, "-enable-unroll-and-jam"); push(&b, "-Wno-pass-failed");
+  push(&b, "-fPIC"); push(&b, "-c");
   push(&b, ibc); push(&b, "-o"); push(&b, c->compile_only ? pre : obj);
   rc = run(b.v);
   args_free(&b);

@@ -97,24 +97,15 @@ void cgp_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef i) {
   LLVMInstructionSetDebugLoc(i, loc);
 }
 
-LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBasicBlockRef *region, size_t n,
-                                  LLVMValueRef marker, LLVMBasicBlockRef *copy_out) {
-  if (n == 0) return NULL;
-  size_t insts = 0;
-  for (size_t b = 0; b < n; b++)
-    for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) insts++;
-  ptrmap m = {0};                                /* region -> copy, of blocks and values */
-  LLVMBasicBlockRef entry = NULL;
-  if (!ptrmap_init(&m, insts + 2 * n)) goto out;
-  LLVMValueRef fn = LLVMGetBasicBlockParent(region[0]);
-  for (size_t b = 0; b < n; b++) map_put(&m, region[b], region[b]);      /* membership first */
-  if (!region_is_closed(&m, region, n)) goto out;
-  LLVMBasicBlockRef *copy = malloc(n * sizeof *copy);
-  if (!copy) goto out;
+/* The copy itself: blocks named `name` appended to the function, each instruction of the region
+   cloned (but markers and llvm.dbg.* calls) and its operands remapped through m, which holds the
+   region's blocks already and gets every copy. copy[] receives the copies. */
+static void clone_into(LLVMContextRef ctx, LLVMBuilderRef bld, ptrmap *m, LLVMBasicBlockRef *region, size_t n,
+                       LLVMValueRef marker, LLVMValueRef fn, const char *name, LLVMBasicBlockRef *copy) {
   for (size_t b = 0; b < n; b++) {
-    copy[b] = LLVMAppendBasicBlockInContext(ctx, fn, "cgp.clean");
-    map_put(&m, region[b], copy[b]);
-    map_put(&m, LLVMBasicBlockAsValue(region[b]), LLVMBasicBlockAsValue(copy[b]));
+    copy[b] = LLVMAppendBasicBlockInContext(ctx, fn, name);
+    map_put(m, region[b], copy[b]);
+    map_put(m, LLVMBasicBlockAsValue(region[b]), LLVMBasicBlockAsValue(copy[b]));
   }
   for (size_t b = 0; b < n; b++) {                                      /* copy, operands later */
     LLVMPositionBuilderAtEnd(bld, copy[b]);
@@ -127,27 +118,43 @@ LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBa
         c = LLVMInstructionClone(i);
         cgp_insert_keeping_loc(bld, c);
       }
-      map_put(&m, i, c);
+      map_put(m, i, c);
     }
   }
   for (size_t b = 0; b < n; b++)                                       /* remap operands */
     for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) {
-      LLVMValueRef c = map_get(&m, i);
+      LLVMValueRef c = is_skipped_call(i, marker) ? NULL : map_get(m, i);
       if (!c) continue;
       if (LLVMIsAPHINode(i)) {
         for (unsigned k = 0; k < LLVMCountIncoming(i); k++) {
-          LLVMValueRef v = mapped(&m, LLVMGetIncomingValue(i, k));
-          LLVMBasicBlockRef from = map_get(&m, LLVMGetIncomingBlock(i, k));
+          LLVMValueRef v = mapped(m, LLVMGetIncomingValue(i, k));
+          LLVMBasicBlockRef from = map_get(m, LLVMGetIncomingBlock(i, k));
           LLVMAddIncoming(c, &v, &from, 1);
         }
         continue;
       }
       for (int o = 0; o < LLVMGetNumOperands(c); o++) {
         LLVMValueRef v = LLVMGetOperand(c, (unsigned)o);
-        LLVMValueRef to = v ? map_get(&m, v) : NULL;
+        LLVMValueRef to = v ? map_get(m, v) : NULL;
         if (to) LLVMSetOperand(c, (unsigned)o, to);
       }
     }
+}
+
+LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBasicBlockRef *region, size_t n,
+                                  LLVMValueRef marker, LLVMBasicBlockRef *copy_out) {
+  if (n == 0) return NULL;
+  size_t insts = 0;
+  for (size_t b = 0; b < n; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) insts++;
+  ptrmap m = {0};                                /* region -> copy, of blocks and values */
+  LLVMBasicBlockRef entry = NULL;
+  if (!ptrmap_init(&m, insts + 2 * n)) goto out;
+  for (size_t b = 0; b < n; b++) map_put(&m, region[b], region[b]);      /* membership first */
+  if (!region_is_closed(&m, region, n)) goto out;
+  LLVMBasicBlockRef *copy = malloc(n * sizeof *copy);
+  if (!copy) goto out;
+  clone_into(ctx, bld, &m, region, n, marker, LLVMGetBasicBlockParent(region[0]), "cgp.clean", copy);
   /* Phis outside the region, in each block an edge from the region reaches (once per block). */
   for (size_t b = 0; b < n; b++) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(region[b]);
@@ -169,4 +176,20 @@ LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBa
 out:
   ptrmap_free(&m);
   return entry;
+}
+
+int cgp_clone_open(LLVMContextRef ctx, LLVMBuilderRef bld, LLVMBasicBlockRef *region, size_t n, LLVMValueRef fn,
+                   const LLVMValueRef *old, const LLVMValueRef *new, size_t nold, LLVMBasicBlockRef *copy) {
+  size_t insts = 0;
+  for (size_t b = 0; b < n; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) insts++;
+  ptrmap m = {0};
+  if (n == 0 || !ptrmap_init(&m, insts + 2 * n + nold)) {
+    ptrmap_free(&m);
+    return 0;
+  }
+  for (size_t k = 0; k < nold; k++) map_put(&m, old[k], new[k]);
+  clone_into(ctx, bld, &m, region, n, NULL, fn, "cgp.chunk", copy);
+  ptrmap_free(&m);
+  return 1;
 }

@@ -14,6 +14,14 @@
 LLVMBasicBlockRef cgp_clone_clean(LLVMContextRef ctx, LLVMBuilderRef b, LLVMBasicBlockRef *region, size_t n,
                                   LLVMValueRef marker, LLVMBasicBlockRef *copy);
 
+/* Appends to function fn a copy of the blocks region[0..n) (blocks "cgp.chunk"), every
+   instruction but llvm.dbg.* calls cloned with its operands remapped to the copies and each
+   old[k] replaced by new[k]; no region check and no phi outside patched: every edge the copy has
+   out of it, and every value from outside it, is the caller's to see to. copy[i] receives the
+   copy of region[i]. 0 when memory runs out (nothing copied). */
+int cgp_clone_open(LLVMContextRef ctx, LLVMBuilderRef b, LLVMBasicBlockRef *region, size_t n, LLVMValueRef fn,
+                   const LLVMValueRef *old, const LLVMValueRef *new, size_t nold, LLVMBasicBlockRef *copy);
+
 /* LLVMInsertIntoBuilder, keeping i's own debug location: the builder stamps what it inserts
    with its current one (the last instruction it was positioned at), which on a moved
    llvm.dbg.value of an inlined function named another function's scope, and the module no

@@ -15,7 +15,9 @@
      - copies the thread body, before any hook is in it, into a clean body (cgp_clean.c) that
        threads the runtime does not trace (%mode == PLAIN) run at the speed of the user's code,
        and makes that copy a loop over the next threads the runtime says are plain too
-       (cgp_clean_thread_loop), so it vectorizes like the user's loop;
+       (cgp_clean_thread_loop), so it vectorizes like the user's loop; where that body holds a
+       loop, a loop of chunks in front of it runs four plain threads at a time in a function the
+       final compile may unroll and jam (cgp_chunk.c), as gcc's outer-loop vectorizer would;
      - reports each block's sites of the thread body as cgp_rt_mem_block(i32 first, i32 count,
        i8** addr, i8** base)
        (base = the pointer the address is indexed from, so the runtime can place arrays as
@@ -36,7 +38,8 @@
    declares what they share): cgp_mapped.c (the mapped loops), cgp_collect.c and cgp_hazards.c
    (sites, carried scalars, early exits), cgp_skip.c (the latch slice), cgp_shape.c (the body's
    structure), cgp_descriptor.c and cgp_names.c (the descriptor), cgp_hooks.c (the hooks and
-   their calls), cgp_thread.c (the thread loop's header, skip path and clean copy). */
+   their calls), cgp_thread.c (the thread loop's header, skip path and clean copy), cgp_chunk.c
+   (the clean copy's chunks). */
 #include "cgp_pass.h"
 #include "cgp_phase2.h"
 #include "cgp_abi.h"
@@ -131,7 +134,7 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
     bb_loop[b] = bs.loop_of[b];
     bb_header[b] = bs.loop_of[b] >= 0 && bs.bid_of[bs.inner[bs.loop_of[b]]->header] == b;
   }
-  int marks = cgp_marks_blocks(&n, &bs);
+  int marks = cgp_marks_blocks(&n, &bs), has_loop = bs.ninner > 0;
   cgp_body_shape_free(&bs);
 
   const cgp_loop *t = n.mapped[n.dims - 1];
@@ -179,7 +182,9 @@ static int instrument_nest(pass_ctx *pc, const cgp_kernel_pragma *k, const cgp_c
   }
   LLVMBasicBlockRef clean_from;
   LLVMValueRef mode = cgp_insert_thread_hook(pc, &n, header, body, clean, latch, &clean_from);
-  if (clean && n.step[0] == 1) *made = cgp_clean_thread_loop(pc, &n, header, copy, nreg, clean_from, mode);
+  clean_loop cl = {0};
+  if (clean && n.step[0] == 1) *made = cgp_clean_thread_loop(pc, &n, header, copy, nreg, clean_from, mode, &cl);
+  if (has_loop && pc->chunk) cgp_chunk_clean_loop(pc, &n, &cl, copy, nreg);
   /* Folding needs the clean copy: without it every thread of the program runs the instrumented
      body, and the flags the fold tests are the tracing thread's. */
   cgp_fold_hooks hooks = {pc->f_bb, pc->f_flush, pc->t_bb_inline, pc->t_flush, n.iv, CGP_MAX_DIMS};
@@ -280,9 +285,15 @@ int cgp_pass_instrument_module(LLVMModuleRef m, const cgp_kernel_pragma *k, size
   pc.i8p = LLVMPointerType(LLVMInt8TypeInContext(pc.ctx), 0);
   pc.voidt = LLVMVoidTypeInContext(pc.ctx);
   pc.md_loop = LLVMGetMDKindIDInContext(pc.ctx, "llvm.loop", 9);
+  const char *chunk = getenv("CGPREDICT_CHUNK");   /* 0: no chunk functions (cgp_chunk.c), to compare */
+  pc.chunk = !(chunk && !strcmp(chunk, "0"));
+  if (chunk && strcmp(chunk, "0") && strcmp(chunk, "1")) {
+    cgp_msg_add(&pc.err, "cgpredict: CGPREDICT_CHUNK is '%.40s': give 0 (no chunk functions) or 1 (the default)\n", chunk);
+    pc.failed = 1;
+  }
   pc.f_site = LLVMGetNamedFunction(m, CGP_SITE_MARKER);
   cgp_declare_hooks(&pc);
-  if (refuse_nested(&pc, k, nk) != 0) pc.failed = 1;
+  if (!pc.failed && refuse_nested(&pc, k, nk) != 0) pc.failed = 1;
   for (size_t i = 0; i < nk && !pc.failed; i++) {
     size_t found = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && !pc.failed; fn = LLVMGetNextFunction(fn)) {

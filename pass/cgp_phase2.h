@@ -4,7 +4,8 @@
 
    Calls go one way: the driver (cgp_instrument.c) calls the steps; cgp_collect.c calls
    cgp_hazards.c; cgp_descriptor.c and cgp_hazards.c call cgp_names.c; cgp_descriptor.c calls
-   cgp_shape.c, which calls cgp_mapped.c; cgp_thread.c calls cgp_skip.c; and any of them may call
+   cgp_shape.c, which calls cgp_mapped.c; cgp_thread.c calls cgp_skip.c; cgp_chunk.c calls
+   cgp_thread.c (the split after phis) and cgp_clean.c (the copy); and any of them may call
    the two lowest files, cgp_sites.c and cgp_messages.c, which call nothing of phase 2. */
 #ifndef CGP_PHASE2_H
 #define CGP_PHASE2_H
@@ -43,6 +44,7 @@ typedef struct {
   LLVMValueRef f_class;
   LLVMValueRef f_site;              /* phase 1's marker, NULL if the module was not prepared */
   unsigned md_loop;
+  int chunk;                        /* make chunk loops (cgp_chunk.c); CGPREDICT_CHUNK=0 turns it off */
   msgbuf err, warn;
   source_cache src;
   int failed;
@@ -81,6 +83,8 @@ typedef struct {
   cJSON *exits;                     /* early exits from mapped loops */
   LLVMValueRef *slice; size_t nslice;
   int can_skip;
+  LLVMValueRef slice_cond;          /* the latch's condition, when the slice holds it whole; NULL if not */
+  int slice_cont;                   /* slice_cond true: the thread loop goes on (else it ends) */
   cJSON *warnings;
   cJSON *call_args;                 /* the arrays untraced calls of the body receive (by name, once):
                                        they may write them (cgp_collect.c) */
@@ -246,9 +250,28 @@ LLVMBasicBlockRef cgp_split_after_phis(pass_ctx *pc, LLVMBasicBlockRef h, LLVMVa
 /* cgp_rt_thread in the header, and the branch on its answer; returns the call. */
 LLVMValueRef cgp_insert_thread_hook(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, LLVMBasicBlockRef body,
                                     LLVMBasicBlockRef clean, LLVMBasicBlockRef latch, LLVMBasicBlockRef *clean_from);
-/* The clean copy as a loop of its own over the next plain threads: its entry, or NULL. */
+/* The clean copy made a loop of its own (cgp_clean_thread_loop): its entry, whose phis are the
+   thread index, the count of plain threads left (this one included) and the header's other phis,
+   and its latch. */
+typedef struct {
+  LLVMBasicBlockRef entry, latch, from;   /* from: the block that enters it */
+  LLVMValueRef iv, left;
+  size_t nphi;                      /* the header's phis the copy carries, the index included */
+} clean_loop;
+
+/* The clean copy as a loop of its own over the next plain threads: its entry, or NULL. *cl (if
+   not NULL) gets its parts, entry NULL when none was made. */
 LLVMBasicBlockRef cgp_clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlockRef header,
                                         LLVMBasicBlockRef *copy, size_t ncopy, LLVMBasicBlockRef from,
-                                        LLVMValueRef mode);
+                                        LLVMValueRef mode, clean_loop *cl);
+
+/* ---- cgp_chunk.c: the clean loop's threads four at a time, for the final compile to jam ------- */
+
+/* Where the clean loop's body holds a loop (and the header no phi but the index, and the latch's
+   condition is sliced), a loop of chunks runs before it: CGP_CHUNK threads at a time while the next
+   CGP_CHUNK + 1 threads are plain and the thread loop would run them all, each chunk a loop the
+   final compile is asked to unroll and jam. copy[0..ncopy) are the clean copy's blocks. */
+#define CGP_CHUNK 4
+void cgp_chunk_clean_loop(pass_ctx *pc, nest *n, const clean_loop *cl, LLVMBasicBlockRef *copy, size_t ncopy);
 
 #endif

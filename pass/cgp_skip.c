@@ -60,12 +60,17 @@ void cgp_decide_skip(nest *n) {
   n->slice = calloc(SLICE_CAP, sizeof *n->slice);
   n->nslice = 0;
   n->can_skip = 0;
+  n->slice_cond = NULL;
   if (t->nlatch != 1) return;
   LLVMBasicBlockRef latch = n->cfg->bb[t->latch[0]], header = n->cfg->bb[t->header];
   LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
   if (LLVMGetInstructionOpcode(term) != LLVMBr) return;
   if (LLVMIsConditional(term) && !slice_add(n, t, LLVMGetCondition(term), n->slice, SLICE_CAP))
     return;
+  if (LLVMIsConditional(term) && cgp_pass_value_in(n->slice, n->nslice, LLVMGetCondition(term))) {
+    n->slice_cond = LLVMGetCondition(term);
+    n->slice_cont = LLVMGetSuccessor(term, 0) == header;
+  }
   for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi))
     if (!slice_add(n, t, cgp_incoming_for(phi, latch), n->slice, SLICE_CAP)) return;

@@ -94,8 +94,9 @@ static LLVMBasicBlockRef copy_latch(LLVMBasicBlockRef header, LLVMBasicBlockRef 
    phis of the copy's entry (from the header's side: their value; from the latch: the next). */
 LLVMBasicBlockRef cgp_clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlockRef header,
                                            LLVMBasicBlockRef *copy, size_t ncopy, LLVMBasicBlockRef from,
-                                           LLVMValueRef mode) {
+                                           LLVMValueRef mode, clean_loop *cl) {
   LLVMBasicBlockRef made = NULL, c0 = copy[0];
+  if (cl) *cl = (clean_loop){0};
   size_t nphi = 0;
   for (LLVMValueRef p = LLVMGetFirstInstruction(header); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) nphi++;
   LLVMValueRef *P = malloc((nphi + 1) * sizeof *P), *Q = malloc((nphi + 1) * sizeof *Q);
@@ -166,6 +167,7 @@ LLVMBasicBlockRef cgp_clean_thread_loop(pass_ctx *pc, nest *n, LLVMBasicBlockRef
   cgp_retarget_phis(pc->b, header, lc, done, n->iv, CGP_MAX_DIMS);
   cgp_retarget_phis(pc->b, exit, lc, done, n->iv, CGP_MAX_DIMS);
   made = c0;
+  if (cl) *cl = (clean_loop){.entry = c0, .latch = lc, .from = from, .iv = Q[iv], .left = left, .nphi = nphi};
 out:
   ptrmap_free(&in);
   free(P);

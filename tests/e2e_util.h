@@ -103,6 +103,18 @@ static inline double num(cJSON *o, const char *key) {
 
 static inline cJSON *prediction(cJSON *k, const char *dev) { return item_where(k, "predictions", "device", dev); }
 
+/* Removes from o, at any depth, what two runs of one program may differ in: the run's id, and
+   what the CPU's clock measured (the untraced threads' time, cpu_ms, and the offload decision's
+   speedup and verdict). */
+static inline void drop_varying(cJSON *o) {
+  static const char *const varying[] = {"run_id", "cpu_ms", "speedup", "verdict"};
+  if (!cJSON_IsObject(o) && !cJSON_IsArray(o)) return;
+  if (cJSON_IsObject(o))
+    for (size_t i = 0; i < sizeof varying / sizeof *varying; i++) cJSON_DeleteItemFromObjectCaseSensitive(o, varying[i]);
+  cJSON *c;
+  cJSON_ArrayForEach(c, o) drop_varying(c);
+}
+
 /* Build `src` as file `name` with compiler `cc` and `flags` plainly and with cgpredict
    (CGP_DRIVER), run both, assert their output is the same; return the report of the run on the
    TK1 (build.txt: the build's stderr, summary.txt: the run's). */

@@ -93,18 +93,6 @@ static void build(void) {
   cr_assert_eq(sh("%s build -- cc -O2 -o prog prog.c", CGP_DRIVER), 0, "build failed: %s", read_file("err.txt"));
 }
 
-/* What two runs of one program may differ in: the run's id, and what the CPU's clock measured
-   (the untraced threads' time, cpu_ms, and the offload decision's speedup and verdict). */
-static const char *const varying[] = {"run_id", "cpu_ms", "speedup", "verdict"};
-
-static void drop_varying(cJSON *o) {
-  if (!cJSON_IsObject(o) && !cJSON_IsArray(o)) return;
-  if (cJSON_IsObject(o))
-    for (size_t i = 0; i < sizeof varying / sizeof *varying; i++) cJSON_DeleteItemFromObjectCaseSensitive(o, varying[i]);
-  cJSON *c;
-  cJSON_ArrayForEach(c, o) drop_varying(c);
-}
-
 /* The program's report with CGPREDICT_FAST=fast and `env`, its output the plain build's, as text
    with what varies dropped (the caller frees it). */
 static char *run(int fast, const char *env) {

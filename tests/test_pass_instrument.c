@@ -146,12 +146,13 @@ Test(pass, gemm_nest_maps_two_loops_and_hooks_every_access) {
   cr_assert_eq(count_calls(m, "cgp_rt_kernel_begin"), 1);
   cr_assert_eq(count_calls(m, "cgp_rt_kernel_end"), 1);
   cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(d, "can_skip")));
-  /* threads the runtime does not trace run a clean copy of the body: its 3 blocks, the loads
-     of C (before *= beta) and of A, B (the k loop: C stays in a register, as in a plain -O1
-     build), and no hook or marker */
+  /* threads the runtime does not trace run a clean copy of the body: its 3 blocks and the
+     entry the thread loop's phis were split from (pass/cgp_chunk.c), the loads of C (before
+     *= beta) and of A, B (the k loop: C stays in a register, as in a plain -O1 build), and no
+     hook or marker */
   unsigned hooks, loads;
   unsigned nclean = count_blocks(m, "cgp.clean", &hooks, &loads);
-  cr_assert_eq(nclean, 3, "%u clean blocks, %u loads", nclean, loads);
+  cr_assert_eq(nclean, 4, "%u clean blocks, %u loads", nclean, loads);
   cr_assert_eq(hooks, 0, "no hook in the clean copy");
   cr_assert_eq(loads, 3);
   /* PTX per k iteration, hand-counted from nvcc's loop: ld A, ld B, mul (alpha*A), fma, two
@@ -165,6 +166,71 @@ Test(pass, gemm_nest_maps_two_loops_and_hooks_every_access) {
               cJSON_GetObjectItem(b, "core")->valueint == 6;
   cr_assert_eq(k_loop, 1, "the k loop block is 9 PTX instructions, 6 on cores");
   cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* The functions whose name starts with `prefix`; *jam gets how many of them hold a branch whose
+   !llvm.loop asks to unroll and jam by 4. */
+static unsigned count_functions(LLVMModuleRef m, const char *prefix, unsigned *jam) {
+  unsigned n = 0, md = LLVMGetMDKindIDInContext(LLVMGetModuleContext(m), "llvm.loop", 9);
+  *jam = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+    size_t len;
+    if (strncmp(LLVMGetValueName2(fn, &len), prefix, strlen(prefix)) != 0) continue;
+    n++;
+    int asks = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
+      LLVMValueRef id = LLVMGetMetadata(LLVMGetBasicBlockTerminator(b), md);
+      for (unsigned o = 1; id && o < LLVMGetMDNodeNumOperands(id); o++) {
+        LLVMValueRef ops[2], hint[2];
+        LLVMGetMDNodeOperands(id, ops);
+        if (LLVMGetMDNodeNumOperands(ops[o]) != 2) continue;
+        LLVMGetMDNodeOperands(ops[o], hint);
+        unsigned sl;
+        const char *str = LLVMGetMDString(hint[0], &sl);
+        asks |= str && !strncmp(str, "llvm.loop.unroll_and_jam.count", sl) && LLVMConstIntGetZExtValue(hint[1]) == 4;
+      }
+    }
+    *jam += asks;
+  }
+  return n;
+}
+
+/* The clean copy's threads, where its body holds a loop, run four at a time in a function the
+   final compile is asked to unroll and jam (pass/cgp_chunk.c): GEMM's k loop. CGPREDICT_CHUNK=0
+   makes none. */
+Test(pass, a_clean_body_with_a_loop_gets_a_chunk_function_to_jam) {
+  for (int off = 0; off < 2; off++) {
+    if (off) setenv("CGPREDICT_CHUNK", "0", 1);
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = compile(ctx, gemm);
+    cgp_kernel_pragma k = pragma("gemm", 5, 3, 0);
+    char err[2048], warn[2048];
+    cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+    unsigned jam, n = count_functions(m, "cgp.chunk.", &jam);
+    cr_assert_eq(n, off ? 0 : 1, "%u chunk functions with CGPREDICT_CHUNK %s", n, off ? "0" : "unset");
+    cr_assert_eq(jam, off ? 0 : 1);
+    cr_assert_eq(count_calls(m, "cgp_rt_thread"), 1, "the chunk asks the runtime nothing");
+    char *msg = NULL;
+    cr_assert_eq(LLVMVerifyModule(m, LLVMReturnStatusAction, &msg), 0, "%s", msg);
+    LLVMDisposeMessage(msg);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+  unsetenv("CGPREDICT_CHUNK");
+}
+
+Test(pass, a_chunk_switch_other_than_0_or_1_is_refused) {
+  setenv("CGPREDICT_CHUNK", "yes", 1);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = compile(ctx, gemm);
+  cgp_kernel_pragma k = pragma("gemm", 5, 3, 0);
+  char err[2048], warn[2048];
+  int rc = cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn);
+  unsetenv("CGPREDICT_CHUNK");
+  cr_assert_neq(rc, 0);
+  cr_assert(strstr(err, "CGPREDICT_CHUNK is 'yes'"), "%s", err);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
 }
