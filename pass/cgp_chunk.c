@@ -29,7 +29,8 @@
 
    Inside the function the arrays are arguments, which alias analysis knows nothing of: a pointer
    argument is marked noalias when every pointer the body receives comes from a different
-   allocation (a call returning noalias, malloc's kind, or an alloca), and the body neither calls a
+   allocation (a call returning noalias, malloc's kind, an alloca, or a restrict argument of the
+   function the nest is in), and the body neither calls a
    function, nor loads a pointer, nor makes one from an integer (so every access goes through an
    argument or a global that is none of these allocations). Otherwise none is, and the chunk is not
    jammed. The final compile (-mllvm -enable-unroll-and-jam, driver/cgp_build.c) jams the chunk
@@ -139,20 +140,26 @@ static int collect_live_ins(LLVMBasicBlockRef *region, size_t nr, const ptrmap *
   return 1;
 }
 
-/* The allocation v points into: through GEPs and casts to a call whose result is noalias or an
-   alloca; NULL if it is anything else. */
+/* The allocation v points into: through GEPs and casts to a call whose result is noalias, an
+   alloca, or a noalias (restrict) argument of the function; NULL if it is anything else. */
 static LLVMValueRef allocation_of(LLVMValueRef v) {
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
   for (int depth = 0; depth < 32 && v; depth++) {
     if (LLVMIsAAllocaInst(v)) return v;
+    if (LLVMIsAArgument(v)) {
+      LLVMValueRef fn = LLVMGetParamParent(v);
+      unsigned k = 0;
+      while (k < LLVMCountParams(fn) && LLVMGetParam(fn, k) != v) k++;
+      return LLVMGetEnumAttributeAtIndex(fn, k + 1, noalias) ? v : NULL;
+    }
     if (LLVMIsAGetElementPtrInst(v) || LLVMIsABitCastInst(v) || LLVMIsAAddrSpaceCastInst(v)) {
       v = LLVMGetOperand(v, 0);
       continue;
     }
     if (LLVMIsACallInst(v)) {
       LLVMValueRef callee = LLVMGetCalledValue(v);
-      unsigned kind = LLVMGetEnumAttributeKindForName("noalias", 7);
-      int na = LLVMGetCallSiteEnumAttribute(v, LLVMAttributeReturnIndex, kind) != NULL ||
-               (LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeReturnIndex, kind) != NULL);
+      int na = LLVMGetCallSiteEnumAttribute(v, LLVMAttributeReturnIndex, noalias) != NULL ||
+               (LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeReturnIndex, noalias) != NULL);
       return na ? v : NULL;
     }
     return NULL;

@@ -221,6 +221,42 @@ Test(pass, a_clean_body_with_a_loop_gets_a_chunk_function_to_jam) {
   unsetenv("CGPREDICT_CHUNK");
 }
 
+/* The chunk function's pointer arguments may be noalias only when each comes from its own
+   allocation: a kernel function's restrict parameters are, plain ones are not (they may be one
+   array), and then no chunk is made. */
+static const char *gemm_params =
+  "#define N 64\n"
+  "void gemm(float *%s A, float *%s B, float *%s C) {\n"
+  "#pragma cgpredict kernel name(gemm)\n"
+  "  for (int i = 0; i < N; i++)\n"
+  "    for (int j = 0; j < N; j++) {\n"
+  "      float s = 0;\n"
+  "      for (int k = 0; k < N; k++)\n"
+  "        s += A[i * N + k] * B[k * N + j];\n"
+  "      C[i * N + j] = s;\n"
+  "    }\n"
+  "}\n";
+
+Test(pass, a_chunk_is_made_only_where_its_arrays_are_apart) {
+  for (int restrict_ = 0; restrict_ < 2; restrict_++) {
+    char src[1024];
+    const char *q = restrict_ ? "restrict" : "";
+    snprintf(src, sizeof src, gemm_params, q, q, q);
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = compile(ctx, src);
+    cgp_kernel_pragma k = pragma("gemm", 4, 3, 0);
+    char err[2048], warn[2048];
+    cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+    unsigned jam, n = count_functions(m, "cgp.chunk.", &jam);
+    cr_assert_eq(n, (unsigned)restrict_, "%u chunk functions with %s parameters", n, restrict_ ? "restrict" : "plain");
+    char *msg = NULL;
+    cr_assert_eq(LLVMVerifyModule(m, LLVMReturnStatusAction, &msg), 0, "%s", msg);
+    LLVMDisposeMessage(msg);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+}
+
 Test(pass, a_chunk_switch_other_than_0_or_1_is_refused) {
   setenv("CGPREDICT_CHUNK", "yes", 1);
   LLVMContextRef ctx = LLVMContextCreate();
