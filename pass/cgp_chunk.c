@@ -32,8 +32,9 @@
    allocation (a call returning noalias, malloc's kind, an alloca, or a restrict argument of the
    function the nest is in), and the body neither calls a
    function, nor loads a pointer, nor makes one from an integer (so every access goes through an
-   argument or a global that is none of these allocations). Otherwise none is, and the chunk is not
-   jammed. The final compile (-mllvm -enable-unroll-and-jam, driver/cgp_build.c) jams the chunk
+   argument or a global that is none of these allocations). Otherwise no chunk is made: without
+   noalias the compile could not jam it, and four threads in a row would gain nothing. The final
+   compile (-mllvm -enable-unroll-and-jam, driver/cgp_build.c) jams the chunk
    where its dependence analysis proves it safe and leaves four threads in a row where it does
    not; the program's results are the same either way. Only where the header has no phi but the
    index (another phi's value at x + s is not known before the threads before it run). */
@@ -199,18 +200,19 @@ static void strip_locations(pass_ctx *pc, LLVMValueRef fn) {
 /* void cgp.chunk.N(iv type x0, live-ins...): the region (the clean copy's blocks, the entry split
    from its phis) for threads x0 .. x0 + CHUNK - 1; NULL when memory runs out. */
 static LLVMValueRef chunk_function(pass_ctx *pc, const clean_loop *cl, LLVMBasicBlockRef *region, size_t nr,
-                                   size_t latch, const live_ins *li, int apart) {
-  static unsigned serial;
+                                   size_t latch, const live_ins *li) {
   LLVMTypeRef it = LLVMTypeOf(cl->iv), params[MAX_IN + 1];
   params[0] = it;
   for (size_t k = 0; k < li->n; k++) params[k + 1] = LLVMTypeOf(li->v[k]);
-  char name[64];
-  snprintf(name, sizeof name, "cgp.chunk.%u", serial++);
+  char name[64];                                   /* numbered in the module: the same source, the same object */
+  unsigned serial = 0;
+  do snprintf(name, sizeof name, "cgp.chunk.%u", serial++);
+  while (LLVMGetNamedFunction(pc->m, name));
   LLVMValueRef fn = LLVMAddFunction(pc->m, name, LLVMFunctionType(pc->voidt, params, (unsigned)li->n + 1, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8), noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(pc->ctx, noinline, 0));
-  for (size_t k = 0; apart && k < li->n; k++)
+  for (size_t k = 0; k < li->n; k++)
     if (LLVMGetTypeKind(params[k + 1]) == LLVMPointerTypeKind)
       LLVMAddAttributeAtIndex(fn, (unsigned)k + 2, LLVMCreateEnumAttribute(pc->ctx, noalias, 0));
 
@@ -294,9 +296,8 @@ void cgp_chunk_clean_loop(pass_ctx *pc, nest *n, const clean_loop *cl, LLVMBasic
   for (size_t b = 0; b < ncopy; b++) map_put(&in, region[b], region[b]);
   const LLVMValueRef skip[2] = {cl->iv, cl->left};
   if (!collect_live_ins(region, ncopy, &in, skip, li)) goto out;
-  int apart = pointers_apart(li);
-  if (!apart) goto out;                       /* no jam: four threads in a row gain nothing */
-  LLVMValueRef fn = chunk_function(pc, cl, region, ncopy, latch, li, apart);
+  if (!pointers_apart(li)) goto out;          /* no jam: four threads in a row would gain nothing */
+  LLVMValueRef fn = chunk_function(pc, cl, region, ncopy, latch, li);
   if (!fn) {
     pc->failed = 1;
     cgp_msg_add(&pc->err, "cgpredict: out of memory\n");
