@@ -197,26 +197,34 @@ static unsigned count_functions(LLVMModuleRef m, const char *prefix, unsigned *j
   return n;
 }
 
+/* src's kernel `gemm` (its for at line:3) instrumented, the module verified: how many chunk
+   functions it got (*jam: how many ask to be jammed by 4), and *threads the calls to cgp_rt_thread. */
+static unsigned chunks_made(const char *src, unsigned line, unsigned *jam, unsigned *threads) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = compile(ctx, src);
+  cgp_kernel_pragma k = pragma("gemm", line, 3, 0);
+  char err[2048], warn[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+  unsigned n = count_functions(m, "cgp.chunk.", jam);
+  *threads = count_calls(m, "cgp_rt_thread");
+  char *msg = NULL;
+  cr_assert_eq(LLVMVerifyModule(m, LLVMReturnStatusAction, &msg), 0, "%s", msg);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  return n;
+}
+
 /* The clean copy's threads, where its body holds a loop, run four at a time in a function the
    final compile is asked to unroll and jam (pass/cgp_chunk.c): GEMM's k loop. CGPREDICT_CHUNK=0
    makes none. */
 Test(pass, a_clean_body_with_a_loop_gets_a_chunk_function_to_jam) {
   for (int off = 0; off < 2; off++) {
     if (off) setenv("CGPREDICT_CHUNK", "0", 1);
-    LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef m = compile(ctx, gemm);
-    cgp_kernel_pragma k = pragma("gemm", 5, 3, 0);
-    char err[2048], warn[2048];
-    cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
-    unsigned jam, n = count_functions(m, "cgp.chunk.", &jam);
+    unsigned jam, threads, n = chunks_made(gemm, 5, &jam, &threads);
     cr_assert_eq(n, off ? 0 : 1, "%u chunk functions with CGPREDICT_CHUNK %s", n, off ? "0" : "unset");
     cr_assert_eq(jam, off ? 0 : 1);
-    cr_assert_eq(count_calls(m, "cgp_rt_thread"), 1, "the chunk asks the runtime nothing");
-    char *msg = NULL;
-    cr_assert_eq(LLVMVerifyModule(m, LLVMReturnStatusAction, &msg), 0, "%s", msg);
-    LLVMDisposeMessage(msg);
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
+    cr_assert_eq(threads, 1, "the chunk asks the runtime nothing");
   }
   unsetenv("CGPREDICT_CHUNK");
 }
@@ -242,18 +250,8 @@ Test(pass, a_chunk_is_made_only_where_its_arrays_are_apart) {
     char src[1024];
     const char *q = restrict_ ? "restrict" : "";
     snprintf(src, sizeof src, gemm_params, q, q, q);
-    LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef m = compile(ctx, src);
-    cgp_kernel_pragma k = pragma("gemm", 4, 3, 0);
-    char err[2048], warn[2048];
-    cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
-    unsigned jam, n = count_functions(m, "cgp.chunk.", &jam);
+    unsigned jam, threads, n = chunks_made(src, 4, &jam, &threads);
     cr_assert_eq(n, (unsigned)restrict_, "%u chunk functions with %s parameters", n, restrict_ ? "restrict" : "plain");
-    char *msg = NULL;
-    cr_assert_eq(LLVMVerifyModule(m, LLVMReturnStatusAction, &msg), 0, "%s", msg);
-    LLVMDisposeMessage(msg);
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
   }
 }
 
