@@ -30,14 +30,14 @@
    Inside the function the arrays are arguments, which alias analysis knows nothing of: a pointer
    argument is marked noalias when every pointer the body receives comes from a different
    allocation (a call returning noalias, malloc's kind, an alloca, or a restrict argument of the
-   function the nest is in), and the body neither calls a
-   function, nor loads a pointer, nor makes one from an integer (so every access goes through an
-   argument or a global that is none of these allocations). Otherwise no chunk is made: without
-   noalias the compile could not jam it, and four threads in a row would gain nothing. The final
-   compile (-mllvm -enable-unroll-and-jam, driver/cgp_build.c) jams the chunk
-   where its dependence analysis proves it safe and leaves four threads in a row where it does
-   not; the program's results are the same either way. Only where the header has no phi but the
-   index (another phi's value at x + s is not known before the threads before it run). */
+   function the nest is in), and the body neither calls a function, nor loads a pointer, nor makes
+   one from an integer (so every access goes through an argument or a global that is none of
+   these allocations). Otherwise no chunk is made: without noalias the compile could not jam it,
+   and four threads in a row would gain nothing. The final compile (-mllvm
+   -enable-unroll-and-jam, driver/cgp_build.c) jams the chunk where its dependence analysis proves
+   it safe and leaves four threads in a row where it does not; the program's results are the same
+   either way. Only where the header has no phi but the index (another phi's value at x + s is
+   not known before the threads before it run). */
 #include "cgp_phase2.h"
 #include "cgp_clean.h"
 #include "cgp_ptrmap.h"
