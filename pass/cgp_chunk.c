@@ -40,12 +40,12 @@
    not known before the threads before it run). */
 #include "cgp_phase2.h"
 #include "cgp_clean.h"
+#include "cgp_mark.h"
 #include "cgp_ptrmap.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum { MAX_IN = 64 };
 
@@ -70,22 +70,13 @@ static int mark_needed(const nest *n, LLVMBasicBlockRef header, unsigned char *n
 }
 
 /* "The thread loop goes on", computed at the builder with the index at `at`: the needed slice
-   entries cloned in order (operands first), frozen. */
+   entries cloned (cgp_clone_slice), frozen. */
 static LLVMValueRef goes_on(pass_ctx *pc, const nest *n, const unsigned char *need, LLVMValueRef *clone,
                             LLVMValueRef at) {
+  cgp_clone_slice(pc, n, need, at, clone);
   LLVMValueRef cond = NULL;
-  for (size_t j = 0; j < n->nslice; j++) {
-    if (!need[j]) continue;
-    clone[j] = LLVMInstructionClone(n->slice[j]);
-    for (int o = 0; o < LLVMGetNumOperands(clone[j]); o++) {
-      LLVMValueRef v = LLVMGetOperand(clone[j], (unsigned)o);
-      if (v == n->iv[0]) LLVMSetOperand(clone[j], (unsigned)o, at);
-      for (size_t i = 0; i < j; i++)
-        if (need[i] && v == n->slice[i]) LLVMSetOperand(clone[j], (unsigned)o, clone[i]);
-    }
-    cgp_insert_keeping_loc(pc->b, clone[j]);
+  for (size_t j = 0; j < n->nslice && !cond; j++)
     if (n->slice[j] == n->slice_cond) cond = clone[j];
-  }
   if (!n->slice_cont) cond = LLVMBuildNot(pc->b, cond, "");
   return LLVMBuildFreeze(pc->b, cond, "");
 }
@@ -119,11 +110,8 @@ static int collect_live_ins(LLVMBasicBlockRef *region, size_t nr, const ptrmap *
   for (size_t b = 0; b < nr; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(region[b]); i; i = LLVMGetNextInstruction(i)) {
       LLVMOpcode op = LLVMGetInstructionOpcode(i);
-      if (op == LLVMCall) {
-        LLVMValueRef callee = LLVMGetCalledValue(i);
-        if (!LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee)) li->plain = 0;
-        else if (!strncmp(LLVMGetValueName2(callee, &(size_t){0}), "llvm.dbg.", 9)) continue;
-      }
+      if (op == LLVMCall && (!LLVMIsAFunction(LLVMGetCalledValue(i)) || !LLVMGetIntrinsicID(LLVMGetCalledValue(i))))
+        li->plain = 0;                             /* (the clean copy holds no llvm.dbg.* call) */
       if (op == LLVMIntToPtr || op == LLVMInvoke || op == LLVMCallBr ||
           (op == LLVMLoad && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMPointerTypeKind))
         li->plain = 0;
@@ -141,31 +129,18 @@ static int collect_live_ins(LLVMBasicBlockRef *region, size_t nr, const ptrmap *
   return 1;
 }
 
-/* The allocation v points into: through GEPs and casts to a call whose result is noalias, an
-   alloca, or a noalias (restrict) argument of the function; NULL if it is anything else. */
+/* The allocation v points into: its underlying base (cgp_pass_underlying_base) where that is a
+   call whose result is noalias, an alloca, or a noalias (restrict) argument of the function; NULL
+   if it is anything else. */
 static LLVMValueRef allocation_of(LLVMValueRef v) {
+  v = cgp_pass_underlying_base(v);
+  if (LLVMIsAAllocaInst(v) || cgp_is_noalias_argument(v)) return v;
+  if (!LLVMIsACallInst(v)) return NULL;
   unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
-  for (int depth = 0; depth < 32 && v; depth++) {
-    if (LLVMIsAAllocaInst(v)) return v;
-    if (LLVMIsAArgument(v)) {
-      LLVMValueRef fn = LLVMGetParamParent(v);
-      unsigned k = 0;
-      while (k < LLVMCountParams(fn) && LLVMGetParam(fn, k) != v) k++;
-      return LLVMGetEnumAttributeAtIndex(fn, k + 1, noalias) ? v : NULL;
-    }
-    if (LLVMIsAGetElementPtrInst(v) || LLVMIsABitCastInst(v) || LLVMIsAAddrSpaceCastInst(v)) {
-      v = LLVMGetOperand(v, 0);
-      continue;
-    }
-    if (LLVMIsACallInst(v)) {
-      LLVMValueRef callee = LLVMGetCalledValue(v);
-      int na = LLVMGetCallSiteEnumAttribute(v, LLVMAttributeReturnIndex, noalias) != NULL ||
-               (LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeReturnIndex, noalias) != NULL);
-      return na ? v : NULL;
-    }
-    return NULL;
-  }
-  return NULL;
+  LLVMValueRef callee = LLVMGetCalledValue(v);
+  int na = LLVMGetCallSiteEnumAttribute(v, LLVMAttributeReturnIndex, noalias) != NULL ||
+           (LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeReturnIndex, noalias) != NULL);
+  return na ? v : NULL;
 }
 
 /* 1 if the pointer live-ins may each be noalias: the body is plain and each comes from an
@@ -256,20 +231,6 @@ static LLVMValueRef chunk_function(pass_ctx *pc, const clean_loop *cl, LLVMBasic
   return fn;
 }
 
-/* phi rebuilt with its incoming from `old` now from `new`, carrying v. */
-static void reenter(pass_ctx *pc, LLVMValueRef phi, LLVMBasicBlockRef old, LLVMBasicBlockRef new, LLVMValueRef v) {
-  LLVMPositionBuilderBefore(pc->b, phi);
-  LLVMValueRef np = LLVMBuildPhi(pc->b, LLVMTypeOf(phi), "");
-  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
-    LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
-    LLVMValueRef in = from == old ? v : LLVMGetIncomingValue(phi, k);
-    if (from == old) from = new;
-    LLVMAddIncoming(np, &in, &from, 1);
-  }
-  LLVMReplaceAllUsesWith(phi, np);
-  LLVMInstructionEraseFromParent(phi);
-}
-
 void cgp_chunk_clean_loop(pass_ctx *pc, nest *n, const clean_loop *cl, LLVMBasicBlockRef *copy, size_t ncopy) {
   if (!cl->entry || cl->nphi != 1 || !n->slice_cond || ncopy < 2) return;
   LLVMBasicBlockRef header = n->cfg->bb[n->mapped[n->dims - 1]->header], c0 = cl->entry, from = cl->from;
@@ -331,8 +292,11 @@ void cgp_chunk_clean_loop(pass_ctx *pc, nest *n, const clean_loop *cl, LLVMBasic
   LLVMAddIncoming(civ, civ_in, cb, 2);
   LLVMAddIncoming(cleft, cleft_in, cb, 2);
   LLVMSetSuccessor(term, into, chunks);
-  reenter(pc, cl->iv, from, chunks, civ);
-  reenter(pc, cl->left, from, chunks, cleft);
+  LLVMValueRef entry_phis[2] = {cl->iv, cl->left}, start[2] = {civ, cleft};
+  cgp_retarget_phis(pc->b, c0, from, chunks, entry_phis, 2);   /* rebuilt: entry_phis follow them */
+  for (int k = 0; k < 2; k++)                                   /* and they start where the chunks left off */
+    for (unsigned e = 0; e < LLVMCountIncoming(entry_phis[k]); e++)
+      if (LLVMGetIncomingBlock(entry_phis[k], e) == chunks) LLVMSetOperand(entry_phis[k], e, start[k]);
 out:
   ptrmap_free(&in);
   free(need);

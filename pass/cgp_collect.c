@@ -119,7 +119,6 @@ void cgp_collect_body(pass_ctx *pc, nest *n) {
 int cgp_reading_may_alias(pass_ctx *pc, const nest *n) {
   if (!pc->f_site || n->k->noalias) return 0;
   const cgp_cfg *cfg = n->cfg;
-  unsigned noalias_kind = LLVMGetEnumAttributeKindForName("noalias", 7);
   size_t sites = 0;
   for (size_t b = 0; b < cfg->n; b++) {
     if (!n->mapped[0]->in[b]) continue;
@@ -129,11 +128,7 @@ int cgp_reading_may_alias(pass_ctx *pc, const nest *n) {
       LLVMValueRef base = LLVMGetOperand(i, 1);
       while (LLVMIsABitCastInst(base) || (LLVMIsAConstantExpr(base) && LLVMGetConstOpcode(base) == LLVMBitCast))
         base = LLVMGetOperand(base, 0);
-      if (!LLVMIsAArgument(base)) return 1;
-      LLVMValueRef fn = LLVMGetParamParent(base);
-      unsigned idx = 0;
-      while (LLVMGetParam(fn, idx) != base) idx++;
-      if (!LLVMGetEnumAttributeAtIndex(fn, idx + 1, noalias_kind)) return 1;
+      if (!cgp_is_noalias_argument(base)) return 1;
     }
   }
   return sites == 0;

@@ -130,6 +130,8 @@ int cgp_is_real_call(LLVMValueRef i);
 int cgp_site_kind(const pass_ctx *pc, const nest *n, LLVMValueRef i, int *kind);
 /* Address and base pointer of a site. */
 void cgp_site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LLVMValueRef *base);
+/* Is v an argument its function marks noalias (C `restrict`)? */
+int cgp_is_noalias_argument(LLVMValueRef v);
 /* Site i is an access to a thread's own array in CUDA local memory (its base alloca carries
    phase 1's !cgp.local_memory; cgp_local.c). */
 int cgp_site_local_memory(const pass_ctx *pc, LLVMValueRef i);
@@ -160,6 +162,10 @@ LLVMValueRef cgp_mapped_bound(const cgp_cfg *cfg, const cgp_loop *l, const cgp_l
 
 /* Set n->slice and n->can_skip: can a skipped thread run only the thread loop's latch? */
 void cgp_decide_skip(nest *n);
+/* The slice cloned at the builder, in order (operands first): the entries j with need[j] (need
+   NULL: all), an operand that is an earlier entry replaced by its clone and the thread index
+   n->iv[0] by `at` (NULL: kept); clone[j] gets entry j's clone. */
+void cgp_clone_slice(pass_ctx *pc, const nest *n, const unsigned char *need, LLVMValueRef at, LLVMValueRef *clone);
 /* A block that ends the iteration with a clone of the latch slice, without running the body. */
 LLVMBasicBlockRef cgp_build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, LLVMBasicBlockRef latch);
 

@@ -5,6 +5,14 @@
 #include "cgp_mark.h"
 #include <string.h>
 
+int cgp_is_noalias_argument(LLVMValueRef v) {
+  if (!LLVMIsAArgument(v)) return 0;
+  LLVMValueRef fn = LLVMGetParamParent(v);
+  unsigned idx = 0;
+  while (LLVMGetParam(fn, idx) != v) idx++;
+  return LLVMGetEnumAttributeAtIndex(fn, idx + 1, LLVMGetEnumAttributeKindForName("noalias", 7)) != NULL;
+}
+
 LLVMValueRef cgp_first_non_phi(LLVMBasicBlockRef bb) {
   LLVMValueRef i = LLVMGetFirstInstruction(bb);
   while (i && LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);

@@ -90,19 +90,27 @@ static LLVMValueRef slice_clone_of(const nest *n, LLVMValueRef *clone, LLVMValue
   return v;
 }
 
+void cgp_clone_slice(pass_ctx *pc, const nest *n, const unsigned char *need, LLVMValueRef at, LLVMValueRef *clone) {
+  for (size_t i = 0; i < n->nslice; i++) {
+    if (need && !need[i]) continue;
+    clone[i] = LLVMInstructionClone(n->slice[i]);
+    for (int o = 0; o < LLVMGetNumOperands(clone[i]); o++) {
+      LLVMValueRef v = LLVMGetOperand(clone[i], (unsigned)o);
+      if (at && v == n->iv[0]) LLVMSetOperand(clone[i], (unsigned)o, at);
+      for (size_t j = 0; j < i; j++)
+        if ((!need || need[j]) && v == n->slice[j]) LLVMSetOperand(clone[i], (unsigned)o, clone[j]);
+    }
+    cgp_insert_keeping_loc(pc->b, clone[i]);
+  }
+}
+
 /* Clone the latch slice into a block that ends the iteration without running the body. */
 LLVMBasicBlockRef cgp_build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockRef header,
                                           LLVMBasicBlockRef latch) {
   LLVMBasicBlockRef s = LLVMAppendBasicBlockInContext(pc->ctx, LLVMGetBasicBlockParent(header), "cgp.skip");
   LLVMValueRef *clone = calloc(n->nslice ? n->nslice : 1, sizeof *clone);
   LLVMPositionBuilderAtEnd(pc->b, s);
-  for (size_t i = 0; i < n->nslice; i++) {
-    clone[i] = LLVMInstructionClone(n->slice[i]);
-    for (int o = 0; o < LLVMGetNumOperands(clone[i]); o++)
-      for (size_t j = 0; j < i; j++)
-        if (LLVMGetOperand(clone[i], (unsigned)o) == n->slice[j]) LLVMSetOperand(clone[i], (unsigned)o, clone[j]);
-    cgp_insert_keeping_loc(pc->b, clone[i]);
-  }
+  cgp_clone_slice(pc, n, NULL, NULL, clone);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
   if (LLVMIsConditional(term))
     LLVMBuildCondBr(pc->b, slice_clone_of(n, clone, LLVMGetCondition(term)), LLVMGetSuccessor(term, 0), LLVMGetSuccessor(term, 1));
