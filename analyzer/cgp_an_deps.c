@@ -80,7 +80,6 @@ static uint64_t hash(uint64_t x) {
    probe sequence through the table (a sweep of a large array past the bound). */
 #define CHUNK_BITS (UINT64_C(1) << 20)
 
-static uint64_t chunk_bit(uint64_t addr) { return hash(addr >> 6) & (CHUNK_BITS - 1); }
 
 /* An address's first slot: the elements of one 64-byte chunk (its 4-byte words) take consecutive
    slots after the chunk's hashed place, so a thread walking an array probes the table in order,
@@ -89,7 +88,10 @@ static uint64_t chunk_bit(uint64_t addr) { return hash(addr >> 6) & (CHUNK_BITS 
    16 words (ADI at N = 1024: 7.2 probes a lookup with 1, 0.6 with 17). PROBE is odd: with a power
    of two of slots the probe sequence visits them all. */
 #define PROBE 17
-static size_t slot(uint64_t addr, size_t cap) { return (size_t)(hash(addr >> 6) * 16 + (addr >> 2 & 15)) & (cap - 1); }
+/* Both from h = hash(addr >> 6), the address's chunk's: computed once an access, and once for the
+   lanes of a warp instruction in one chunk (check_warp_mem). */
+static size_t slot_of(uint64_t h, uint64_t addr, size_t cap) { return (size_t)(h * 16 + (addr >> 2 & 15)) & (cap - 1); }
+static uint64_t chunk_bit_of(uint64_t h) { return h & (CHUNK_BITS - 1); }
 
 cgp_deps *cgp_deps_new(size_t max_addresses) {
   cgp_deps *d = calloc(1, sizeof *d);
@@ -128,10 +130,16 @@ void cgp_deps_reset(cgp_deps *d) {
   d->order = 0;
 }
 
-static entry *lookup(cgp_deps *d, uint64_t addr) {
-  uint64_t bit = chunk_bit(addr);
-  if (d->used >= d->max && !(d->chunks[bit / 64] >> (bit % 64) & 1)) { d->partial = 1; return NULL; }
-  size_t i = slot(addr, d->cap);
+/* Whether the table is full and addr's chunk (h) never entered: an address turned away. */
+static int turned_away(const cgp_deps *d, uint64_t h) {
+  uint64_t bit = chunk_bit_of(h);
+  return d->used >= d->max && !(d->chunks[bit / 64] >> (bit % 64) & 1);
+}
+
+static entry *lookup(cgp_deps *d, uint64_t addr, uint64_t h) {
+  uint64_t bit = chunk_bit_of(h);
+  if (turned_away(d, h)) { d->partial = 1; return NULL; }
+  size_t i = slot_of(h, addr, d->cap);
   while (d->tab[i].gen == d->gen && d->tab[i].addr != addr) i = (i + PROBE) & (d->cap - 1);
   if (d->tab[i].gen == d->gen) return &d->tab[i];
   if (d->used >= d->max) { d->partial = 1; return NULL; }
@@ -196,15 +204,19 @@ static void keep(uint64_t th[2], uint32_t sid[2], uint64_t t, uint32_t s) {
   }
 }
 
-void cgp_deps_prefetch(const cgp_deps *d, uint64_t addr) {
-  __builtin_prefetch(&d->tab[slot(addr, d->cap)]);
+/* The slot addr's probe starts at, fetched ahead, unless the address will be turned away (a full
+   table: most of a large array's addresses, whose slots it would fetch for nothing). */
+static void prefetch_h(const cgp_deps *d, uint64_t addr, uint64_t h) {
+  if (!turned_away(d, h)) __builtin_prefetch(&d->tab[slot_of(h, addr, d->cap)]);
 }
+
+void cgp_deps_prefetch(const cgp_deps *d, uint64_t addr) { prefetch_h(d, addr, hash(addr >> 6)); }
 
 void cgp_deps_order(cgp_deps *d, uint64_t mask) { d->order = mask; }
 
-void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t t, uint32_t sid, int is_store) {
+static void access_h(cgp_deps *d, uint64_t addr, uint64_t h, uint64_t t, uint32_t sid, int is_store) {
   t ^= d->order;                                 /* from here on, < is "runs first" */
-  entry *e = lookup(d, addr);
+  entry *e = lookup(d, addr, h);
   if (!e) return;
   int w = other(e->wr, t);
   if (is_store) {
@@ -239,6 +251,10 @@ void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t t, uint32_t sid, int i
     }
     keep(e->rd, e->rd_sid, t, sid);
   }
+}
+
+void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t t, uint32_t sid, int is_store) {
+  access_h(d, addr, hash(addr >> 6), t, sid, is_store);
 }
 
 const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n) {
@@ -285,8 +301,15 @@ static void check_warp_mem(void *self, const cgp_warp_mem *m) {
   check *c = self;
   if (m->kind == CGP_ATOMIC || m->space != CGP_SPACE_GLOBAL || c->checked >= c->cfg->deps_max_checked) return;
   unsigned n = m->cls == CGP_CLASS_CONST && m->kind == CGP_LOAD && m->nact > 2 ? 2 : m->nact;
-  for (unsigned l = 0; l < n; l++) cgp_deps_prefetch(c->d, m->addr[l]);
-  for (unsigned l = 0; l < n; l++) cgp_deps_access(c->d, m->addr[l], m->thread[m->lane[l]], m->sid, m->kind == CGP_STORE);
+  enum { MAXL = 64 };
+  uint64_t h[MAXL];                              /* each lane's chunk hash: lanes of one chunk share it */
+  for (unsigned l = 0; l < n && l < MAXL; l++) {
+    h[l] = l && m->addr[l] >> 6 == m->addr[l - 1] >> 6 ? h[l - 1] : hash(m->addr[l] >> 6);
+    prefetch_h(c->d, m->addr[l], h[l]);
+  }
+  for (unsigned l = 0; l < n; l++)
+    access_h(c->d, m->addr[l], l < MAXL ? h[l] : hash(m->addr[l] >> 6), m->thread[m->lane[l]], m->sid,
+             m->kind == CGP_STORE);
   /* the laws: lanes on one stride (cgp_affine) fit a law if their first and last do, their
      threads being consecutive (a warp over two rows of the block is not on one stride) */
   int whole = m->nact == m->warp_threads;

@@ -326,6 +326,7 @@ void cgp_spans_add(cgp_spans *s, const cgp_warp_mem *m, uint32_t tag, cgp_l2_ref
 /* ---- the lines the grid shares ----------------------------------------------------------------- */
 
 #define SHARED_CAP (1u << 13)   /* units a window's references are followed for (half of it) */
+#define SHARED_CAP0 (1u << 8)   /* a set's first size: it doubles up to SHARED_CAP as units come */
 
 /* The L2 units one window referenced: an open-addressing set; an entry is in it when its gen is
    the set's (a new window costs no clearing). */
@@ -339,7 +340,8 @@ typedef struct {
 } seen;
 
 typedef struct {
-  seen *e;
+  seen *e;                      /* cap slots */
+  size_t cap;
   uint32_t *order;              /* the slots of its n entries, in the order they came (the order
                                    they are referenced again in: the same in every run, whatever
                                    addresses the program's arrays have) */
@@ -381,7 +383,8 @@ cgp_shared *cgp_shared_new(void) {
   if (!h) return NULL;
   seen_set *set[3] = {&h->w[0], &h->w[1], &h->col};
   for (int k = 0; k < 3; k++) {
-    set[k]->e = calloc(SHARED_CAP, sizeof(seen));
+    set[k]->cap = SHARED_CAP0;
+    set[k]->e = calloc(SHARED_CAP0, sizeof(seen));
     set[k]->order = malloc(SHARED_CAP / 2 * sizeof(uint32_t));
     if (!set[k]->e || !set[k]->order) {
       cgp_shared_free(h);
@@ -405,18 +408,44 @@ void cgp_shared_free(cgp_shared *h) {
 
 /* unit's entry in set w (*found), or the free slot it would take; NULL when w is half full. */
 static seen *seen_find(seen_set *w, uint64_t unit, int *found) {
-  for (size_t i = (size_t)((unit * UINT64_C(0x9e3779b97f4a7c15)) >> 40) & (SHARED_CAP - 1);;
-       i = (i + 1) & (SHARED_CAP - 1)) {
+  size_t mask = w->cap - 1;
+  for (size_t i = (size_t)((unit * UINT64_C(0x9e3779b97f4a7c15)) >> 40) & mask;; i = (i + 1) & mask) {
     seen *x = &w->e[i];
     if (x->gen != w->gen) {
       *found = 0;
-      return w->n < SHARED_CAP / 2 ? x : NULL;
+      return w->n < w->cap / 2 ? x : NULL;
     }
     if (x->unit == unit) {
       *found = 1;
       return x;
     }
   }
+}
+
+/* Set w's slots doubled, its units placed again in the order they came (seen_room). */
+__attribute__((noinline)) static void seen_grow(seen_set *w) {
+  seen *old = w->e, *e = calloc(2 * w->cap, sizeof *e);
+  if (!e) return;
+  w->e = e;
+  w->cap *= 2;
+  for (size_t k = 0; k < w->n; k++) {
+    const seen *x = &old[w->order[k]];
+    int found;
+    seen *y = seen_find(w, x->unit, &found);
+    *y = *x;
+    w->order[k] = (uint32_t)(y - w->e);
+  }
+  free(old);
+}
+
+/* Room in set w for one unit more: a set at half its slots doubles them, up to SHARED_CAP. A set
+   starts at SHARED_CAP0 slots: the sets are many (three for each kernel, device and what-if
+   tiling), and a set of SHARED_CAP slots, its units scattered one to a page, zeroed by the system
+   where first touched, made most of the page faults and a third of the CPU time of ADI at N = 16
+   (2026-11-29). Short of memory a set stays as it is and is full at half its slots (seen_find's
+   NULL), as it is at SHARED_CAP. Pointers into the set are stale after this. */
+static inline void seen_room(seen_set *w) {
+  if (w->n >= w->cap / 2 && w->cap < SHARED_CAP) seen_grow(w);
 }
 
 /* v put in set w at its free slot x (seen_find's), in arrival order. */
@@ -432,6 +461,7 @@ void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) {
   if (block < cur->first) cur->first = block;
   if (block > cur->last) cur->last = block;
   int found;
+  seen_room(cur);
   seen *x = seen_find(cur, unit, &found);
   uint64_t b[3];
   cgp_thread_unkey(3, block, b);
@@ -449,7 +479,7 @@ void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) {
 /* Set w emptied. */
 static void seen_clear(seen_set *w) {
   if (++w->gen == 0) {                            /* wrapped: clear for real */
-    memset(w->e, 0, SHARED_CAP * sizeof *w->e);
+    memset(w->e, 0, w->cap * sizeof *w->e);
     w->gen = 1;
   }
   w->n = 0;
@@ -511,6 +541,7 @@ void cgp_shared_each(cgp_shared *h, uint64_t blocks, double lines_per_block, uin
     if (kept(x, keep_column)) put_unit(&o, x->unit);
     if (x->cols == 1) {                             /* a column's: another window read it too? */
       int found;
+      seen_room(&h->col);
       seen *c = seen_find(&h->col, x->unit, &found);
       if (found) c->again |= c->win != h->nwin;
       else if (c) seen_add(&h->col, c, (seen){.unit = x->unit, .col = x->col, .win = h->nwin, .cols = 1});

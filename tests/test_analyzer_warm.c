@@ -261,6 +261,51 @@ Test(shared, units_two_windows_in_a_row_referenced) {
   cgp_shared_free(h);
 }
 
+/* The references of a flush, counted, with their sum and first and last unit. */
+typedef struct {
+  unsigned n;
+  uint64_t sum, first, last;
+} ref_count;
+
+static void count_refs(void *ctx, const uint64_t *units, const uint32_t *tag, unsigned n) {
+  ref_count *r = ctx;
+  (void)tag;
+  for (unsigned i = 0; i < n; i++) {
+    if (!r->n) r->first = units[i];
+    r->last = units[i];
+    r->sum += units[i];
+    r->n++;
+  }
+}
+
+/* Sets start small and grow as units come (cgp_l2_warm.c, seen_room): what they answer is the
+   same at every size. A window of 2000 units (0, 3, ... 5997) and the next of 2000 (0, 6, ...
+   11994): the grid shares the 1000 multiples of 6 below 6000, in the second window's order
+   (0 first, 5994 last, sum 6 x 999 x 1000 / 2). A window follows at most 4096 units (half of
+   SHARED_CAP): two windows of 0 .. 4999 share 0 .. 4095 only. */
+Test(shared, a_window_of_thousands_of_units_is_followed_up_to_its_bound) {
+  cgp_shared *h = cgp_shared_new();
+  cr_assert_not_null(h);
+  for (uint64_t u = 0; u < 6000; u += 3) cgp_shared_note(h, u, 0);
+  cgp_shared_next_window(h);
+  for (uint64_t u = 0; u < 12000; u += 6) cgp_shared_note(h, u, 9);
+  ref_count r = {0};
+  cgp_shared_each(h, 100, 10, 1000, count_refs, &r);
+  cr_assert_eq(r.n, 1000);
+  cr_assert_eq(r.first, 0);
+  cr_assert_eq(r.last, 5994);
+  cr_assert_eq(r.sum, 6u * 999 * 1000 / 2);
+  cgp_shared_next_window(h);
+  for (uint64_t u = 0; u < 5000; u++) cgp_shared_note(h, u, 20);
+  cgp_shared_next_window(h);
+  for (uint64_t u = 0; u < 5000; u++) cgp_shared_note(h, u, 29);
+  r = (ref_count){0};
+  cgp_shared_each(h, 100, 10, 1000, count_refs, &r);
+  cr_assert_eq(r.n, 4096, "a window follows half of SHARED_CAP units: %u", r.n);
+  cr_assert_eq(r.last, 4095);
+  cgp_shared_free(h);
+}
+
 /* Rows of 128 blocks: a window ending at block (79, 0), the next starting at (0, 1) with 48 blocks
    between (80 .. 127): R + 0 - 79 = 48 + 1, R = 128. Ending at (15, 0), the next at (8, 2) with
    248 between: 2 R + 8 - 15 = 249, R = 128; with 247 between, 2 R = 255: no row of whole blocks.
