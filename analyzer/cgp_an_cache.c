@@ -52,16 +52,20 @@
      moves on (an instruction that carries none) and enter with every warp's and site's,
      iteration by iteration; not before the window's last iteration, where they would evict what
      the window's own later iterations read. Their transactions are the instruction's, 1 + skipped
-     times; their L2 misses, where the window's elements are `spanned`, are of two kinds. A unit a
-     lane reaches anew (its span references it) misses where the L2 does not hold it, counted as a
-     miss of the instruction's class, site and batch (span_tag, refer): a window whose L2 differs
-     from the rest of the loop's no longer stands for it (GRAMSCHM's kernel 1 at N = 512, one
+     times, but through an L1 that caches global loads: there its L1 misses, a unit its lanes
+     re-read (one stride back in the unit) as often as it stands for executions, the span's units
+     where the L1 misses them (l1_rereads, refer_l1); their L2 misses, where the window's
+     elements are `spanned`, are of two kinds. A unit a lane reaches anew (its span references
+     it) misses where the L2 does not hold it, counted as a miss of the instruction's class, site
+     and batch (span_tag, refer): a window whose L2 differs from the rest of the loop's no longer
+     stands for it (GRAMSCHM's kernel 1 at N = 512, one
      thread down a column of which the L2 holds the lower half: +24 % against `full` before). A
      unit a lane re-reads (its address one stride back in the same unit: a row walked in 4-byte
      steps) misses as the window's element did (rereads): whether it survived the iteration
      between is what the window measured with every warp of the batch running, and a span, which
      references a unit once, cannot tell (GESUMMV at N = 1024, whose 2048 rows thrash TK1's L2 at
-     every iteration: -70 % counting the spans alone). */
+     every iteration: -70 % counting the spans alone); a loop's iteration 0 re-reads nothing
+     (cgp_warp_mem's `first`: its lanes read nothing one stride back). */
 #include "cgp_analyzer.h"
 
 #include <stdlib.h>
@@ -182,11 +186,21 @@ static void span_miss(cache *c, uint32_t tag) {
 
 static cgp_l2 *l1_of(cache *c, unsigned sm);
 
+/* The first and last L2 units of L1 unit u (L1 units may be larger or smaller than the L2's). */
+static void l2_span(const cache *c, uint64_t u, uint64_t *first, uint64_t *last) {
+  unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes;
+  *first = u * a / b;
+  *last = (u * a + a - 1) / b;
+}
+
 /* A span's load units in its SM's L1 as well: the skipped iterations' loads fill it as they did
    on the GPU, so what the window read there before them is evicted as it was (GRAMSCHM's kernel 3
    on the H100: its second loop's window re-read in the L1 the rows its first loop's window left,
-   which the first loop's 1984 skipped rows had evicted). Units of the L1's size; the L1's own
-   hits and misses are not counted (the window's instructions stand for them). */
+   which the first loop's 1984 skipped rows had evicted). Units of the L1's size. A counted span's
+   (a `spanned` instruction's) unit the L1 misses is a transaction of the instruction's class and
+   site, as many as the L2 units of the L1 unit it fetches (to_l2_units): the units its lanes reach
+   anew in the skipped iterations (l1_rereads gives the others); a quiet span's instruction counts
+   its own. */
 static void refer_l1(cache *c, const uint64_t *units, const uint32_t *tag, unsigned n) {
   unsigned l2u = c->cfg->l2_unit_bytes, l1u = c->cfg->l1_unit_bytes;
   for (unsigned i = 0; i < n; i++) {
@@ -194,8 +208,16 @@ static void refer_l1(cache *c, const uint64_t *units, const uint32_t *tag, unsig
     if (!(tag[i] & (TAG_SPAN | TAG_L1)) || sm == TAG_NO_SM) continue;
     cgp_l2 *l1 = l1_of(c, sm);
     if (!l1) continue;
+    int counted = (tag[i] & TAG_SPAN) && (tag[i] & TAG_COUNTING);
     uint64_t a = units[i] * l2u;
-    for (uint64_t u = a / l1u; u <= (a + l2u - 1) / l1u; u++) cgp_l2_access(l1, u);
+    for (uint64_t u = a / l1u; u <= (a + l2u - 1) / l1u; u++) {
+      if (cgp_l2_access(l1, u) || !counted) continue;
+      uint64_t first, last;
+      l2_span(c, u, &first, &last);
+      double t = (double)(last - first + 1);
+      c->t.ld_trans[(tag[i] >> 24) & 7] += t;
+      if ((tag[i] & TAG_SITES) != TAG_SITES) c->site[tag[i] & TAG_SITES].trans += t;
+    }
   }
 }
 
@@ -300,13 +322,6 @@ static const fill *in_flight(const cache *c, unsigned sm, uint64_t unit) {
   return f->unit == unit && f->stamp && c->clock[sm] - f->stamp < c->round ? f : NULL;
 }
 
-/* The first and last L2 units of L1 unit u (L1 units may be larger or smaller than the L2's). */
-static void l2_span(const cache *c, uint64_t u, uint64_t *first, uint64_t *last) {
-  unsigned a = c->cfg->l1_unit_bytes, b = c->cfg->l2_unit_bytes;
-  *first = u * a / b;
-  *last = (u * a + a - 1) / b;
-}
-
 /* Mark the fills of the L1 units in1[0..n1) whose L2 units (l2[0..n2), ascending, with hit[])
    missed: an L1 lookup that merges with one of them waits for DRAM. */
 static void mark_dram_fills(cache *c, unsigned sm, const uint64_t *in1, unsigned n1, const uint64_t *l2,
@@ -375,7 +390,7 @@ static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint
 /* Of m's lanes, the fraction whose address the iteration before (one stride back) lies in the same
    L2 unit: in a skipped iteration they re-read the unit, where the others reach a new one. */
 static double rereads(const cache *c, const cgp_warp_mem *m) {
-  if (!m->span || !m->nact) return 0;
+  if (!m->span || !m->nact || m->first) return 0;
   uint64_t ub = c->cfg->l2_unit_bytes;
   unsigned same = 0;
   for (unsigned l = 0; l < m->nact; l++) {
@@ -421,11 +436,42 @@ static double spanned_misses(const cache *c, const cgp_warp_mem *m, const uint64
     unsigned i = unit_index(units, n, u);
     if (i == n) continue;                        /* its L1 held it: no L2 unit */
     lanes[i]++;
-    same[i] += c->l2_shift >= 0 ? ((a ^ before) >> c->l2_shift) == 0 : a / ub == before / ub;
+    same[i] += !m->first && (c->l2_shift >= 0 ? ((a ^ before) >> c->l2_shift) == 0 : a / ub == before / ub);
   }
   double mean = rereads(c, m), total = 0;
   for (unsigned i = 0; i < n; i++)
     if (!hit[i]) total += 1 + (nl - 1) * (lanes[i] ? (double)same[i] / lanes[i] : mean);
+  return total;
+}
+
+/* The L2 transactions that L1 units in[0..n) (a spanned load's L1 misses, ascending) make in each
+   execution it stands for besides its own: a unit its lanes re-read (the address one stride back
+   in the same unit) misses the L1 again as this one did, whether it survived the iteration between
+   being what the window measured; a unit they reach anew is the span's to count, where the L1
+   misses it (refer_l1). Unit by unit as spanned_misses, each as many as its L2 units (to_l2_units);
+   a unit no lane starts in (an element straddling two) takes the lanes' mean. */
+static double l1_rereads(const cache *c, const cgp_warp_mem *m, const uint64_t *in, unsigned n) {
+  enum { MAXU = sizeof c->unit1 / sizeof *c->unit1 };
+  unsigned char lanes[MAXU], same[MAXU];
+  if (!n || !m->nact) return 0;
+  memset(lanes, 0, n);
+  memset(same, 0, n);
+  uint64_t ub = c->cfg->l1_unit_bytes;
+  unsigned all_same = 0;
+  for (unsigned l = 0; l < m->nact; l++) {
+    uint64_t a = m->addr[l], u = a / ub;
+    unsigned s = !m->first && (a - (uint64_t)m->span[l].stride) / ub == u, i = unit_index(in, n, u);
+    all_same += s;
+    if (i == n) continue;                        /* its L1 held it */
+    lanes[i]++;
+    same[i] += (unsigned char)s;
+  }
+  double mean = (double)all_same / m->nact, total = 0;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t first, last;
+    l2_span(c, in[i], &first, &last);
+    total += (double)(last - first + 1) * (lanes[i] ? (double)same[i] / lanes[i] : mean);
+  }
   return total;
 }
 
@@ -436,6 +482,10 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   const cgp_analysis_cfg *cfg = c->cfg;
   unsigned n2, hits1 = 0, n1 = 0, miss, merged_dram = 0, nmiss = 0, sm = 0;
   int whole = 0;                                    /* unit2 holds every L2 unit of every lane */
+  /* a spanned global load through the L1: its skipped executions' L2 transactions are its misses'
+     re-reads (l1_again an execution) and the L1 misses of its spans (refer_l1) */
+  int l1_spanned = 0;
+  double l1_again = 0;
   if (m->space == CGP_SPACE_SHARED) return;         /* shared memory: the bank analysis's */
   if (m->kind == CGP_ATOMIC) {
     n2 = 0;
@@ -458,6 +508,10 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     }
     if (hits1 != n1) hits1 = 0;                     /* one unit missing: the whole load waits */
     n2 = to_l2_units(c, c->unit1, nmiss, c->unit2);
+    if (m->spanned && m->span && m->space == CGP_SPACE_GLOBAL && c->use_l1) {
+      l1_spanned = 1;
+      l1_again = l1_rereads(c, m, c->unit1, nmiss);  /* before wavefronts takes unit1 */
+    }
   } else {
     n2 = units(m, cfg->l2_unit_bytes, c->unit2);
     whole = (m->size ? m->size : 1) <= cfg->l2_unit_bytes * 7;
@@ -500,8 +554,8 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   }
   c->win_miss += wmiss;
   c->t.l2_inherited += nm * (double)(cgp_l2_inherited(c->l2) - inh);
-  double wfs = cgp_warp_mem_per_lanes(m, wf), t2 = cgp_warp_mem_per_lanes(m, n2),
-         t1 = cgp_warp_mem_per_lanes(m, n1);
+  double wfs = cgp_warp_mem_per_lanes(m, wf), t1 = cgp_warp_mem_per_lanes(m, n1),
+         t2 = l1_spanned && c->spans ? n2 + (nl - 1) * l1_again : cgp_warp_mem_per_lanes(m, n2);
   c->t.lsu_wavefronts += wfs;
   if (m->kind == CGP_LOAD && m->cls < CGP_NCLASS) {
     c->t.ld_wavefronts[m->cls] += wfs;

@@ -224,6 +224,10 @@ typedef struct {
                                their lanes reach anew there, and of the units they re-read as this
                                one's; 0: its own, 1 + skipped times */
   uint8_t carries;          /* 1: span holds iterations to reference (a window's last element) */
+  uint8_t first;            /* 1: its lanes' iteration 0 of their loop's entry, the first element of
+                               a window that spreads its skipped iterations over all its elements:
+                               they read nothing one stride back, so none of them re-reads a unit
+                               (cgp_an_cache.c's rereads, spanned_misses, l1_rereads) */
   uint8_t overlap;          /* a load of a loop with no store whose address no load of the loop
                                computes (the pass's `overlap`, docs/model.md section 5e) */
   uint8_t space;            /* CGP_SPACE_GLOBAL; CGP_SPACE_SHARED for the tiler's shared-memory

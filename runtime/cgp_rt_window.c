@@ -256,6 +256,7 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
                       .skipped = ev.skipped, .lanes_short = most > mean ? most - mean : 0,
                       .span = ev.has_span || ev.spanned ? ev.span : NULL,
                       .spanned = (uint8_t)ev.spanned, .carries = (uint8_t)ev.has_span,
+                      .first = (uint8_t)ev.first,
                       .space = k->mem_local[sid] ? CGP_SPACE_LOCAL : CGP_SPACE_GLOBAL};
     m.affine = (uint8_t)cgp_affine(ev.addr, ev.nact);
     m.cls = (uint8_t)cgp_classify_lanes(ev.addr, ev.lane, ev.nact, m.size, m.affine);

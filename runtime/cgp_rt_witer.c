@@ -245,6 +245,13 @@ static float element_skipped(const rt_shape *s, const rt_wrun *r, const rt_seg *
   return i == 0 ? 0 : r->skipped * (float)r->mincount / (float)(r->mincount - 1);
 }
 
+/* 1 if element i of run r is iteration 0 of its leaf loop's entry: its lanes read nothing one
+   stride back. */
+static int entry_first(const rt_shape *s, const rt_wrun *r, uint32_t i) {
+  unsigned m = s->depth[r->ev];
+  return m > 0 && r->t[m - 1] + i == 0;
+}
+
 /* Lanes of run element c: 0 if one of them is already in ev (then c waits for the next event). */
 static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) {
   const rt_wrun *r = &it->w->run[c.run];
@@ -270,6 +277,7 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   uint32_t lo = 0, hi = 0;
   if (span_of(it->s, r, c.i, &lo, &hi)) ev->has_span = 1;
   if (ev->spanned) ev->spanned = spanned(it->s, r, c.i);
+  if (ev->first) ev->first = entry_first(it->s, r, c.i);
   uint64_t still = 1;                           /* no lane's stride is 0 while it stays 1 */
   if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
     for (uint32_t k = 0; k < r->nseg; k++) {
@@ -336,7 +344,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   ev->skipped = r->skipped;
   ev->lanes_w = r->lane_w > 0 ? r->lane_w : r->nseg * (1.0 + r->skipped);
   ev->skipped_after = 0;
-  ev->has_span = ev->spanned = 0;               /* no loop: no iterations skipped */
+  ev->has_span = ev->spanned = ev->first = 0;   /* no loop: no iterations skipped */
   ev->nact = r->nseg;
   if (r->lanes == UINT32_MAX) {                 /* every lane: two block copies */
     static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
@@ -367,6 +375,7 @@ int rt_witer_next(rt_witer *it, rt_wevent *ev) {
   ev->lanes_w = 0;
   ev->has_span = 0;
   ev->spanned = 1;                              /* until a run's element is not */
+  ev->first = 1;                                /* likewise */
   take(it, first, ev, &present);
   if (first.i + 1 < r->maxcount) it->hold[nhold++] = (cursor){first.run, first.i + 1};
   start_runs(it);                            /* runs starting at this very point join it */

@@ -21,6 +21,8 @@ typedef struct {
   int spanned;                 /* the skipped iterations it stands for are given by spans: every
                                   lane's run reaches its window's last element, which carries them
                                   (cgp_warp_mem's `spanned`) */
+  int first;                   /* every lane's element is its leaf loop's iteration 0 of the entry
+                                  (cgp_warp_mem's `first`) */
   cgp_span span[RT_WARP];
 } rt_wevent;
 

@@ -537,6 +537,82 @@ Test(cache_warm, the_skipped_iterations_loads_go_through_the_l1) {
   }
 }
 
+/* With an L1 that caches global loads (16 units of 32 bytes, one SM): a lane at 0x10000 on a
+   32-byte stride stands for iterations 1 .. 3, and another load of the batch read iteration 2's
+   unit before it. Its L2 transactions are its own miss and those of the span's units the L1 misses
+   (iterations 1 and 3): 3, not 4 (as the GPU's load of iteration 2 hits the L1 another lane
+   filled: ATAX's row walk at N = 150 on the H100, rows of 600 bytes sharing a sector with the next
+   row's start, 4.10 L2 transactions a warp against `full` mode's 3.75, now 3.75). Its L2 misses
+   are 3 either way: iteration 2's unit is in the L2 too. Without the other load, 4. */
+Test(cache_warm, a_spanned_loads_skipped_iterations_make_transactions_where_the_l1_misses) {
+  cgp_analysis_cfg cfg = cfg_l2();
+  cfg.l1_bytes = 16 * 32;
+  cfg.l1_unit_bytes = 32;
+  cfg.l1_caches_global = 1;
+  for (int other = 0; other < 2; other++) {
+    cgp_analysis_set *s = first_batch(&cfg, 1, 2);
+    cgp_span sp[1];
+    if (other) {
+      uint64_t b[1] = {0x10000 + 2 * 32};
+      cgp_warp_mem o = spanned(CGP_LOAD, b, 1, sp, 0, 0, 0);
+      o.span = NULL;
+      o.warp = 1;
+      cgp_analysis_warp_mem(s, &o);
+    }
+    uint64_t a[1] = {0x10000};
+    cgp_warp_mem m = spanned(CGP_LOAD, a, 1, sp, 32, 1, 4);
+    m.skipped = 3;
+    m.sid = 1;
+    m.spanned = 1;
+    cgp_analysis_warp_mem(s, &m);
+    cgp_analysis_end_batch(s);
+    cgp_totals t = {0};
+    cgp_site_totals site[2] = {0};
+    cgp_analysis_results(s, &t, site);
+    cr_assert_eq(site[1].trans, other ? 3 : 4, "%s the other load: %g transactions", other ? "after" : "without",
+                 site[1].trans);
+    cr_assert_eq(site[1].miss, other ? 3 : 4, "%g misses", site[1].miss);
+    cgp_analysis_set_free(s);
+  }
+}
+
+/* A lane at 0x10008 on a 4-byte stride: the address one stride back lies in its unit, so in the
+   iterations it stands for (skipped 3, their addresses in the same unit: no new unit for the span)
+   it re-reads the unit, and a unit re-read misses as the traced element did. Unless the element is
+   its loop's iteration 0 (`first`): its lane read nothing one stride back, its miss is the cold
+   one, and the iterations like it re-read what their lane's previous iteration read. With the L1
+   and without: 1 L2 miss (its own) for a first element, 4 for another; with the L1, likewise
+   1 or 4 transactions; without, 4 either way (no L1: every execution is a transaction). ATAX's
+   row walk at N = 150, whose rows start in the sector where the row before ends, counted one
+   miss a row too many on the TK1 and the H100. */
+Test(cache_warm, a_loops_first_element_re_reads_nothing) {
+  for (int l1 = 0; l1 < 2; l1++)
+    for (int first = 0; first < 2; first++) {
+      cgp_analysis_cfg cfg = cfg_l2();
+      if (l1) {
+        cfg.l1_bytes = 16 * 32;
+        cfg.l1_unit_bytes = 32;
+        cfg.l1_caches_global = 1;
+      }
+      cgp_analysis_set *s = first_batch(&cfg, 1, 1);
+      uint64_t a[1] = {0x10008};
+      cgp_span sp[1];
+      cgp_warp_mem m = spanned(CGP_LOAD, a, 1, sp, 4, 1, 4);
+      m.skipped = 3;
+      m.sid = 1;
+      m.spanned = 1;
+      m.first = (uint8_t)first;
+      cgp_analysis_warp_mem(s, &m);
+      cgp_analysis_end_batch(s);
+      cgp_totals t = {0};
+      cgp_site_totals site[2] = {0};
+      cgp_analysis_results(s, &t, site);
+      cr_assert_eq(site[1].miss, first ? 1 : 4, "L1 %d, first %d: %g misses", l1, first, site[1].miss);
+      cr_assert_eq(site[1].trans, l1 && first ? 1 : 4, "L1 %d, first %d: %g transactions", l1, first, site[1].trans);
+      cgp_analysis_set_free(s);
+    }
+}
+
 /* The same spanned load, but the L2 already holds the units of iterations 2 and 3 (an earlier
    load of each, in a batch that only warms) and not its own nor iteration 1's: 2 misses (its own
    and iteration 1's) in 4 transactions, the hit rate the skipped iterations have, where taking

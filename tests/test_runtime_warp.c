@@ -663,7 +663,8 @@ Test(reconverge, sampled_iterations_stand_for_the_whole_loop) {
    every element of a window that stands for skipped iterations is `spanned`, and its last element
    carries them, lane 0's span covering the window's skipped executions (the sum of its elements'
    `skipped`) on a[j]'s stride, 4 bytes, so that the cache counts their L2 misses there
-   (cgp_an_cache.c) and the elements' own once. */
+   (cgp_an_cache.c) and the elements' own once. The loop's iteration 0, the first a[j], is
+   `first` (its lanes read nothing one stride back), no other element is. */
 Test(reconverge, a_windows_skipped_iterations_are_spanned_by_its_last_element) {
   const unsigned Ts[] = {300, 2047, 2049, 2177, 4096 + 130, 6000};
   for (size_t c = 0; c < sizeof Ts / sizeof *Ts; c++) {
@@ -676,8 +677,12 @@ Test(reconverge, a_windows_skipped_iterations_are_spanned_by_its_last_element) {
     rt_witer *it = rt_witer_new(f.s, w);
     rt_wevent ev;
     double window = 0, spanned_iters = 0;
-    unsigned spans = 0;
+    unsigned spans = 0, loads = 0;
     while (rt_witer_next(it, &ev)) {
+      /* the loop's iteration 0 is its load's first event, and only that one is `first`; the
+         sites after the loop are in no loop */
+      if (ev.is_mem) cr_assert_eq(ev.first, ev.id == 0 && loads == 0, "T=%u: site %u, load event %u", T, ev.id, loads);
+      loads += ev.is_mem && ev.id == 0;
       if (!ev.is_mem || ev.id != 0 || !(ev.skipped > 0)) continue;
       cr_assert(ev.spanned, "T=%u: an element standing for %g skipped executions is not spanned", T, (double)ev.skipped);
       window += ev.skipped;
