@@ -80,7 +80,6 @@ static uint64_t hash(uint64_t x) {
    probe sequence through the table (a sweep of a large array past the bound). */
 #define CHUNK_BITS (UINT64_C(1) << 20)
 
-
 /* An address's first slot: the elements of one 64-byte chunk (its 4-byte words) take consecutive
    slots after the chunk's hashed place, so a thread walking an array probes the table in order,
    as the host's prefetcher follows, not a random line per element. A slot taken is passed by
@@ -137,12 +136,12 @@ static int turned_away(const cgp_deps *d, uint64_t h) {
 }
 
 static entry *lookup(cgp_deps *d, uint64_t addr, uint64_t h) {
-  uint64_t bit = chunk_bit_of(h);
   if (turned_away(d, h)) { d->partial = 1; return NULL; }
   size_t i = slot_of(h, addr, d->cap);
   while (d->tab[i].gen == d->gen && d->tab[i].addr != addr) i = (i + PROBE) & (d->cap - 1);
   if (d->tab[i].gen == d->gen) return &d->tab[i];
   if (d->used >= d->max) { d->partial = 1; return NULL; }
+  uint64_t bit = chunk_bit_of(h);
   d->chunks[bit / 64] |= UINT64_C(1) << (bit % 64);
   entry *e = &d->tab[i];
   e->addr = addr;
@@ -209,8 +208,6 @@ static void keep(uint64_t th[2], uint32_t sid[2], uint64_t t, uint32_t s) {
 static void prefetch_h(const cgp_deps *d, uint64_t addr, uint64_t h) {
   if (!turned_away(d, h)) __builtin_prefetch(&d->tab[slot_of(h, addr, d->cap)]);
 }
-
-void cgp_deps_prefetch(const cgp_deps *d, uint64_t addr) { prefetch_h(d, addr, hash(addr >> 6)); }
 
 void cgp_deps_order(cgp_deps *d, uint64_t mask) { d->order = mask; }
 

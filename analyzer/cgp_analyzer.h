@@ -500,9 +500,6 @@ void cgp_deps_reset(cgp_deps *d);                      /* a new launch */
    kind (raw, war, waw) as the program has it. */
 void cgp_deps_order(cgp_deps *d, uint64_t mask);
 void cgp_deps_access(cgp_deps *d, uint64_t addr, uint64_t thread, uint32_t sid, int is_store);
-/* A hint, no effect on results: addr's access comes soon (a warp instruction's lanes are
-   prefetched together, then accessed, so that their table reads overlap). */
-void cgp_deps_prefetch(const cgp_deps *d, uint64_t addr);
 /* Conflicts found so far, one per (kind, first site, second site); valid until the next call. */
 const cgp_dep *cgp_deps_found(const cgp_deps *d, size_t *n);
 int cgp_deps_partial(const cgp_deps *d);
