@@ -537,6 +537,24 @@ Test(cache_warm, the_skipped_iterations_loads_go_through_the_l1) {
   }
 }
 
+/* One load of lane 0 at addr on a `stride`-byte stride standing for iterations 1 .. 3 (skipped
+   3, spanned), site 1, in s's batch; the batch ended: site 1's totals. */
+static cgp_site_totals spanned_site(cgp_analysis_set *s, uint64_t addr, int64_t stride, int first) {
+  uint64_t a[1] = {addr};
+  cgp_span sp[1];
+  cgp_warp_mem m = spanned(CGP_LOAD, a, 1, sp, stride, 1, 4);
+  m.skipped = 3;
+  m.sid = 1;
+  m.spanned = 1;
+  m.first = (uint8_t)first;
+  cgp_analysis_warp_mem(s, &m);
+  cgp_analysis_end_batch(s);
+  cgp_totals t = {0};
+  cgp_site_totals site[2] = {0};
+  cgp_analysis_results(s, &t, site);
+  return site[1];
+}
+
 /* With an L1 that caches global loads (16 units of 32 bytes, one SM): a lane at 0x10000 on a
    32-byte stride stands for iterations 1 .. 3, and another load of the batch read iteration 2's
    unit before it. Its L2 transactions are its own miss and those of the span's units the L1 misses
@@ -559,19 +577,10 @@ Test(cache_warm, a_spanned_loads_skipped_iterations_make_transactions_where_the_
       o.warp = 1;
       cgp_analysis_warp_mem(s, &o);
     }
-    uint64_t a[1] = {0x10000};
-    cgp_warp_mem m = spanned(CGP_LOAD, a, 1, sp, 32, 1, 4);
-    m.skipped = 3;
-    m.sid = 1;
-    m.spanned = 1;
-    cgp_analysis_warp_mem(s, &m);
-    cgp_analysis_end_batch(s);
-    cgp_totals t = {0};
-    cgp_site_totals site[2] = {0};
-    cgp_analysis_results(s, &t, site);
-    cr_assert_eq(site[1].trans, other ? 3 : 4, "%s the other load: %g transactions", other ? "after" : "without",
-                 site[1].trans);
-    cr_assert_eq(site[1].miss, other ? 3 : 4, "%g misses", site[1].miss);
+    cgp_site_totals site = spanned_site(s, 0x10000, 32, 0);
+    cr_assert_eq(site.trans, other ? 3 : 4, "%s the other load: %g transactions", other ? "after" : "without",
+                 site.trans);
+    cr_assert_eq(site.miss, other ? 3 : 4, "%g misses", site.miss);
     cgp_analysis_set_free(s);
   }
 }
@@ -595,20 +604,9 @@ Test(cache_warm, a_loops_first_element_re_reads_nothing) {
         cfg.l1_caches_global = 1;
       }
       cgp_analysis_set *s = first_batch(&cfg, 1, 1);
-      uint64_t a[1] = {0x10008};
-      cgp_span sp[1];
-      cgp_warp_mem m = spanned(CGP_LOAD, a, 1, sp, 4, 1, 4);
-      m.skipped = 3;
-      m.sid = 1;
-      m.spanned = 1;
-      m.first = (uint8_t)first;
-      cgp_analysis_warp_mem(s, &m);
-      cgp_analysis_end_batch(s);
-      cgp_totals t = {0};
-      cgp_site_totals site[2] = {0};
-      cgp_analysis_results(s, &t, site);
-      cr_assert_eq(site[1].miss, first ? 1 : 4, "L1 %d, first %d: %g misses", l1, first, site[1].miss);
-      cr_assert_eq(site[1].trans, l1 && first ? 1 : 4, "L1 %d, first %d: %g transactions", l1, first, site[1].trans);
+      cgp_site_totals site = spanned_site(s, 0x10008, 4, first);
+      cr_assert_eq(site.miss, first ? 1 : 4, "L1 %d, first %d: %g misses", l1, first, site.miss);
+      cr_assert_eq(site.trans, l1 && first ? 1 : 4, "L1 %d, first %d: %g transactions", l1, first, site.trans);
       cgp_analysis_set_free(s);
     }
 }
