@@ -91,6 +91,7 @@ typedef struct {
   unsigned wf_bytes;              /* LSU wavefront: the device's, or a 128-byte L1 line */
   int wf_shift;                   /* wf_bytes = L2 unit << wf_shift, both powers of two; -1: not */
   int l2_shift;                   /* the L2 unit is 1 << l2_shift bytes; -1: not a power of two */
+  int l1_shift;                   /* likewise the L1's */
   cgp_totals t;
   double win_miss, win_blocks;    /* L2 misses and blocks of the window's measured batches */
   double warm_miss, warm_blocks;  /* and of its batches that only warm the caches */
@@ -112,6 +113,7 @@ static void *create(const cgp_analysis_cfg *cfg) {
   c->use_l1 = cfg->l1_caches_global && c->has_l1;
   c->wf_bytes = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128;
   c->l2_shift = cfg->l2_unit_bytes && cgp_is_pow2(cfg->l2_unit_bytes) ? (int)cgp_log2(cfg->l2_unit_bytes) : -1;
+  c->l1_shift = cfg->l1_unit_bytes && cgp_is_pow2(cfg->l1_unit_bytes) ? (int)cgp_log2(cfg->l1_unit_bytes) : -1;
   c->wf_shift = cgp_is_pow2(c->wf_bytes) && cgp_is_pow2(cfg->l2_unit_bytes) && c->wf_bytes >= cfg->l2_unit_bytes
                     ? (int)cgp_log2(c->wf_bytes / cfg->l2_unit_bytes) : -1;
   if (c->has_l1) {
@@ -387,19 +389,6 @@ static unsigned to_l2_units(const cache *c, const uint64_t *in, unsigned n, uint
   return k;
 }
 
-/* Of m's lanes, the fraction whose address the iteration before (one stride back) lies in the same
-   L2 unit: in a skipped iteration they re-read the unit, where the others reach a new one. */
-static double rereads(const cache *c, const cgp_warp_mem *m) {
-  if (!m->span || !m->nact || m->first) return 0;
-  uint64_t ub = c->cfg->l2_unit_bytes;
-  unsigned same = 0;
-  for (unsigned l = 0; l < m->nact; l++) {
-    uint64_t a = m->addr[l], before = a - (uint64_t)m->span[l].stride;
-    same += c->l2_shift >= 0 ? ((a ^ before) >> c->l2_shift) == 0 : a / ub == before / ub;
-  }
-  return (double)same / m->nact;
-}
-
 /* Where unit u lies in the ascending units[0..n): its index, or n. */
 static unsigned unit_index(const uint64_t *units, unsigned n, uint64_t u) {
   unsigned lo = 0, hi = n;
@@ -411,66 +400,74 @@ static unsigned unit_index(const uint64_t *units, unsigned n, uint64_t u) {
   return lo < n && units[lo] == u ? lo : n;
 }
 
-/* The L2 misses spanned instruction m stands for, unit by unit: the ascending units[0..n), hit[i]
-   whether units[i] hit. A missed unit counts once for its own execution and, for each of the nl - 1
-   other executions, as often as its lanes re-read it one stride back (rereads, lane by lane); the
-   units its lanes reach anew in those executions are the span's to count (refer). Taking the
-   instruction's misses times its lanes' mean re-read share instead overcounts where the lanes that
-   miss are the ones that reach a unit anew (ADI's rows of 200 floats, every other one 32 bytes off
-   the TK1's 64-byte units: half the lanes start a unit where the other half re-read theirs; +25 %
-   against `full`). A unit no lane starts in (an element straddling two) takes the lanes' mean. */
-static double spanned_misses(const cache *c, const cgp_warp_mem *m, const uint64_t *units, const unsigned char *hit,
-                             unsigned n, double nl) {
-  enum { MAXU = sizeof c->unit2 / sizeof *c->unit2 };
-  unsigned char lanes[MAXU], same[MAXU];
-  unsigned missed = 0;
-  for (unsigned i = 0; i < n; i++) {
-    lanes[i] = same[i] = 0;
-    missed += !hit[i];
-  }
-  if (!missed) return 0;
-  uint64_t ub = c->cfg->l2_unit_bytes;
+#define MAX_UNITS (sizeof ((cache *)0)->unit2 / sizeof *((cache *)0)->unit2)
+
+/* Of m's lanes, in units of ub bytes (1 << shift; shift -1: not a power of two), those that re-read
+   their unit: their address the iteration before (one stride back) lies in it, so in a skipped
+   iteration they read it again, where the others reach a new one (none in a loop's iteration 0,
+   `first`: its lanes read nothing one stride back). Returns the share of all of them; share[i]
+   gets the share of the lanes in units[i] (the ascending units[0..n), n <= MAX_UNITS), a unit no
+   lane starts in (an element straddling two) the lanes' share. */
+static double reread_shares(const cgp_warp_mem *m, const uint64_t *units, unsigned n, uint64_t ub, int shift,
+                            double *share) {
+  unsigned char lanes[MAX_UNITS], same[MAX_UNITS];
+  memset(lanes, 0, n);
+  memset(same, 0, n);
+  unsigned all = 0;
   for (unsigned l = 0; l < m->nact; l++) {
     uint64_t a = m->addr[l], before = a - (uint64_t)m->span[l].stride;
-    uint64_t u = c->l2_shift >= 0 ? a >> c->l2_shift : a / ub;
+    uint64_t u = shift >= 0 ? a >> shift : a / ub;
+    unsigned s = !m->first && (shift >= 0 ? ((a ^ before) >> shift) == 0 : a / ub == before / ub);
+    all += s;
     unsigned i = unit_index(units, n, u);
-    if (i == n) continue;                        /* its L1 held it: no L2 unit */
+    if (i == n) continue;                        /* not among the units (its L1 held it) */
     lanes[i]++;
-    same[i] += !m->first && (c->l2_shift >= 0 ? ((a ^ before) >> c->l2_shift) == 0 : a / ub == before / ub);
+    same[i] += (unsigned char)s;
   }
-  double mean = rereads(c, m), total = 0;
+  double mean = m->nact ? (double)all / m->nact : 0;
+  for (unsigned i = 0; i < n; i++) share[i] = lanes[i] ? (double)same[i] / lanes[i] : mean;
+  return mean;
+}
+
+/* Of m's lanes, the fraction that re-read their L2 unit (reread_shares). */
+static double rereads(const cache *c, const cgp_warp_mem *m) {
+  if (!m->span || !m->nact) return 0;
+  return reread_shares(m, NULL, 0, c->cfg->l2_unit_bytes, c->l2_shift, NULL);
+}
+
+/* The L2 misses spanned instruction m stands for, unit by unit: the ascending units[0..n), hit[i]
+   whether units[i] hit. A missed unit counts once for its own execution and, for each of the nl - 1
+   other executions, as often as its lanes re-read it one stride back (reread_shares, lane by
+   lane); the units its lanes reach anew in those executions are the span's to count (refer).
+   Taking the instruction's misses times its lanes' mean re-read share instead overcounts where the
+   lanes that miss are the ones that reach a unit anew (ADI's rows of 200 floats, every other one
+   32 bytes off the TK1's 64-byte units: half the lanes start a unit where the other half re-read
+   theirs; +25 % against `full`). */
+static double spanned_misses(const cache *c, const cgp_warp_mem *m, const uint64_t *units, const unsigned char *hit,
+                             unsigned n, double nl) {
+  unsigned missed = 0;
+  for (unsigned i = 0; i < n; i++) missed += !hit[i];
+  if (!missed) return 0;
+  double share[MAX_UNITS], total = 0;
+  reread_shares(m, units, n, c->cfg->l2_unit_bytes, c->l2_shift, share);
   for (unsigned i = 0; i < n; i++)
-    if (!hit[i]) total += 1 + (nl - 1) * (lanes[i] ? (double)same[i] / lanes[i] : mean);
+    if (!hit[i]) total += 1 + (nl - 1) * share[i];
   return total;
 }
 
 /* The L2 transactions that L1 units in[0..n) (a spanned load's L1 misses, ascending) make in each
-   execution it stands for besides its own: a unit its lanes re-read (the address one stride back
-   in the same unit) misses the L1 again as this one did, whether it survived the iteration between
-   being what the window measured; a unit they reach anew is the span's to count, where the L1
-   misses it (refer_l1). Unit by unit as spanned_misses, each as many as its L2 units (to_l2_units);
-   a unit no lane starts in (an element straddling two) takes the lanes' mean. */
+   execution it stands for besides its own: a unit its lanes re-read (reread_shares, in the L1's
+   units) misses the L1 again as this one did, whether it survived the iteration between being
+   what the window measured; a unit they reach anew is the span's to count, where the L1 misses it
+   (refer_l1). Unit by unit as spanned_misses, each as many as its L2 units (to_l2_units). */
 static double l1_rereads(const cache *c, const cgp_warp_mem *m, const uint64_t *in, unsigned n) {
-  enum { MAXU = sizeof c->unit1 / sizeof *c->unit1 };
-  unsigned char lanes[MAXU], same[MAXU];
   if (!n || !m->nact) return 0;
-  memset(lanes, 0, n);
-  memset(same, 0, n);
-  uint64_t ub = c->cfg->l1_unit_bytes;
-  unsigned all_same = 0;
-  for (unsigned l = 0; l < m->nact; l++) {
-    uint64_t a = m->addr[l], u = a / ub;
-    unsigned s = !m->first && (a - (uint64_t)m->span[l].stride) / ub == u, i = unit_index(in, n, u);
-    all_same += s;
-    if (i == n) continue;                        /* its L1 held it */
-    lanes[i]++;
-    same[i] += (unsigned char)s;
-  }
-  double mean = (double)all_same / m->nact, total = 0;
+  double share[MAX_UNITS], total = 0;
+  reread_shares(m, in, n, c->cfg->l1_unit_bytes, c->l1_shift, share);
   for (unsigned i = 0; i < n; i++) {
     uint64_t first, last;
     l2_span(c, in[i], &first, &last);
-    total += (double)(last - first + 1) * (lanes[i] ? (double)same[i] / lanes[i] : mean);
+    total += (double)(last - first + 1) * share[i];
   }
   return total;
 }

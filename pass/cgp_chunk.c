@@ -74,9 +74,7 @@ static int mark_needed(const nest *n, LLVMBasicBlockRef header, unsigned char *n
 static LLVMValueRef goes_on(pass_ctx *pc, const nest *n, const unsigned char *need, LLVMValueRef *clone,
                             LLVMValueRef at) {
   cgp_clone_slice(pc, n, need, at, clone);
-  LLVMValueRef cond = NULL;
-  for (size_t j = 0; j < n->nslice && !cond; j++)
-    if (n->slice[j] == n->slice_cond) cond = clone[j];
+  LLVMValueRef cond = cgp_slice_clone_of(n, clone, n->slice_cond);
   if (!n->slice_cont) cond = LLVMBuildNot(pc->b, cond, "");
   return LLVMBuildFreeze(pc->b, cond, "");
 }

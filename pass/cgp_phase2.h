@@ -166,6 +166,8 @@ void cgp_decide_skip(nest *n);
    NULL: all), an operand that is an earlier entry replaced by its clone and the thread index
    n->iv[0] by `at` (NULL: kept); clone[j] gets entry j's clone. */
 void cgp_clone_slice(pass_ctx *pc, const nest *n, const unsigned char *need, LLVMValueRef at, LLVMValueRef *clone);
+/* v's clone among cgp_clone_slice's (v itself where it is no slice entry). */
+LLVMValueRef cgp_slice_clone_of(const nest *n, LLVMValueRef *clone, LLVMValueRef v);
 /* A block that ends the iteration with a clone of the latch slice, without running the body. */
 LLVMBasicBlockRef cgp_build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockRef header, LLVMBasicBlockRef latch);
 

@@ -84,7 +84,7 @@ void cgp_decide_skip(nest *n) {
   n->can_skip = body_values_stay_inside(n, t, latch);
 }
 
-static LLVMValueRef slice_clone_of(const nest *n, LLVMValueRef *clone, LLVMValueRef v) {
+LLVMValueRef cgp_slice_clone_of(const nest *n, LLVMValueRef *clone, LLVMValueRef v) {
   for (size_t j = 0; j < n->nslice; j++)
     if (n->slice[j] == v) return clone[j];
   return v;
@@ -113,7 +113,7 @@ LLVMBasicBlockRef cgp_build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockRef 
   cgp_clone_slice(pc, n, NULL, NULL, clone);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
   if (LLVMIsConditional(term))
-    LLVMBuildCondBr(pc->b, slice_clone_of(n, clone, LLVMGetCondition(term)), LLVMGetSuccessor(term, 0), LLVMGetSuccessor(term, 1));
+    LLVMBuildCondBr(pc->b, cgp_slice_clone_of(n, clone, LLVMGetCondition(term)), LLVMGetSuccessor(term, 0), LLVMGetSuccessor(term, 1));
   else
     LLVMBuildBr(pc->b, LLVMGetSuccessor(term, 0));
   for (unsigned k = 0; k < LLVMGetNumSuccessors(term); k++) {
@@ -122,7 +122,7 @@ LLVMBasicBlockRef cgp_build_skip_block(pass_ctx *pc, nest *n, LLVMBasicBlockRef 
          phi = LLVMGetNextInstruction(phi)) {
       LLVMValueRef v = cgp_incoming_for(phi, latch);
       if (v && !cgp_incoming_for(phi, s)) {
-        LLVMValueRef mv = slice_clone_of(n, clone, v);
+        LLVMValueRef mv = cgp_slice_clone_of(n, clone, v);
         LLVMAddIncoming(phi, &mv, &s, 1);
       }
     }
