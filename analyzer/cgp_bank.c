@@ -46,9 +46,24 @@ unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned ele
   unsigned sh = p2 ? cgp_log2(bank_bytes) : 0;
 #define WORD_OF(a) (p2 ? (a) >> sh : (a) / bank_bytes)
 #define OFFSET_OF(a) (p2 ? (a) & (bank_bytes - 1) : (a) % bank_bytes)
-  if (n >= 2 && elem && elem <= bank_bytes && cgp_affine(addr, n)) {   /* lanes on one stride */
+  int affine = n >= 2 && elem && cgp_affine(addr, n);
+  if (affine) {                                        /* lanes on one stride */
     uint64_t d = addr[1] - addr[0];
     uint64_t step = (int64_t)d < 0 ? 0 - d : d;        /* |stride|, modulo 2^64 */
+    /* no word skipped between the lowest lane's and the highest's: a stride of at most a word,
+       or at most the element (the lanes' bytes meet), from one lane to the next, so the distinct
+       words are one run of consecutive words, whose banks are consecutive too: a run of W words
+       puts ceil(W / banks) in its fullest bank (a float a lane on 8-byte banks: 16 words, 1) */
+    if (step <= bank_bytes || step <= elem) {
+      uint64_t lo = (int64_t)d < 0 ? addr[n - 1] : addr[0], hi = ((int64_t)d < 0 ? addr[0] : addr[n - 1]) + elem - 1;
+      uint64_t words = WORD_OF(hi) - WORD_OF(lo) + 1;
+      if (words > CGP_BANK_MAX_WORDS || hi < lo) return 0;
+      return (unsigned)((words + banks - 1) / banks);
+    }
+  }
+  if (affine && elem <= bank_bytes) {
+    uint64_t d = addr[1] - addr[0];
+    uint64_t step = (int64_t)d < 0 ? 0 - d : d;
     /* every lane inside one word: with a stride of whole words (or none) each lane sits where
        lane 0 does in its word */
     if (OFFSET_OF(step) == 0 && OFFSET_OF(addr[0]) + elem <= bank_bytes) {

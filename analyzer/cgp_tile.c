@@ -71,6 +71,10 @@ struct cgp_tile {
   uint32_t (*lane_off)[CGP_WARP][3]; /* per warp: each lane's offset in its block (cgp_thread_block) */
   uint64_t *wblock;               /* per warp: its block; valid when lane_ok */
   uint8_t *lane_ok;
+  uint64_t (*lin)[CGP_WARP];      /* nwarps x nfoot: each lane's part of a learned footprint's shared
+                                     address, its offsets times their multipliers (tile_mem); valid
+                                     where lin_ok, as lane_off is where lane_ok */
+  uint8_t *lin_ok;
   wfoot *wf;                      /* nwarps x nfoot */
   wsite *ws;                      /* nwarps x nsid */
   double sync, loads, merged;
@@ -109,7 +113,7 @@ cgp_tile *cgp_tile_new(const cgp_analysis_cfg *cfg) {
 
 void cgp_tile_free(cgp_tile *t) {
   if (!t) return;
-  free(t->f); free(t->wtile); free(t->wruns); free(t->win); free(t->lane_off); free(t->wblock); free(t->lane_ok); free(t->wf); free(t->ws); free(t->deferred);
+  free(t->f); free(t->wtile); free(t->wruns); free(t->win); free(t->lane_off); free(t->wblock); free(t->lane_ok); free(t->lin); free(t->lin_ok); free(t->wf); free(t->ws); free(t->deferred);
   free(t);
 }
 
@@ -142,9 +146,14 @@ int cgp_tile_begin_batch(cgp_tile *t, int counting, unsigned nwarps) {
     if (wb) t->wblock = wb;
     wfoot *wf = realloc(t->wf, n * t->nfoot * sizeof *wf);
     if (wf) t->wf = wf;
+    size_t nl = n * t->nfoot > 0 ? n * t->nfoot : 1;
+    uint64_t (*ln)[CGP_WARP] = realloc(t->lin, nl * sizeof *ln);
+    if (ln) t->lin = ln;
+    uint8_t *lk = realloc(t->lin_ok, nl);
+    if (lk) t->lin_ok = lk;
     wsite *ws = realloc(t->ws, n * (t->cfg->nsid ? t->cfg->nsid : 1) * sizeof *ws);
     if (ws) t->ws = ws;
-    if (!wt || !wr || !wi || !lo || !lf || !wb || !wf || !ws) { t->nwarps = 0; return -1; }
+    if (!wt || !wr || !wi || !lo || !lf || !wb || !wf || !ws || !ln || !lk) { t->nwarps = 0; return -1; }
     t->cap = nwarps;
   }
   t->nwarps = nwarps;
@@ -152,6 +161,7 @@ int cgp_tile_begin_batch(cgp_tile *t, int counting, unsigned nwarps) {
   memset(t->wruns, 0, nwarps * sizeof *t->wruns);
   memset(t->win, 0, nwarps);
   memset(t->lane_ok, 0, nwarps);
+  memset(t->lin_ok, 0, nwarps * t->nfoot);
   memset(t->wf, 0, nwarps * t->nfoot * sizeof *t->wf);
   memset(t->ws, 0, nwarps * (t->cfg->nsid ? t->cfg->nsid : 1) * sizeof *t->ws);
   return 0;
@@ -294,12 +304,19 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
     if (t->counting) t->merged += w;
     return;
   }
-  uint64_t sh[CGP_WARP];
-  for (unsigned l = 0; l < m->nact && l < CGP_WARP; l++) {
-    const uint32_t *o = lo[m->lane[l]];
-    uint64_t off[3] = {o[0], o[1], o[2]};
-    sh[l] = f->off + position(f, off, u, f->coef) * f->elem;
+  /* position() times the element size is linear in the offsets and the iteration (modulo 2^64,
+     as position's sum): each direction's multiplier times the element, 0 where the footprint does
+     not vary; a lane's offsets' part is its warp's for the batch (lin) */
+  uint64_t k[ND] = {0, 0, 0, 0}, sh[CGP_WARP];
+  for (int i = 0; i < f->nvar; i++) k[f->order[i]] = f->coef[f->order[i]] * f->elem;
+  size_t wfi = (size_t)m->warp * t->nfoot + (size_t)fi;
+  uint64_t *lin = t->lin[wfi], base = f->off + k[DU] * u;
+  if (!t->lin_ok[wfi]) {
+    for (unsigned l = 0; l < CGP_WARP; l++) lin[l] = k[DX] * lo[l][0] + k[DY] * lo[l][1] + k[DZ] * lo[l][2];
+    t->lin_ok[wfi] = 1;
   }
+  unsigned n = m->nact < CGP_WARP ? m->nact : CGP_WARP;
+  for (unsigned l = 0; l < n; l++) sh[l] = base + lin[m->lane[l]];
   cgp_warp_mem s = *m;
   s.addr = sh;
   s.size = f->elem * f->vec;

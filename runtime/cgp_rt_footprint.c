@@ -76,12 +76,17 @@ void rt_footprint_batch_begin(rt_footprint *f) {
 }
 
 void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint64_t *addr, unsigned nact,
-                        unsigned size, double skipped_after) {
+                        unsigned size, double skipped_after, int affine) {
   if (sid >= f->nsites || !nact) return;
   uint64_t lo = addr[0], hi = addr[0];
-  for (unsigned l = 1; l < nact; l++) {
-    if (addr[l] < lo) lo = addr[l];
-    if (addr[l] > hi) hi = addr[l];
+  if (affine) {
+    if (addr[nact - 1] < lo) lo = addr[nact - 1];
+    else hi = addr[nact - 1];
+  } else {
+    for (unsigned l = 1; l < nact; l++) {
+      if (addr[l] < lo) lo = addr[l];
+      if (addr[l] > hi) hi = addr[l];
+    }
   }
   hi += size;
   f->bytes[sid] += (uint64_t)nact * size;

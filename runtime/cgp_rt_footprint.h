@@ -13,10 +13,11 @@ typedef struct rt_footprint rt_footprint;
 rt_footprint *rt_footprint_new(size_t nsites, const uint8_t *kind);
 void rt_footprint_free(rt_footprint *f);
 /* A batch of the measuring device (rt_kernel.fp_dev) begins; a warp instruction of it (warp: its
-   number in the batch); the batch ends at block end_block of the launch. */
+   number in the batch; affine: its addresses are on one stride, cgp_affine, so the first and the
+   last are the lowest and the highest); the batch ends at block end_block of the launch. */
 void rt_footprint_batch_begin(rt_footprint *f);
 void rt_footprint_event(rt_footprint *f, uint32_t sid, unsigned warp, const uint64_t *addr, unsigned nact,
-                        unsigned size, double skipped_after);
+                        unsigned size, double skipped_after, int affine);
 /* The launch's rows of blocks are `blocks` long (1 for a 1-D grid): a batch ending at a multiple
    ends a row (cgp_extent_note). Until told, no batch does; reset at each launch's end. */
 void rt_footprint_row_blocks(rt_footprint *f, uint64_t blocks);

@@ -267,7 +267,7 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
     cgp_analysis_warp_mem(an, &m);
     if (kan) cgp_analysis_warp_mem(kan, &m);       /* (it checks global memory only) */
     /* a thread's own array in local memory (cgp_rt_local.h): no host copy */
-    if (fp && !k->mem_local[sid]) rt_footprint_event(fp, sid, widx, ev.addr, ev.nact, m.size, ev.skipped_after);
+    if (fp && !k->mem_local[sid]) rt_footprint_event(fp, sid, widx, ev.addr, ev.nact, m.size, ev.skipped_after, m.affine);
     return 1;
   }
   return 0;

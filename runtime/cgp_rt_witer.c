@@ -22,6 +22,7 @@ struct rt_witer {
   size_t cap;                /* of heap and hold */
   int reference;             /* heap[] is a binary heap (rt_witer_new_reference), else sorted */
   cursor *hold;
+  uint8_t *moving;           /* per run started: 1 if none of its lanes has stride 0 (take) */
 };
 
 /* Program order of two (run, element) points: positions level by level, iterations between. */
@@ -132,7 +133,9 @@ static int queue_room(rt_witer *it, size_t need) {
   if (!need) {
     free(it->heap);
     free(it->hold);
+    free(it->moving);
     it->heap = it->hold = NULL;
+    it->moving = NULL;
     it->cap = 0;
     return 1;
   }
@@ -145,6 +148,12 @@ static int queue_room(rt_witer *it, size_t need) {
     return need <= it->cap;
   }
   it->hold = hold;
+  uint8_t *moving = realloc(it->moving, need);
+  if (!moving) {
+    if (need < it->cap) it->cap = need;
+    return need <= it->cap;
+  }
+  it->moving = moving;
   it->cap = need;
   return 1;
 }
@@ -181,6 +190,7 @@ void rt_witer_free(rt_witer *it) {
   if (!it) return;
   free(it->heap);
   free(it->hold);
+  free(it->moving);
   free(it);
 }
 
@@ -280,14 +290,22 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   if (ev->first) ev->first = entry_first(it->s, r, c.i);
   uint64_t still = 1;                           /* no lane's stride is 0 while it stays 1 */
   if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
-    for (uint32_t k = 0; k < r->nseg; k++) {
-      ev->lane[k] = (uint8_t)sg[k].lane;
-      ev->addr[k] = sg[k].a0 + (uint64_t)c.i * sg[k].stride;
-      ev->span[k] = (cgp_span){(int64_t)sg[k].stride, lo, hi};
-      still &= sg[k].stride != 0;
+    if (r->nseg == RT_WARP) {                   /* every lane: lane k is segment k */
+      static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                             16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+      memcpy(ev->lane, every, sizeof every);
+    } else {
+      for (uint32_t k = 0; k < r->nseg; k++) ev->lane[k] = (uint8_t)sg[k].lane;
     }
-    ev->nact = r->nseg;
-    ev->spanned &= (int)still;
+    uint32_t nseg = r->nseg;                    /* in locals: the stores below may alias r */
+    uint64_t i = c.i;
+    for (uint32_t k = 0; k < nseg; k++) {
+      uint64_t stride = sg[k].stride;
+      ev->addr[k] = sg[k].a0 + i * stride;
+      ev->span[k] = (cgp_span){(int64_t)stride, lo, hi};
+    }
+    ev->nact = nseg;
+    ev->spanned &= it->moving[c.run];
     return 1;
   }
   for (uint32_t k = 0; k < r->nseg; k++) {
@@ -313,6 +331,11 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
 static void start_runs(rt_witer *it) {
   while (it->next_run < it->w->nrun &&
          (!it->n || cmp_key(it, (cursor){(uint32_t)it->next_run, 0}, front(it)) <= 0)) {
+    const rt_wrun *r = &it->w->run[it->next_run];
+    const rt_seg *sg = &it->w->seg[r->seg0];
+    uint8_t moving = 1;                         /* take's, for elements every lane reaches */
+    for (uint32_t k = 0; k < r->nseg; k++) moving &= sg[k].stride != 0;
+    it->moving[it->next_run] = moving;
     push(it, (cursor){(uint32_t)it->next_run++, 0});
     if (it->next_run < it->w->nrun) {           /* the next run's lanes: read soon, likely cold
                                                     (2DCONV 4096 full: 10 % less CPU) */

@@ -241,6 +241,23 @@ Test(classify, lines_and_classes_agree_with_the_brute_force_reference) {
   cr_assert(affine > 1500 && affine < 3500, "%u of 4000 warps on one stride: both paths taken", affine);
 }
 
+/* cgp_affine against its definition (every lane at lane 0's address plus its lane number times
+   lane 1's distance, modulo 2^64), on every warp size, with one lane moved by one byte at each
+   position in turn (the two-lane steps and the last odd lane each see one), and on strides that
+   wrap below 0. */
+Test(classify, affine_is_one_stride_for_every_lane_and_only_then) {
+  for (unsigned n = 0; n <= 32; n++)
+    for (int stride = -9; stride <= 9; stride += 3)
+      for (int moved = -1; moved < (int)n; moved++) {
+        uint64_t a[32];
+        for (unsigned l = 0; l < n; l++) a[l] = 100 + (uint64_t)((int64_t)l * stride);
+        if (moved >= 0) a[moved] += 1;
+        int want = n >= 2;
+        for (unsigned l = 0; l < n && want; l++) want = a[l] == a[0] + (uint64_t)l * (a[1] - a[0]);
+        cr_assert_eq(cgp_affine(a, n), want, "n %u, stride %d, lane %d moved", n, stride, moved);
+      }
+}
+
 /* An access within an element of 2^64 (a hostile trace's address: the trace fuzzer's fast
    configuration found it in 30 s) touches the lines up to the top of the address space and no
    further: its last byte wrapped to near 0, and the walk from its first line ran on past 2^64

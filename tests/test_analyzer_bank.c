@@ -75,3 +75,34 @@ Test(bank, fast_degree_equals_the_reference_on_random_warps) {
                  cgp_bank_conflict_degree_ref(a, n, elem, banks, bank_bytes), "case %d", t);
   }
 }
+
+/* Lanes a word or less apart, or no further apart than their element, leave no word out between
+   the lowest and the highest: the fast degree is the run's, ceil(words / banks). By hand: 32
+   floats side by side on 32 banks of 8 bytes are 16 words, one pass; 32 doubles on banks of 4
+   bytes are 64 words, two; 32 floats 2 bytes apart, from byte 6, on 4-byte banks cover bytes
+   6..71, words 1..17, 17 words, one pass; the same 32 floats backwards, one pass. */
+Test(bank, lanes_a_word_or_less_apart_take_the_run_of_words_they_cover) {
+  uint64_t a[32];
+  for (unsigned l = 0; l < 32; l++) a[l] = 4096 + 4 * l;
+  cr_assert_eq(cgp_bank_conflict_degree(a, 32, 4, 32, 8), 1);
+  for (unsigned l = 0; l < 32; l++) a[l] = 4096 + 8 * l;
+  cr_assert_eq(cgp_bank_conflict_degree(a, 32, 8, 32, 4), 2);
+  for (unsigned l = 0; l < 32; l++) a[l] = 6 + 2 * l;
+  cr_assert_eq(cgp_bank_conflict_degree(a, 32, 4, 32, 4), 1);
+  for (unsigned l = 0; l < 32; l++) a[l] = 4096 + 4 * (31 - l);
+  cr_assert_eq(cgp_bank_conflict_degree(a, 32, 4, 32, 8), 1);
+  /* and against the reference: every stride up to 17 bytes either way, elements 1 to 16 bytes,
+     every start within 16 bytes, 4-, 8- and 12-byte banks, 16, 24 and 32 banks */
+  for (int dir = -1; dir <= 1; dir += 2)
+    for (uint64_t stride = 0; stride <= 17; stride++)
+      for (unsigned elem = 1; elem <= 16; elem *= 2)
+        for (uint64_t start = 0; start < 16; start++)
+          for (unsigned bb = 4; bb <= 12; bb += 4)
+            for (unsigned banks = 16; banks <= 32; banks += 8) {
+              for (unsigned l = 0; l < 32; l++) a[l] = 8192 + start + (uint64_t)((int64_t)dir * (int64_t)(stride * l));
+              cr_assert_eq(cgp_bank_conflict_degree(a, 32, elem, banks, bb),
+                           cgp_bank_conflict_degree_ref(a, 32, elem, banks, bb),
+                           "stride %d x %llu, elem %u, start %llu, %u banks of %u", dir, (unsigned long long)stride,
+                           elem, (unsigned long long)start, banks, bb);
+            }
+}

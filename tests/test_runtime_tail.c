@@ -15,7 +15,7 @@ static void launch(rt_footprint *f, const uint64_t base[2], int spread, uint64_t
     uint64_t a[32];
     for (unsigned l = 0; l < 32; l++) a[l] = base[s] + 4 * l;
     if (spread) a[1] = base[s] + 4096;
-    rt_footprint_event(f, s, 0, a, spread ? 2 : 32, 4, 0);
+    rt_footprint_event(f, s, 0, a, spread ? 2 : 32, 4, 0, cgp_affine(a, spread ? 2 : 32));
   }
   rt_footprint_batch_end(f, 1);
   rt_footprint_launch_end(f, 1, run, pos);
@@ -109,5 +109,35 @@ Test(tail, the_last_launchs_span_counts_each_byte_once) {
   cr_assert_eq(rt_footprint_last_span(f), 192, "in either order");
   launch(f, (const uint64_t[2]){0x10000, 0x10000}, 1, 1, 4);
   cr_assert_eq(rt_footprint_last_span(f), 4100, "a range from lanes 4096 bytes apart");
+  rt_footprint_free(f);
+}
+
+/* A warp on one stride is taken from its ends, whichever way it runs: 32 lanes from 0x20000 down
+   by 8 bytes (0x20000 - 248 .. 0x20000 + 4) span 252 bytes, as the lane-by-lane walk finds; the
+   launch's span (rt_footprint_last_span) is the same either way, and a lane moved out of line
+   (lane 5 at 0x30000) is found by the walk. */
+Test(tail, a_warp_on_one_stride_spans_from_its_first_lane_to_its_last) {
+  uint64_t a[32];
+  for (unsigned l = 0; l < 32; l++) a[l] = 0x20000 - 8 * l;
+  uint64_t span[2];
+  for (int affine = 0; affine < 2; affine++) {
+    rt_footprint *f = rt_footprint_new(1, kinds);
+    rt_footprint_row_blocks(f, 1);
+    rt_footprint_event(f, 0, 0, a, 32, 4, 0, affine);
+    rt_footprint_batch_end(f, 1);
+    rt_footprint_launch_end(f, 1, 1, 1);
+    span[affine] = rt_footprint_last_span(f);
+    rt_footprint_free(f);
+  }
+  cr_expect_eq(span[0], 252);
+  cr_expect_eq(span[1], 252);
+  a[5] = 0x30000;
+  cr_assert_eq(cgp_affine(a, 32), 0);
+  rt_footprint *f = rt_footprint_new(1, kinds);
+  rt_footprint_row_blocks(f, 1);
+  rt_footprint_event(f, 0, 0, a, 32, 4, 0, cgp_affine(a, 32));
+  rt_footprint_batch_end(f, 1);
+  rt_footprint_launch_end(f, 1, 1, 1);
+  cr_expect_eq(rt_footprint_last_span(f), 0x30000 + 4 - (0x20000 - 248));
   rt_footprint_free(f);
 }
