@@ -36,7 +36,8 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   if (!b->counting) return;
   double w = 1 + m->skipped;
   if (m->space == CGP_SPACE_SHARED) {
-    unsigned deg = cgp_bank_wavefronts(m->addr, m->lane, m->nact, m->size, c->smem_banks, c->smem_bank_bytes);
+    unsigned deg = cgp_bank_wavefronts_known(m->addr, m->lane, m->nact, m->size, c->smem_banks, c->smem_bank_bytes,
+                                             m->affine);
     double d = deg ? deg : 1;
     int cls = m->cls < CGP_NCLASS ? m->cls : CGP_CLASS_UNCOAL;
     b->t.smem_insts[cls] += w;
@@ -47,7 +48,8 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
   }
   if (m->sid >= c->nsid || !c->sid_shared || !c->sid_shared[m->sid]) return;
   if (c->sid_footprint && c->sid_footprint[m->sid] >= 0) return;   /* tiled: its copy's global loads */
-  b->deg[m->sid] += w * cgp_bank_conflict_degree(m->addr, m->nact, m->size, c->smem_banks, c->smem_bank_bytes);
+  b->deg[m->sid] += w * cgp_bank_conflict_degree_known(m->addr, m->nact, m->size, c->smem_banks, c->smem_bank_bytes,
+                                                       m->affine);
 }
 
 static void results(void *self, cgp_totals *tot, cgp_site_totals *sites) {

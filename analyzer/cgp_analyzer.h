@@ -160,6 +160,10 @@ void cgp_l2_ref_free(cgp_l2_ref *r);
    bank_bytes is 0 or the access touches more than CGP_BANK_MAX_WORDS words. */
 unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
                                   unsigned bank_bytes);
+/* The same where whether the addresses are on one stride is known (cgp_affine's answer: 1 or 0;
+   -1: not known, computed here). */
+unsigned cgp_bank_conflict_degree_known(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
+                                        unsigned bank_bytes, int affine);
 /* The same contract computed the slow, obviously correct way (every pair of words). For tests. */
 unsigned cgp_bank_conflict_degree_ref(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
                                       unsigned bank_bytes);
@@ -169,6 +173,9 @@ unsigned cgp_bank_conflict_degree_ref(const uint64_t *addr, unsigned n, unsigned
    others), the passes of the two halves adding up. `lane` holds the n lanes' numbers. */
 unsigned cgp_bank_wavefronts(const uint64_t *addr, const uint8_t *lane, unsigned n, unsigned elem, unsigned banks,
                              unsigned bank_bytes);
+/* The same with cgp_affine's answer for the n addresses known (-1: not known). The lanes ascend. */
+unsigned cgp_bank_wavefronts_known(const uint64_t *addr, const uint8_t *lane, unsigned n, unsigned elem,
+                                   unsigned banks, unsigned bank_bytes, int affine);
 
 /* ---- The event stream and the analyses ----------------------------------------------------- */
 

@@ -37,6 +37,11 @@ unsigned cgp_bank_conflict_degree_ref(const uint64_t *addr, unsigned n, unsigned
    call: 10 % of ATAX's run in the what-if tiling's shared accesses). */
 unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
                                   unsigned bank_bytes) {
+  return cgp_bank_conflict_degree_known(addr, n, elem, banks, bank_bytes, -1);
+}
+
+unsigned cgp_bank_conflict_degree_known(const uint64_t *addr, unsigned n, unsigned elem, unsigned banks,
+                                        unsigned bank_bytes, int affine) {
   enum { MAX_ALL = 2048, MAX_BANKS = 256 };
   uint64_t word[MAX_ALL];
   unsigned nw = 0;
@@ -46,7 +51,7 @@ unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned ele
   unsigned sh = p2 ? cgp_log2(bank_bytes) : 0;
 #define WORD_OF(a) (p2 ? (a) >> sh : (a) / bank_bytes)
 #define OFFSET_OF(a) (p2 ? (a) & (bank_bytes - 1) : (a) % bank_bytes)
-  int affine = n >= 2 && elem && cgp_affine(addr, n);
+  affine = n >= 2 && elem && (affine >= 0 ? affine : cgp_affine(addr, n));
   if (affine) {                                        /* lanes on one stride */
     uint64_t d = addr[1] - addr[0];
     uint64_t step = (int64_t)d < 0 ? 0 - d : d;        /* |stride|, modulo 2^64 */
@@ -104,7 +109,12 @@ unsigned cgp_bank_conflict_degree(const uint64_t *addr, unsigned n, unsigned ele
    lane reads at one address, 32 for one at a 128-byte lane stride). 0 as the degree's. */
 unsigned cgp_bank_wavefronts(const uint64_t *addr, const uint8_t *lane, unsigned n, unsigned elem, unsigned banks,
                              unsigned bank_bytes) {
-  if (elem <= 8 || !lane) return cgp_bank_conflict_degree(addr, n, elem, banks, bank_bytes);
+  return cgp_bank_wavefronts_known(addr, lane, n, elem, banks, bank_bytes, -1);
+}
+
+unsigned cgp_bank_wavefronts_known(const uint64_t *addr, const uint8_t *lane, unsigned n, unsigned elem,
+                                   unsigned banks, unsigned bank_bytes, int affine) {
+  if (elem <= 8 || !lane) return cgp_bank_conflict_degree_known(addr, n, elem, banks, bank_bytes, affine);
   uint64_t half[2][CGP_WARP];
   unsigned nh[2] = {0, 0}, total = 0;
   for (unsigned l = 0; l < n && l < CGP_WARP; l++) {
@@ -113,7 +123,8 @@ unsigned cgp_bank_wavefronts(const uint64_t *addr, const uint8_t *lane, unsigned
   }
   for (int h = 0; h < 2; h++) {
     if (!nh[h]) continue;
-    unsigned d = cgp_bank_conflict_degree(half[h], nh[h], elem, banks, bank_bytes);
+    /* (lanes ascending: each half is a run of the whole, on its stride where the whole is) */
+    unsigned d = cgp_bank_conflict_degree_known(half[h], nh[h], elem, banks, bank_bytes, affine == 1 ? 1 : -1);
     if (!d) return 0;
     total += d;
   }

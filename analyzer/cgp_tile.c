@@ -74,7 +74,9 @@ struct cgp_tile {
   uint64_t (*lin)[CGP_WARP];      /* nwarps x nfoot: each lane's part of a learned footprint's shared
                                      address, its offsets times their multipliers (tile_mem); valid
                                      where lin_ok, as lane_off is where lane_ok */
-  uint8_t *lin_ok;
+  uint8_t *lin_ok;                /* 0: lin not computed yet; 1: computed; 2: and on one stride
+                                     over the lanes (cgp_affine), so a whole warp's shared
+                                     addresses are too */
   wfoot *wf;                      /* nwarps x nfoot */
   wsite *ws;                      /* nwarps x nsid */
   double sync, loads, merged;
@@ -313,12 +315,15 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
   uint64_t *lin = t->lin[wfi], base = f->off + k[DU] * u;
   if (!t->lin_ok[wfi]) {
     for (unsigned l = 0; l < CGP_WARP; l++) lin[l] = k[DX] * lo[l][0] + k[DY] * lo[l][1] + k[DZ] * lo[l][2];
-    t->lin_ok[wfi] = 1;
+    t->lin_ok[wfi] = (uint8_t)(1 + cgp_affine(lin, CGP_WARP));
   }
   unsigned n = m->nact < CGP_WARP ? m->nact : CGP_WARP;
   for (unsigned l = 0; l < n; l++) sh[l] = base + lin[m->lane[l]];
   cgp_warp_mem s = *m;
   s.addr = sh;
+  /* the bank analysis reads it (the only one a shared instruction's affine matters to): every
+     lane, lanes 0 .. 31 in order, takes lin's stride; else the lanes' own */
+  s.affine = (uint8_t)(n == CGP_WARP && t->lin_ok[wfi] == 2 ? 1 : cgp_affine(sh, n));
   s.size = f->elem * f->vec;
   s.space = CGP_SPACE_SHARED;
   emit(ctx, &s);

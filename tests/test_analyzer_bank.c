@@ -71,9 +71,26 @@ Test(bank, fast_degree_equals_the_reference_on_random_warps) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
       a[l] = kind == 0 ? 4096 + l * stride : kind == 1 ? 4096 : kind == 2 ? (seed >> 33) % 8192 : 16384 - l * stride;
     }
-    cr_assert_eq(cgp_bank_conflict_degree(a, n, elem, banks, bank_bytes),
-                 cgp_bank_conflict_degree_ref(a, n, elem, banks, bank_bytes), "case %d", t);
+    unsigned ref = cgp_bank_conflict_degree_ref(a, n, elem, banks, bank_bytes);
+    cr_assert_eq(cgp_bank_conflict_degree(a, n, elem, banks, bank_bytes), ref, "case %d", t);
+    /* told whether the lanes are on one stride (the analysis passes the instruction's affine) */
+    cr_assert_eq(cgp_bank_conflict_degree_known(a, n, elem, banks, bank_bytes, cgp_affine(a, n)), ref, "case %d", t);
   }
+}
+
+/* The passes of a 16-byte access told its lanes' stride equal those found without it, half-warp
+   by half-warp: ascending lanes on strides 0 to 40 bytes, every lane or the first n. */
+Test(bank, wavefronts_told_the_stride_equal_those_found_without_it) {
+  uint64_t a[32];
+  uint8_t lane[32];
+  for (uint64_t stride = 0; stride <= 40; stride += 4)
+    for (unsigned n = 1; n <= 32; n++) {
+      for (unsigned l = 0; l < n; l++) { a[l] = 4096 + l * stride; lane[l] = (uint8_t)l; }
+      for (unsigned elem = 4; elem <= 16; elem *= 2)
+        cr_assert_eq(cgp_bank_wavefronts_known(a, lane, n, elem, 32, 4, cgp_affine(a, n)),
+                     cgp_bank_wavefronts(a, lane, n, elem, 32, 4), "stride %llu, %u lanes, %u bytes",
+                     (unsigned long long)stride, n, elem);
+    }
 }
 
 /* Lanes a word or less apart, or no further apart than their element, leave no word out between
