@@ -258,7 +258,7 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
                       .spanned = (uint8_t)ev.spanned, .carries = (uint8_t)ev.has_span,
                       .first = (uint8_t)ev.first,
                       .space = k->mem_local[sid] ? CGP_SPACE_LOCAL : CGP_SPACE_GLOBAL};
-    m.affine = (uint8_t)cgp_affine(ev.addr, ev.nact);
+    m.affine = (uint8_t)(ev.affine >= 0 ? ev.affine : cgp_affine(ev.addr, ev.nact));
     m.cls = (uint8_t)cgp_classify_lanes(ev.addr, ev.lane, ev.nact, m.size, m.affine);
     /* is an uncoalesced load's pattern the thread index's (an interchange or a transposition
        could make it coalesced) or the data's? Only those pay for the test */

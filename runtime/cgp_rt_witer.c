@@ -23,6 +23,9 @@ struct rt_witer {
   int reference;             /* heap[] is a binary heap (rt_witer_new_reference), else sorted */
   cursor *hold;
   uint8_t *moving;           /* per run started: 1 if none of its lanes has stride 0 (take) */
+  uint8_t *rigid;            /* per run started: 1 if its lanes' first addresses are on one stride
+                                and their strides are one, so that every element's addresses are
+                                on one stride (take) */
 };
 
 /* Program order of two (run, element) points: positions level by level, iterations between. */
@@ -134,8 +137,9 @@ static int queue_room(rt_witer *it, size_t need) {
     free(it->heap);
     free(it->hold);
     free(it->moving);
+    free(it->rigid);
     it->heap = it->hold = NULL;
-    it->moving = NULL;
+    it->moving = it->rigid = NULL;
     it->cap = 0;
     return 1;
   }
@@ -149,11 +153,13 @@ static int queue_room(rt_witer *it, size_t need) {
   }
   it->hold = hold;
   uint8_t *moving = realloc(it->moving, need);
-  if (!moving) {
+  if (moving) it->moving = moving;
+  uint8_t *rigid = realloc(it->rigid, need);
+  if (rigid) it->rigid = rigid;
+  if (!moving || !rigid) {
     if (need < it->cap) it->cap = need;
     return need <= it->cap;
   }
-  it->moving = moving;
   it->cap = need;
   return 1;
 }
@@ -191,6 +197,7 @@ void rt_witer_free(rt_witer *it) {
   free(it->heap);
   free(it->hold);
   free(it->moving);
+  free(it->rigid);
   free(it);
 }
 
@@ -306,8 +313,10 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
     }
     ev->nact = nseg;
     ev->spanned &= it->moving[c.run];
+    ev->affine = it->rigid[c.run] ? 1 : -1;     /* the event's only run so far */
     return 1;
   }
+  ev->affine = -1;                              /* lanes of several runs */
   for (uint32_t k = 0; k < r->nseg; k++) {
     if (sg[k].count <= c.i) continue;
     still &= sg[k].stride != 0;
@@ -333,9 +342,14 @@ static void start_runs(rt_witer *it) {
          (!it->n || cmp_key(it, (cursor){(uint32_t)it->next_run, 0}, front(it)) <= 0)) {
     const rt_wrun *r = &it->w->run[it->next_run];
     const rt_seg *sg = &it->w->seg[r->seg0];
-    uint8_t moving = 1;                         /* take's, for elements every lane reaches */
-    for (uint32_t k = 0; k < r->nseg; k++) moving &= sg[k].stride != 0;
+    uint8_t moving = 1, rigid = r->nseg >= 2;   /* take's, for elements every lane reaches */
+    for (uint32_t k = 0; k < r->nseg; k++) {
+      moving &= sg[k].stride != 0;
+      if (k >= 2) rigid &= sg[k].a0 - sg[k - 1].a0 == sg[1].a0 - sg[0].a0;
+      if (k >= 1) rigid &= sg[k].stride == sg[0].stride;
+    }
     it->moving[it->next_run] = moving;
+    it->rigid[it->next_run] = rigid;
     push(it, (cursor){(uint32_t)it->next_run++, 0});
     if (it->next_run < it->w->nrun) {           /* the next run's lanes: read soon, likely cold
                                                     (2DCONV 4096 full: 10 % less CPU) */
@@ -368,6 +382,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   ev->lanes_w = r->lane_w > 0 ? r->lane_w : r->nseg * (1.0 + r->skipped);
   ev->skipped_after = 0;
   ev->has_span = ev->spanned = ev->first = 0;   /* no loop: no iterations skipped */
+  ev->affine = -1;
   ev->nact = r->nseg;
   if (r->lanes == UINT32_MAX) {                 /* every lane: two block copies */
     static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,

@@ -23,6 +23,9 @@ typedef struct {
                                   (cgp_warp_mem's `spanned`) */
   int first;                   /* every lane's element is its leaf loop's iteration 0 of the entry
                                   (cgp_warp_mem's `first`) */
+  int affine;                  /* 1: addr is on one stride (cgp_affine's answer, known from the run:
+                                  its lanes' first addresses on one stride and their strides one);
+                                  -1: not known */
   cgp_span span[RT_WARP];
 } rt_wevent;
 
