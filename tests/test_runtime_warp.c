@@ -283,6 +283,43 @@ Test(reconverge, affine_loop_keeps_one_run_per_site) {
   teardown(&f);
 }
 
+/* The iterator tells an event's lanes on one stride where its run shows it (rt_wevent.affine):
+   lane l reading x[4096 k + 4 l] (first addresses 4 bytes apart, one stride of 4096) is on one
+   stride at every k, known without testing the lanes; with every third lane stepping 4 bytes
+   further (4100 k + 4 l) the lanes are on one stride only at k = 0 (by chance), so the iterator
+   does not say and the lanes are tested. What it says is cgp_affine's answer. Both walk 8
+   iterations of the j loop. */
+Test(reconverge, a_run_on_one_stride_says_its_events_are_on_one_stride) {
+  for (int skew = 0; skew < 2; skew++) {
+    fixture f;
+    setup_one_loop(&f);
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      lane(&f, l);
+      rt_tracker_block(f.t, 0);
+      for (unsigned k = 0; k < 8; k++) {
+        rt_tracker_block(f.t, 1);
+        rt_tracker_access(f.t, 1, X + (4096 + (skew && l % 3 == 0 ? 4 : 0)) * k + 4 * l);
+      }
+    }
+    events e;
+    issue(&f, &e);
+    size_t known = 0, mem = 0;
+    for (size_t i = 0; i < e.n; i++) {
+      if (!e.ev[i].is_mem) continue;
+      mem++;
+      int truth = cgp_affine(e.ev[i].addr, e.ev[i].nact);
+      if (e.ev[i].affine >= 0) {
+        known++;
+        cr_expect_eq(e.ev[i].affine, truth, "event %zu", i);
+      }
+      cr_expect_eq(truth, !skew || mem == 1, "skew %d, iteration %zu", skew, mem - 1);
+    }
+    cr_expect_eq(mem, 8);
+    cr_expect_eq(known, skew ? 0 : 8, "skew %d: %zu known", skew, known);
+    teardown(&f);
+  }
+}
+
 /* A warp two devices' windows hold (issue 30 item 7): each holder frees it once, the last frees it
    (under CGP_SANITIZE a double free or a read after the last would fail), its bytes unchanged. */
 Test(reconverge, a_shared_warp_is_freed_by_its_last_holder) {
