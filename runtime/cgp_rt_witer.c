@@ -9,6 +9,10 @@
 
 /* ---- issuing a warp's events in order ---------------------------------------------------------- */
 
+/* The lane numbers of a warp whose every lane takes part, in order (copied whole into an event). */
+static const uint8_t every_lane[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                            16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
 typedef struct {
   uint32_t run, i;
 } cursor;
@@ -298,9 +302,7 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   uint64_t still = 1;                           /* no lane's stride is 0 while it stays 1 */
   if (ev->nact == 0 && c.i < r->mincount) {     /* first contribution, lanes in order: append */
     if (r->nseg == RT_WARP) {                   /* every lane: lane k is segment k */
-      static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                             16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-      memcpy(ev->lane, every, sizeof every);
+      memcpy(ev->lane, every_lane, sizeof every_lane);
     } else {
       for (uint32_t k = 0; k < r->nseg; k++) ev->lane[k] = (uint8_t)sg[k].lane;
     }
@@ -385,9 +387,7 @@ static int next_linear(rt_witer *it, rt_wevent *ev) {
   ev->affine = -1;
   ev->nact = r->nseg;
   if (r->lanes == UINT32_MAX) {                 /* every lane: two block copies */
-    static const uint8_t every[RT_WARP] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                           16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-    memcpy(ev->lane, every, sizeof every);
+    memcpy(ev->lane, every_lane, sizeof every_lane);
     memcpy(ev->addr, a, RT_WARP * sizeof *a);
     return 1;
   }
