@@ -65,14 +65,9 @@ unsigned cgp_bank_conflict_degree_known(const uint64_t *addr, unsigned n, unsign
       if (words > CGP_BANK_MAX_WORDS || hi < lo) return 0;
       return (unsigned)((words + banks - 1) / banks);
     }
-  }
-  if (affine && elem <= bank_bytes) {
-    uint64_t d = addr[1] - addr[0];
-    uint64_t step = (int64_t)d < 0 ? 0 - d : d;
-    /* every lane inside one word: with a stride of whole words (or none) each lane sits where
-       lane 0 does in its word */
-    if (OFFSET_OF(step) == 0 && OFFSET_OF(addr[0]) + elem <= bank_bytes) {
-      if (d == 0) return 1;
+    /* further apart than a word (so not 0), every lane inside one word: with a stride of whole
+       words each lane sits where lane 0 does in its word */
+    if (elem <= bank_bytes && OFFSET_OF(step) == 0 && OFFSET_OF(addr[0]) + elem <= bank_bytes) {
       /* words w0 + l s, all distinct: lane l's bank repeats every banks / gcd(s, banks) lanes */
       uint64_t s = WORD_OF(step) % banks, a = banks, b = s;
       while (b) { uint64_t t = a % b; a = b; b = t; }
