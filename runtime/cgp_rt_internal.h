@@ -132,7 +132,6 @@ typedef struct {
   uint64_t launches;          /* of this shape so far */
   uint64_t next_sampled;      /* the next of them to analyse */
   int dense;
-  int settled;                /* its last plan found it settled (plan_after) */
   long last, prev;            /* its latest two samples (indices into samples[]), -1: none */
   unsigned nsamples;
   unsigned runs;              /* runs of consecutive launches of it: from 2 on, it recurs */
@@ -212,7 +211,6 @@ typedef struct rt_kernel {
   uint64_t run_streak;        /* the run position its last traced launches in a row began at (0:
                                  the last launch ran untraced) */
   int dense;                  /* analysed launches differ: launches analysed closer together */
-  int settled;                /* its last plan found it settled: a settled one after it goes 16n + 15 */
   rt_shape_class shapes[RT_SHAPES];
   unsigned nshapes;
   int cur_shape;              /* the launch in flight's shape, -1: none */

@@ -115,9 +115,8 @@ static double launch_drift(const rt_sample *a, const rt_sample *b) {
 /* A kernel whose analysed launches have all agreed is settled, from its RT_SETTLED_SAMPLES-th on,
    while its last two measure the same behaviour, their predicted times within RT_SETTLED_DRIFT
    and their warps' active lanes and loads' and stores' L2 transactions per warp too
-   (same_traffic): its next analysed launch is 4n + 3, not 2n + 1, and 16n + 15 where it was
-   settled at its analysed launch before as well and has come back after another kernel's launches
-   (docs/model.md 5b). A drift, however slow, keeps it doubling. */
+   (same_traffic): its next analysed launch is 4n + 3, not 2n + 1 (docs/model.md 5b). A drift,
+   however slow, keeps it doubling. */
 #define RT_SETTLED_SAMPLES 4
 #define RT_SETTLED_DRIFT 1e-4
 
@@ -144,45 +143,36 @@ static int same_traffic(const rt_sample *a, const rt_sample *b) {
   return 1;
 }
 
-/* The launch to analyse after launch n: 2n + 1; settled, 4n + 3; settled at the plan before too
-   (settled 2), 16n + 15; dense, n + cgp_dense_step(n). */
+/* The launch to analyse after launch n: 2n + 1; settled, 4n + 3; dense, n + cgp_dense_step(n). */
 static uint64_t next_after(uint64_t n, int dense, int settled) {
-  uint64_t step = dense ? cgp_dense_step(n) : settled == 2 ? 15 * n + 15 : settled ? 3 * n + 3 : n + 1;
-  if (!dense && settled && n > UINT64_MAX / 32) step = UINT64_MAX - n;   /* past any launch count */
+  uint64_t step = dense ? cgp_dense_step(n) : settled ? 3 * n + 3 : n + 1;
   return n + (step ? step : 1);
 }
 
 /* After analysed launch n of a kernel or a shape that has analysed `samples` launches: its last
    two, `last` and `prev` (NULL: not to be compared), compared from its third while it is not
-   *dense, which is set where they differ; *settled says whether the plan before found it settled
-   and is set to whether this one does, the gap growing 16-fold only across_runs (the kernel has
-   come back after another kernel's launches: what it measured has outlived them); the next launch
-   to analyse. */
-static uint64_t plan_after(uint64_t n, unsigned samples, const rt_sample *last, const rt_sample *prev, int *dense,
-                           int *settled, int across_runs) {
-  int now = 0;
+   *dense, which is set where they differ; the next launch to analyse. */
+static uint64_t plan_after(uint64_t n, unsigned samples, const rt_sample *last, const rt_sample *prev, int *dense) {
+  int settled = 0;
   if (samples >= 3 && last && prev && !*dense) {
     double drift = launch_drift(last, prev);
     *dense = drift > RT_LAUNCH_TOLERANCE;
-    now = samples >= RT_SETTLED_SAMPLES && drift <= RT_SETTLED_DRIFT && same_traffic(last, prev);
+    settled = samples >= RT_SETTLED_SAMPLES && drift <= RT_SETTLED_DRIFT && same_traffic(last, prev);
   }
-  int level = now ? 1 + (*settled && across_runs) : 0;
-  *settled = now;
-  return next_after(n, *dense, level);
+  return next_after(n, *dense, settled);
 }
 
 /* After analysed launch n: the next one to analyse. Launches 0, 1, 3, 7 (2n + 1: not the powers
    of two, which are the launches where an index the launch number drives, a column k, falls on
    an alignment boundary, so that every sample would be the unusual launch of its run), then,
-   while the analysed launches measure the same, 31 (4n + 3: settled), then 511, 8191 ... (16n + 15:
-   settled twice in a row, in a kernel launched in runs between other kernels'); once two in
+   while the analysed launches measure the same, 31, 127, 511 ... (4n + 3: settled); once two in
    a row differ (their launch_drift above RT_LAUNCH_TOLERANCE; launch 0 is left out, as the first
    launch of a kernel finds the caches cold), every launch n + cgp_dense_step(n) (n / 16) from
    then on, so that no sample stands for more than about 1 / CGP_DENSE_SPACING more launches
    (docs/model.md 5b). */
 static void plan_next_sample(rt_kernel *k, uint64_t n) {
   const rt_sample *last = k->nsamples >= 2 && k->samples[k->nsamples - 1].launch == n ? &k->samples[k->nsamples - 1] : NULL;
-  k->next_sampled = plan_after(n, (unsigned)k->nsamples, last, last ? last - 1 : NULL, &k->dense, &k->settled, k->runs >= 2);
+  k->next_sampled = plan_after(n, (unsigned)k->nsamples, last, last ? last - 1 : NULL, &k->dense);
   /* sooner where the run's launches, by its footprint's law, reach lines an L2 holds differently
      from the next launch's: the edge of what an earlier kernel left (ADI's kernel 6 sweeping up
      the rows kernel 4 swept down, docs/model.md 5b) */
@@ -199,7 +189,7 @@ static void plan_next_sample(rt_kernel *k, uint64_t n) {
 static void plan_shape(rt_kernel *k, int c) {
   rt_shape_class *sc = &k->shapes[c];
   const rt_sample *last = sc->last >= 0 ? &k->samples[sc->last] : NULL, *prev = sc->prev >= 0 ? &k->samples[sc->prev] : NULL;
-  sc->next_sampled = plan_after(sc->launches - 1, sc->nsamples, last, prev, &sc->dense, &sc->settled, k->runs >= 2);
+  sc->next_sampled = plan_after(sc->launches - 1, sc->nsamples, last, prev, &sc->dense);
 }
 
 /* Does kernel k's next analysed launch want the launches before it traced, to find in the L2 what

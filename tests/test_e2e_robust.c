@@ -1078,54 +1078,6 @@ Test(e2e_robust, launches_that_differ_are_said_to_make_launch_sampling_uncertain
   cJSON_Delete(r);
 }
 
-/* A kernel settled at two analysed launches in a row, launched in runs between another kernel's
-   launches, goes 16n + 15 (docs/model.md 5b): `step`, launched 600 times alike in turn with
-   `other`, is analysed at 0, 1, 3, 7 (2n + 1), 31 (4n + 3: launches 3 and 7 agree) and 511
-   (16n + 15: 7 and 31 agree too), not also at 127; launch 31 stands for launches 31 to 510 and 511
-   for the 89 after it. Before: 0, 1, 3, 7, 31, 127, 511. `alone`, launched 600 times in one run
-   (no other kernel between its launches), keeps 4n + 3: 0, 1, 3, 7, 31, 127, 511 (a run's first
-   launch may differ, as ADI's kernel 4's do: e2e_launches, runs of launches). */
-Test(e2e_robust, a_kernel_settled_twice_in_a_row_is_analysed_sixteen_times_further_on) {
-  write_file("ts.c",
-             "#include <stdio.h>\n"
-             "#define N 4096\n"
-             "static float a[N], b[N], c[N];\n"
-             "static void step(void) {\n"
-             "#pragma cgpredict kernel name(step)\n"
-             "  for (int i = 0; i < N; i++) b[i] += a[i] * 0.5f;\n"
-             "}\n"
-             "static void other(void) {\n"
-             "#pragma cgpredict kernel name(other)\n"
-             "  for (int i = 0; i < N; i++) c[i] += 1.0f;\n"
-             "}\n"
-             "static void alone(void) {\n"
-             "#pragma cgpredict kernel name(alone)\n"
-             "  for (int i = 0; i < N; i++) c[i] += b[i];\n"
-             "}\n"
-             "int main(void) {\n"
-             "  for (int i = 0; i < N; i++) a[i] = (float)(i % 5);\n"
-             "  for (int t = 0; t < 600; t++) { step(); other(); }\n"
-             "  for (int t = 0; t < 600; t++) alone();\n"
-             "  printf(\"%g %g\\n\", b[5], c[5]);\n"
-             "  return 0;\n"
-             "}\n");
-  cr_assert_eq(sh("%s build -- cc -O2 -o ts ts.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=ts.json ./ts"), 0, "%s", read_file("err.txt"));
-  cJSON *r = report("ts.json");
-  cJSON *k = kernel_named(r, "step"), *sm = cJSON_GetObjectItem(k, "samples");
-  const double at[] = {0, 1, 3, 7, 31, 511}, weight[] = {1, 2, 4, 24, 480, 89};
-  cr_assert_eq(cJSON_GetArraySize(sm), 6, "%d analysed", cJSON_GetArraySize(sm));
-  for (int i = 0; i < 6; i++) {
-    cr_expect_eq(num(cJSON_GetArrayItem(sm, i), "launch"), at[i], "sample %d", i);
-    cr_expect_eq(num(cJSON_GetArrayItem(sm, i), "weight"), weight[i], "sample %d", i);
-  }
-  const double alone_at[] = {0, 1, 3, 7, 31, 127, 511};
-  cJSON *sa = cJSON_GetObjectItem(kernel_named(r, "alone"), "samples");
-  cr_assert_eq(cJSON_GetArraySize(sa), 7, "alone: %d analysed", cJSON_GetArraySize(sa));
-  for (int i = 0; i < 7; i++) cr_expect_eq(num(cJSON_GetArrayItem(sa, i), "launch"), alone_at[i], "alone %d", i);
-  cJSON_Delete(r);
-}
-
 /* issue 31 item 11: a longjmp out of a marked nest. The runtime sees no exit edge, so the nest
    stays open: if the program then exits, the message says it exited inside the kernel "or left it
    by longjmp" (no report, as for an exit inside: the two cannot be told apart); if another nest
