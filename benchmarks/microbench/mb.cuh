@@ -27,7 +27,7 @@
 
 /* One measured value. `how` says what was run, in words a device file can cite. */
 static void mb_emit(const char *key, double value, const char *unit, const char *how) {
-  printf("{\"key\": \"%s\", \"value\": %.6g, \"unit\": \"%s\", \"how\": \"", key, value, unit);
+  printf("{\"key\": \"%s\", \"value\": %.10g, \"unit\": \"%s\", \"how\": \"", key, value, unit);
   for (const char *c = how; *c; c++) {
     if (*c == '"' || *c == '\\') putchar('\\');
     putchar(*c);
