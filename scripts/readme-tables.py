@@ -5,7 +5,7 @@ benchmarks/fpga-choice/score wrote (results.md, speed.md, gpgpusim/results.md, h
 tiles/results.md, fpga/results.md, fpga/hlsyn_results.md up to its design points,
 fpga-choice/results.md) into README.md,
 between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->, <!-- gpgpusim:begin/end -->,
-<!-- h100:begin/end -->, <!-- tiles:begin/end -->, <!-- fpga:begin/end -->, <!-- hlsyn:begin/end -->,
+<!-- h100:begin/end -->, <!-- h200:begin/end --> (h200/results-h200-sxm.md), <!-- tiles:begin/end -->, <!-- fpga:begin/end -->, <!-- hlsyn:begin/end -->,
 <!-- fpga-choice:begin/end -->, <!-- speed-user:begin/end --> (speed-user-standard.md),
 <!-- speed-user-paper:begin/end --> (speed-user-paper.md) and
 <!-- vs-full:begin/end --> (vs-full.md) markers. Never type
@@ -18,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/polybench/speed.md",
           "gpgpusim": "benchmarks/gpgpusim/results.md", "h100": "benchmarks/h100/results.md",
+          "h200": "benchmarks/h200/results-h200-sxm.md",
           "tiles": "benchmarks/tiles/results.md", "fpga": "benchmarks/fpga/results.md",
           "hlsyn": "benchmarks/fpga/hlsyn_results.md", "fpga-choice": "benchmarks/fpga-choice/results.md",
           "speed-user": "benchmarks/polybench/speed-user-standard.md",
