@@ -108,7 +108,8 @@ static void *create(const cgp_analysis_cfg *cfg) {
   if (!c) return NULL;
   c->cfg = cfg;
   c->l2 = cfg->l2;
-  if (!c->l2) c->l2 = c->own_l2 = cgp_l2_new(cfg->l2_bytes, cfg->l2_unit_bytes, cfg->l2_assoc, cfg->l2_index);
+  if (!c->l2) c->l2 = c->own_l2 = cgp_l2_new_as(cfg->l2_bytes, cfg->l2_unit_bytes, cfg->l2_assoc, cfg->l2_index,
+                                                     cfg->l2_general);
   c->has_l1 = cfg->l1_bytes && cfg->l1_unit_bytes && cfg->no_sm;
   c->use_l1 = cfg->l1_caches_global && c->has_l1;
   c->wf_bytes = cfg->wavefront_bytes ? cfg->wavefront_bytes : 128;
@@ -341,7 +342,8 @@ static void mark_dram_fills(cache *c, unsigned sm, const uint64_t *in1, unsigned
 
 static cgp_l2 *l1_of(cache *c, unsigned sm) {
   sm %= c->cfg->no_sm;
-  if (!c->l1[sm]) c->l1[sm] = cgp_l2_new(c->cfg->l1_bytes, c->cfg->l1_unit_bytes, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  if (!c->l1[sm]) c->l1[sm] = cgp_l2_new_as(c->cfg->l1_bytes, c->cfg->l1_unit_bytes, 0, CGP_L2_FULLY_ASSOCIATIVE,
+                                                  c->cfg->l2_general);
   return c->l1[sm];
 }
 

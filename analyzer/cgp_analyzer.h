@@ -84,6 +84,12 @@ typedef struct cgp_l2 cgp_l2;
    more than INT32_MAX/4 lines) or when out of memory. */
 cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index);
 
+/* cgp_l2_new with its representation chosen: general = 0 (cgp_l2_new's) makes a fully associative
+   cache of at most 64 Ki lines a recency list (cgp_l2_list.c), which takes fewer instructions a
+   reference; general = 1 keeps the bitmap of positions whatever the size (CGPREDICT_FAST=0, and the
+   tests of both). Every answer is the same either way. */
+cgp_l2 *cgp_l2_new_as(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index, int general);
+
 /* Reference one line (loads and stores alike: write-allocate) and update the LRU state.
    Returns 1 on a hit, 0 on a miss. */
 int cgp_l2_access(cgp_l2 *l2, uint64_t line);
@@ -280,6 +286,7 @@ typedef struct cgp_analysis_cfg_s {
   uint64_t l2_bytes;
   unsigned l2_line_bytes, l2_unit_bytes, l2_assoc;
   cgp_l2_index l2_index;
+  int l2_general;                   /* the caches this analysis makes: cgp_l2_new_as(..., l2_general) */
   struct cgp_l2 *l2;                /* the device's L2, owned by the caller and kept from kernel to
                                        kernel (what one leaves there is there for the next); NULL:
                                        the cache analysis makes its own */

@@ -41,6 +41,7 @@
    it cannot grow, a reference that would need a new group is not recorded (cgp_l2_degraded).
    Set associative: 8 bytes per line and 12 per set, allocated by cgp_l2_new only. */
 #include "cgp_analyzer.h"
+#include "cgp_l2_list.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ struct cgp_l2 {
   uint32_t mark;                /* positions below it: referenced before cgp_l2_mark */
   uint64_t inherited;           /* hits on a line last referenced before the mark */
   uint64_t fresh;               /* cgp_l2_age's next line, past CGP_L2_FRESH_LINE */
+  cgp_l2_list *list;             /* fully associative and small: a recency list (cgp_l2_list.c) */
   /* set associative */
   uint64_t *tags, *order;       /* order: per set, if assoc <= 16 */
   unsigned *fill;               /* per set, if assoc > 16 or one set */
@@ -99,6 +101,10 @@ static group *new_table(uint64_t slots) {
 }
 
 cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index) {
+  return cgp_l2_new_as(capacity_bytes, line_bytes, assoc, index, 0);
+}
+
+cgp_l2 *cgp_l2_new_as(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index, int general) {
   if ((unsigned)index > CGP_L2_XOR || !cgp_is_pow2(line_bytes) || capacity_bytes < line_bytes ||
       capacity_bytes % line_bytes)
     return NULL;
@@ -112,6 +118,14 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
   c->assoc = assoc;
   c->index = index;
   c->set_bits = cgp_log2(c->sets);
+  if (index == CGP_L2_FULLY_ASSOCIATIVE && lines <= CGP_L2_LIST_MAX_LINES && !general) {
+    c->list = cgp_l2_list_new((uint32_t)lines);
+    if (!c->list) {
+      free(c);
+      return NULL;
+    }
+    return c;
+  }
   if (index == CGP_L2_FULLY_ASSOCIATIVE) {
     c->rsize = (uint32_t)(POSITIONS_PER_LINE * lines);
     c->live = malloc((c->rsize / 64 + 1) * sizeof *c->live);
@@ -137,7 +151,8 @@ cgp_l2 *cgp_l2_new(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc,
 
 void cgp_l2_reset(cgp_l2 *c) {
   c->have_mru = 0;
-  if (c->tab) {
+  if (c->list) cgp_l2_list_reset(c->list);
+  else if (c->tab) {
     memset(c->tab, 0, c->slots * sizeof *c->tab);
     c->groups = 0;
     c->tshift = 64 - cgp_log2(c->slots);
@@ -164,6 +179,7 @@ uint64_t cgp_l2_age(cgp_l2 *c, uint64_t *n) {
 
 void cgp_l2_free(cgp_l2 *c) {
   if (!c) return;
+  cgp_l2_list_free(c->list);
   free(c->tab); free(c->live); free(c->sum); free(c->before); free(c->tags); free(c->order); free(c->fill);
   free(c);
 }
@@ -192,9 +208,8 @@ static unsigned popcount64(uint64_t w) {
 
 #define BIT(p) (UINT64_C(1) << ((p) % 64))
 
-#define FIBONACCI UINT64_C(0x9e3779b97f4a7c15)   /* 2^64 / golden ratio */
 
-static uint64_t home(const cgp_l2 *c, uint64_t key) { return (key * FIBONACCI) >> c->tshift; }
+static uint64_t home(const cgp_l2 *c, uint64_t key) { return (key * CGP_L2_FIBONACCI) >> c->tshift; }
 
 static int group_lives(const cgp_l2 *c, const group *g) {
   uint32_t any = 0;
@@ -204,7 +219,7 @@ static int group_lives(const cgp_l2 *c, const group *g) {
 
 /* The first empty slot from key's home in t (slots a power of two, shift = 64 - log2 slots). */
 static uint64_t empty_slot(const group *t, uint64_t slots, unsigned shift, uint64_t key) {
-  uint64_t j = (key * FIBONACCI) >> shift;
+  uint64_t j = (key * CGP_L2_FIBONACCI) >> shift;
   while (t[j].key) j = (j + 1) & (slots - 1);
   return j;
 }
@@ -423,13 +438,14 @@ static inline int access(cgp_l2 *c, uint64_t line) {
   if (c->have_mru && line == c->mru) return 1;
   c->have_mru = 1;
   c->mru = line;
-  return c->tab ? access_fully(c, line) : access_sets(c, line);
+  return c->list ? cgp_l2_list_access(c->list, line) : c->tab ? access_fully(c, line) : access_sets(c, line);
 }
 
 int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 
 int cgp_l2_holds(const cgp_l2 *c, uint64_t line) {
   if (c->have_mru && line == c->mru) return 1;
+  if (c->list) return cgp_l2_list_holds(c->list, line);
   if (c->tab) {                                    /* a group's stamp at or past the front */
     uint64_t q = line / GL, key = q + 1, i = home(c, key), mask = c->slots - 1;
     for (; c->tab[i].key != key; i = (i + 1) & mask)
@@ -449,13 +465,15 @@ int cgp_l2_degraded(const cgp_l2 *c) { return c->degraded; }
 void cgp_l2_mark(cgp_l2 *c) {
   c->have_mru = 0;                /* the next reference is looked up: it may be from before */
   c->mark = c->tail;
+  if (c->list) cgp_l2_list_mark(c->list);
 }
 
-int cgp_l2_tracks_inherited(const cgp_l2 *c) { return c->tab != NULL; }
+int cgp_l2_tracks_inherited(const cgp_l2 *c) { return c->tab != NULL || c->list != NULL; }
 
-uint64_t cgp_l2_inherited(const cgp_l2 *c) { return c->inherited; }
+uint64_t cgp_l2_inherited(const cgp_l2 *c) { return c->list ? cgp_l2_list_inherited(c->list) : c->inherited; }
 
 size_t cgp_l2_bytes(const cgp_l2 *c) {
+  if (c->list) return sizeof *c + cgp_l2_list_bytes(c->list);
   if (c->tab) return sizeof *c + c->slots * sizeof *c->tab + (c->rsize / 64 + 1) * (sizeof *c->live + sizeof *c->before) +
                       (c->rsize / 64 / 64 + 1) * sizeof *c->sum;
   return sizeof *c + c->sets * c->assoc * sizeof *c->tags + c->sets * (sizeof *c->order + sizeof *c->fill);

@@ -285,6 +285,8 @@ typedef struct rt_session {
   FILE *din[RT_MAX_DEVICES];              /* each device's L2 stream, din format, or NULL */
   int whatif;                             /* analyse what-if tilings (the run: CGPREDICT_WHATIF,
                                              default 1; a replay: 1) */
+  int general_caches;                     /* its caches the bitmap of positions whatever their size
+                                             (cgp_l2_new_as; the run: CGPREDICT_FAST=0; a replay: 0) */
 } rt_session;
 
 #include "cgp_rt_launch.h"   /* the launch traced: rt_launch */
@@ -457,8 +459,9 @@ void rt_record_deps(rt_kernel *k, uint64_t launch, const cgp_deps *d, const uint
 /* A site's per-device figures (transactions per warp instruction, L2 and L1 hit rates) into o, for
    the report and a trace replay. */
 void rt_site_stats_json(cJSON *o, const cgp_site_totals *s);
-/* A new, empty L2 of the device's geometry, in its transaction units (cgp_transaction_bytes). */
-cgp_l2 *rt_device_l2(const cgp_device *d);
+/* A new, empty L2 of the device's geometry, in its transaction units (cgp_transaction_bytes);
+   general as cgp_l2_new_as's. */
+cgp_l2 *rt_device_l2(const cgp_device *d, int general);
 /* Session s's L2s freed (its devices stay; its din streams are its owner's to close). */
 void rt_session_free_caches(rt_session *s);
 /* The analyses of kernel k for session s's device d (created at first use, on the session's L2s);

@@ -489,8 +489,9 @@ static cgp_l2_index l2_index_of(const cgp_device *d) {
   return CGP_L2_FULLY_ASSOCIATIVE;
 }
 
-cgp_l2 *rt_device_l2(const cgp_device *d) {
-  return cgp_l2_new(cgp_l2_capacity_bytes(d), cgp_transaction_bytes(d), d->l2_assoc * (d->l2_line_bytes / cgp_transaction_bytes(d)), l2_index_of(d));
+cgp_l2 *rt_device_l2(const cgp_device *d, int general) {
+  return cgp_l2_new_as(cgp_l2_capacity_bytes(d), cgp_transaction_bytes(d),
+                       d->l2_assoc * (d->l2_line_bytes / cgp_transaction_bytes(d)), l2_index_of(d), general);
 }
 
 void rt_session_free_caches(rt_session *s) {
@@ -514,6 +515,7 @@ cgp_analysis_set *rt_kernel_analyses(rt_session *s, rt_kernel *k, size_t d) {
                           .l2_bytes = cgp_l2_capacity_bytes(dev),
                           .l2_line_bytes = dev->l2_line_bytes, .l2_unit_bytes = cgp_transaction_bytes(dev),
                           .l2_assoc = dev->l2_assoc, .l2_index = l2_index_of(dev), .l2 = s->l2[d],
+                          .l2_general = s->general_caches,
                           .smem_banks = dev->smem_banks, .smem_bank_bytes = dev->smem_bank_bytes,
                           .dims = (int)k->dims, .din = s->din[d],
                           .tile = k->tile, .tile_header = k->tile_header, .sid_footprint = k->mem_footprint,
@@ -521,7 +523,7 @@ cgp_analysis_set *rt_kernel_analyses(rt_session *s, rt_kernel *k, size_t d) {
                           .smem_vector_bytes = dev->smem_load_vector_bytes};
   rt_resolve_block(k, c->block);
   if ((k->wi_header >= 0 || k->wi_pad) && s->whatif) {   /* section 8c */
-    if (!s->l2_whatif[d]) s->l2_whatif[d] = rt_device_l2(dev);
+    if (!s->l2_whatif[d]) s->l2_whatif[d] = rt_device_l2(dev, s->general_caches);
     cgp_analysis_cfg *w = &k->cfg_wi[d];
     *w = *c;
     w->l2 = s->l2_whatif[d];

@@ -148,7 +148,7 @@ static void load_devices(void) {
     }
   }
   for (size_t i = 0; i < S->ndev; i++) {
-    S->l2[i] = rt_device_l2(&S->dev[i]);
+    S->l2[i] = rt_device_l2(&S->dev[i], S->general_caches);
     if (!S->l2[i]) {
       char msg[512];
       snprintf(msg, sizeof msg, "device '%s': its L2 geometry cannot be simulated (or out of memory)",
@@ -222,6 +222,7 @@ static void parse_env(void) {
   cgp_rt_g.sample_iterations = cgp_rt_g.sample_mode != 2 && !(it && strcmp(it, "all") == 0);
   cgp_rt_g.fold = switch_var("CGPREDICT_FOLD", 1);
   cgp_rt_g.fast = switch_var("CGPREDICT_FAST", 1);
+  S->general_caches = !cgp_rt_g.fast;
   S->whatif = switch_var("CGPREDICT_WHATIF", 1);
   cgp_rt_g.converge = switch_var("CGPREDICT_CONVERGE", 1);
   const char *mb = getenv("CGPREDICT_MEMORY_MB");

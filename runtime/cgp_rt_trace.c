@@ -624,7 +624,7 @@ static cJSON *sample_of(cJSON *kernel, uint64_t launch) {
 static int replay_device(tr_reader *r, cJSON *kernels, const cgp_device *dev, int *partial, char *err, size_t errlen) {
   rt_session ses = {.ndev = 1, .whatif = 1};
   ses.dev[0] = *dev;
-  ses.l2[0] = rt_device_l2(dev);
+  ses.l2[0] = rt_device_l2(dev, ses.general_caches);
   if (!ses.l2[0]) {
     snprintf(err, errlen, "device '%s': its L2 geometry cannot be simulated (or out of memory)", dev->name);
     return -1;

@@ -1,11 +1,23 @@
 /* test_analyzer_l2.c: the LRU L2 (MODEL.md section 4) against its definition, reference by
-   reference, plus a hand-checked case, reset and parameter checks. */
+   reference, plus a hand-checked case, reset and parameter checks. A fully associative cache of
+   at most 64 Ki lines is a recency list (cgp_l2_list.c) unless made general (cgp_l2_new_as): the
+   tests that compare with the reference, and those of marks, aging, holds and reset, run both
+   representations. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
 #include "cgp_analyzer.h"
+#include "cgp_l2_list.h"
 
 #define LINE 64
+
+/* The representation the tests' caches take: 0, cgp_l2_new's (a small fully associative cache
+   is a recency list); 1, the bitmap of positions whatever the size. */
+static int general;
+
+static cgp_l2 *new_l2(uint64_t capacity_bytes, unsigned line_bytes, unsigned assoc, cgp_l2_index index) {
+  return cgp_l2_new_as(capacity_bytes, line_bytes, assoc, index, general);
+}
 
 typedef struct {
   unsigned lines, assoc; /* capacity in lines; assoc ignored when fully associative */
@@ -22,21 +34,33 @@ static uint64_t rng_next(uint64_t *s) { /* xorshift64*: fixed seeds, reproducibl
 }
 
 /* Run trace through both simulators, asserting they agree on every reference. */
-static outcome agree(geometry g, const uint64_t *trace, size_t n) {
-  cgp_l2 *fast = cgp_l2_new((uint64_t)g.lines * LINE, LINE, g.assoc, g.index);
+static outcome agree_as(geometry g, const uint64_t *trace, size_t n) {
+  cgp_l2 *fast = new_l2((uint64_t)g.lines * LINE, LINE, g.assoc, g.index);
   cgp_l2_ref *ref = cgp_l2_ref_new((uint64_t)g.lines * LINE, LINE, g.assoc, g.index);
   cr_assert_not_null(fast);
   cr_assert_not_null(ref);
   outcome o = {0, 0};
   for (size_t i = 0; i < n; i++) {
     int want = cgp_l2_ref_access(ref, trace[i]), got = cgp_l2_access(fast, trace[i]);
-    cr_assert_eq(got, want, "lines %u assoc %u index %d: reference %zu (line %llu): got %d, want %d",
-                 g.lines, g.assoc, (int)g.index, i, (unsigned long long)trace[i], got, want);
+    cr_assert_eq(got, want, "lines %u assoc %u index %d general %d: reference %zu (line %llu): got %d, want %d",
+                 g.lines, g.assoc, (int)g.index, general, i, (unsigned long long)trace[i], got, want);
     if (got) o.hits++; else o.misses++;
   }
   cgp_l2_free(fast);
   cgp_l2_ref_free(ref);
   return o;
+}
+
+/* agree_as for both representations (they must count alike too). */
+static outcome agree(geometry g, const uint64_t *trace, size_t n) {
+  int was = general;
+  general = 1;
+  outcome a = agree_as(g, trace, n);
+  general = 0;
+  outcome b = agree_as(g, trace, n);
+  general = was;
+  cr_assert(a.hits == b.hits && a.misses == b.misses);
+  return b;
 }
 
 /* Uniform references over `footprint` lines spaced `spacing` apart from a random base. */
@@ -115,6 +139,7 @@ Test(l2, batched_access_agrees_with_reference) {
   static uint64_t t[N];
   static int want[N];
   uint64_t seed = 11;
+  for (general = 0; general < 2; general++)
   for (size_t g = 0; g < sizeof geos / sizeof geos[0]; g++)
     for (int kind = 0; kind < 3; kind++) {
       uint64_t span = geos[g].lines + geos[g].lines / 2 + 1, rows = span / 65 + 1;
@@ -124,7 +149,7 @@ Test(l2, batched_access_agrees_with_reference) {
         else if (kind == 1) t[i] = (i / 2 % rows) * 65 + (i / 2 / rows + i % 2) % 65;  /* columns */
         else t[i] = r % 3 == 0 && i ? t[i - 1] : r % 5 == 0 && i > 8 ? t[i - 8] : r % span; /* repeats */
       }
-      cgp_l2 *fast = cgp_l2_new((uint64_t)geos[g].lines * LINE, LINE, geos[g].assoc, geos[g].index);
+      cgp_l2 *fast = new_l2((uint64_t)geos[g].lines * LINE, LINE, geos[g].assoc, geos[g].index);
       cgp_l2_ref *ref = cgp_l2_ref_new((uint64_t)geos[g].lines * LINE, LINE, geos[g].assoc, geos[g].index);
       cr_assert_not_null(fast);
       cr_assert_not_null(ref);
@@ -219,7 +244,8 @@ Test(l2, large_fully_associative_agrees_with_reference) {
 /* 2 MiB of 64-byte lines, too big for the reference: sweeps whose LRU answer is known. */
 Test(l2, fully_associative_32768_lines_sweeps) {
   const unsigned lines = 32768;
-  cgp_l2 *c = cgp_l2_new((uint64_t)lines * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  for (general = 0; general < 2; general++) {
+  cgp_l2 *c = new_l2((uint64_t)lines * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);
   cr_assert_not_null(c);
   unsigned misses = 0;
   for (unsigned i = 0; i < 4 * lines; i++) misses += !cgp_l2_access(c, (uint64_t)(i % lines) << 20);
@@ -228,20 +254,30 @@ Test(l2, fully_associative_32768_lines_sweeps) {
   for (unsigned i = 0; i < 4 * (lines + 1); i++)
     cr_assert_eq(cgp_l2_access(c, 3 * (uint64_t)(i % (lines + 1))), 0, "reference %u", i);
   cgp_l2_free(c);
+  }
 }
 
-/* Lines 1000 apart, each alone in its group of the fully associative table: more groups with a
-   resident line than the table first holds, so it grows; still exact. */
+/* Lines 1000 apart, each alone in its group of the fully associative table (the bitmap of
+   positions): more groups with a resident line than the table first holds, so it grows; still
+   exact. As a recency list the same cache has all its memory from the start. */
 Test(l2, sparse_lines_grow_the_table_and_stay_exact) {
   geometry g = {4096, 0, CGP_L2_FULLY_ASSOCIATIVE};
-  cgp_l2 *c = cgp_l2_new((uint64_t)g.lines * LINE, LINE, 0, g.index);
+  general = 0;
+  cgp_l2 *list = new_l2((uint64_t)g.lines * LINE, LINE, 0, g.index);
+  general = 1;
+  cgp_l2 *c = new_l2((uint64_t)g.lines * LINE, LINE, 0, g.index);
+  size_t list_bytes = cgp_l2_bytes(list);
   cr_assert_not_null(c);
   size_t before = cgp_l2_bytes(c);
   uint64_t *t = random_trace(11, 60000, 6000, 1000);
   for (size_t i = 0; i < 60000; i++) cgp_l2_access(c, t[i]);
+  for (size_t i = 0; i < 60000; i++) cgp_l2_access(list, t[i]);
   cr_assert_gt(cgp_l2_bytes(c), before);
   cr_assert_eq(cgp_l2_degraded(c), 0);
+  cr_assert_eq(cgp_l2_bytes(list), list_bytes);
+  cr_assert_eq(cgp_l2_degraded(list), 0);
   cgp_l2_free(c);
+  cgp_l2_free(list);
   outcome o = agree(g, t, 60000);
   cr_assert_gt(o.hits, 0);
   free(t);
@@ -251,7 +287,8 @@ Test(l2, sparse_lines_grow_the_table_and_stay_exact) {
    place when the table fills, so the table never grows; the last 64 lines are the ones held. */
 Test(l2, new_lines_without_end_keep_the_table_its_size) {
   geometry g = {64, 0, CGP_L2_FULLY_ASSOCIATIVE};
-  cgp_l2 *c = cgp_l2_new((uint64_t)g.lines * LINE, LINE, 0, g.index);
+  for (general = 0; general < 2; general++) {
+  cgp_l2 *c = new_l2((uint64_t)g.lines * LINE, LINE, 0, g.index);
   cr_assert_not_null(c);
   size_t before = cgp_l2_bytes(c);
   enum { N = 100000 };
@@ -266,6 +303,7 @@ Test(l2, new_lines_without_end_keep_the_table_its_size) {
   cgp_l2_free(c);
   agree(g, t, N + 65);
   free(t);
+  }
 }
 
 Test(l2, two_way_two_sets_hand_checked) {
@@ -287,8 +325,9 @@ Test(l2, two_way_two_sets_hand_checked) {
 }
 
 Test(l2, reset_empties_the_cache) {
+  for (general = 0; general < 2; general++)
   for (size_t g = 0; g < NGEOM; g++) {
-    cgp_l2 *c = cgp_l2_new((uint64_t)geometries[g].lines * LINE, LINE, geometries[g].assoc, geometries[g].index);
+    cgp_l2 *c = new_l2((uint64_t)geometries[g].lines * LINE, LINE, geometries[g].assoc, geometries[g].index);
     cr_assert_not_null(c);
     for (uint64_t m = 0; m < 8; m++) cgp_l2_access(c, m);
     cr_assert_eq(cgp_l2_access(c, 7), 1, "geometry %zu", g);
@@ -335,8 +374,9 @@ Test(l2, set_index_functions_follow_their_formulas) {
    on a fully associative and a set-associative cache; never more than the capacity. */
 Test(l2, aging_is_references_of_fresh_lines_capped_at_the_capacity) {
   geometry gs[] = {{64, 0, CGP_L2_FULLY_ASSOCIATIVE}, {64, 4, CGP_L2_XOR}};
+  for (general = 0; general < 2; general++)
   for (int g = 0; g < 2; g++) {
-    cgp_l2 *fast = cgp_l2_new(64 * LINE, LINE, gs[g].assoc, gs[g].index);
+    cgp_l2 *fast = new_l2(64 * LINE, LINE, gs[g].assoc, gs[g].index);
     cgp_l2_ref *ref = cgp_l2_ref_new(64 * LINE, LINE, gs[g].assoc, gs[g].index);
     uint64_t s = 99, fresh = 0;
     for (int round = 0; round < 50; round++) {
@@ -366,7 +406,8 @@ Test(l2, aging_is_references_of_fresh_lines_capped_at_the_capacity) {
    recent: 5), 5 (miss). 3 inherited of 44 hits; a mark not renumbered would have counted every
    reference after the renumbering as before it. Set associative: none tracked. */
 Test(l2, hits_on_lines_from_before_the_mark_are_inherited) {
-  cgp_l2 *c = cgp_l2_new(4 * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);
+  for (general = 0; general < 2; general++) {
+  cgp_l2 *c = new_l2(4 * LINE, LINE, 0, CGP_L2_FULLY_ASSOCIATIVE);
   cr_assert(cgp_l2_tracks_inherited(c));
   unsigned hits = 0;
   for (uint64_t l = 1; l <= 3; l++) hits += (unsigned)cgp_l2_access(c, l);
@@ -387,6 +428,7 @@ Test(l2, hits_on_lines_from_before_the_mark_are_inherited) {
   cr_expect_eq(cgp_l2_access(c, 5), 1);
   cr_expect_eq(cgp_l2_inherited(c), 4);
   cgp_l2_free(c);
+  }
   cgp_l2 *s = cgp_l2_new(8 * LINE, LINE, 2, CGP_L2_MODULO);
   cr_assert_not_null(s);
   cr_expect_not(cgp_l2_tracks_inherited(s));
@@ -399,9 +441,10 @@ Test(l2, hits_on_lines_from_before_the_mark_are_inherited) {
    reference simulator's, which makes none). */
 Test(l2, holds_is_a_reference_that_changes_nothing) {
   uint64_t seed = 77;
+  for (general = 0; general < 2; general++)
   for (size_t g = 0; g < NGEOM; g++) {
     geometry G = geometries[g];
-    cgp_l2 *fast = cgp_l2_new((uint64_t)G.lines * LINE, LINE, G.assoc, G.index);
+    cgp_l2 *fast = new_l2((uint64_t)G.lines * LINE, LINE, G.assoc, G.index);
     cgp_l2_ref *ref = cgp_l2_ref_new((uint64_t)G.lines * LINE, LINE, G.assoc, G.index);
     uint64_t *t = random_trace(seed++, 6000, G.lines + G.lines / 4, 1);
     unsigned held = 0;
@@ -425,4 +468,25 @@ Test(l2, holds_is_a_reference_that_changes_nothing) {
   cr_assert(!cgp_l2_holds(c, 1) && cgp_l2_holds(c, 2) && cgp_l2_holds(c, 5) && !cgp_l2_holds(c, 6));
   cr_assert(!cgp_l2_holds(c, 1), "asking did not bring line 1 back");
   cgp_l2_free(c);
+}
+
+/* The recency list's table (cgp_l2_list.c) under collisions: 48 lines whose Fibonacci hash sends
+   them to the last two slots of its 64 (a cache of 32 lines), so that their run wraps round the
+   table's end, and 16 whose home is slot 0 or 1, inside that run. Every eviction then deletes from
+   the middle of a long, wrapped run, which backward shifting must keep searchable; the hits must
+   be the reference's, and the table must find each line it holds. */
+Test(l2, a_list_whose_lines_collide_round_the_table_end_stays_exact) {
+  enum { N = 20000 };
+  static uint64_t pool[64], t[N];
+  unsigned near_end = 0, at_start = 0;
+  for (uint64_t line = 1; near_end < 48 || at_start < 16; line++) {
+    uint64_t home = (line * CGP_L2_FIBONACCI) >> 58;
+    if (home >= 62 && near_end < 48) pool[near_end++] = line;
+    else if (home <= 1 && at_start < 16) pool[48 + at_start++] = line;
+  }
+  uint64_t seed = 3;
+  for (size_t i = 0; i < N; i++) t[i] = pool[rng_next(&seed) % (i < N / 2 ? 40 : 64)];
+  geometry g = {32, 0, CGP_L2_FULLY_ASSOCIATIVE};
+  outcome o = agree(g, t, N);
+  cr_assert(o.hits > N / 10 && o.misses > N / 10, "%u hits, %u misses", o.hits, o.misses);
 }

@@ -7,7 +7,9 @@
    checked loop storing another address (`guarded`), cgp_rt_bb's straight-line block not recorded
    (`cycle`). A lane that keeps the last rank of the one before (rt_tracker_next_lane) changes no
    report, rightly: its first event spills it to its record, which the warp's build reads as the
-   matrix. */
+   matrix. The switch also makes every cache the general bitmap of positions, where a small fully
+   associative one (the TK1's L2, every L1) is otherwise a recency list (cgp_l2_list.c): a list
+   whose hits do not move their line to the front fails both comparisons. */
 #include "e2e_util.h"
 
 /* Kernels, each a case of the hot path: `unrolled`, a 2-D product with its k loop written out (a

@@ -1,0 +1,28 @@
+/* cgp_l2_list.h: a small fully associative LRU L2 as a recency list (cgp_l2_list.c). Only
+   cgp_l2.c uses it, for the fully associative caches of at most CGP_L2_LIST_MAX_LINES lines;
+   its semantics are cgp_l2_access's, cgp_l2_holds's, cgp_l2_mark's and cgp_l2_inherited's. */
+#ifndef CGP_L2_LIST_H
+#define CGP_L2_LIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 2^64 / golden ratio: the multiplier of both representations' Fibonacci hashing. */
+#define CGP_L2_FIBONACCI UINT64_C(0x9e3779b97f4a7c15)
+
+/* 64 Ki lines: 64 bytes a line, 4.2 MB at most. */
+#define CGP_L2_LIST_MAX_LINES (1u << 16)
+
+typedef struct cgp_l2_list cgp_l2_list;
+
+/* NULL when lines is 0, above CGP_L2_LIST_MAX_LINES, or out of memory. */
+cgp_l2_list *cgp_l2_list_new(uint32_t lines);
+void cgp_l2_list_reset(cgp_l2_list *c);
+void cgp_l2_list_free(cgp_l2_list *c);
+size_t cgp_l2_list_bytes(const cgp_l2_list *c);
+int cgp_l2_list_access(cgp_l2_list *c, uint64_t line);
+int cgp_l2_list_holds(const cgp_l2_list *c, uint64_t line);
+void cgp_l2_list_mark(cgp_l2_list *c);
+uint64_t cgp_l2_list_inherited(const cgp_l2_list *c);
+
+#endif
