@@ -9,7 +9,8 @@
    power-of-two column of lines spreads over sets instead of thrashing one.
 
    Fully associative (the default for real devices, whose set hashing is not published): one
-   set of C = capacity/line lines. Every reference takes the next position (1, 2, ...); a line's
+   set of C = capacity/line lines. Up to CGP_L2_LIST_MAX_LINES lines, unless made general
+   (cgp_l2_new_as), it is a recency list (cgp_l2_list.c); else, as follows. Every reference takes the next position (1, 2, ...); a line's
    stamp is the position of its latest reference, and bit p of `live` is set iff p is the stamp
    of a resident line. The resident lines are thus the set bits in recency order: the first set
    bit from `front` is the least recently used line's (found by counting trailing zeros, past
