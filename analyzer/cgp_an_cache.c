@@ -528,7 +528,7 @@ static void warp_mem(void *self, const cgp_warp_mem *m) {
     miss = n2 - cgp_l2_access_many(c->l2, c->unit2, n2);
   if (m->space == CGP_SPACE_GLOBAL && c->shared) {
     uint64_t b = cgp_thread_block(c->cfg, m->thread[m->lane[0]], NULL);   /* its warp's block */
-    for (unsigned i = 0; i < n2; i++) cgp_shared_note(c->shared, c->unit2[i], b);
+    cgp_shared_note_units(c->shared, c->unit2, n2, b);
   }
   unsigned wf = wavefronts(c, m, whole, n2);
   if (cfg->din)

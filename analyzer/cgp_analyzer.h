@@ -35,6 +35,10 @@ cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem);
 static inline int cgp_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
 /* The least s with 2^s >= v (log2 v for a power of two; 0 for v <= 1). */
+/* 2^64 / golden ratio: the multiplier of the analyses' Fibonacci hashing (a key times it, its
+   top bits the slot). */
+#define CGP_FIBONACCI UINT64_C(0x9e3779b97f4a7c15)
+
 static inline unsigned cgp_log2(uint64_t v) { return v <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(v - 1); }
 
 /* Distinct lines (byte address / line_bytes) the n accesses of `elem` <= line_bytes bytes touch,
@@ -580,6 +584,8 @@ void cgp_shared_free(cgp_shared *h);
 /* The window's block `block` (cgp_grid_block) referenced `unit` (the first 4096 distinct units a
    window are followed). */
 void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block);
+/* cgp_shared_note of units[0..n) in order, the same block: a warp instruction's. */
+void cgp_shared_note_units(cgp_shared *h, const uint64_t *units, unsigned n, uint64_t block);
 /* A launch begins: its sweep's columns are its own. */
 void cgp_shared_begin_launch(cgp_shared *h);
 /* A new window begins: the one that ended is the one before. */

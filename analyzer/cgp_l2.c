@@ -210,7 +210,7 @@ static unsigned popcount64(uint64_t w) {
 #define BIT(p) (UINT64_C(1) << ((p) % 64))
 
 
-static uint64_t home(const cgp_l2 *c, uint64_t key) { return (key * CGP_L2_FIBONACCI) >> c->tshift; }
+static uint64_t home(const cgp_l2 *c, uint64_t key) { return (key * CGP_FIBONACCI) >> c->tshift; }
 
 static int group_lives(const cgp_l2 *c, const group *g) {
   uint32_t any = 0;
@@ -220,7 +220,7 @@ static int group_lives(const cgp_l2 *c, const group *g) {
 
 /* The first empty slot from key's home in t (slots a power of two, shift = 64 - log2 slots). */
 static uint64_t empty_slot(const group *t, uint64_t slots, unsigned shift, uint64_t key) {
-  uint64_t j = (key * CGP_L2_FIBONACCI) >> shift;
+  uint64_t j = (key * CGP_FIBONACCI) >> shift;
   while (t[j].key) j = (j + 1) & (slots - 1);
   return j;
 }
@@ -436,10 +436,11 @@ static int access_sets(cgp_l2 *c, uint64_t line) {
 }
 
 static inline int access(cgp_l2 *c, uint64_t line) {
+  if (c->list) return cgp_l2_list_access(c->list, line);   /* it finds its most recent line first */
   if (c->have_mru && line == c->mru) return 1;
   c->have_mru = 1;
   c->mru = line;
-  return c->list ? cgp_l2_list_access(c->list, line) : c->tab ? access_fully(c, line) : access_sets(c, line);
+  return c->tab ? access_fully(c, line) : access_sets(c, line);
 }
 
 int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
@@ -496,6 +497,7 @@ static inline const void *first_read(const cgp_l2 *c, uint64_t line) {
 /* The one loop of cgp_l2_access_many and cgp_l2_access_each: hit[i] gets line i's result when
    hit is not NULL. */
 static inline unsigned access_run(cgp_l2 *c, const uint64_t *lines, unsigned n, unsigned char *hit) {
+  if (c->list) return cgp_l2_list_access_each(c->list, lines, n, hit);
   unsigned hits = 0, i = 0;
   /* The prefetches are issued here: inside inlined helpers, GCC 12 emitted none of them. */
   for (; c->prefetch && i < n && i < AHEAD; i++) PREFETCH(first_read(c, lines[i]));

@@ -12,6 +12,8 @@
    allocated by cgp_l2_list_new. */
 #include "cgp_l2_list.h"
 
+#include "cgp_analyzer.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +37,7 @@ struct cgp_l2_list {
   uint64_t tick, mark, inherited;
 };
 
-static uint64_t home(const cgp_l2_list *c, uint64_t line) { return (line * CGP_L2_FIBONACCI) >> c->shift; }
+static uint64_t home(const cgp_l2_list *c, uint64_t line) { return (line * CGP_FIBONACCI) >> c->shift; }
 
 cgp_l2_list *cgp_l2_list_new(uint32_t lines) {
   if (!lines || lines > CGP_L2_LIST_MAX_LINES) return NULL;
@@ -112,7 +114,13 @@ static void erase(cgp_l2_list *c, uint64_t i) {
   c->tab[i].node = 0;
 }
 
-int cgp_l2_list_access(cgp_l2_list *c, uint64_t line) {
+static inline int access1(cgp_l2_list *c, uint64_t line) {
+  if (c->head && c->n[c->head].line == line) {    /* the most recent line: already in front */
+    node *x = &c->n[c->head];
+    c->inherited += x->last < c->mark;
+    x->last = c->tick++;
+    return 1;
+  }
   uint64_t i = probe(c, line);
   uint32_t k = c->tab[i].node;
   if (k) {
@@ -139,6 +147,18 @@ int cgp_l2_list_access(cgp_l2_list *c, uint64_t line) {
   c->n[k].last = c->tick++;
   push_front(c, k);
   return 0;
+}
+
+int cgp_l2_list_access(cgp_l2_list *c, uint64_t line) { return access1(c, line); }
+
+unsigned cgp_l2_list_access_each(cgp_l2_list *c, const uint64_t *lines, unsigned n, unsigned char *hit) {
+  unsigned hits = 0;
+  for (unsigned i = 0; i < n; i++) {
+    int h = access1(c, lines[i]);
+    if (hit) hit[i] = (unsigned char)h;
+    hits += (unsigned)h;
+  }
+  return hits;
 }
 
 int cgp_l2_list_holds(const cgp_l2_list *c, uint64_t line) { return c->tab[probe(c, line)].node != 0; }

@@ -7,9 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 2^64 / golden ratio: the multiplier of both representations' Fibonacci hashing. */
-#define CGP_L2_FIBONACCI UINT64_C(0x9e3779b97f4a7c15)
-
 /* 64 Ki lines: 64 bytes a line, 4.2 MB at most. */
 #define CGP_L2_LIST_MAX_LINES (1u << 16)
 
@@ -21,6 +18,8 @@ void cgp_l2_list_reset(cgp_l2_list *c);
 void cgp_l2_list_free(cgp_l2_list *c);
 size_t cgp_l2_list_bytes(const cgp_l2_list *c);
 int cgp_l2_list_access(cgp_l2_list *c, uint64_t line);
+/* lines[0..n) in order: the hits, and each one's result in hit[] unless hit is NULL. */
+unsigned cgp_l2_list_access_each(cgp_l2_list *c, const uint64_t *lines, unsigned n, unsigned char *hit);
 int cgp_l2_list_holds(const cgp_l2_list *c, uint64_t line);
 void cgp_l2_list_mark(cgp_l2_list *c);
 uint64_t cgp_l2_list_inherited(const cgp_l2_list *c);

@@ -56,7 +56,7 @@ cgp_l2_ref *cgp_l2_ref_new(uint64_t capacity_bytes, unsigned line_bytes, unsigne
 
 /* Add m to the current TCS; 1 if it was not there yet. */
 static int tcs_add(cgp_l2_ref *r, uint64_t m) {
-  uint64_t h = (m * UINT64_C(0x9e3779b97f4a7c15)) >> 17 & r->tcs_mask;
+  uint64_t h = (m * CGP_FIBONACCI) >> 17 & r->tcs_mask;
   while (r->tcs_gen[h] == r->gen) {
     if (r->tcs_line[h] == m) return 0;
     h = (h + 1) & r->tcs_mask;

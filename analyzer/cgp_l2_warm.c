@@ -409,7 +409,7 @@ void cgp_shared_free(cgp_shared *h) {
 /* unit's entry in set w (*found), or the free slot it would take; NULL when w is half full. */
 static seen *seen_find(seen_set *w, uint64_t unit, int *found) {
   size_t mask = w->cap - 1;
-  for (size_t i = (size_t)((unit * UINT64_C(0x9e3779b97f4a7c15)) >> 40) & mask;; i = (i + 1) & mask) {
+  for (size_t i = (size_t)((unit * CGP_FIBONACCI) >> 40) & mask;; i = (i + 1) & mask) {
     seen *x = &w->e[i];
     if (x->gen != w->gen) {
       *found = 0;
@@ -456,25 +456,29 @@ static seen *seen_add(seen_set *w, seen *x, seen v) {
   return x;
 }
 
-void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) {
+void cgp_shared_note_units(cgp_shared *h, const uint64_t *units, unsigned n, uint64_t block) {
   seen_set *cur = &h->w[h->cur];
   if (block < cur->first) cur->first = block;
   if (block > cur->last) cur->last = block;
-  int found;
-  seen_room(cur);
-  seen *x = seen_find(cur, unit, &found);
   uint64_t b[3];
   cgp_thread_unkey(3, block, b);
   uint32_t col = (uint32_t)b[0];
-  if (found) {
-    if (x->col != col) x->cols = 2;
-    return;
+  for (unsigned i = 0; i < n; i++) {
+    int found;
+    seen_room(cur);
+    seen *x = seen_find(cur, units[i], &found);
+    if (found) {
+      if (x->col != col) x->cols = 2;
+      continue;
+    }
+    if (!x) continue;
+    seen_add(cur, x, (seen){.unit = units[i], .col = col, .cols = 1});
+    seen_find(&h->w[!h->cur], units[i], &found);
+    x->again = (uint8_t)found;
   }
-  if (!x) return;
-  seen_add(cur, x, (seen){.unit = unit, .col = col, .cols = 1});
-  seen_find(&h->w[!h->cur], unit, &found);
-  x->again = (uint8_t)found;
 }
+
+void cgp_shared_note(cgp_shared *h, uint64_t unit, uint64_t block) { cgp_shared_note_units(h, &unit, 1, block); }
 
 /* Set w emptied. */
 static void seen_clear(seen_set *w) {

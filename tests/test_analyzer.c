@@ -241,6 +241,34 @@ Test(classify, lines_and_classes_agree_with_the_brute_force_reference) {
   cr_assert(affine > 1500 && affine < 3500, "%u of 4000 warps on one stride: both paths taken", affine);
 }
 
+/* Column walks: lanes a whole number of lines apart (1 to 3 lines, and 4096 bytes), ascending and
+   descending, at every offset in the line for elements of 1 to 16 bytes (inside one line, where
+   each lane is a line of its own, and straddling two), on warps of 2 to 32 lanes: the lines
+   cgp_lines finds for a warp on one stride are the brute-force reference's. */
+Test(classify, lanes_whole_lines_apart_take_a_line_each_as_the_reference_does) {
+  const unsigned elems[] = {1, 4, 8, 16}, lines[] = {32, 64, 128};
+  unsigned one_each = 0;
+  for (unsigned li = 0; li < 3; li++)
+    for (unsigned ei = 0; ei < 4; ei++)
+      for (int m = -4; m <= 4; m++) {
+        if (m == 0) continue;
+        int64_t stride = m == 4 ? 4096 : m == -4 ? -4096 : (int64_t)m * lines[li];
+        for (unsigned off = 0; off < lines[li]; off += elems[ei] / 2 + 1)
+          for (unsigned n = 2; n <= 32; n += 5) {
+            uint64_t a[32], got[32 * 17], want[32 * 17];
+            uint64_t base = (UINT64_C(1) << 32) + 16 * 4096 + off;
+            for (unsigned l = 0; l < n; l++) a[l] = base + (uint64_t)((int64_t)l * stride);
+            unsigned k = cgp_lines(a, n, elems[ei], lines[li], got), kr = lines_reference(a, n, elems[ei], lines[li], want);
+            cr_assert_eq(k, kr, "line %u elem %u stride %lld offset %u lanes %u", lines[li], elems[ei], (long long)stride,
+                         off, n);
+            for (unsigned i = 0; i < k; i++) cr_assert_eq(got[i], want[i], "line %u elem %u stride %lld offset %u: %u",
+                                                          lines[li], elems[ei], (long long)stride, off, i);
+            one_each += k == n;
+          }
+      }
+  cr_assert_gt(one_each, 1000, "most walks take a line a lane");
+}
+
 /* cgp_affine against its definition (every lane at lane 0's address plus its lane number times
    lane 1's distance, modulo 2^64), on every warp size, with one lane moved by one byte at each
    position in turn (the two-lane steps and the last odd lane each see one), and on strides that

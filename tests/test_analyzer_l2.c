@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "cgp_analyzer.h"
-#include "cgp_l2_list.h"
 
 #define LINE 64
 
@@ -480,7 +479,7 @@ Test(l2, a_list_whose_lines_collide_round_the_table_end_stays_exact) {
   static uint64_t pool[64], t[N];
   unsigned near_end = 0, at_start = 0;
   for (uint64_t line = 1; near_end < 48 || at_start < 16; line++) {
-    uint64_t home = (line * CGP_L2_FIBONACCI) >> 58;
+    uint64_t home = (line * CGP_FIBONACCI) >> 58;
     if (home >= 62 && near_end < 48) pool[near_end++] = line;
     else if (home <= 1 && at_start < 16) pool[48 + at_start++] = line;
   }
