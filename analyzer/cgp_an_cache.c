@@ -415,14 +415,15 @@ static double reread_shares(const cgp_warp_mem *m, const uint64_t *units, unsign
   unsigned char lanes[MAX_UNITS], same[MAX_UNITS];
   memset(lanes, 0, n);
   memset(same, 0, n);
-  unsigned all = 0;
+  unsigned all = 0, next = 0;                    /* next: the unit after the last lane's */
   for (unsigned l = 0; l < m->nact; l++) {
     uint64_t a = m->addr[l], before = a - (uint64_t)m->span[l].stride;
     uint64_t u = shift >= 0 ? a >> shift : a / ub;
     unsigned s = !m->first && (shift >= 0 ? ((a ^ before) >> shift) == 0 : a / ub == before / ub);
     all += s;
-    unsigned i = unit_index(units, n, u);
+    unsigned i = next < n && units[next] == u ? next : unit_index(units, n, u);
     if (i == n) continue;                        /* not among the units (its L1 held it) */
+    next = i + 1;
     lanes[i]++;
     same[i] += (unsigned char)s;
   }

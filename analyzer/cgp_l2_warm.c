@@ -107,7 +107,8 @@ static uint32_t next_change(const span *p, uint32_t o, uint64_t x, uint64_t u0, 
   uint64_t mag = p->st < 0 ? -(uint64_t)p->st : (uint64_t)p->st;
   if (mag >= ub) return o + 1;
   uint64_t rem = p->st > 0 ? (u1 + 1) * ub - (x + p->len - 1) : x - u0 * ub + 1;   /* bytes to the next unit */
-  uint64_t k = (rem + mag - 1) / mag;
+  uint64_t k = (mag & (mag - 1)) == 0 ? (rem + mag - 1) >> __builtin_ctzll(mag)   /* no division */
+                                      : (rem + mag - 1) / mag;
   return k < UINT32_MAX - o ? o + (uint32_t)k : UINT32_MAX;
 }
 
