@@ -111,20 +111,21 @@ unsigned cgp_lines_known(const uint64_t *addr, unsigned n, unsigned elem, unsign
       down = addr[n - 1] < addr[0];
       uint64_t lo = down ? addr[n - 1] : addr[0], hi = down ? addr[0] : addr[n - 1];
       uint64_t d = down ? addr[0] - addr[1] : addr[1] - addr[0];
-      if (hi - lo == d * (n - 1) && d <= span + 1 && hi + span >= hi) {
-        for (uint64_t m = lo >> shift;; m++) {
-          out[k++] = m;
-          if (m == (hi + span) >> shift) break;
+      if (hi - lo == d * (n - 1) && hi + span >= hi) {
+        if (d <= span + 1) {
+          for (uint64_t m = lo >> shift;; m++) {
+            out[k++] = m;
+            if (m == (hi + span) >> shift) break;
+          }
+          return k;
         }
-        return k;
-      }
-      /* a stride of whole lines with every element inside one (they all sit at one offset in
-         their line): a line a lane, d / line_bytes lines apart (a column walk) */
-      if (hi - lo == d * (n - 1) && hi + span >= hi && d >= line_bytes && (d & (line_bytes - 1)) == 0 &&
-          (lo & (line_bytes - 1)) + span < line_bytes) {
-        uint64_t m = lo >> shift, dl = d >> shift;
-        for (unsigned j = 0; j < n; j++) out[j] = m + j * dl;
-        return n;
+        /* a stride of whole lines with every element inside one (they all sit at one offset in
+           their line): a line a lane, d / line_bytes lines apart (a column walk) */
+        if (d >= line_bytes && (d & (line_bytes - 1)) == 0 && (lo & (line_bytes - 1)) + span < line_bytes) {
+          uint64_t m = lo >> shift, dl = d >> shift;
+          for (unsigned j = 0; j < n; j++) out[j] = m + j * dl;
+          return n;
+        }
       }
     }
     uint64_t top = 0;                        /* out[k - 1] when k > 0, in a register */

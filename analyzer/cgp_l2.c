@@ -8,24 +8,25 @@
    (cgp_l2_set_of): modulo = line mod sets; xor = (line ^ (line >> log2 sets)) mod sets, so a
    power-of-two column of lines spreads over sets instead of thrashing one.
 
-   Fully associative (the default for real devices, whose set hashing is not published): one
-   set of C = capacity/line lines. Up to CGP_L2_LIST_MAX_LINES lines, unless made general
-   (cgp_l2_new_as), it is a recency list (cgp_l2_list.c); else, as follows. Every reference takes the next position (1, 2, ...); a line's
-   stamp is the position of its latest reference, and bit p of `live` is set iff p is the stamp
-   of a resident line. The resident lines are thus the set bits in recency order: the first set
-   bit from `front` is the least recently used line's (found by counting trailing zeros, past
-   empty words through a second bitmap, `sum`, of the words with a bit set), and a
-   line is resident iff its stamp is at or past the front. So a miss evicts by clearing that
-   bit and moving the front past it, never touching the victim's own entry: it expires. A hit
-   clears its old bit. Once the cache is full, a hit and a miss execute the same stores, with
-   selected operands instead of a branch to mispredict. Stamps live in groups of GL = 6
-   consecutive lines, a 32-byte entry (the group number and 6 stamps; 0: no reference since the
-   last renumbering) of an open-addressing table probed linearly from the group's Fibonacci
-   hash, so a sweep reads one entry per 6 lines. When the positions reach 8 x C, the live ones
-   are renumbered 1, 2, ... in order (each stamp's rank among the live bits, from per-word
-   popcounts): O(table) every 7 x C references at least. When three quarters of the table is
-   in use, the groups with no resident line are dropped, in place, and the table doubles only
-   while more than half of it would still be in use: at most C groups hold a resident line.
+   Fully associative (the default for real devices, whose set hashing is not published): one set
+   of C = capacity/line lines. Up to CGP_L2_LIST_MAX_LINES lines, unless made general
+   (cgp_l2_new_as), it is a recency list (cgp_l2_list.c); else, as follows. Every reference
+   takes the next position (1, 2, ...); a line's stamp is the position of its latest reference,
+   and bit p of `live` is set iff p is the stamp of a resident line. The resident lines are thus
+   the set bits in recency order: the first set bit from `front` is the least recently used
+   line's (found by counting trailing zeros, past empty words through a second bitmap, `sum`, of
+   the words with a bit set), and a line is resident iff its stamp is at or past the front. So a
+   miss evicts by clearing that bit and moving the front past it, never touching the victim's
+   own entry: it expires. A hit clears its old bit. Once the cache is full, a hit and a miss
+   execute the same stores, with selected operands instead of a branch to mispredict. Stamps
+   live in groups of GL = 6 consecutive lines, a 32-byte entry (the group number and 6 stamps;
+   0: no reference since the last renumbering) of an open-addressing table probed linearly from
+   the group's Fibonacci hash, so a sweep reads one entry per 6 lines. When the positions reach
+   8 x C, the live ones are renumbered 1, 2, ... in order (each stamp's rank among the live
+   bits, from per-word popcounts): O(table) every 7 x C references at least. When three quarters
+   of the table is in use, the groups with no resident line are dropped, in place, and the table
+   doubles only while more than half of it would still be in use: at most C groups hold a
+   resident line.
    Set associative, up to 16 ways (and at least 2 sets): per set, the tags and the recency
    order packed as 16 nibbles in a word. An empty way holds a line of another set, which no
    reference to this set can match. The tags are compared without an early exit and the order
@@ -37,7 +38,7 @@
    caches. Memory (cgp_l2_bytes): fully associative, 1.5 bytes of bitmap and ranks per line and
    the table, at first the power of two of slots of 32 bytes at or above 2 per 6 lines (4 when
    that is at most SMALL_TABLE): 14-23 bytes per line in all for a large cache (6 MiB of 32-byte
-   sectors: 4.5 MB), 34 for TK1's 128 KiB; growing only when resident lines are spread out: at
+   sectors: 4.5 MB; a small one is a recency list instead, cgp_l2_list.c); growing only when resident lines are spread out: at
    most 4 x (C + 1) slots, 128 bytes per line, when each resident line is alone in its group. The table is the only allocation after cgp_l2_new; when
    it cannot grow, a reference that would need a new group is not recorded (cgp_l2_degraded).
    Set associative: 8 bytes per line and 12 per set, allocated by cgp_l2_new only. */
@@ -208,7 +209,6 @@ static unsigned popcount64(uint64_t w) {
 }
 
 #define BIT(p) (UINT64_C(1) << ((p) % 64))
-
 
 static uint64_t home(const cgp_l2 *c, uint64_t key) { return (key * CGP_FIBONACCI) >> c->tshift; }
 
@@ -446,8 +446,8 @@ static inline int access(cgp_l2 *c, uint64_t line) {
 int cgp_l2_access(cgp_l2 *c, uint64_t line) { return access(c, line); }
 
 int cgp_l2_holds(const cgp_l2 *c, uint64_t line) {
+  if (c->list) return cgp_l2_list_holds(c->list, line);   /* it keeps no have_mru (access) */
   if (c->have_mru && line == c->mru) return 1;
-  if (c->list) return cgp_l2_list_holds(c->list, line);
   if (c->tab) {                                    /* a group's stamp at or past the front */
     uint64_t q = line / GL, key = q + 1, i = home(c, key), mask = c->slots - 1;
     for (; c->tab[i].key != key; i = (i + 1) & mask)
