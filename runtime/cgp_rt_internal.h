@@ -135,6 +135,7 @@ typedef struct {
   long last, prev;            /* its latest two samples (indices into samples[]), -1: none */
   unsigned nsamples;
   unsigned runs;              /* runs of consecutive launches of it: from 2 on, it recurs */
+  uint64_t in_run, most_in_run; /* its launches in its latest run so far; the most in any run */
   int succ;                   /* the shape of the launch that came after its latest, -1: not seen */
 } rt_shape_class;
 

@@ -75,11 +75,29 @@ static int own_schedule(const rt_kernel *k, int c) {
   return rt_shape_recurs(k, c) && k->shapes[c].nsamples;
 }
 
+/* Shape c's runs are long: RT_RUN_OPENING launches and more in one of them, one after another
+   (ADI's kernel 6 past the first launch of each time step). */
+#define RT_RUN_OPENING 2
+static int long_runs(const rt_kernel *k, int c) { return c >= 0 && k->shapes[c].most_in_run > RT_RUN_OPENING; }
+
+/* Is a launch of shape c among the first RT_RUN_OPENING of a later run of it, where its runs are
+   long (docs/model.md 5b, "A later run opens with analysed launches")? ahead: asked for the
+   kernel's next launch, not the current one. */
+static int run_opening(const rt_kernel *k, int c, int ahead) {
+  if (!long_runs(k, c)) return 0;
+  const rt_shape_class *sc = &k->shapes[c];
+  uint64_t runs = sc->runs, in_run = sc->in_run;
+  if (ahead && k->cur_shape == c) in_run++;
+  else if (ahead) runs++, in_run = 1;
+  return runs >= 2 && in_run <= RT_RUN_OPENING;
+}
+
 /* Is a launch of shape c, the shape's launches-th and the kernel's launch-th, analysed? */
-static int shape_sampled(const rt_kernel *k, int c, uint64_t launch) {
+static int shape_sampled(const rt_kernel *k, int c, uint64_t launch, int ahead) {
   if (cgp_rt_g.sample_mode == 2) return 1;
   /* (at or past: a shape's launch planned while it was on the kernel's schedule may have gone by) */
-  if (own_schedule(k, c)) return k->shapes[c].launches >= k->shapes[c].next_sampled;
+  if (own_schedule(k, c))
+    return k->shapes[c].launches >= k->shapes[c].next_sampled || run_opening(k, c, ahead);
   return launch >= k->next_sampled;
 }
 
@@ -87,7 +105,7 @@ static int shape_sampled(const rt_kernel *k, int c, uint64_t launch) {
    launch's shape last time (a V-cycle's levels come in turn). */
 static int next_sampled(const rt_kernel *k, int c) {
   int q = c >= 0 ? k->shapes[c].succ : -1;
-  return shape_sampled(k, q, k->launches);
+  return shape_sampled(k, q, k->launches, 1);
 }
 
 /* Two analysed launches of one kernel differ on a device when the model predicts the second's
@@ -170,26 +188,39 @@ static uint64_t plan_after(uint64_t n, unsigned samples, const rt_sample *last, 
    launch of a kernel finds the caches cold), every launch n + cgp_dense_step(n) (n / 16) from
    then on, so that no sample stands for more than about 1 / CGP_DENSE_SPACING more launches
    (docs/model.md 5b). */
+/* Of the next `gap` launches of kernel k's run, the first whose lines, by the run's footprint law,
+   an L2 holds differently from the next launch's (rt_law_edge; the edge of what an earlier kernel
+   left: ADI's kernel 6 sweeping up the rows kernel 4 swept down, docs/model.md 5b), on any device,
+   as launches after this one; 0 where there is none, no law, or a gap of 2 or less. */
+static uint64_t law_edge(rt_kernel *k, uint64_t gap) {
+  rt_law law;
+  if (!k->fp || gap <= 2 || !rt_footprint_law(k->fp, k->runs, &law)) return 0;
+  uint64_t first = 0;
+  for (size_t d = 0; d < S->ndev; d++) {
+    uint64_t e = rt_law_edge(S->l2[d], cgp_transaction_bytes(&S->dev[d]), &law, k->run_pos, gap);
+    if (e && e < gap && (!first || e < first)) first = e;
+  }
+  rt_law_free(&law);
+  return first;
+}
+
 static void plan_next_sample(rt_kernel *k, uint64_t n) {
   const rt_sample *last = k->nsamples >= 2 && k->samples[k->nsamples - 1].launch == n ? &k->samples[k->nsamples - 1] : NULL;
   k->next_sampled = plan_after(n, (unsigned)k->nsamples, last, last ? last - 1 : NULL, &k->dense);
-  /* sooner where the run's launches, by its footprint's law, reach lines an L2 holds differently
-     from the next launch's: the edge of what an earlier kernel left (ADI's kernel 6 sweeping up
-     the rows kernel 4 swept down, docs/model.md 5b) */
-  rt_law law;
-  if (!k->fp || k->next_sampled <= n + 2 || !rt_footprint_law(k->fp, k->runs, &law)) return;
-  for (size_t d = 0; d < S->ndev; d++) {
-    uint64_t e = rt_law_edge(S->l2[d], cgp_transaction_bytes(&S->dev[d]), &law, k->run_pos, k->next_sampled - n);
-    if (e && n + e < k->next_sampled) k->next_sampled = n + e;
-  }
-  rt_law_free(&law);
+  uint64_t e = law_edge(k, k->next_sampled - n);   /* sooner where the run reaches an edge */
+  if (e) k->next_sampled = n + e;
 }
 
-/* The same for shape c, whose latest launch (its n-th) was just analysed. */
+/* The same for shape c, whose latest launch (its n-th) was just analysed. Where the shape's
+   runs are long (long_runs: its next launches are the run's next), sooner at an edge, as the
+   kernel's. */
 static void plan_shape(rt_kernel *k, int c) {
   rt_shape_class *sc = &k->shapes[c];
   const rt_sample *last = sc->last >= 0 ? &k->samples[sc->last] : NULL, *prev = sc->prev >= 0 ? &k->samples[sc->prev] : NULL;
-  sc->next_sampled = plan_after(sc->launches - 1, sc->nsamples, last, prev, &sc->dense);
+  uint64_t n = sc->launches - 1;
+  sc->next_sampled = plan_after(n, sc->nsamples, last, prev, &sc->dense);
+  uint64_t e = long_runs(k, c) ? law_edge(k, sc->next_sampled - n) : 0;
+  if (e) sc->next_sampled = n + e;
 }
 
 /* Does kernel k's next analysed launch want the launches before it traced, to find in the L2 what
@@ -353,10 +384,14 @@ static void kernel_begin(const char *desc, const int64_t *given) {
   }
   int c = has_key ? shape_of(k, key) : -1;
   if (k->cur_shape >= 0) k->shapes[k->cur_shape].succ = c;
-  if (c >= 0 && (c != k->cur_shape || !k->shapes[c].runs)) k->shapes[c].runs++;
+  if (c >= 0 && (c != k->cur_shape || !k->shapes[c].runs)) {
+    k->shapes[c].runs++;
+    k->shapes[c].in_run = 0;
+  }
+  if (c >= 0 && ++k->shapes[c].in_run > k->shapes[c].most_in_run) k->shapes[c].most_in_run = k->shapes[c].in_run;
   k->cur_shape = c;
   L->timed = rt_launch_timed(k->launches);
-  L->sampled = shape_sampled(k, c, k->launches++);
+  L->sampled = shape_sampled(k, c, k->launches++, 0);
   if (c >= 0) k->shapes[c].launches++;
   /* the launch before an analysed one is traced for the caches alone, so that the analysed launch
      finds in the L2 what this one leaves there (docs/model.md section 4c), where that kernel's
