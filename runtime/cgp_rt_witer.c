@@ -308,10 +308,19 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
     }
     uint32_t nseg = r->nseg;                    /* in locals: the stores below may alias r */
     uint64_t i = c.i;
-    for (uint32_t k = 0; k < nseg; k++) {
-      uint64_t stride = sg[k].stride;
-      ev->addr[k] = sg[k].a0 + i * stride;
-      ev->span[k] = (cgp_span){(int64_t)stride, lo, hi};
+    if (it->rigid[c.run] && !it->reference) {   /* segment k's address: the first's plus k steps,
+                                                   every stride one: no segment read again (the
+                                                   reference reads each, rt_witer_new_reference) */
+      uint64_t stride = sg[0].stride, a = sg[0].a0 + i * stride, d = sg[1].a0 - sg[0].a0;
+      cgp_span sp = {(int64_t)stride, lo, hi};
+      for (uint32_t k = 0; k < nseg; k++, a += d) ev->addr[k] = a;
+      for (uint32_t k = 0; k < nseg; k++) ev->span[k] = sp;
+    } else {
+      for (uint32_t k = 0; k < nseg; k++) {
+        uint64_t stride = sg[k].stride;
+        ev->addr[k] = sg[k].a0 + i * stride;
+        ev->span[k] = (cgp_span){(int64_t)stride, lo, hi};
+      }
     }
     ev->nact = nseg;
     ev->spanned &= it->moving[c.run];

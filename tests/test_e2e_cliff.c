@@ -54,6 +54,36 @@ Test(e2e_cliff, launches_near_the_l2s_capacity_are_traced_whole_and_agree_with_f
   cJSON_Delete(r[1]);
 }
 
+/* `down` then `up` over the 256 rows of a and b, `steps` time steps. */
+static const char *sweeps(int steps) {
+  static char src[2048];
+  snprintf(src, sizeof src,
+           "#include <stdio.h>\n"
+           "#define N 256\n"
+           "#define M 256\n"
+           "float a[N][M], b[N][M];\n"
+           "int main(void) {\n"
+           "  for (int i = 0; i < N; i++)\n"
+           "    for (int j = 0; j < M; j++) { a[i][j] = (float)(i %% 7) + j; b[i][j] = (float)j / (i + 1); }\n"
+           "  for (int t = 0; t < %d; t++) {\n"
+           "    for (int r = 0; r < N; r++) {\n"
+           "#pragma cgpredict kernel name(down)\n"
+           "      for (int j = 0; j < M; j++) { a[r][j] = a[r][j] * 0.5f + 1.0f; b[r][j] = b[r][j] + a[r][j]; }\n"
+           "    }\n"
+           "    for (int r = N - 1; r >= 0; r--) {\n"
+           "#pragma cgpredict kernel name(up)\n"
+           "      for (int j = 0; j < M; j++) b[r][j] = b[r][j] - a[r][j] * 0.25f;\n"
+           "    }\n"
+           "  }\n"
+           "  double s = 0;\n"
+           "  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) s += b[i][j];\n"
+           "  printf(\"%%.6e\\n\", s);\n"
+           "  return 0;\n"
+           "}\n",
+           steps);
+  return src;
+}
+
 /* `down` sweeps rows 0 .. 255 of a and b (2 KiB a launch), then `up` sweeps them back: the TK1's
    128 KiB L2 holds down's last 64 rows, so up's launches 0 .. 63 hit and the rest miss. Its
    analysed launches 31 and 127 stood on either side of that edge: -19.36 % against `full`. The
@@ -61,27 +91,7 @@ Test(e2e_cliff, launches_near_the_l2s_capacity_are_traced_whole_and_agree_with_f
    first that misses, is analysed, and up equals `full`. */
 Test(e2e_cliff, the_launch_where_a_run_leaves_what_the_l2_holds_is_analysed) {
   cJSON *r[2];
-  build_run_and_full_tk1("#include <stdio.h>\n"
-                         "#define N 256\n"
-                         "#define M 256\n"
-                         "float a[N][M], b[N][M];\n"
-                         "int main(void) {\n"
-                         "  for (int i = 0; i < N; i++)\n"
-                         "    for (int j = 0; j < M; j++) { a[i][j] = (float)(i % 7) + j; b[i][j] = (float)j / (i + 1); }\n"
-                         "  for (int r = 0; r < N; r++) {\n"
-                         "#pragma cgpredict kernel name(down)\n"
-                         "    for (int j = 0; j < M; j++) { a[r][j] = a[r][j] * 0.5f + 1.0f; b[r][j] = b[r][j] + a[r][j]; }\n"
-                         "  }\n"
-                         "  for (int r = N - 1; r >= 0; r--) {\n"
-                         "#pragma cgpredict kernel name(up)\n"
-                         "    for (int j = 0; j < M; j++) b[r][j] = b[r][j] - a[r][j] * 0.25f;\n"
-                         "  }\n"
-                         "  double s = 0;\n"
-                         "  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) s += b[i][j];\n"
-                         "  printf(\"%.6e\\n\", s);\n"
-                         "  return 0;\n"
-                         "}\n",
-                         r);
+  build_run_and_full_tk1(sweeps(1), r);
   cJSON *up = kernel_named(r[0], "up");
   double run = num(prediction(up, "jetson-tk1"), "time_ms");
   double full = num(prediction(kernel_named(r[1], "up"), "jetson-tk1"), "time_ms");
@@ -103,29 +113,7 @@ Test(e2e_cliff, the_launch_where_a_run_leaves_what_the_l2_holds_is_analysed) {
    for: down -0.18 %, up -0.19 %. */
 Test(e2e_cliff, a_later_run_opens_with_analysed_launches_and_its_edges_are_found) {
   cJSON *r[2];
-  build_run_and_full_tk1("#include <stdio.h>\n"
-                         "#define N 256\n"
-                         "#define M 256\n"
-                         "float a[N][M], b[N][M];\n"
-                         "int main(void) {\n"
-                         "  for (int i = 0; i < N; i++)\n"
-                         "    for (int j = 0; j < M; j++) { a[i][j] = (float)(i % 7) + j; b[i][j] = (float)j / (i + 1); }\n"
-                         "  for (int t = 0; t < 4; t++) {\n"
-                         "    for (int r = 0; r < N; r++) {\n"
-                         "#pragma cgpredict kernel name(down)\n"
-                         "      for (int j = 0; j < M; j++) { a[r][j] = a[r][j] * 0.5f + 1.0f; b[r][j] = b[r][j] + a[r][j]; }\n"
-                         "    }\n"
-                         "    for (int r = N - 1; r >= 0; r--) {\n"
-                         "#pragma cgpredict kernel name(up)\n"
-                         "      for (int j = 0; j < M; j++) b[r][j] = b[r][j] - a[r][j] * 0.25f;\n"
-                         "    }\n"
-                         "  }\n"
-                         "  double s = 0;\n"
-                         "  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) s += b[i][j];\n"
-                         "  printf(\"%.6e\\n\", s);\n"
-                         "  return 0;\n"
-                         "}\n",
-                         r);
+  build_run_and_full_tk1(sweeps(4), r);
   const char *names[] = {"down", "up"};
   for (int i = 0; i < 2; i++) {
     cJSON *k = kernel_named(r[0], names[i]);

@@ -1028,7 +1028,10 @@ static void random_loop_lane(fixture *f, unsigned l, uint64_t *seed) {
 
 /* The sorted queue of runs under way walks as the reference heap does, on 300 random loop
    warps (random_loop_lane), some lanes idle: many runs under way, runs starting mid-queue, lanes
-   leaving early. Mutation-checked: a queue that pushes every cursor last fails it. */
+   leaving early; the lanes' addresses and spans alike, a run of lanes on one stride (x[l], y[l])
+   written from its first lane's (take's rigid path) and the reference's segment by segment.
+   Mutation-checked: a queue that pushes every cursor last fails it, and so does a rigid path one
+   byte off. */
 Test(reconverge, sorted_queue_walks_as_the_reference_heap) {
   uint64_t seed = 4242;
   size_t events_seen = 0;
@@ -1057,7 +1060,9 @@ Test(reconverge, sorted_queue_walks_as_the_reference_heap) {
                 "case %d, event %zu: %d %u (%u lanes) against %d %u (%u lanes)", c, i, a.is_mem, a.id, a.nact,
                 b.is_mem, b.id, b.nact);
       for (unsigned k = 0; k < a.nact; k++)
-        cr_assert(a.lane[k] == b.lane[k] && a.addr[k] == b.addr[k], "case %d, event %zu, lane %u differs", c, i, k);
+        cr_assert(a.lane[k] == b.lane[k] && a.addr[k] == b.addr[k] && a.span[k].stride == b.span[k].stride &&
+                      a.span[k].lo == b.span[k].lo && a.span[k].hi == b.span[k].hi,
+                  "case %d, event %zu, lane %u differs", c, i, k);
     }
     rt_witer_free(fast);
     rt_witer_free(ref);
