@@ -75,8 +75,8 @@ static int own_schedule(const rt_kernel *k, int c) {
   return rt_shape_recurs(k, c) && k->shapes[c].nsamples;
 }
 
-/* Shape c's runs are long: RT_RUN_OPENING launches and more in one of them, one after another
-   (ADI's kernel 6 past the first launch of each time step). */
+/* Shape c's runs are long: more than RT_RUN_OPENING of its launches one after another in one of
+   them (ADI's kernel 6 past the first launch of each time step). */
 #define RT_RUN_OPENING 2
 static int long_runs(const rt_kernel *k, int c) { return c >= 0 && k->shapes[c].most_in_run > RT_RUN_OPENING; }
 
