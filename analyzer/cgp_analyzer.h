@@ -34,11 +34,11 @@ cgp_class cgp_classify(const uint64_t *addr, unsigned n, unsigned elem);
 /* 1 if v is a power of two (line, unit and set counts the caches take). */
 static inline int cgp_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
-/* The least s with 2^s >= v (log2 v for a power of two; 0 for v <= 1). */
 /* 2^64 / golden ratio: the multiplier of the analyses' Fibonacci hashing (a key times it, its
    top bits the slot). */
 #define CGP_FIBONACCI UINT64_C(0x9e3779b97f4a7c15)
 
+/* The least s with 2^s >= v (log2 v for a power of two; 0 for v <= 1). */
 static inline unsigned cgp_log2(uint64_t v) { return v <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(v - 1); }
 
 /* Distinct lines (byte address / line_bytes) the n accesses of `elem` <= line_bytes bytes touch,

@@ -38,8 +38,9 @@
    caches. Memory (cgp_l2_bytes): fully associative, 1.5 bytes of bitmap and ranks per line and
    the table, at first the power of two of slots of 32 bytes at or above 2 per 6 lines (4 when
    that is at most SMALL_TABLE): 14-23 bytes per line in all for a large cache (6 MiB of 32-byte
-   sectors: 4.5 MB; a small one is a recency list instead, cgp_l2_list.c); growing only when resident lines are spread out: at
-   most 4 x (C + 1) slots, 128 bytes per line, when each resident line is alone in its group. The table is the only allocation after cgp_l2_new; when
+   sectors: 4.5 MB; a small one is a recency list instead, cgp_l2_list.c); growing only when
+   resident lines are spread out: at most 4 x (C + 1) slots, 128 bytes per line, when each
+   resident line is alone in its group. The table is the only allocation after cgp_l2_new; when
    it cannot grow, a reference that would need a new group is not recorded (cgp_l2_degraded).
    Set associative: 8 bytes per line and 12 per set, allocated by cgp_l2_new only. */
 #include "cgp_analyzer.h"

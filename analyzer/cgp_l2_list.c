@@ -115,14 +115,8 @@ static void erase(cgp_l2_list *c, uint64_t i) {
 }
 
 static inline int access1(cgp_l2_list *c, uint64_t line) {
-  if (c->head && c->n[c->head].line == line) {    /* the most recent line: already in front */
-    node *x = &c->n[c->head];
-    c->inherited += x->last < c->mark;
-    x->last = c->tick++;
-    return 1;
-  }
-  uint64_t i = probe(c, line);
-  uint32_t k = c->tab[i].node;
+  uint64_t i = 0;                                  /* the most recent line is found unprobed */
+  uint32_t k = c->head && c->n[c->head].line == line ? c->head : c->tab[i = probe(c, line)].node;
   if (k) {
     node *x = &c->n[k];
     c->inherited += x->last < c->mark;
