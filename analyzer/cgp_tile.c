@@ -329,6 +329,15 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
   emit(ctx, &s);
 }
 
+/* The copy's element at indices idx of footprint f, whose element 0 the warp reads at global
+   address base: its global address and its (padded) place in shared memory. */
+static void copy_at(const foot *f, const uint64_t idx[ND], uint64_t base, uint64_t *ga, uint64_t *sa) {
+  uint64_t a = base;
+  for (int i = 0; i < f->nvar; i++) a += (uint64_t)f->s[f->order[i]] * idx[f->order[i]];
+  *ga = a;
+  *sa = f->off + position(f, idx, idx[DU], f->coef) * f->elem;
+}
+
 /* Warp `warp`'s share of each footprint's copy for the tile iteration it just finished. */
 static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ctx) {
   if (warp >= t->nwarps || !t->win[warp]) return;
@@ -350,23 +359,37 @@ static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ct
     uint64_t wl = warp_in_block(t, wf->key);
     uint64_t ga[CGP_WARP], sa[CGP_WARP], keys[CGP_WARP];
     uint8_t lanes[CGP_WARP];
+    /* along the fastest direction (order[0]) the next element's addresses are this one's plus
+       its steps; where it wraps to 0, carrying into a slower direction, both are computed anew
+       from the indices (copy_at) */
+    int o = f->nvar ? f->order[0] : DU;
+    uint64_t da = f->nvar ? (uint64_t)f->s[o] : 0, ds = f->nvar ? f->coef[o] * f->elem : 0;
     for (uint64_t p0 = wl * CGP_WARP; p0 < f->F; p0 += T) {
       unsigned n = 0;
       uint64_t idx[ND] = {0};                /* element p0's indices, then counted up lane by lane */
       for (int i = 0; i < f->nvar; i++) idx[f->order[i]] = p0 / f->lin[f->order[i]] % f->E[f->order[i]];
+      int wrapped = 1, carried = 0;          /* carried: a wrap between two of the lanes */
       for (unsigned l = 0; l < CGP_WARP && p0 + l < f->F; l++, n++) {
-        int64_t a = base;
-        for (int i = 0; i < f->nvar; i++) a = (int64_t)((uint64_t)a + (uint64_t)f->s[f->order[i]] * idx[f->order[i]]);
-        ga[l] = (uint64_t)a;
-        sa[l] = f->off + position(f, idx, idx[DU], f->coef) * f->elem;
+        if (wrapped) {
+          carried |= l > 0;
+          copy_at(f, idx, (uint64_t)base, &ga[l], &sa[l]);
+        } else {
+          ga[l] = ga[l - 1] + da;
+          sa[l] = sa[l - 1] + ds;
+        }
         lanes[l] = (uint8_t)l;
         keys[l] = wf->key;
-        for (int i = 0; i < f->nvar && ++idx[f->order[i]] == f->E[f->order[i]]; i++) idx[f->order[i]] = 0;
+        wrapped = 0;
+        for (int i = 0; i < f->nvar && ++idx[f->order[i]] == f->E[f->order[i]]; i++) {
+          idx[f->order[i]] = 0;
+          wrapped = 1;
+        }
       }
       cgp_warp_mem g = {.sid = f->sid, .kind = CGP_LOAD, .nact = (uint8_t)n, .warp_threads = CGP_WARP,
                         .size = f->elem, .addr = ga, .lane = lanes, .thread = keys, .warp = warp,
                         .skipped = wf->w - 1, .space = CGP_SPACE_GLOBAL, .on_stride = 1};
-      g.affine = (uint8_t)cgp_affine(ga, n);
+      /* lanes that did not wrap are da (ds) apart, each from the one before: on one stride */
+      g.affine = (uint8_t)(carried ? cgp_affine(ga, n) : n >= 2);
       g.cls = (uint8_t)cgp_classify_known(ga, n, g.size, g.affine);
       emit(ctx, &g);
       cgp_warp_mem s = g;
@@ -374,7 +397,7 @@ static void finish_tile(cgp_tile *t, unsigned warp, cgp_tile_emit emit, void *ct
       s.kind = CGP_STORE;
       s.addr = sa;
       s.space = CGP_SPACE_SHARED;
-      s.affine = (uint8_t)cgp_affine(sa, n);
+      s.affine = (uint8_t)(carried ? cgp_affine(sa, n) : n >= 2);
       s.cls = (uint8_t)cgp_classify_known(sa, n, s.size, s.affine);
       emit(ctx, &s);
       if (t->counting) t->loads += wf->w;

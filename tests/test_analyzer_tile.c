@@ -231,3 +231,70 @@ Test(tile, a_whatif_whose_loop_ends_inside_a_tile_is_fed_no_more) {
   cr_expect_eq(whole_twice.sync_insts, 4);
   cr_expect_gt(whole_twice.total_insts, whole.total_insts);
 }
+
+/* A block of 8 x 8 threads and tiles of 8 (GEMM's A[ty][k] and B[k][tx]): a footprint row is 8
+   elements, so each warp's share of the copy (elements 32 w .. 32 w + 31) crosses a row every 8
+   lanes. Every lane's global and shared address by hand, with a pad of 1 (rows of 9 floats in
+   shared memory), and each event's affine flag and class those of its addresses. */
+static void feed8(cgp_tile *t, sink *s) {
+  uint64_t keys[32], a[32];
+  uint8_t lane[32];
+  for (unsigned u = 0; u < 8; u++)
+    for (unsigned w = 0; w < 2; w++)
+      for (unsigned sid = 0; sid < 2; sid++) {
+        for (unsigned l = 0; l < 32; l++) {
+          unsigned tx = l % 8, ty = 4 * w + l / 8;
+          keys[l] = cgp_thread_key(2, tx, ty, 0);
+          lane[l] = (uint8_t)l;
+          a[l] = sid == 0 ? A0 + (ty * N + u) * 4 : B0 + (u * N + tx) * 4;
+        }
+        cgp_warp_mem m = {.sid = sid, .kind = CGP_LOAD, .nact = 32, .warp_threads = 32, .size = 4, .addr = a,
+                          .lane = lane, .thread = keys, .warp = w};
+        m.affine = (uint8_t)cgp_affine(a, 32);
+        m.cls = (uint8_t)cgp_classify_known(a, 32, 4, m.affine);
+        cgp_tile_mem(t, &m, collect, s);
+      }
+  for (unsigned w = 0; w < 2; w++) cgp_tile_header(t, w, collect, s);
+}
+
+Test(tile, a_copy_whose_rows_are_shorter_than_a_warp_gives_each_lane_its_row_and_column) {
+  cgp_analysis_cfg cfg = gemm_cfg(0, 1);
+  cfg.tile = 8;
+  cfg.block[0] = cfg.block[1] = 8;
+  cgp_tile *t = cgp_tile_new(&cfg);
+  cr_assert_not_null(t);
+  cgp_tile_begin_batch(t, 1, 2);
+  static sink s;
+  s.n = 0;
+  feed8(t, &s);
+  cr_expect_eq(cgp_tile_smem_bytes(t), 2 * 8 * 9 * 4);
+  unsigned loads = 0, stores = 0;
+  for (unsigned i = 0; i < s.n; i++) {
+    const cgp_warp_mem *m = &s.ev[i];
+    cr_expect_eq(m->affine, cgp_affine(m->addr, m->nact), "event %u", i);
+    cr_expect_eq(m->cls, cgp_classify(m->addr, m->nact, m->size), "event %u", i);
+    if (m->kind == CGP_LOAD && m->space == CGP_SPACE_GLOBAL) {
+      cr_expect_eq(m->nact, 32);
+      for (unsigned l = 0; l < 32; l++) {
+        unsigned p = 32 * m->warp + l, lo = p % 8, hi = p / 8;     /* k, ty of A; tx, k of B */
+        uint64_t want = m->sid == 0 ? A0 + (hi * N + lo) * 4 : B0 + (hi * N + lo) * 4;
+        cr_expect_eq(m->addr[l], want, "sid %u warp %u lane %u", m->sid, m->warp, l);
+      }
+      loads++;
+    } else if (m->kind == CGP_STORE && m->space == CGP_SPACE_SHARED) {
+      /* the store after each load, to the same elements' padded places: A's copy at 0, B's after
+         A's 8 rows of 9 floats (288 bytes), at the next 128-byte boundary */
+      const cgp_warp_mem *g = &s.ev[i - 1];
+      cr_assert(g->kind == CGP_LOAD && g->space == CGP_SPACE_GLOBAL);
+      uint64_t off = g->sid == 0 ? 0 : 384;
+      for (unsigned l = 0; l < 32; l++) {
+        unsigned p = 32 * m->warp + l;
+        cr_expect_eq(m->addr[l], off + ((p / 8) * 9 + p % 8) * 4, "sid %u warp %u lane %u", g->sid, m->warp, l);
+      }
+      stores++;
+    }
+  }
+  cr_expect_eq(loads, 4);      /* 64 elements a footprint over 64 threads: one load a warp each */
+  cr_expect_eq(stores, 4);
+  cgp_tile_free(t);
+}
