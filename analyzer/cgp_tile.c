@@ -318,7 +318,11 @@ void cgp_tile_mem(cgp_tile *t, const cgp_warp_mem *m, cgp_tile_emit emit, void *
     t->lin_ok[wfi] = (uint8_t)(1 + cgp_affine(lin, CGP_WARP));
   }
   unsigned n = m->nact < CGP_WARP ? m->nact : CGP_WARP;
-  for (unsigned l = 0; l < n; l++) sh[l] = base + lin[m->lane[l]];
+  if (n == CGP_WARP) {                       /* every lane, in lane order (cgp_warp_mem): lane l is l */
+    for (unsigned l = 0; l < CGP_WARP; l++) sh[l] = base + lin[l];
+  } else {
+    for (unsigned l = 0; l < n; l++) sh[l] = base + lin[m->lane[l]];
+  }
   cgp_warp_mem s = *m;
   s.addr = sh;
   /* the bank analysis reads it (the only one a shared instruction's affine matters to): every
