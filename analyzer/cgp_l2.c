@@ -466,9 +466,12 @@ int cgp_l2_holds(const cgp_l2 *c, uint64_t line) {
 int cgp_l2_degraded(const cgp_l2 *c) { return c->degraded; }
 
 void cgp_l2_mark(cgp_l2 *c) {
+  if (c->list) {                  /* the list keeps its own mark; the bitmap's fields are unused */
+    cgp_l2_list_mark(c->list);
+    return;
+  }
   c->have_mru = 0;                /* the next reference is looked up: it may be from before */
   c->mark = c->tail;
-  if (c->list) cgp_l2_list_mark(c->list);
 }
 
 int cgp_l2_tracks_inherited(const cgp_l2 *c) { return c->tab != NULL || c->list != NULL; }
