@@ -7,7 +7,8 @@ fpga-choice/results.md) into README.md,
 between the <!-- accuracy:begin/end -->, <!-- speed:begin/end -->, <!-- gpgpusim:begin/end -->,
 <!-- h100:begin/end -->, <!-- h200:begin/end --> (h200/results-h200-sxm.md), <!-- tiles:begin/end -->, <!-- fpga:begin/end -->, <!-- hlsyn:begin/end -->,
 <!-- fpga-choice:begin/end -->, <!-- speed-user:begin/end --> (speed-user-standard.md),
-<!-- speed-user-paper:begin/end --> (speed-user-paper.md) and
+<!-- speed-user-paper:begin/end --> (speed-user-paper.md), <!-- speed-user-issue30:begin/end -->
+(speed-user-issue30.md) and
 <!-- vs-full:begin/end --> (vs-full.md) markers. Never type
 them in."""
 import os
@@ -22,7 +23,8 @@ TABLES = {"accuracy": "benchmarks/polybench/results.md", "speed": "benchmarks/po
           "tiles": "benchmarks/tiles/results.md", "fpga": "benchmarks/fpga/results.md",
           "hlsyn": "benchmarks/fpga/hlsyn_results.md", "fpga-choice": "benchmarks/fpga-choice/results.md",
           "speed-user": "benchmarks/polybench/speed-user-standard.md",
-          "speed-user-paper": "benchmarks/polybench/speed-user-paper.md", "vs-full": "benchmarks/polybench/vs-full.md"}
+          "speed-user-paper": "benchmarks/polybench/speed-user-paper.md",
+          "speed-user-issue30": "benchmarks/polybench/speed-user-issue30.md", "vs-full": "benchmarks/polybench/vs-full.md"}
 CUT = {"hlsyn": "\n## "}  # the README takes the per-kernel table, not the per-point ones
 
 
