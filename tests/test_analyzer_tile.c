@@ -35,18 +35,20 @@ static cgp_analysis_cfg gemm_cfg(unsigned vector_bytes, unsigned pad) {
                             .smem_vector_bytes = vector_bytes};
 }
 
-/* Warp w of block (0,0) holds row ty = w, tx = lane. Iterations u = 0..31 of the tile kk = 0:
-   A[w][u] (every lane one address) and B[u][tx]; then every warp runs the tile header again. */
-static void feed(cgp_tile *t, sink *s) {
+/* A bx x by block (0,0) of the tiled GEMM: lane l of warp w is thread t = 32 w + l, at tx = t % bx,
+   ty = t / bx. Iterations u = 0 .. tile - 1 of the tile kk = 0: A[ty][u] and B[u][tx]; then every
+   warp runs the tile header again. */
+static void feed_block(cgp_tile *t, sink *s, unsigned bx, unsigned by, unsigned tile) {
   uint64_t keys[32], a[32];
   uint8_t lane[32];
-  for (unsigned u = 0; u < 32; u++)
-    for (unsigned w = 0; w < 32; w++)
+  for (unsigned u = 0; u < tile; u++)
+    for (unsigned w = 0; w < bx * by / 32; w++)
       for (unsigned sid = 0; sid < 2; sid++) {
         for (unsigned l = 0; l < 32; l++) {
-          keys[l] = cgp_thread_key(2, l, w, 0);
+          unsigned tx = (32 * w + l) % bx, ty = (32 * w + l) / bx;
+          keys[l] = cgp_thread_key(2, tx, ty, 0);
           lane[l] = (uint8_t)l;
-          a[l] = sid == 0 ? A0 + (w * N + u) * 4 : B0 + (u * N + l) * 4;
+          a[l] = sid == 0 ? A0 + (ty * N + u) * 4 : B0 + (u * N + tx) * 4;
         }
         cgp_warp_mem m = {.sid = sid, .kind = CGP_LOAD, .nact = 32, .warp_threads = 32, .size = 4, .addr = a,
                           .lane = lane, .thread = keys, .warp = w};
@@ -54,8 +56,11 @@ static void feed(cgp_tile *t, sink *s) {
         m.cls = (uint8_t)cgp_classify_known(a, 32, 4, m.affine);
         cgp_tile_mem(t, &m, collect, s);
       }
-  for (unsigned w = 0; w < 32; w++) cgp_tile_header(t, w, collect, s);
+  for (unsigned w = 0; w < bx * by / 32; w++) cgp_tile_header(t, w, collect, s);
 }
+
+/* The README's 32 x 32 block: warp w holds row ty = w, tx = lane. */
+static void feed(cgp_tile *t, sink *s) { feed_block(t, s, 32, 32, 32); }
 
 static unsigned count(const sink *s, uint32_t sid, int space, int kind, unsigned size) {
   unsigned n = 0;
@@ -236,27 +241,6 @@ Test(tile, a_whatif_whose_loop_ends_inside_a_tile_is_fed_no_more) {
    elements, so each warp's share of the copy (elements 32 w .. 32 w + 31) crosses a row every 8
    lanes. Every lane's global and shared address by hand, with a pad of 1 (rows of 9 floats in
    shared memory), and each event's affine flag and class those of its addresses. */
-static void feed8(cgp_tile *t, sink *s) {
-  uint64_t keys[32], a[32];
-  uint8_t lane[32];
-  for (unsigned u = 0; u < 8; u++)
-    for (unsigned w = 0; w < 2; w++)
-      for (unsigned sid = 0; sid < 2; sid++) {
-        for (unsigned l = 0; l < 32; l++) {
-          unsigned tx = l % 8, ty = 4 * w + l / 8;
-          keys[l] = cgp_thread_key(2, tx, ty, 0);
-          lane[l] = (uint8_t)l;
-          a[l] = sid == 0 ? A0 + (ty * N + u) * 4 : B0 + (u * N + tx) * 4;
-        }
-        cgp_warp_mem m = {.sid = sid, .kind = CGP_LOAD, .nact = 32, .warp_threads = 32, .size = 4, .addr = a,
-                          .lane = lane, .thread = keys, .warp = w};
-        m.affine = (uint8_t)cgp_affine(a, 32);
-        m.cls = (uint8_t)cgp_classify_known(a, 32, 4, m.affine);
-        cgp_tile_mem(t, &m, collect, s);
-      }
-  for (unsigned w = 0; w < 2; w++) cgp_tile_header(t, w, collect, s);
-}
-
 Test(tile, a_copy_whose_rows_are_shorter_than_a_warp_gives_each_lane_its_row_and_column) {
   cgp_analysis_cfg cfg = gemm_cfg(0, 1);
   cfg.tile = 8;
@@ -266,7 +250,7 @@ Test(tile, a_copy_whose_rows_are_shorter_than_a_warp_gives_each_lane_its_row_and
   cgp_tile_begin_batch(t, 1, 2);
   static sink s;
   s.n = 0;
-  feed8(t, &s);
+  feed_block(t, &s, 8, 8, 8);
   cr_expect_eq(cgp_tile_smem_bytes(t), 2 * 8 * 9 * 4);
   unsigned loads = 0, stores = 0;
   for (unsigned i = 0; i < s.n; i++) {
