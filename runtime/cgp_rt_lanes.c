@@ -151,7 +151,8 @@ rt_tracker *rt_tracker_new(const rt_shape *s) {
   t->pause = t->own_pause;
   t->pause[RT_PAUSED] = -1;
   t->open = calloc(s->nev ? s->nev : 1, sizeof *t->open);   /* serial 0: none open */
-  if (!t->open) { free(t); return NULL; }
+  t->seen_at = malloc(s->nev ? s->nev : 1);
+  if (!t->open || !t->seen_at) { free(t->open); free(t->seen_at); free(t); return NULL; }
   return t;
 }
 
@@ -164,6 +165,7 @@ void rt_tracker_free(rt_tracker *t) {
   if (!t) return;
   t->pause[RT_PAUSED] = -1;
   free(t->open);
+  free(t->seen_at);
   free(t);
 }
 
@@ -211,11 +213,27 @@ uint64_t rt_tracker_iterations_skipped(const rt_tracker *t) { return t->iters_sk
 static void weigh_window(rt_tracker *t, uint32_t header, uint32_t body) {
   if (t->lane->failed) return;
   int startup = t->win_at == 0 && t->win_len > 1;
-  float per = (float)(t->win_len - startup);
-  for (size_t r = t->win_r0; r < t->win_r1 && r < t->lane->n; r++) {
+  size_t r1 = t->win_r1 < t->lane->n ? t->win_r1 : t->lane->n;
+  unsigned dl = t->win_dl;
+  /* the first window: which events ran at iteration 0, which after it (a run is consecutive) */
+  if (startup) {
+    for (size_t r = t->win_r0; r < r1; r++) t->seen_at[t->lane->run[r].ev] = 0;
+    for (size_t r = t->win_r0; r < r1; r++) {
+      const rt_run *R = &t->lane->run[r];
+      uint32_t at = R->t[dl - 1];
+      t->seen_at[R->ev] |= (uint8_t)((at == 0 ? 1 : 0) | (at + R->count > 1 ? 2 : 0));
+    }
+  }
+  for (size_t r = t->win_r0; r < r1; r++) {
     rt_run *R = &t->lane->run[r];
+    /* iteration 0 is the loop's start-up, left out, for an event that ran there and not again or
+       not there at all; one that ran there and again (a load the registers let go every few
+       iterations: MRI-Q's x[i], at 0, 4 ... 60) has its W elements' rate over the window's W
+       iterations, iteration 0's element one of them */
+    int regular = startup && t->seen_at[R->ev] == 3;
+    float per = (float)(t->win_len - (startup && !regular));
     float extra = (float)(t->s->ev_header[R->ev] ? header : body) / per;
-    if (startup && R->t[t->win_dl - 1] == 0)    /* its elements: consecutive iterations from 0 */
+    if (startup && !regular && R->t[dl - 1] == 0)   /* its elements: consecutive iterations from 0 */
       extra *= (float)(R->count - 1) / (float)R->count;
     R->skipped = extra;
   }

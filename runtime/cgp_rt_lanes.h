@@ -226,6 +226,8 @@ struct rt_tracker {
   uint32_t win_at;             /* its first iteration */
   unsigned win_dl;             /* its loop's depth (>= 1) */
   size_t win_r0, win_r1;       /* the lane's runs recorded in it */
+  uint8_t *seen_at;            /* per event: at iteration 0 of the first window (1), after it (2)
+                                  (weigh_window's scratch) */
   uint64_t iters_skipped;      /* iterations not traced, over all lanes */
   /* recording warp-major (rt_tracker_flat): flat NULL, or the warp's matrix lane flane writes */
   rt_flat *flat;

@@ -206,6 +206,55 @@ Test(e2e, long_loops_are_sampled_inside_threads_and_counted_whole) {
   cJSON_Delete(a);
 }
 
+/* A load the thread's registers let go every few iterations (MRI-Q's x[i], y[i], z[i]: four new
+   addresses an iteration turn the runtime's 16 held values over, so they are loaded again every
+   4th iteration) makes a run of one element every 4 iterations. Its first window's elements past
+   iteration 0 (4, 8 ... 60) stand for the skipped iterations at the rate they come from the
+   first of them (15 in 60 iterations), not over the window's 63: a k loop of 256 iterations (64
+   traced, 192 skipped) counts its coalesced loads as every iteration traced does, 192 a warp
+   (185.14 before: 15 x 192 / 63 skipped loads a site where 48 ran). */
+Test(e2e, a_load_reloaded_every_few_iterations_counts_its_skipped_loads_at_its_rate) {
+  write_file("mq.c",
+    "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "struct kv { float kx, ky, kz, phi; };\n#define NK 256\n#define NX 8192\n"
+    "int main(void) {\n"
+    "  struct kv *k = malloc(NK * sizeof *k);\n"
+    "  float *x = malloc(NX * 4), *y = malloc(NX * 4), *z = malloc(NX * 4), *qr = malloc(NX * 4), *qi = malloc(NX * 4);\n"
+    "  for (int i = 0; i < NK; i++) { k[i].kx = i * 0.01f; k[i].ky = i * 0.02f; k[i].kz = i * 0.03f; k[i].phi = 1.0f / (i + 1); }\n"
+    "  for (int i = 0; i < NX; i++) { x[i] = i * 0.001f; y[i] = i * 0.002f; z[i] = i * 0.003f; }\n"
+    "#pragma cgpredict kernel name(q) dims(1)\n"
+    "  for (int i = 0; i < NX; i++) {\n"
+    "    float r = 0.0f, m = 0.0f;\n"
+    "    for (int j = 0; j < NK; j++) {\n"
+    "      float e = 6.2831853f * (k[j].kx * x[i] + k[j].ky * y[i] + k[j].kz * z[i]);\n"
+    "      r += k[j].phi * cosf(e);\n"
+    "      m += k[j].phi * sinf(e);\n"
+    "    }\n"
+    "    qr[i] = r;\n    qi[i] = m;\n"
+    "  }\n"
+    "  double t = 0; for (int i = 0; i < NX; i++) t += qr[i] + qi[i];\n"
+    "  printf(\"%%.3f\\n\", t);\n  return 0;\n}\n");
+  cr_assert_eq(sh("%s build -- cc -O2 -o mq mq.c -lm", CGP_DRIVER), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=s.json ./mq > s.out"), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_ITERATIONS=all CGPREDICT_REPORT=a.json ./mq > a.out"), 0);
+  cr_assert_str_eq(read_file("s.out"), read_file("a.out"));
+  cJSON *s = report("s.json"), *a = report("a.json");
+  cJSON *ks = kernel_named(s, "q"), *ka = kernel_named(a, "q");
+  cr_assert_eq(num(ks, "loop_iterations_skipped"), 8192.0 * 192);
+  cJSON *as = tk1_analysis(ks), *aa = tk1_analysis(ka);
+  for (int c = 0; c < 3; c++) {
+    double is = cJSON_GetArrayItem(cJSON_GetObjectItem(as, "insts"), c)->valuedouble;
+    double ia = cJSON_GetArrayItem(cJSON_GetObjectItem(aa, "insts"), c)->valuedouble;
+    cr_assert_float_eq(is, ia, 1e-6 * (ia + 1), "class %d: %g warp instructions a warp sampled, %g traced", c, is, ia);
+  }
+  cr_assert_float_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(aa, "insts"), 1)->valuedouble, 192, 1e-9,
+                     "the coalesced loads of x, y and z: 3 sites, 64 of the 256 iterations each");
+  double ts = num(prediction(ks, "jetson-tk1"), "time_ms"), ta = num(prediction(ka, "jetson-tk1"), "time_ms");
+  cr_assert_float_eq(ts, ta, 1e-6 * ta, "sampled %g ms, every iteration %g ms", ts, ta);
+  cJSON_Delete(s);
+  cJSON_Delete(a);
+}
+
 /* A leaf loop that gathers (x[col[j]]: an index the thread reads from memory) is traced whole, not
    sampled inside the thread (docs/pipeline.md, "Sampling inside a thread"): CSR rows of 8 to 200
    elements, a thread a row (NPB CG's spmv). In a window every lane of the warp is in the loop; in
