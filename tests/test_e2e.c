@@ -233,7 +233,8 @@ Test(e2e, a_load_reloaded_every_few_iterations_counts_its_skipped_loads_at_its_r
     "    qr[i] = r;\n    qi[i] = m;\n"
     "  }\n"
     "  double t = 0; for (int i = 0; i < NX; i++) t += qr[i] + qi[i];\n"
-    "  printf(\"%%.3f\\n\", t);\n  return 0;\n}\n");
+    "  printf(\"%%.3f\\n\", t);\n"
+    "  free(k); free(x); free(y); free(z); free(qr); free(qi);\n  return 0;\n}\n");
   cr_assert_eq(sh("%s build -- cc -O2 -o mq mq.c -lm", CGP_DRIVER), 0, "%s", read_file("err.txt"));
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=s.json ./mq > s.out"), 0);
   cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_ITERATIONS=all CGPREDICT_REPORT=a.json ./mq > a.out"), 0);
