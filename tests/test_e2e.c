@@ -127,6 +127,17 @@ static cJSON *tk1_analysis(cJSON *k) {
   return a;
 }
 
+/* Builds SRC (written before) into EXE with the libraries LIBS and runs it on the TK1 twice, sampled
+   (s.json) and with every iteration traced (a.json), the two outputs the same; the two reports. */
+static void sampled_and_every_iteration(const char *src, const char *exe, const char *libs, cJSON **s, cJSON **a) {
+  cr_assert_eq(sh("%s build -- cc -O2 -o %s %s %s", CGP_DRIVER, exe, src, libs), 0, "%s", read_file("err.txt"));
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=s.json ./%s > s.out", exe), 0);
+  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_ITERATIONS=all CGPREDICT_REPORT=a.json ./%s > a.out", exe), 0);
+  cr_assert_str_eq(read_file("s.out"), read_file("a.out"));
+  *s = report("s.json");
+  *a = report("a.json");
+}
+
 Test(e2e, long_loops_are_sampled_inside_threads_and_counted_whole) {
   /* 1024 threads in 4 blocks of 256, all traced (one window), each running a j loop of 5000
      iterations (mv) or of 2000 + i (tri). In run mode the runtime traces 192 of mv's 5000
@@ -169,11 +180,8 @@ Test(e2e, long_loops_are_sampled_inside_threads_and_counted_whole) {
     "  double t = 0; for (int i = 0; i < N; i++) t += y[i] + z[i];\n"
     "  for (int k = 0; k < 64; k++) t += w[k];\n"
     "  printf(\"%%.1f\\n\", t);\n  free(a); free(x); free(y); free(z); free(w);\n  return 0;\n}\n");
-  cr_assert_eq(sh("%s build -- cc -O2 -o lp lp.c", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=s.json ./lp > s.out"), 0);
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_ITERATIONS=all CGPREDICT_REPORT=a.json ./lp > a.out"), 0);
-  cr_assert_str_eq(read_file("s.out"), read_file("a.out"));
-  cJSON *s = report("s.json"), *a = report("a.json");
+  cJSON *s, *a;
+  sampled_and_every_iteration("lp.c", "lp", "", &s, &a);
   double skipped_tri = 0;
   for (unsigned i = 0; i < 1024; i++) skipped_tri += 2000 + i - traced_iterations(2000 + i);
   const char *names[3] = {"mv", "tri", "acc"};
@@ -208,11 +216,12 @@ Test(e2e, long_loops_are_sampled_inside_threads_and_counted_whole) {
 
 /* A load the thread's registers let go every few iterations (MRI-Q's x[i], y[i], z[i]: four new
    addresses an iteration turn the runtime's 16 held values over, so they are loaded again every
-   4th iteration) makes a run of one element every 4 iterations. Its first window's elements past
-   iteration 0 (4, 8 ... 60) stand for the skipped iterations at the rate they come from the
-   first of them (15 in 60 iterations), not over the window's 63: a k loop of 256 iterations (64
-   traced, 192 skipped) counts its coalesced loads as every iteration traced does, 192 a warp
-   (185.14 before: 15 x 192 / 63 skipped loads a site where 48 ran). */
+   4th iteration) makes a run of one element every 4 iterations. It ran at iteration 0 and again
+   after it, so that element is no start-up: its 16 elements in the first window (0, 4 ... 60)
+   stand for the skipped iterations at their rate over the window's 64 iterations. A k loop of
+   256 iterations (64 traced, 192 skipped) then counts its coalesced loads as every iteration
+   traced does, 192 a warp (185.14 before: the element at 0 taken for the start-up, the other 15
+   spread over 63 iterations, 45.7 skipped loads a site where 48 ran). */
 Test(e2e, a_load_reloaded_every_few_iterations_counts_its_skipped_loads_at_its_rate) {
   write_file("mq.c",
     "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
@@ -235,11 +244,8 @@ Test(e2e, a_load_reloaded_every_few_iterations_counts_its_skipped_loads_at_its_r
     "  double t = 0; for (int i = 0; i < NX; i++) t += qr[i] + qi[i];\n"
     "  printf(\"%%.3f\\n\", t);\n"
     "  free(k); free(x); free(y); free(z); free(qr); free(qi);\n  return 0;\n}\n");
-  cr_assert_eq(sh("%s build -- cc -O2 -o mq mq.c -lm", CGP_DRIVER), 0, "%s", read_file("err.txt"));
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_REPORT=s.json ./mq > s.out"), 0);
-  cr_assert_eq(sh("CGPREDICT_QUIET=1 CGPREDICT_DEVICE=jetson-tk1 CGPREDICT_ITERATIONS=all CGPREDICT_REPORT=a.json ./mq > a.out"), 0);
-  cr_assert_str_eq(read_file("s.out"), read_file("a.out"));
-  cJSON *s = report("s.json"), *a = report("a.json");
+  cJSON *s, *a;
+  sampled_and_every_iteration("mq.c", "mq", "-lm", &s, &a);
   cJSON *ks = kernel_named(s, "q"), *ka = kernel_named(a, "q");
   cr_assert_eq(num(ks, "loop_iterations_skipped"), 8192.0 * 192);
   cJSON *as = tk1_analysis(ks), *aa = tk1_analysis(ka);
