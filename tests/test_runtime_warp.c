@@ -465,6 +465,83 @@ Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
   teardown(&f);
 }
 
+/* A loop's runs whose lanes step alike take 32 bytes each in the trace, not 21 a lane (RUN_RIGID):
+   a[k] (lane l at A + 4 l + 128 k: lanes 4 bytes apart, every one stepping 128) and y[k] (every
+   lane at Y + 4 k) and the loop's block over 10 iterations, in lanes 0 .. 31 and again with lane 5
+   idle. The warp reads
+   back to one that issues the same events, each of its prefixes is refused, and so is a rigid run
+   whose lane mask does not hold its segments. A lane of another stride makes its run segments. */
+Test(reconverge, runs_whose_lanes_step_alike_take_one_record) {
+  for (int variant = 0; variant < 3; variant++) {      /* 0 every lane, 1 lane 5 idle, 2 lane 7 off stride */
+    fixture f;
+    setup_one_loop(&f);
+    unsigned active = 0;
+    for (unsigned l = 0; l < RT_WARP; l++) {
+      if (variant == 1 && l == 5) continue;
+      lane(&f, l);
+      active++;
+      rt_tracker_block(f.t, 0);
+      for (unsigned k = 0; k < 10; k++) {
+        rt_tracker_block(f.t, 1);
+        rt_tracker_access(f.t, 0, A + 4 * l + (variant == 2 && l == 7 ? 256 : 128) * k);
+        rt_tracker_access(f.t, 1, Y + 4 * k);
+      }
+    }
+    rt_wwarp *w = rt_wwarp_build(f.s, f.lane, f.active, f.thread);
+    cr_assert_not_null(w);
+    unsigned char *b = malloc(rt_wwarp_size_bound(w));
+    size_t n = rt_wwarp_serialise(w, b), used = 0;
+    cr_assert_leq(n, rt_wwarp_size_bound(w));
+    /* header, keys (consecutive: one), counts; the runs: thread entry, loop block, a[k], y[k] */
+    const size_t run_bytes = 4 + 4 * (RT_MAXD - 1) + 8, runs_at = 8 + 8 + 8, nrun = b[runs_at - 8];
+    cr_assert_eq(nrun, 4, "runs: %zu", nrun);
+    size_t rigid = 0, seg_bytes = 0;
+    for (size_t r = 0; r < nrun; r++) {
+      const unsigned char *ns = &b[runs_at + r * run_bytes + 4 + 4 * (RT_MAXD - 1)];
+      uint32_t nseg = (uint32_t)ns[0] | (uint32_t)ns[1] << 8;
+      cr_assert_eq(nseg, active);
+      if (ns[3] & 0x80) seg_bytes += 20;             /* affine: one element a lane */
+      else if (ns[3] & 0x20) { rigid++; seg_bytes += 32; }
+      else seg_bytes += 21 * nseg;
+    }
+    /* the entry's run is one element a lane (affine, 20 bytes); the loop's three are rigid */
+    cr_expect_eq(rigid, variant == 2 ? 2 : 3, "variant %d: %zu rigid runs", variant, rigid);
+    cr_expect_eq(n, runs_at + nrun * run_bytes + seg_bytes, "variant %d: %zu bytes", variant, n);
+    if (variant < 2) cr_expect_eq(n, runs_at + 4 * run_bytes + 20 + 3 * 32, "the loop's runs 32 bytes of lanes each");
+    char err[256];
+    rt_wwarp *r = rt_wwarp_deserialise(b, n, rt_shape_events(f.s), &used, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    cr_assert_eq(used, n);
+    rt_witer *i1 = rt_witer_new(f.s, w), *i2 = rt_witer_new_reference(f.s, r);
+    rt_wevent e1, e2;
+    size_t events = 0;
+    for (;;) {
+      int m1 = rt_witer_next(i1, &e1), m2 = rt_witer_next(i2, &e2);
+      cr_assert_eq(m1, m2);
+      if (!m1) break;
+      cr_assert(e1.is_mem == e2.is_mem && e1.id == e2.id && e1.nact == e2.nact);
+      cr_assert_eq(memcmp(e1.lane, e2.lane, e1.nact), 0);
+      cr_assert_eq(memcmp(e1.addr, e2.addr, e1.nact * sizeof *e1.addr), 0);
+      events++;
+    }
+    cr_assert_eq(events, 1 + 10 * 3, "the entry, then each iteration's block, a[k] and y[k]: %zu", events);
+    rt_witer_free(i1);
+    rt_witer_free(i2);
+    rt_wwarp_free(r);
+    for (size_t k = 0; k < n; k++)
+      cr_assert_null(rt_wwarp_deserialise(b, k, rt_shape_events(f.s), &used, err, sizeof err), "prefix %zu accepted", k);
+    if (variant < 2) {                               /* y[k]'s run, the last: its lane mask to lane 0 */
+      b[n - 32] = 1;
+      b[n - 31] = b[n - 30] = b[n - 29] = 0;
+      cr_assert_null(rt_wwarp_deserialise(b, n, rt_shape_events(f.s), &used, err, sizeof err), "a lane mask of 1 accepted");
+      cr_assert(strstr(err, "rigid run"), "%s", err);
+    }
+    free(b);
+    rt_wwarp_free(w);
+    teardown(&f);
+  }
+}
+
 /* Direct grouping (lanes of one shape) and hashed grouping (lanes of different shapes) against
    the sorted reference, byte for byte, on random warps of the triangular body above: a[j] in the
    j loop, then x[i], y[i]; each case draws how many lanes are active, whether the lanes share one
