@@ -17,6 +17,18 @@ typedef struct {
   uint32_t run, i;
 } cursor;
 
+/* What take needs of a run started, in one place, not read again from its segments at each
+   element (a warp's 32 segments of 24 bytes each, cold by the time its next element comes: a
+   batch's warps take turns; DOITGEN at STANDARD, take 7.8 % of the run, a third of it these
+   reads). */
+typedef struct {
+  uint64_t a0, d, stride;    /* rigid: segment k's address at element i is a0 + k d + i stride */
+  uint8_t moving;            /* 1 if none of its lanes has stride 0 */
+  uint8_t still;             /* 1 if every lane has stride 0 (element_skipped) */
+  uint8_t rigid;             /* 1 if its lanes' first addresses are on one stride and their strides
+                                are one, so that every element's addresses are on one stride */
+} run_info;
+
 struct rt_witer {
   const rt_shape *s;
   const rt_wwarp *w;
@@ -26,10 +38,7 @@ struct rt_witer {
   size_t cap;                /* of heap and hold */
   int reference;             /* heap[] is a binary heap (rt_witer_new_reference), else sorted */
   cursor *hold;
-  uint8_t *moving;           /* per run started: 1 if none of its lanes has stride 0 (take) */
-  uint8_t *rigid;            /* per run started: 1 if its lanes' first addresses are on one stride
-                                and their strides are one, so that every element's addresses are
-                                on one stride (take) */
+  run_info *info;            /* per run started (take) */
 };
 
 /* Program order of two (run, element) points: positions level by level, iterations between. */
@@ -140,10 +149,9 @@ static int queue_room(rt_witer *it, size_t need) {
   if (!need) {
     free(it->heap);
     free(it->hold);
-    free(it->moving);
-    free(it->rigid);
+    free(it->info);
     it->heap = it->hold = NULL;
-    it->moving = it->rigid = NULL;
+    it->info = NULL;
     it->cap = 0;
     return 1;
   }
@@ -156,14 +164,12 @@ static int queue_room(rt_witer *it, size_t need) {
     return need <= it->cap;
   }
   it->hold = hold;
-  uint8_t *moving = realloc(it->moving, need);
-  if (moving) it->moving = moving;
-  uint8_t *rigid = realloc(it->rigid, need);
-  if (rigid) it->rigid = rigid;
-  if (!moving || !rigid) {
+  run_info *info = realloc(it->info, need * sizeof *info);
+  if (!info) {
     if (need < it->cap) it->cap = need;
     return need <= it->cap;
   }
+  it->info = info;
   it->cap = need;
   return 1;
 }
@@ -200,8 +206,7 @@ void rt_witer_free(rt_witer *it) {
   if (!it) return;
   free(it->heap);
   free(it->hold);
-  free(it->moving);
-  free(it->rigid);
+  free(it->info);
   free(it);
 }
 
@@ -256,13 +261,11 @@ static int spanned(const rt_shape *s, const rt_wrun *r, uint32_t i) {
    needs; a still run's re-reads are what the skipped iterations repeat) [rule; found at N = 200,
    GESUMMV on the H100: the first load's L1 miss counted 1 + 136 / 64 times, +2.6 % against
    `full`]. The sum over the run is the same. */
-static float element_skipped(const rt_shape *s, const rt_wrun *r, const rt_seg *sg, uint32_t i) {
+static float element_skipped(const rt_shape *s, const rt_wrun *r, int still, uint32_t i) {
   unsigned m = s->depth[r->ev];
   if (!(r->skipped > 0) || m == 0 || r->t[m - 1] != 0 || r->ev >= s->nmem || r->lane_w > 0 || r->mincount < 2 ||
-      r->maxcount != r->mincount || i >= r->mincount)
+      r->maxcount != r->mincount || i >= r->mincount || !still)
     return r->skipped;
-  for (uint32_t k = 0; k < r->nseg; k++)
-    if (sg[k].stride != 0) return r->skipped;
   return i == 0 ? 0 : r->skipped * (float)r->mincount / (float)(r->mincount - 1);
 }
 
@@ -288,7 +291,8 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
   *present |= mask;
   double n = __builtin_popcount(mask);          /* its lanes' weights: a share of the sum where they
                                                     differ and not all of them take part */
-  float sk = element_skipped(it->s, r, sg, c.i);
+  const run_info *ri = &it->info[c.run];
+  float sk = element_skipped(it->s, r, ri->still, c.i);
   ev->lanes_w += r->lane_w > 0 ? (c.i < r->mincount ? r->lane_w : r->lane_w / r->nseg * n) : n * (1.0 + sk);
   if (sk > ev->skipped) ev->skipped = sk;
   if (r->skipped > 0) {
@@ -308,10 +312,10 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
     }
     uint32_t nseg = r->nseg;                    /* in locals: the stores below may alias r */
     uint64_t i = c.i;
-    if (it->rigid[c.run] && !it->reference) {   /* segment k's address: the first's plus k steps,
-                                                   every stride one: no segment read again (the
+    if (ri->rigid && !it->reference) {          /* segment k's address: the first's plus k steps,
+                                                   every stride one: no segment read (the
                                                    reference reads each, rt_witer_new_reference) */
-      uint64_t stride = sg[0].stride, a = sg[0].a0 + i * stride, d = sg[1].a0 - sg[0].a0;
+      uint64_t stride = ri->stride, a = ri->a0 + i * stride, d = ri->d;
       cgp_span sp = {(int64_t)stride, lo, hi};
       for (uint32_t k = 0; k < nseg; k++, a += d) ev->addr[k] = a;
       for (uint32_t k = 0; k < nseg; k++) ev->span[k] = sp;
@@ -323,8 +327,8 @@ static int take(const rt_witer *it, cursor c, rt_wevent *ev, uint32_t *present) 
       }
     }
     ev->nact = nseg;
-    ev->spanned &= it->moving[c.run];
-    ev->affine = it->rigid[c.run] ? 1 : -1;     /* the event's only run so far */
+    ev->spanned &= ri->moving;
+    ev->affine = ri->rigid ? 1 : -1;     /* the event's only run so far */
     return 1;
   }
   ev->affine = -1;                              /* lanes of several runs */
@@ -353,14 +357,15 @@ static void start_runs(rt_witer *it) {
          (!it->n || cmp_key(it, (cursor){(uint32_t)it->next_run, 0}, front(it)) <= 0)) {
     const rt_wrun *r = &it->w->run[it->next_run];
     const rt_seg *sg = &it->w->seg[r->seg0];
-    uint8_t moving = 1, rigid = r->nseg >= 2;   /* take's, for elements every lane reaches */
+    uint8_t moving = 1, still = 1, rigid = r->nseg >= 2;   /* take's, for elements every lane reaches */
     for (uint32_t k = 0; k < r->nseg; k++) {
       moving &= sg[k].stride != 0;
+      still &= sg[k].stride == 0;
       if (k >= 2) rigid &= sg[k].a0 - sg[k - 1].a0 == sg[1].a0 - sg[0].a0;
       if (k >= 1) rigid &= sg[k].stride == sg[0].stride;
     }
-    it->moving[it->next_run] = moving;
-    it->rigid[it->next_run] = rigid;
+    it->info[it->next_run] = (run_info){sg[0].a0, r->nseg >= 2 ? sg[1].a0 - sg[0].a0 : 0, sg[0].stride, moving,
+                                        still, rigid};
     push(it, (cursor){(uint32_t)it->next_run++, 0});
     if (it->next_run < it->w->nrun) {           /* the next run's lanes: read soon, likely cold
                                                     (2DCONV 4096 full: 10 % less CPU) */
