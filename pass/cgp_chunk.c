@@ -127,19 +127,6 @@ static int collect_live_ins(LLVMBasicBlockRef *region, size_t nr, const ptrmap *
   return 1;
 }
 
-/* The allocation v points into: its underlying base (cgp_pass_underlying_base) where that is a
-   call whose result is noalias, an alloca, or a noalias (restrict) argument of the function; NULL
-   if it is anything else. */
-static LLVMValueRef allocation_of(LLVMValueRef v) {
-  v = cgp_pass_underlying_base(v);
-  if (LLVMIsAAllocaInst(v) || cgp_is_noalias_argument(v)) return v;
-  if (!LLVMIsACallInst(v)) return NULL;
-  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
-  LLVMValueRef callee = LLVMGetCalledValue(v);
-  int na = LLVMGetCallSiteEnumAttribute(v, LLVMAttributeReturnIndex, noalias) != NULL ||
-           (LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeReturnIndex, noalias) != NULL);
-  return na ? v : NULL;
-}
 
 /* 1 if the pointer live-ins may each be noalias: the body is plain and each comes from an
    allocation no other one comes from. */
@@ -149,7 +136,7 @@ static int pointers_apart(const live_ins *li) {
   size_t no = 0;
   for (size_t k = 0; k < li->n; k++) {
     if (LLVMGetTypeKind(LLVMTypeOf(li->v[k])) != LLVMPointerTypeKind) continue;
-    LLVMValueRef a = allocation_of(li->v[k]);
+    LLVMValueRef a = cgp_allocation_of(li->v[k]);
     if (!a) return 0;
     for (size_t j = 0; j < no; j++)
       if (obj[j] == a) return 0;

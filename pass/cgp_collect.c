@@ -70,6 +70,43 @@ static void call_arrays(nest *n, LLVMValueRef i, char *out, size_t cap) {
   cJSON_Delete(here);
 }
 
+/* i calls llvm.memcpy, llvm.memmove, llvm.memset or another llvm.mem* intrinsic: memory no site
+   stands for. */
+static int memory_intrinsic(LLVMValueRef i) {
+  if (LLVMGetInstructionOpcode(i) != LLVMCall) return 0;
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  size_t len = 0;
+  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+  return strncmp(name, "llvm.mem", 8) == 0;
+}
+
+/* The allocation site i reads or writes (cgp_allocation_of, or a global variable), NULL if not
+   known. */
+static LLVMValueRef site_allocation(const pass_ctx *pc, LLVMValueRef i) {
+  LLVMValueRef ptr, base;
+  cgp_site_pointers(pc, i, &ptr, &base);
+  if (LLVMIsAGlobalVariable(base)) return base;
+  return cgp_allocation_of(base);
+}
+
+unsigned char *cgp_unwritten_sites(const pass_ctx *pc, const nest *n) {
+  unsigned char *un = calloc(n->nmem ? n->nmem : 1, 1);
+  LLVMValueRef *alloc = malloc((n->nmem ? n->nmem : 1) * sizeof *alloc);
+  if (!un || !alloc) { free(un); free(alloc); return NULL; }
+  int closed = !n->opaque_memory && cJSON_GetArraySize(n->call_args) == 0;
+  for (size_t s = 0; closed && s < n->nmem; s++)
+    if (!(alloc[s] = site_allocation(pc, n->mem[s].inst))) closed = 0;
+  for (size_t s = 0; closed && s < n->nmem; s++) {
+    if (n->mem[s].kind != CGP_SITE_LOAD) continue;
+    int written = 0;
+    for (size_t w = 0; w < n->nmem && !written; w++)
+      written = n->mem[w].kind != CGP_SITE_LOAD && alloc[w] == alloc[s];
+    un[s] = (unsigned char)!written;
+  }
+  free(alloc);
+  return un;
+}
+
 void cgp_collect_body(pass_ctx *pc, nest *n) {
   const cgp_cfg *cfg = n->cfg;
   const cgp_loop *t = n->mapped[n->dims - 1];
@@ -84,6 +121,8 @@ void cgp_collect_body(pass_ctx *pc, nest *n) {
       int kind;
       if (cgp_site_kind(pc, n, i, &kind)) {
         add_site(n, &cap, i, kind, bid, order++);
+      } else if (memory_intrinsic(i)) {
+        n->opaque_memory = 1;
       } else if (cgp_is_real_call(i)) {
         LLVMValueRef callee = LLVMGetCalledValue(i);
         char name[256] = "(indirect)";
@@ -95,6 +134,7 @@ void cgp_collect_body(pass_ctx *pc, nest *n) {
                         "device %s is a sequence of instructions, counted here as one (its cost is a lower bound)",
                         name, name);
         else if (!c) {
+          n->opaque_memory = 1;
           char args[256];
           call_arrays(n, i, args, sizeof args);
           cgp_nest_warn(pc, n, i, 0, "call to %s inside the thread body: its memory "

@@ -194,13 +194,16 @@ char *cgp_descriptor(pass_ctx *pc, nest *n, const body_shape *bs) {
   cJSON_AddStringToObject(d, "reading", n->may_alias ? "may_alias" : "noalias");
   cJSON *mem = cJSON_CreateArray();
   size_t *ids = addr_ids(pc, n);
+  unsigned char *unwritten = cgp_unwritten_sites(pc, n);   /* NULL (out of memory): none said */
   for (size_t i = 0; i < n->nmem; i++) {
     cJSON *site = mem_site_json(pc, n, &n->mem[i], ids ? ids[i] : i);
     cJSON_AddNumberToObject(site, "vary_loop", cgp_vary_loop(pc, cfg, bs, n->mem[i].inst));
     if (overlaps(pc, cfg, bs, &n->mem[i])) cJSON_AddBoolToObject(site, "overlap", 1);
     if (cgp_site_index_loaded(pc, n->mem[i].inst)) cJSON_AddBoolToObject(site, "index_loaded", 1);
+    if (unwritten && unwritten[i]) cJSON_AddBoolToObject(site, "unwritten", 1);
     cJSON_AddItemToArray(mem, site);
   }
+  free(unwritten);
   free(ids);
   cJSON_AddItemToObject(d, "mem", mem);
   cJSON *blocks = cJSON_CreateArray();

@@ -88,6 +88,9 @@ typedef struct {
   cJSON *warnings;
   cJSON *call_args;                 /* the arrays untraced calls of the body receive (by name, once):
                                        they may write them (cgp_collect.c) */
+  int opaque_memory;                /* a call or memory intrinsic of the thread body may access
+                                       memory no site stands for (cgp_collect.c): no load of it is
+                                       proven unwritten */
 } nest;
 
 #define NEST_ERROR(pc, n, ...) do { \
@@ -132,6 +135,10 @@ int cgp_site_kind(const pass_ctx *pc, const nest *n, LLVMValueRef i, int *kind);
 void cgp_site_pointers(const pass_ctx *pc, LLVMValueRef i, LLVMValueRef *ptr, LLVMValueRef *base);
 /* Is v an argument its function marks noalias (C `restrict`)? */
 int cgp_is_noalias_argument(LLVMValueRef v);
+/* The allocation v points into: its underlying base (cgp_pass_underlying_base) where that is a
+   call whose result is noalias (malloc's kind), an alloca, or a noalias (restrict) argument of the
+   function; NULL if it is anything else (two such allocations never overlap). */
+LLVMValueRef cgp_allocation_of(LLVMValueRef v);
 /* Site i is an access to a thread's own array in CUDA local memory (its base alloca carries
    phase 1's !cgp.local_memory; cgp_local.c). */
 int cgp_site_local_memory(const pass_ctx *pc, LLVMValueRef i);
@@ -228,6 +235,11 @@ void cgp_collect_exits(pass_ctx *pc, nest *n);
 void cgp_collect_body(pass_ctx *pc, nest *n);
 /* 1 for the may_alias reading of nest n, 0 for noalias. */
 int cgp_reading_may_alias(pass_ctx *pc, const nest *n);
+/* Per site of n (n->nmem, calloc'd; NULL when out of memory): 1 for a load no store or atomic of
+   the nest can write, proven: every site's base is an allocation of its own (cgp_allocation_of, or
+   a global variable), the body calls nothing that may access memory no site stands for, and no
+   store or atomic site's allocation is the load's. The descriptor's "unwritten". */
+unsigned char *cgp_unwritten_sites(const pass_ctx *pc, const nest *n);
 
 /* ---- cgp_hooks.c: the hook functions, and the calls to them ----------------------------------- */
 

@@ -13,6 +13,17 @@ int cgp_is_noalias_argument(LLVMValueRef v) {
   return LLVMGetEnumAttributeAtIndex(fn, idx + 1, LLVMGetEnumAttributeKindForName("noalias", 7)) != NULL;
 }
 
+LLVMValueRef cgp_allocation_of(LLVMValueRef v) {
+  v = cgp_pass_underlying_base(v);
+  if (LLVMIsAAllocaInst(v) || cgp_is_noalias_argument(v)) return v;
+  if (!LLVMIsACallInst(v)) return NULL;
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  LLVMValueRef callee = LLVMGetCalledValue(v);
+  int na = LLVMGetCallSiteEnumAttribute(v, LLVMAttributeReturnIndex, noalias) != NULL ||
+           (LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeReturnIndex, noalias) != NULL);
+  return na ? v : NULL;
+}
+
 LLVMValueRef cgp_first_non_phi(LLVMBasicBlockRef bb) {
   LLVMValueRef i = LLVMGetFirstInstruction(bb);
   while (i && LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);

@@ -349,7 +349,7 @@ static void kernel_free(rt_kernel *k) {
   cJSON_Delete(k->desc);
   free(k->mem_footprint); free(k->mem_pad);
   free(k->wi_footprint); free(k->wi_pad); free(k->wi_bb_in); free(k->wi_bb_total); free(k->wi_bb_core); free(k->wi_bb_int);
-  free(k->mem_size); free(k->mem_kind); free(k->mem_overlap); free(k->mem_noalias); free(k->mem_shared); free(k->mem_local); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
+  free(k->mem_size); free(k->mem_kind); free(k->mem_overlap); free(k->mem_noalias); free(k->mem_shared); free(k->mem_local); free(k->mem_unwritten); free(k->forwarded); free(k->mem_addr_id); free(k->mem_fwd);
   free(k->bb_slot); free(k->iter);
   free(k->bb_total); free(k->bb_core); free(k->bb_fp32); free(k->bb_fp64); free(k->bb_int); free(k->bb_sfu);
   rt_shape_free(k->shape);
@@ -402,6 +402,7 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
   k->mem_noalias = alloc0(k->nmem, 1);
   k->mem_shared = alloc0(k->nmem, 1);
   k->mem_local = alloc0(k->nmem, 1);
+  k->mem_unwritten = alloc0(k->nmem, 1);
   k->forwarded = alloc0(k->nmem, sizeof *k->forwarded);
   k->mem_addr_id = alloc0(k->nmem, sizeof *k->mem_addr_id);
   k->mem_fwd = alloc0(k->nmem, sizeof *k->mem_fwd);
@@ -413,7 +414,7 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
   size_t nloops = (size_t)cJSON_GetArraySize(loops);
   k->bb_slot = alloc0(k->nbb, sizeof *k->bb_slot);
   k->iter = alloc0(nloops + 2, sizeof *k->iter);
-  int ok = k->mem_size && k->mem_kind && k->mem_overlap && k->mem_noalias && k->mem_shared && k->mem_local && k->forwarded && k->mem_addr_id && k->mem_fwd &&
+  int ok = k->mem_size && k->mem_kind && k->mem_overlap && k->mem_noalias && k->mem_shared && k->mem_local && k->mem_unwritten && k->forwarded && k->mem_addr_id && k->mem_fwd &&
            k->bb_slot && k->iter;
   for (size_t c = 0; c < 6; c++) ok &= (*cols[c] = alloc0(k->nbb, sizeof **cols[c])) != NULL;
   if (!ok) { kernel_free(k); return NULL; }
@@ -428,6 +429,8 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
     k->mem_shared[i] = in_shared(d, str(m, "array"));
     k->mem_local[i] = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "local_memory"));
     k->has_local |= k->mem_local[i];
+    k->mem_unwritten[i] = k->mem_kind[i] == CGP_LOAD && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "unwritten"));
+    k->has_unwritten |= k->mem_unwritten[i];
     double id = num(m, "addr_id", (double)i);
     k->mem_addr_id[i] = id >= 0 && id < (double)k->nmem ? (uint32_t)id : (uint32_t)i;
     double vary = num(m, "vary_loop", -1);

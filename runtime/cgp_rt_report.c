@@ -217,6 +217,26 @@ static void reduction_remedy(char *out, size_t len, const rt_kernel *k, uint32_t
 
 /* Dependences through memory (traced threads), and from the pass scalars carried across threads
    and early exits from mapped loops. */
+/* The array named by k's site i (the descriptor's), "?" if none. */
+static const char *site_array(const rt_kernel *k, size_t i) {
+  const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)i), "array");
+  return cJSON_IsString(a) ? a->valuestring : "?";
+}
+
+/* The arrays of k's unwritten loads (the descriptor's `unwritten`), each once, comma-separated,
+   into out ("" if none; cut at cap). */
+static void unwritten_arrays(const rt_kernel *k, char *out, size_t cap) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < k->nmem; i++) {
+    if (!k->mem_unwritten[i]) continue;
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) seen = k->mem_unwritten[j] && strcmp(site_array(k, j), site_array(k, i)) == 0;
+    int w = seen ? 0 : snprintf(out + used, cap - used, "%s%s", used ? ", " : "", site_array(k, i));
+    if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
+  }
+}
+
 static void dependences_json(cJSON *o, const rt_kernel *k) {
   cJSON *list = cJSON_CreateArray(), *benign = cJSON_CreateArray();
   for (size_t i = 0; i < k->ndeps; i++) {
@@ -277,11 +297,15 @@ static void dependences_json(cJSON *o, const rt_kernel *k) {
   if (cJSON_GetArraySize(benign) > 0) cJSON_AddItemToObject(o, "benign_races", benign);   /* schema 1.8 */
   else cJSON_Delete(benign);
   cJSON *dc = cJSON_AddObjectToObject(o, "dependence_check");
-  char scope[400];
+  char scope[1200], arrays[600] = "";
+  unwritten_arrays(k, arrays, sizeof arrays);
   snprintf(scope, sizeof scope, "exact among the traced threads of each analysed launch's first window (its first "
            "2 x B x SMs blocks), element addresses, at most 2^%d addresses and 2^24 accesses a launch; beyond them, "
            "where the traced threads' addresses follow one affine law of the thread index, that law carried to the "
-           "whole grid (\"extrapolated\"); a value carried in a register is found by the pass", RT_DEPS_MAX_ADDRESSES_LOG2);
+           "whole grid (\"extrapolated\"); a value carried in a register is found by the pass%s%s%s",
+           RT_DEPS_MAX_ADDRESSES_LOG2, arrays[0] ? "; loads of " : "", arrays,
+           arrays[0] ? " are not followed: the pass proved that no store of the nest writes them (each array its own "
+                       "allocation, no call that may touch memory)" : "");
   cJSON_AddStringToObject(dc, "scope", scope);
   cJSON_AddBoolToObject(dc, "partial", k->deps_partial || k->oom_lost);   /* warps lost: not checked either */
 }

@@ -265,7 +265,9 @@ static int step(rt_kernel *k, cgp_analysis_set *an, live_warp *lw, unsigned widx
     m.on_stride = m.cls != CGP_CLASS_UNCOAL || m.kind != CGP_LOAD ||
                   (uint8_t)cgp_on_thread_stride(ev.addr, ev.lane, m.thread, ev.nact, (int)k->dims);
     cgp_analysis_warp_mem(an, &m);
-    if (kan) cgp_analysis_warp_mem(kan, &m);       /* (it checks global memory only) */
+    /* (it checks global memory only; a load the pass proved no store of the nest writes can be
+       in no dependence, and is not checked: docs/pipeline.md, "Dependences through memory") */
+    if (kan && !k->mem_unwritten[sid]) cgp_analysis_warp_mem(kan, &m);
     /* a thread's own array in local memory (cgp_rt_local.h): no host copy */
     if (fp && !k->mem_local[sid]) rt_footprint_event(fp, sid, widx, ev.addr, ev.nact, m.size, ev.skipped_after, m.affine);
     return 1;

@@ -255,6 +255,57 @@ Test(pass, a_chunk_is_made_only_where_its_arrays_are_apart) {
   }
 }
 
+/* The sites of the descriptor of src (one kernel named k, its loop at line `line`, column 3, 1-D)
+   as "array:kind:u" strings ("u" for a load the pass proved unwritten, "-" else), space-separated,
+   in site order. */
+static void unwritten_of(const char *src, unsigned line, char *out, size_t cap) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = compile(ctx, src);
+  cgp_kernel_pragma k = pragma("k", line, 3, 1);
+  char err[2048], warn[2048];
+  cr_assert_eq(cgp_pass_instrument_module(m, &k, 1, err, sizeof err, warn, sizeof warn), 0, "%s", err);
+  cJSON *d = descriptor(m), *site;
+  size_t used = 0;
+  out[0] = '\0';
+  cJSON_ArrayForEach(site, cJSON_GetObjectItem(d, "mem")) {
+    int w = snprintf(out + used, cap - used, "%s%s:%s:%s", used ? " " : "", cJSON_GetObjectItem(site, "array")->valuestring,
+                     cJSON_GetObjectItem(site, "kind")->valuestring,
+                     cJSON_IsTrue(cJSON_GetObjectItem(site, "unwritten")) ? "u" : "-");
+    if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
+  }
+  cJSON_Delete(d);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+
+/* A load is "unwritten" (the dependence check skips it) only where the pass proves that no store of
+   the nest writes its array: every site's array its own allocation (globals, restrict parameters,
+   malloc's results) and no call that may touch memory. A load of an array the nest also stores is
+   not; nor is any load beside plain pointer parameters (they may alias), or beside a call to a
+   function the file does not define (it may write a global). */
+Test(pass, a_load_is_unwritten_only_where_no_store_of_the_nest_can_write_it) {
+  char got[512];
+  unwritten_of("#define N 64\nfloat A[N], B[N], C[N];\nvoid f(void) {\n#pragma cgpredict kernel name(k)\n"
+               "  for (int i = 0; i < N; i++)\n    C[i] = A[i] + B[i] * C[i];\n}\n", 5, got, sizeof got);
+  cr_assert_str_eq(got, "A:load:u B:load:u C:load:- C:store:-");
+  unwritten_of("#define N 64\nvoid f(float *restrict A, float *restrict B, float *restrict C) {\n"
+               "#pragma cgpredict kernel name(k)\n"
+               "  for (int i = 0; i < N; i++)\n    C[i] = A[i] + B[i];\n}\n", 4, got, sizeof got);
+  cr_assert(strstr(got, "A:load:u") && strstr(got, "B:load:u") && strstr(got, "C:store:-"), "restrict: %s", got);
+  unwritten_of("#define N 64\nvoid f(float *A, float *B, float *C) {\n"
+               "#pragma cgpredict kernel name(k)\n"
+               "  for (int i = 0; i < N; i++)\n    C[i] = A[i] + B[i];\n}\n", 4, got, sizeof got);
+  cr_assert(strstr(got, "A:load:-") && strstr(got, "B:load:-"), "plain pointers may alias: %s", got);
+  unwritten_of("#include <stdlib.h>\n#define N 64\nvoid g(void);\nvoid f(void) {\n"
+               "  float *A = malloc(N * 4), *C = malloc(N * 4);\n"
+               "#pragma cgpredict kernel name(k)\n"
+               "  for (int i = 0; i < N; i++) { C[i] = A[i]; }\n  free(A); free(C);\n}\n", 7, got, sizeof got);
+  cr_assert(strstr(got, "A:load:u"), "malloc'd: %s", got);
+  unwritten_of("#define N 64\nfloat A[N], C[N];\nvoid g(void);\nvoid f(void) {\n#pragma cgpredict kernel name(k)\n"
+               "  for (int i = 0; i < N; i++) { g(); C[i] = A[i]; }\n}\n", 6, got, sizeof got);
+  cr_assert_str_eq(got, "A:load:- C:store:-", "beside a call that may write A");
+}
+
 Test(pass, a_chunk_switch_other_than_0_or_1_is_refused) {
   setenv("CGPREDICT_CHUNK", "yes", 1);
   LLVMContextRef ctx = LLVMContextCreate();
