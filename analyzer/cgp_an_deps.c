@@ -63,12 +63,18 @@ static void ask_huge_pages(void *p, size_t n) {
 
 /* n zeroed entries (*raw: what to free). calloc, not aligned_alloc and memset: the C library maps
    a block this large afresh (as a rule: above its mmap threshold), zeroed by the system page by
-   page as entries first touch it, and calloc does not clear it again. The table starts on a 2 MiB
-   boundary and asks for huge pages: its entries are spread over it by hash, so with 4 KiB pages
+   page as entries first touch it, and calloc does not clear it again. A table of 2 MiB or more
+   starts on a 2 MiB boundary and asks for huge pages: its entries are spread over it by hash, so with 4 KiB pages
    every lookup missed the TLB and the first touch of each of its 2048 pages faulted (ADI at
    N = 1024: the check was 15 % of the run's samples, 2000 of its 7200 page faults; with huge
    pages 5100 faults and the run 10 % shorter, 2026-11-29). A table under 2 MiB starts on a line. */
 #define HUGE_PAGE ((size_t)2 << 20)
+/* The table's first size, in entries (256 KiB), doubled as a launch enters more addresses (grow),
+   up to twice the addresses it follows (2^17 entries, 8 MiB, for 2^16). Made at its full size,
+   the table was 8 MiB for every kernel however few addresses it held, its first touch zeroing
+   huge pages, its lookups spread over 8 MiB by hash: DOITGEN's kernels hold 4096 addresses a
+   launch. */
+#define FIRST_CAP ((size_t)1 << 12)
 static entry *new_table(size_t n, void **raw) {
   size_t bytes = n * sizeof(entry), align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
   *raw = calloc(bytes + align, 1);
@@ -82,6 +88,7 @@ struct cgp_deps {
   entry *tab;
   void *raw;                     /* tab's allocation */
   size_t cap, used, max;
+  size_t full_cap;               /* the most cap grows to: at least twice max (lookup, grow) */
   uint32_t gen;
   int partial;
   cgp_dep *found;
@@ -120,11 +127,13 @@ cgp_deps *cgp_deps_new(size_t max_addresses) {
   if (!d) return NULL;
   d->max = max_addresses ? max_addresses : 1;
   if (d->max > SIZE_MAX / 4 / sizeof(entry)) d->max = SIZE_MAX / 4 / sizeof(entry);
-  for (d->cap = 64; d->cap < 2 * d->max; d->cap *= 2) {}   /* at most half full */
+  for (d->full_cap = 64; d->full_cap < 2 * d->max; d->full_cap *= 2) {}   /* at most half full */
+  d->cap = d->full_cap < FIRST_CAP ? d->full_cap : FIRST_CAP;
   /* short of address space (ulimit -v): a smaller table, which follows fewer addresses and says
      partial once they are in it */
   while (!(d->tab = new_table(d->cap, &d->raw)) && d->cap > 64) d->cap /= 2;
-  if (d->max > d->cap / 2) d->max = d->cap / 2;
+  if (d->cap < FIRST_CAP && d->cap < d->full_cap) d->full_cap = d->cap;
+  if (d->max > d->full_cap / 2) d->max = d->full_cap / 2;
   d->chunks = calloc(CHUNK_BITS / 64, sizeof *d->chunks);
   if (!d->tab || !d->chunks) { cgp_deps_free(d); return NULL; }
   d->gen = 1;
@@ -158,12 +167,42 @@ static int turned_away(const cgp_deps *d, uint64_t h) {
   return d->used >= d->max && !(d->chunks[bit / 64] >> (bit % 64) & 1);
 }
 
+/* The table at twice its size, every entry of this launch entered again (its place follows the
+   size): 0, or -1 where the memory is not there (the table stays, and grows no more: it follows
+   half its slots, then says partial). */
+static int grow(cgp_deps *d) {
+  size_t cap = 2 * d->cap;
+  void *raw;
+  entry *t = new_table(cap, &raw);
+  if (!t) {
+    d->full_cap = d->cap;
+    if (d->max > d->cap / 2) d->max = d->cap / 2;
+    return -1;
+  }
+  for (size_t k = 0; k < d->cap; k++) {
+    const entry *e = &d->tab[k];
+    if (e->gen != d->gen) continue;
+    size_t i = slot_of(hash(e->addr >> 6), e->addr, cap);
+    while (t[i].gen == d->gen) i = (i + PROBE) & (cap - 1);
+    t[i] = *e;
+  }
+  free(d->raw);
+  d->raw = raw;
+  d->tab = t;
+  d->cap = cap;
+  return 0;
+}
+
 static entry *lookup(cgp_deps *d, uint64_t addr, uint64_t h) {
   if (turned_away(d, h)) { d->partial = 1; return NULL; }
   size_t i = slot_of(h, addr, d->cap);
   while (d->tab[i].gen == d->gen && d->tab[i].addr != addr) i = (i + PROBE) & (d->cap - 1);
   if (d->tab[i].gen == d->gen) return &d->tab[i];
   if (d->used >= d->max) { d->partial = 1; return NULL; }
+  if (2 * (d->used + 1) > d->cap && d->cap < d->full_cap && grow(d) == 0) {   /* at most half full */
+    i = slot_of(h, addr, d->cap);
+    while (d->tab[i].gen == d->gen) i = (i + PROBE) & (d->cap - 1);
+  }
   uint64_t bit = chunk_bit_of(h);
   d->chunks[bit / 64] |= UINT64_C(1) << (bit % 64);
   entry *e = &d->tab[i];

@@ -355,7 +355,9 @@ Test(deps, table_is_bounded) {
    1250 chunks of 16 words at random places (xorshift, fixed seed) written by thread 1, then read
    by thread 2 in another order: one raw, counted 20000 times, 20000 addresses, a second launch
    the same. An address entered twice, or a lookup that stopped short of its entry, would count
-   fewer raws and more addresses. */
+   fewer raws and more addresses. The table grows as they come (4096 slots, doubled four times to
+   65536: every entry moved to its place in the larger table each time) and keeps its size for the
+   second launch. */
 Test(deps, every_address_is_found_again_across_collisions) {
   enum { CHUNKS = 1250, N = CHUNKS * 16 };
   static uint64_t addr[N];
@@ -364,7 +366,7 @@ Test(deps, every_address_is_found_again_across_collisions) {
     x ^= x << 13; x ^= x >> 7; x ^= x << 17;
     for (int w = 0; w < 16; w++) addr[c * 16 + w] = (x & 0xffffffffc0u) + 4u * (unsigned)w;
   }
-  cgp_deps *d = cgp_deps_new(N);               /* 65536 slots: chunks collide */
+  cgp_deps *d = cgp_deps_new(N);               /* up to 65536 slots: chunks collide */
   for (int launch = 0; launch < 2; launch++) {
     for (int i = 0; i < N; i++) cgp_deps_access(d, addr[i], 1, 0, 1);
     for (int i = 0; i < N; i++) cgp_deps_access(d, addr[(size_t)i * 7919 % N], 2, 1, 0);
