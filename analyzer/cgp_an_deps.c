@@ -69,12 +69,14 @@ static void ask_huge_pages(void *p, size_t n) {
    N = 1024: the check was 15 % of the run's samples, 2000 of its 7200 page faults; with huge
    pages 5100 faults and the run 10 % shorter, 2026-11-29). A table under 2 MiB starts on a line. */
 #define HUGE_PAGE ((size_t)2 << 20)
-/* The table's first size, in entries (256 KiB), doubled as a launch enters more addresses (grow),
-   up to 1 MiB, then at once twice the addresses it follows (2^17 entries, 8 MiB, for 2^16). Made at its full size,
-   the table was 8 MiB for every kernel however few addresses it held, its first touch zeroing
-   huge pages, its lookups spread over 8 MiB by hash: DOITGEN's kernels hold 4096 addresses a
-   launch. */
-#define FIRST_CAP ((size_t)1 << 12)
+/* The table's first size, in entries: 2 MiB, one huge page (one page fault; in steps of 4 KiB
+   pages from 256 KiB, JACOBI2D's run took 430 faults more, some 10 us each on this machine's
+   virtual CPU). A launch that enters more than half of it has it made at its full size at once
+   (grow: twice the addresses it follows, 2^17 entries, 8 MiB, for 2^16). Made at its full size
+   from the start, it was 8 MiB for every kernel however few addresses it held, its huge pages
+   zeroed on first touch, its lookups spread over 8 MiB by hash: DOITGEN's kernels hold 4096
+   addresses a launch. */
+#define FIRST_CAP ((size_t)1 << 15)
 static entry *new_table(size_t n, void **raw) {
   size_t bytes = n * sizeof(entry), align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
   *raw = calloc(bytes + align, 1);
@@ -167,14 +169,12 @@ static int turned_away(const cgp_deps *d, uint64_t h) {
   return d->used >= d->max && !(d->chunks[bit / 64] >> (bit % 64) & 1);
 }
 
-/* The table at twice its size, every entry of this launch entered again (its place follows the
+/* The table at its full size, every entry of this launch entered again (its place follows the
    size): 0, or -1 where the memory is not there (the table stays, and grows no more: it follows
-   half its slots, then says partial). */
+   half its slots, then says partial). At once, not doubling: each size on the way would be huge
+   pages zeroed whole (ADI at N = 1024, 2^16 addresses: 2 + 4 + 8 MiB). */
 static int grow(cgp_deps *d) {
-  size_t cap = 2 * d->cap;
-  /* a table of huge pages (2 MiB or more) is made at its full size at once: each size on the way
-     would be zeroed whole (ADI at N = 1024, 2^16 addresses: 2 + 4 + 8 MiB) */
-  if (cap * sizeof(entry) >= HUGE_PAGE) cap = d->full_cap;
+  size_t cap = d->full_cap;
   void *raw;
   entry *t = new_table(cap, &raw);
   if (!t) {

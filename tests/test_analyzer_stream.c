@@ -355,8 +355,8 @@ Test(deps, table_is_bounded) {
    1250 chunks of 16 words at random places (xorshift, fixed seed) written by thread 1, then read
    by thread 2 in another order: one raw, counted 20000 times, 20000 addresses, a second launch
    the same. An address entered twice, or a lookup that stopped short of its entry, would count
-   fewer raws and more addresses. The table grows as they come (4096 slots, doubled four times to
-   65536: every entry moved to its place in the larger table each time) and keeps its size for the
+   fewer raws and more addresses. The table grows as they come (32768 slots, then 65536 once 16384
+   addresses are in: every entry moved to its place in the larger table) and keeps its size for the
    second launch. */
 Test(deps, every_address_is_found_again_across_collisions) {
   enum { CHUNKS = 1250, N = CHUNKS * 16 };
