@@ -64,10 +64,11 @@ static void ask_huge_pages(void *p, size_t n) {
 /* n zeroed entries (*raw: what to free). calloc, not aligned_alloc and memset: the C library maps
    a block this large afresh (as a rule: above its mmap threshold), zeroed by the system page by
    page as entries first touch it, and calloc does not clear it again. A table of 2 MiB or more
-   starts on a 2 MiB boundary and asks for huge pages: its entries are spread over it by hash, so with 4 KiB pages
-   every lookup missed the TLB and the first touch of each of its 2048 pages faulted (ADI at
-   N = 1024: the check was 15 % of the run's samples, 2000 of its 7200 page faults; with huge
-   pages 5100 faults and the run 10 % shorter, 2026-11-29). A table under 2 MiB starts on a line. */
+   starts on a 2 MiB boundary and asks for huge pages: its entries are spread over it by hash, so
+   with 4 KiB pages every lookup missed the TLB and the first touch of each of its 2048 pages
+   faulted (ADI at N = 1024: the check was 15 % of the run's samples, 2000 of its 7200 page
+   faults; with huge pages 5100 faults and the run 10 % shorter, 2026-11-29). A table under 2 MiB
+   starts on a line. */
 #define HUGE_PAGE ((size_t)2 << 20)
 /* The table's first size, in entries: 2 MiB, one huge page (one page fault; in steps of 4 KiB
    pages from 256 KiB, JACOBI2D's run took 430 faults more, some 10 us each on this machine's

@@ -21,9 +21,10 @@
                array in CUDA local memory), addr_id (one id for the sites of one address
                value), vary_loop (the innermost inner loop whose every iteration computes its
                address anew, -1), overlap (a load issued with the next iterations' loads),
-               index_loaded (its address is indexed by a value loaded from memory), unwritten (a load no store or atomic of the nest can write: every site's array
-               its own allocation, no call that may touch memory; the dependence check skips
-               it; absent: not proven)
+               index_loaded (its address is indexed by a value loaded from memory), unwritten
+               (a load no store or atomic of the nest can write: every site's array its own
+               allocation, no call that may touch memory; the dependence check skips it;
+               absent: not proven)
      blocks[]: per thread-body block (its bid is its index): rpo (reverse postorder from the thread
                loop's header, back edges ignored), loop (index into loops[], -1), and PTX-equivalent
                counts total, core, mem, fp32, fp64, int, sfu

@@ -175,7 +175,6 @@ typedef struct rt_kernel {
   int has_local;              /* some site is */
   uint8_t *mem_unwritten;     /* per site: the descriptor's `unwritten`, a load no store of the
                                  nest can write: not fed to the dependence check */
-  int has_unwritten;          /* some site is (the report's dependence_check says so) */
   uint8_t *mem_overlap;       /* per site: the descriptor's `overlap` (docs/model.md section 5e) */
   int32_t *mem_footprint;     /* per site: its tile footprint (docs/model.md 8b), -1 none */
   uint8_t *mem_pad;           /* per site: its array's shared(A pad(n)) */

@@ -430,7 +430,6 @@ static rt_kernel *parse_kernel(const char *desc, size_t ndev) {
     k->mem_local[i] = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "local_memory"));
     k->has_local |= k->mem_local[i];
     k->mem_unwritten[i] = k->mem_kind[i] == CGP_LOAD && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "unwritten"));
-    k->has_unwritten |= k->mem_unwritten[i];
     double id = num(m, "addr_id", (double)i);
     k->mem_addr_id[i] = id >= 0 && id < (double)k->nmem ? (uint32_t)id : (uint32_t)i;
     double vary = num(m, "vary_loop", -1);

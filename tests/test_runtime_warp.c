@@ -383,6 +383,26 @@ Test(reconverge, consecutive_thread_keys_take_one_key) {
   cr_expect_eq(bytes[1] - bytes[0], 8 * (RT_WARP - 1), "keys 1 apart: %zu bytes, 3 apart: %zu", bytes[0], bytes[1]);
 }
 
+/* Warps w and r (read back from w's bytes) issue the same events, lanes and addresses, r walked by
+   the reference iterator where `reference`: their number. */
+static size_t same_events(const rt_shape *s, const rt_wwarp *w, const rt_wwarp *r, int reference) {
+  rt_witer *i1 = rt_witer_new(s, w), *i2 = reference ? rt_witer_new_reference(s, r) : rt_witer_new(s, r);
+  rt_wevent e1, e2;
+  size_t events = 0;
+  for (;;) {
+    int m1 = rt_witer_next(i1, &e1), m2 = rt_witer_next(i2, &e2);
+    cr_assert_eq(m1, m2);
+    if (!m1) break;
+    cr_assert(e1.is_mem == e2.is_mem && e1.id == e2.id && e1.nact == e2.nact);
+    cr_assert_eq(memcmp(e1.lane, e2.lane, e1.nact), 0);
+    cr_assert_eq(memcmp(e1.addr, e2.addr, e1.nact * sizeof *e1.addr), 0);
+    events++;
+  }
+  rt_witer_free(i1);
+  rt_witer_free(i2);
+  return events;
+}
+
 /* The trace's bytes of a warp (rt_wwarp_serialise) read back to a warp that issues the same
    events; every shorter prefix, a lane out of range and an affine run whose lanes are not as many
    as its segments are refused, never trusted. x[i] and y[i] (one element a lane, 4 bytes apart)
@@ -416,21 +436,7 @@ Test(reconverge, warp_bytes_round_trip_and_truncations_are_refused) {
   cr_assert_eq(used, n);
   cr_assert_eq(rt_wwarp_threads(r), rt_wwarp_threads(w));
   cr_assert_eq(memcmp(rt_wwarp_thread_keys(r), rt_wwarp_thread_keys(w), RT_WARP * sizeof(uint64_t)), 0);
-  rt_witer *i1 = rt_witer_new(f.s, w), *i2 = rt_witer_new(f.s, r);
-  rt_wevent e1, e2;
-  size_t events = 0;
-  for (;;) {
-    int m1 = rt_witer_next(i1, &e1), m2 = rt_witer_next(i2, &e2);
-    cr_assert_eq(m1, m2);
-    if (!m1) break;
-    cr_assert(e1.is_mem == e2.is_mem && e1.id == e2.id && e1.nact == e2.nact);
-    cr_assert_eq(memcmp(e1.lane, e2.lane, e1.nact), 0);
-    cr_assert_eq(memcmp(e1.addr, e2.addr, e1.nact * sizeof *e1.addr), 0);
-    events++;
-  }
-  cr_assert_gt(events, 10);
-  rt_witer_free(i1);
-  rt_witer_free(i2);
+  cr_assert_gt(same_events(f.s, w, r, 0), 10);
   rt_wwarp_free(r);
   for (size_t k = 0; k < n; k++) {
     err[0] = '\0';
@@ -512,21 +518,8 @@ Test(reconverge, runs_whose_lanes_step_alike_take_one_record) {
     rt_wwarp *r = rt_wwarp_deserialise(b, n, rt_shape_events(f.s), &used, err, sizeof err);
     cr_assert_not_null(r, "%s", err);
     cr_assert_eq(used, n);
-    rt_witer *i1 = rt_witer_new(f.s, w), *i2 = rt_witer_new_reference(f.s, r);
-    rt_wevent e1, e2;
-    size_t events = 0;
-    for (;;) {
-      int m1 = rt_witer_next(i1, &e1), m2 = rt_witer_next(i2, &e2);
-      cr_assert_eq(m1, m2);
-      if (!m1) break;
-      cr_assert(e1.is_mem == e2.is_mem && e1.id == e2.id && e1.nact == e2.nact);
-      cr_assert_eq(memcmp(e1.lane, e2.lane, e1.nact), 0);
-      cr_assert_eq(memcmp(e1.addr, e2.addr, e1.nact * sizeof *e1.addr), 0);
-      events++;
-    }
+    size_t events = same_events(f.s, w, r, 1);
     cr_assert_eq(events, 1 + 10 * 3, "the entry, then each iteration's block, a[k] and y[k]: %zu", events);
-    rt_witer_free(i1);
-    rt_witer_free(i2);
     rt_wwarp_free(r);
     for (size_t k = 0; k < n; k++)
       cr_assert_null(rt_wwarp_deserialise(b, k, rt_shape_events(f.s), &used, err, sizeof err), "prefix %zu accepted", k);
