@@ -3,9 +3,12 @@
    A warp: u32 threads (| KEYS_CONSECUTIVE: the mask's lanes' keys are the first's plus the lane's
    distance from it, and only the first is written), u32 key mask, a u64 thread key per lane in
    the mask, u32 runs, u32
-   segments, each run (u32 event, u32 t[RT_MAXD - 1], u32 segments | RUN_AFFINE |
-   RUN_LANES_DIFFER, f32 skipped),
-   then each run's segments in run order, after an f32, its lanes' weights summed (rt_wrun's
+   segments, each run (u32 event, u32 segments | RUN_AFFINE | RUN_LANES_DIFFER | RUN_RIGID |
+   RUN_STAMPS, f32 skipped),
+   then each run's segments in run order, after its loop stamps (u32 t[RT_MAXD - 1], where
+   RUN_STAMPS says one is not 0; absent, all are 0: a straight-line body's runs and those that
+   start at a leaf loop's iteration 0, nearly all of them; they took 28 bytes a run, JACOBI2D's
+   trace 8.6 MB) and an f32, its lanes' weights summed (rt_wrun's
    lane_w), where RUN_LANES_DIFFER says they differ: 21 bytes each (u8 lane, u32 count, u64 a0,
    u64 stride), or, for a run marked RUN_AFFINE (every segment one element, its lanes' addresses a0 + (lane -
    first lane) d: a stencil's or a coalesced warp instruction), 20 bytes for all of them (u32
@@ -23,14 +26,16 @@
 
 /* ---- a warp as bytes (the trace file) --------------------------------------------------------- */
 
-#define RUN_BYTES (4 + 4 * (RT_MAXD - 1) + 4 + 4)
+#define RUN_BYTES (4 + 4 + 4)
+#define STAMP_BYTES (4 * (RT_MAXD - 1))
 #define SEG_BYTES (1 + 4 + 8 + 8)
 #define AFFINE_BYTES (4 + 8 + 8)
 #define RIGID_BYTES (4 + 4 + 8 + 8 + 8)
 #define RUN_AFFINE (UINT32_C(1) << 31)
 #define RUN_LANES_DIFFER (UINT32_C(1) << 30)
 #define RUN_RIGID (UINT32_C(1) << 29)
-#define RUN_FLAGS (RUN_AFFINE | RUN_LANES_DIFFER | RUN_RIGID)
+#define RUN_STAMPS (UINT32_C(1) << 28)
+#define RUN_FLAGS (RUN_AFFINE | RUN_LANES_DIFFER | RUN_RIGID | RUN_STAMPS)
 #define KEYS_CONSECUTIVE (UINT32_C(1) << 31)   /* in the thread count: one key, the first lane's */
 
 static uint32_t lanes_of(const rt_seg *s, uint32_t n) {
@@ -115,7 +120,7 @@ static int linear_affine(const rt_wwarp *w, const rt_wrun *R, int64_t *d) {
 
 /* Every key, every run in full and in its affine form: more than the warp can take. */
 size_t rt_wwarp_size_bound(const rt_wwarp *w) {
-  return 16 + 8 * RT_WARP + w->nrun * (RUN_BYTES + 4 + RIGID_BYTES) + w->nseg * SEG_BYTES;
+  return 16 + 8 * RT_WARP + w->nrun * (RUN_BYTES + STAMP_BYTES + 4 + RIGID_BYTES) + w->nseg * SEG_BYTES;
 }
 
 uint64_t rt_wwarp_events(const rt_wwarp *w) {
@@ -167,12 +172,16 @@ size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
       aff = affine(s, n, &d);
       rig = !aff && rigid(s, n, &d);
     }
+    uint32_t stamps = 0;
+    for (unsigned j = 0; j < RT_MAXD - 1; j++) stamps |= R->t[j];
     o = rt_le32(o, R->ev);
-    for (unsigned j = 0; j < RT_MAXD - 1; j++) o = rt_le32(o, R->t[j]);
-    o = rt_le32(o, n | (aff ? RUN_AFFINE : 0) | (rig ? RUN_RIGID : 0) | (R->lane_w > 0 ? RUN_LANES_DIFFER : 0));
+    o = rt_le32(o, n | (aff ? RUN_AFFINE : 0) | (rig ? RUN_RIGID : 0) | (R->lane_w > 0 ? RUN_LANES_DIFFER : 0) |
+                       (stamps ? RUN_STAMPS : 0));
     uint32_t bits;
     memcpy(&bits, &R->skipped, 4);
     o = rt_le32(o, bits);
+    if (stamps)
+      for (unsigned j = 0; j < RT_MAXD - 1; j++) g = rt_le32(g, R->t[j]);
     if (R->lane_w > 0) {
       memcpy(&bits, &R->lane_w, 4);
       g = rt_le32(g, bits);
@@ -262,11 +271,16 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
   for (size_t r = 0; r < nrun; r++, at += RUN_BYTES) {
     rt_wrun *wr = &w->run[r];
     wr->ev = get32(p + at);
-    for (unsigned j = 0; j < RT_MAXD - 1; j++) wr->t[j] = get32(p + at + 4 + 4 * j);
-    uint32_t ns = get32(p + at + 4 + 4 * (RT_MAXD - 1));
+    uint32_t ns = get32(p + at + 4);
     int aff = (ns & RUN_AFFINE) != 0, differ = (ns & RUN_LANES_DIFFER) != 0, rig = (ns & RUN_RIGID) != 0;
     wr->nseg = ns & ~RUN_FLAGS;
-    uint32_t bits = get32(p + at + 8 + 4 * (RT_MAXD - 1));
+    uint32_t bits = get32(p + at + 8);
+    memset(wr->t, 0, sizeof wr->t);
+    if (ns & RUN_STAMPS) {                       /* its loop stamps, before its segments */
+      if (len - sa < STAMP_BYTES) { snprintf(err, errlen, "warp truncated at byte %zu (a run's loop stamps)", sa); goto fail; }
+      for (unsigned j = 0; j < RT_MAXD - 1; j++) wr->t[j] = get32(p + sa + 4 * j);
+      sa += STAMP_BYTES;
+    }
     memcpy(&wr->skipped, &bits, 4);
     wr->seg0 = (uint32_t)seg0;
     wr->maxcount = 0;

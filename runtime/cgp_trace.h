@@ -49,7 +49,7 @@
 #include "cgp_model.h"
 
 #define CGP_TRACE_MAGIC "CGPTRACE"
-#define CGP_TRACE_VERSION 10u
+#define CGP_TRACE_VERSION 11u
 #define CGP_TRACE_HEADER_BYTES 24
 #define CGP_TRACE_CAP_BYTES ((size_t)4 << 30)
 
