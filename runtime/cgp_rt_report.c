@@ -215,11 +215,10 @@ static void reduction_remedy(char *out, size_t len, const rt_kernel *k, uint32_t
   }
 }
 
-/* Dependences through memory (traced threads), and from the pass scalars carried across threads
-   and early exits from mapped loops. */
 /* The array named by k's site i (the descriptor's), "?" if none. */
 static const char *site_array(const rt_kernel *k, size_t i) {
-  const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)i), "array");
+  const cJSON *site = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->desc, "mem"), (int)i);
+  const cJSON *a = cJSON_GetObjectItemCaseSensitive(site, "array");
   return cJSON_IsString(a) ? a->valuestring : "?";
 }
 
@@ -231,12 +230,15 @@ static void unwritten_arrays(const rt_kernel *k, char *out, size_t cap) {
   for (size_t i = 0; i < k->nmem; i++) {
     if (!k->mem_unwritten[i]) continue;
     int seen = 0;
-    for (size_t j = 0; j < i && !seen; j++) seen = k->mem_unwritten[j] && strcmp(site_array(k, j), site_array(k, i)) == 0;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = k->mem_unwritten[j] && strcmp(site_array(k, j), site_array(k, i)) == 0;
     int w = seen ? 0 : snprintf(out + used, cap - used, "%s%s", used ? ", " : "", site_array(k, i));
     if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
   }
 }
 
+/* Dependences through memory (traced threads), and from the pass scalars carried across threads
+   and early exits from mapped loops. */
 static void dependences_json(cJSON *o, const rt_kernel *k) {
   cJSON *list = cJSON_CreateArray(), *benign = cJSON_CreateArray();
   for (size_t i = 0; i < k->ndeps; i++) {
