@@ -63,24 +63,8 @@ static void segs_of(const rt_wwarp *w, size_t r, rt_seg *s) {
     s[k] = (rt_seg){(uint32_t)__builtin_ctz(lanes), 1, w->addr[R->seg0 + k], 0};
 }
 
-/* 1 if the n segments s[] are one element each at s[0].a0 + (lane - s[0].lane) d: *d. */
-static int affine(const rt_seg *s, uint32_t n, int64_t *d) {
-  *d = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    if (s[k].count != 1 || s[k].stride != 0) return 0;
-    if (!k) continue;
-    int64_t diff = (int64_t)(s[k].a0 - s[0].a0), dl = (int64_t)s[k].lane - (int64_t)s[0].lane;
-    if (k == 1) {
-      if (dl <= 0 || diff % dl) return 0;
-      *d = diff / dl;
-    }
-    if (s[k].a0 != s[0].a0 + (uint64_t)*d * (uint64_t)dl) return 0;
-  }
-  return 1;
-}
-
 /* 1 if the n >= 2 segments s[] have one count and one stride and their first addresses are
-   s[0].a0 + (lane - s[0].lane) d: *d (a run affine() takes is one too; it is tried first). */
+   s[0].a0 + (lane - s[0].lane) d: *d. */
 static int rigid(const rt_seg *s, uint32_t n, int64_t *d) {
   *d = 0;
   if (n < 2) return 0;
@@ -169,8 +153,11 @@ size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
       aff = linear_affine(w, R, &d);
     } else {
       segs_of(w, r, s);                          /* a run has a segment per lane at most */
-      aff = affine(s, n, &d);
-      rig = !aff && rigid(s, n, &d);
+      rig = rigid(s, n, &d);
+      /* affine: one element a lane on one stride, a rigid run of count 1 and stride 0 (or a lone
+         such segment), in its own shorter form */
+      aff = s[0].count == 1 && s[0].stride == 0 && (n == 1 || rig);
+      if (aff) rig = 0;
     }
     uint32_t stamps = 0;
     for (unsigned j = 0; j < RT_MAXD - 1; j++) stamps |= R->t[j];
@@ -209,6 +196,19 @@ size_t rt_wwarp_serialise(const rt_wwarp *w, unsigned char *out) {
     }
   }
   return (size_t)(g - out);
+}
+
+/* Run wr's segments (from its seg0) from a compact form: lane l of mask runs c elements from
+   a0 + (l - first lane) d, stride apart (affine: c 1, stride 0). */
+static void lay_lanes(rt_wwarp *w, rt_wrun *wr, uint32_t mask, uint32_t c, uint64_t a0, uint64_t d, uint64_t stride) {
+  unsigned first = (unsigned)__builtin_ctz(mask);
+  uint32_t lanes = mask;
+  for (uint32_t k = 0; k < wr->nseg; k++, lanes &= lanes - 1) {
+    unsigned l = (unsigned)__builtin_ctz(lanes);
+    w->seg[wr->seg0 + k] = (rt_seg){l, c, a0 + d * (uint64_t)(l - first), stride};
+  }
+  wr->lanes = mask;
+  wr->maxcount = wr->mincount = c;
 }
 
 static uint32_t get32(const unsigned char *p) {
@@ -307,45 +307,31 @@ rt_wwarp *rt_wwarp_deserialise(const unsigned char *p, size_t len, size_t nev, s
         goto fail;
       }
     }
+    if (aff && rig) { snprintf(err, errlen, "warp byte %zu: a run both affine and rigid", at); goto fail; }
     if (aff) {                                   /* one element a lane, a0 + (lane - first) d */
       if (len - sa < AFFINE_BYTES) { snprintf(err, errlen, "warp truncated at byte %zu (an affine run)", sa); goto fail; }
-      uint32_t mask = get32(p + sa), lanes = mask;
+      uint32_t mask = get32(p + sa);
       uint64_t a0 = get64(p + sa + 4), d = get64(p + sa + 12);
-      if ((uint32_t)__builtin_popcount(lanes) != wr->nseg) {
+      if ((uint32_t)__builtin_popcount(mask) != wr->nseg) {
         snprintf(err, errlen, "warp byte %zu: an affine run of %u segments with %d lanes", sa, wr->nseg,
-                 __builtin_popcount(lanes));
+                 __builtin_popcount(mask));
         goto fail;
       }
-      unsigned first = (unsigned)__builtin_ctz(lanes);
-      for (uint32_t k = 0; k < wr->nseg; k++, lanes &= lanes - 1) {
-        unsigned l = (unsigned)__builtin_ctz(lanes);
-        w->seg[seg0 + k] = (rt_seg){l, 1, a0 + d * (uint64_t)(l - first), 0};
-      }
-      wr->lanes = mask;
-      wr->maxcount = wr->mincount = 1;
+      lay_lanes(w, wr, mask, 1, a0, d, 0);
       sa += AFFINE_BYTES;
       seg0 += wr->nseg;
       continue;
     }
     if (rig) {                                   /* count c a lane, from a0 + (lane - first) d, stride s */
-      if (aff || len - sa < RIGID_BYTES) {
-        snprintf(err, errlen, aff ? "warp byte %zu: a run both affine and rigid" : "warp truncated at byte %zu (a rigid run)", sa);
-        goto fail;
-      }
-      uint32_t mask = get32(p + sa), lanes = mask, c = get32(p + sa + 4);
+      if (len - sa < RIGID_BYTES) { snprintf(err, errlen, "warp truncated at byte %zu (a rigid run)", sa); goto fail; }
+      uint32_t mask = get32(p + sa), c = get32(p + sa + 4);
       uint64_t a0 = get64(p + sa + 8), d = get64(p + sa + 16), stride = get64(p + sa + 24);
-      if ((uint32_t)__builtin_popcount(lanes) != wr->nseg || wr->nseg < 2 || c == 0) {
+      if ((uint32_t)__builtin_popcount(mask) != wr->nseg || wr->nseg < 2 || c == 0) {
         snprintf(err, errlen, "warp byte %zu: a rigid run of %u segments with %d lanes, count %u (two lanes or more, "
-                 "as many as its segments, count >= 1)", sa, wr->nseg, __builtin_popcount(lanes), c);
+                 "as many as its segments, count >= 1)", sa, wr->nseg, __builtin_popcount(mask), c);
         goto fail;
       }
-      unsigned first = (unsigned)__builtin_ctz(lanes);
-      for (uint32_t k = 0; k < wr->nseg; k++, lanes &= lanes - 1) {
-        unsigned l = (unsigned)__builtin_ctz(lanes);
-        w->seg[seg0 + k] = (rt_seg){l, c, a0 + d * (uint64_t)(l - first), stride};
-      }
-      wr->lanes = mask;
-      wr->maxcount = wr->mincount = c;
+      lay_lanes(w, wr, mask, c, a0, d, stride);
       sa += RIGID_BYTES;
       seg0 += wr->nseg;
       continue;
